@@ -1,0 +1,13 @@
+/** Keys the reconciler reads and writes on Nodes and instances, in one place. */
+export const PREFIX = 'ec2-node-reconciler';
+export const EXCLUDE_KEY = `${PREFIX}/exclude`;
+export const DECOMMISSION_TAG = `${PREFIX}/decommission`;
+export const CORDONED_BY_ANNOTATION = `${PREFIX}/cordoned-by`;
+export const CORDON_REASON_ANNOTATION = `${PREFIX}/reason`;
+export const CORDONED_AT_ANNOTATION = `${PREFIX}/at`;
+/** The value of CORDONED_BY_ANNOTATION on cordons the reconciler made. */
+export const CORDONED_BY_VALUE = PREFIX;
+export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
+export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
+export const CLUSTER_TAG_EKS = 'eks:cluster-name';
+export const clusterOwnershipTag = (cluster: string): string => `kubernetes.io/cluster/${cluster}`;

@@ -1,0 +1,85 @@
+import type { InstanceId } from './instance-id.js';
+import type { InstanceState } from './signal.js';
+
+export type ReadyStatus = 'True' | 'False' | 'Unknown';
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/** The projection of a Node object the reconciler keeps (never the whole object). Times in epoch ms. */
+export interface NodeView {
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly providerID?: string;
+  readonly createdAt: number;
+  /** status.conditions[Ready].status; undefined when the kubelet never posted it. */
+  readonly ready?: ReadyStatus;
+  /** status.conditions[Ready].lastHeartbeatTime: the heartbeat when there is no Lease. */
+  readonly readyHeartbeatAt?: number;
+  readonly unschedulable: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+}
+
+/** kube-node-lease/<node name>. */
+export interface LeaseView {
+  readonly nodeName: string;
+  readonly renewTime?: number;
+}
+
+export type ScheduledEventCode =
+  | 'instance-reboot'
+  | 'system-reboot'
+  | 'system-maintenance'
+  | 'instance-retirement'
+  | 'instance-stop';
+
+export interface ScheduledEvent {
+  readonly code: ScheduledEventCode;
+  readonly notBefore: number;
+  readonly notAfter?: number;
+  readonly description?: string;
+}
+
+export interface InstanceView {
+  readonly id: InstanceId;
+  readonly state: InstanceState;
+  readonly zone: string;
+  readonly privateDnsName?: string;
+  readonly launchedAt: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly spot: boolean;
+  /** From DescribeAutoScalingInstances: the group and its LifecycleState (e.g. `Terminating:Wait`). */
+  readonly autoScaling?: { readonly group: string; readonly lifecycleState: string };
+  /** From DescribeInstanceStatus. */
+  readonly scheduledEvents: readonly ScheduledEvent[];
+}
+
+/**
+ * Everything one run saw. A sweep sees the whole cluster; an event sees one instance and its node.
+ * classify() is a pure function of this, the signals, the settings and the clock.
+ */
+export interface Observation {
+  readonly scope: 'sweep' | 'event';
+  readonly nodes: readonly NodeView[];
+  /** Keyed by node name; a node with no entry has no Lease. */
+  readonly leases: ReadonlyMap<string, LeaseView>;
+  /** Every instance EC2 returned (cluster-tagged ones and those looked up for nodes). */
+  readonly instances: readonly InstanceView[];
+  /** Instance ids that were looked up and that EC2 did not return: unknown to EC2. */
+  readonly notFound: ReadonlySet<InstanceId>;
+  /** Instance ids whose lookup failed (throttled, timed out): their pairs are `unknown` this time. */
+  readonly lookupErrors: ReadonlyMap<InstanceId, string>;
+  /**
+   * True when `instances` holds every cluster-tagged instance (a sweep), so an instance with no
+   * node is an `unregistered-machine` candidate; false for events, which look at one instance.
+   */
+  readonly clusterInstancesComplete: boolean;
+  /** Number of Nodes in the cluster, for the breaker's percentage (unknown in the event path). */
+  readonly clusterNodeCount?: number;
+}

@@ -54,8 +54,11 @@ export interface InstanceView {
   readonly launchedAt: number;
   readonly tags: Readonly<Record<string, string>>;
   readonly spot: boolean;
-  /** From DescribeAutoScalingInstances: the group and its LifecycleState (e.g. `Terminating:Wait`). */
-  readonly autoScaling?: { readonly group: string; readonly lifecycleState: string };
+  /**
+   * From DescribeAutoScalingInstances: the group and its LifecycleState (e.g. `Terminating:Wait`),
+   * and the group's terminate lifecycle hook, which a sweep needs to complete the action.
+   */
+  readonly autoScaling?: { readonly group: string; readonly lifecycleState: string; readonly terminateHook?: string };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];
 }

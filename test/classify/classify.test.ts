@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { classify } from '../../lib/classify/classify.js';
+import type { ClassifiedPair, Condition } from '../../lib/model/condition.js';
+import type { Observation } from '../../lib/model/observation.js';
+import type { Signal } from '../../lib/model/signal.js';
+import type { Settings } from '../../lib/settings.js';
+import { aNode, anInstance, anObservation, aSignal, CLUSTER, clockAt, HOUR, instanceId, MINUTE, NOW, settings } from '../support/world.js';
+
+function classifyOne(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): ClassifiedPair {
+  const pairs = classify(observation, signals, { settings: settings(over), clock: clockAt(), clusterName: CLUSTER });
+  const [first] = pairs;
+  if (!first) throw new Error('no pair');
+  return first;
+}
+
+const staleLease = (n: number, ago = HOUR) => ({ nodeName: aNode(n).name, renewTime: NOW - ago });
+
+describe('classify', () => {
+  const cases: { name: string; world: Observation; signals?: Signal[]; over?: Partial<Settings>; expected: Condition; reason?: RegExp }[] = [
+    { name: 'a running machine with a Ready node and a fresh Lease', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), expected: 'in-sync' },
+    { name: 'a pending machine with a fresh node', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'pending' })] }), expected: 'in-sync' },
+    {
+      name: 'a terminated machine with a stale heartbeat',
+      world: anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }),
+      expected: 'stale-object',
+    },
+    {
+      name: 'a machine EC2 no longer knows, node older than notFoundGrace, stale heartbeat',
+      world: anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }),
+      expected: 'stale-object',
+    },
+    {
+      name: 'a machine EC2 does not return yet, node younger than notFoundGrace',
+      world: anObservation({ nodes: [aNode(1, { createdAt: NOW - 2 * MINUTE, readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }),
+      expected: 'unknown',
+      reason: /eventually consistent/,
+    },
+    { name: 'a spot interruption warning', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), signals: [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })], expected: 'slated-for-removal' },
+    { name: 'a shutting-down machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }), expected: 'slated-for-removal' },
+    { name: 'a stopping machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopping' })] }), expected: 'slated-for-removal' },
+    {
+      name: 'the decommission tag',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'true' } })] }),
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'an ASG instance in Terminating:Wait',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', terminateHook: 'drain' } })] }),
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'a scheduled instance retirement',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: NOW + 48 * HOUR }] })] }),
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'a scheduled reboot (not a removal)',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })] }),
+      expected: 'in-sync',
+    },
+    { name: 'a rebalance recommendation under policy ignore', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), signals: [aSignal('rebalance-recommendation', 1)], over: { rebalance: 'ignore' }, expected: 'in-sync' },
+    { name: 'a stopped machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopped' })] }), expected: 'stopped-machine' },
+    {
+      name: 'a running machine whose kubelet is silent',
+      world: anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown' })], instances: [anInstance(1)], leases: [staleLease(1)] }),
+      expected: 'unresponsive-machine',
+      reason: /silent/,
+    },
+    { name: 'a running machine whose node is NotReady', world: anObservation({ nodes: [aNode(1, { ready: 'False' })], instances: [anInstance(1)] }), expected: 'unresponsive-machine', reason: /Ready condition is False/ },
+    { name: 'a running cluster machine with no node, past the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }), expected: 'unregistered-machine' },
+    { name: 'a running cluster machine with no node, within the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - MINUTE })] }), expected: 'in-sync', reason: /registrationGrace/ },
+    { name: 'a terminated machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }), expected: 'identity-conflict', reason: /fresh/ },
+    { name: 'an unknown machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)] }), expected: 'identity-conflict' },
+    { name: 'a zone mismatch', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { zone: 'us-east-1b' })] }), expected: 'identity-conflict', reason: /zone/ },
+    {
+      name: 'two nodes claiming one instance',
+      world: anObservation({ nodes: [aNode(1), aNode(2, { providerID: `aws:///us-east-1a/${instanceId(1)}` })], instances: [anInstance(1)] }),
+      expected: 'identity-conflict',
+      reason: /also claimed/,
+    },
+    { name: 'a Fargate node', world: anObservation({ nodes: [aNode(1, { providerID: 'aws:///us-east-1a/6f3d1a0b2c/fargate-ip-10-0-0-1.ec2.internal' })] }), expected: 'not-ec2' },
+    { name: 'an EKS hybrid node', world: anObservation({ nodes: [aNode(1, { providerID: 'eks-hybrid:///us-west-2/my-cluster/mi-0123456789abcdef0' })] }), expected: 'not-ec2' },
+    { name: 'a failed lookup', world: anObservation({ nodes: [aNode(1)], lookupErrors: [[instanceId(1), 'RequestLimitExceeded']] }), expected: 'unknown', reason: /RequestLimitExceeded/ },
+    { name: 'a malformed providerID', world: anObservation({ nodes: [aNode(1, { providerID: 'aws:///us-east-1a/i-zzz' })] }), expected: 'unknown', reason: /malformed/ },
+  ];
+
+  it.each(cases)('should classify $name as $expected', ({ world, signals, over, expected, reason }) => {
+    const pair = classifyOne(world, signals, over);
+    expect(pair.condition).toBe(expected);
+    if (reason) expect(pair.reason).toMatch(reason);
+  });
+
+  it('should match a node without providerID by the instance private DNS name', () => {
+    const node = aNode(1);
+    const { providerID: _omitted, ...withoutProviderId } = node;
+    const pair = classifyOne(anObservation({ nodes: [withoutProviderId], instances: [anInstance(1)] }));
+    expect(pair.condition).toBe('in-sync');
+    expect(pair.instanceId).toBe(instanceId(1));
+  });
+
+  it('should give a spot interruption its deadline and a drain', () => {
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })]);
+    expect(pair.deadline).toBe(NOW + 2 * MINUTE);
+    expect(pair.drain).toBe(true);
+  });
+
+  it('should cordon without draining for a rebalance under policy cordon, and drain under policy drain', () => {
+    const world = anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] });
+    expect(classifyOne(world, [aSignal('rebalance-recommendation', 1)], { rebalance: 'cordon' }).drain).toBe(false);
+    expect(classifyOne(world, [aSignal('rebalance-recommendation', 1)], { rebalance: 'drain' }).drain).toBe(true);
+  });
+
+  it('should carry the lifecycle action of an ASG signal', () => {
+    const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
+    expect(pair.condition).toBe('slated-for-removal');
+    expect(pair.lifecycle).toEqual(lifecycle);
+  });
+
+  it('should slate an ASG-terminating machine that has no node, so its lifecycle action is completed', () => {
+    const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
+    const pair = classifyOne(anObservation({ instances: [anInstance(1)], scope: 'event' }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
+    expect(pair.condition).toBe('slated-for-removal');
+    expect(pair.node).toBeUndefined();
+    expect(pair.lifecycle).toEqual(lifecycle);
+  });
+
+  it('should take the earliest deadline among signals and scheduled events', () => {
+    const instance = anInstance(1, { scheduledEvents: [{ code: 'instance-stop', notBefore: NOW + 10 * MINUTE }] });
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [instance] }), [aSignal('scheduled-change', 1, { deadline: NOW + 20 * MINUTE })]);
+    expect(pair.deadline).toBe(NOW + 10 * MINUTE);
+  });
+
+  it('should prefer the Ready heartbeat when it is newer than the Lease', () => {
+    const world = anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 1_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] });
+    expect(classifyOne(world).condition).toBe('identity-conflict');
+  });
+
+  it('should classify a node whose instance was never looked up as unknown, never stale', () => {
+    const world = { ...anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }), notFound: new Set<never>() };
+    expect(classifyOne(world).condition).toBe('unknown');
+  });
+
+  it('should classify a cluster machine that is not tagged for this cluster as in-sync', () => {
+    const pair = classifyOne(anObservation({ instances: [anInstance(1, { tags: {}, launchedAt: NOW - HOUR })] }));
+    expect(pair.condition).toBe('in-sync');
+    expect(pair.reason).toMatch(/not tagged/);
+  });
+
+  it('should recognise the kubernetes.io/cluster/<name> tag', () => {
+    const pair = classifyOne(anObservation({ instances: [anInstance(1, { tags: { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' }, launchedAt: NOW - HOUR })] }));
+    expect(pair.condition).toBe('unregistered-machine');
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../lib/model/clock.js';
+
+describe('VirtualClock', () => {
+  it('should stand still until advanced', () => {
+    const clock = new VirtualClock(1_000);
+    expect(clock.now()).toBe(1_000);
+    clock.advance(500);
+    expect(clock.now()).toBe(1_500);
+  });
+
+  it('should fire timers in time order, each at its own time', () => {
+    const clock = new VirtualClock(0);
+    const fired: [string, number][] = [];
+    clock.schedule(300, () => fired.push(['b', clock.now()]));
+    clock.schedule(100, () => fired.push(['a', clock.now()]));
+    clock.schedule(900, () => fired.push(['late', clock.now()]));
+    clock.advance(500);
+    expect(fired).toEqual([['a', 100], ['b', 300]]);
+    expect(clock.now()).toBe(500);
+  });
+
+  it('should fire timers scheduled by timers within the same advance', () => {
+    const clock = new VirtualClock(0);
+    const fired: number[] = [];
+    clock.schedule(10, () => clock.schedule(20, () => fired.push(clock.now())));
+    clock.advance(100);
+    expect(fired).toEqual([20]);
+  });
+
+  it('should refuse to go backwards', () => {
+    expect(() => new VirtualClock(10).advance(-1)).toThrow(/backwards/);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '../../lib/model/instance-id.js';
+import { MalformedProviderIdError, parseProviderId } from '../../lib/model/provider-id.js';
+
+describe('parseProviderId', () => {
+  it.each([
+    ['aws:///us-east-1a/i-0123456789abcdef0', 'us-east-1a', 'i-0123456789abcdef0'],
+    ['aws:///eu-west-1c/i-b188560f', 'eu-west-1c', 'i-b188560f'],
+    ['aws:///us-gov-west-1a/i-0123456789abcdef0', 'us-gov-west-1a', 'i-0123456789abcdef0'],
+  ])('should read %s as an EC2 instance', (providerID, zone, instanceId) => {
+    expect(parseProviderId(providerID)).toEqual({ kind: 'ec2', zone, instanceId });
+  });
+
+  it.each([
+    ['aws:///us-east-1a/2bd3f8a1c2/fargate-ip-192-168-1-10.ec2.internal', 'fargate'],
+    ['eks-hybrid:///us-west-2/my-cluster/mi-0123456789abcdef0', 'eks-hybrid'],
+    ['gce://my-project/us-central1-a/node-1', 'other'],
+    ['kind://docker/kind/kind-control-plane', 'other'],
+  ])('should read %s as not-ec2 (%s)', (providerID, platform) => {
+    expect(parseProviderId(providerID)).toEqual({ kind: 'not-ec2', platform, raw: providerID });
+  });
+
+  it.each([
+    ['', /no scheme/],
+    ['i-0123456789abcdef0', /no scheme/],
+    ['aws://us-east-1a/i-0123456789abcdef0', /expected aws:\/\/\//],
+    ['aws:///us-east-1a/', /not an instance id/],
+    ['aws:///us-east-1a/i-0123456789ABCDEF0', /not an instance id/],
+    ['aws:///us-east-1a/i-0123', /not an instance id/],
+    ['aws:///us-east-1a/i-0123456789abcdef0/extra', /expected/],
+    ['aws:///../i-0123456789abcdef0', /not an availability zone/],
+    ['aws:///us-east-1a/i-0123456789abcdef0?x=1', /not an instance id/],
+  ])('should reject %j with a typed error, never a guess', (providerID, why) => {
+    expect(() => parseProviderId(providerID)).toThrow(MalformedProviderIdError);
+    expect(() => parseProviderId(providerID)).toThrow(why);
+  });
+});
+
+describe('instance ids', () => {
+  it.each(['i-b188560f', 'i-0123456789abcdef0'])('should accept %s', (id) => {
+    expect(isInstanceId(id)).toBe(true);
+    expect(toInstanceId(id)).toBe(id);
+  });
+
+  it.each(['i-', 'i-123', 'i-0123456789abcdef', 'i-0123456789abcdef00', 'i-B188560F', 'I-b188560f', 'i-b188560f/../nodes', ' i-b188560f', 'i-b188560f\n', 42, null])(
+    'should reject %j',
+    (id) => {
+      expect(isInstanceId(id)).toBe(false);
+      expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(InvalidInstanceIdError);
+      expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(/detail\.instance-id/);
+    },
+  );
+});

@@ -1,0 +1,75 @@
+import {
+  CompleteLifecycleActionCommand,
+  DescribeAutoScalingInstancesCommand,
+  DescribeLifecycleHooksCommand,
+  RecordLifecycleActionHeartbeatCommand,
+  SetInstanceHealthCommand,
+  type AutoScalingClient,
+} from '@aws-sdk/client-auto-scaling';
+import type { InstanceId } from '../model/instance-id.js';
+import type { LifecycleRef } from '../model/signal.js';
+
+/** DescribeAutoScalingInstances takes at most 50 ids a call. */
+const ASG_BATCH = 50;
+
+export interface AsgMembership {
+  readonly group: string;
+  readonly lifecycleState: string;
+}
+
+export class AutoScalingAdapter {
+  constructor(private readonly asg: AutoScalingClient) {}
+
+  async describeInstances(ids: readonly InstanceId[]): Promise<Map<InstanceId, AsgMembership>> {
+    const out = new Map<InstanceId, AsgMembership>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += ASG_BATCH) {
+      const batch = unique.slice(i, i + ASG_BATCH);
+      let token: string | undefined;
+      do {
+        const page = await this.asg.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: batch, NextToken: token }));
+        for (const instance of page.AutoScalingInstances ?? []) {
+          const id = batch.find((b) => b === instance.InstanceId);
+          if (id !== undefined && instance.AutoScalingGroupName && instance.LifecycleState) {
+            out.set(id, { group: instance.AutoScalingGroupName, lifecycleState: instance.LifecycleState });
+          }
+        }
+        token = page.NextToken;
+      } while (token);
+    }
+    return out;
+  }
+
+  /** The group's terminate lifecycle hook, needed to complete an action a sweep found. */
+  async terminateHook(group: string): Promise<string | undefined> {
+    const page = await this.asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
+    return page.LifecycleHooks?.find((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING')?.LifecycleHookName;
+  }
+
+  /** Identifies the action by token when there is one, else by instance id (both are accepted by the API). */
+  async completeLifecycleAction(instanceId: InstanceId, lifecycle: LifecycleRef, result: 'CONTINUE' | 'ABANDON'): Promise<void> {
+    await this.asg.send(
+      new CompleteLifecycleActionCommand({
+        AutoScalingGroupName: lifecycle.group,
+        LifecycleHookName: lifecycle.hook,
+        LifecycleActionResult: result,
+        ...(lifecycle.token ? { LifecycleActionToken: lifecycle.token } : { InstanceId: instanceId }),
+      }),
+    );
+  }
+
+  async recordHeartbeat(instanceId: InstanceId, lifecycle: LifecycleRef): Promise<void> {
+    await this.asg.send(
+      new RecordLifecycleActionHeartbeatCommand({
+        AutoScalingGroupName: lifecycle.group,
+        LifecycleHookName: lifecycle.hook,
+        ...(lifecycle.token ? { LifecycleActionToken: lifecycle.token } : { InstanceId: instanceId }),
+      }),
+    );
+  }
+
+  /** Opt-in remedy for an unregistered machine: let the group replace it. */
+  async markUnhealthy(instanceId: InstanceId): Promise<void> {
+    await this.asg.send(new SetInstanceHealthCommand({ InstanceId: instanceId, HealthStatus: 'Unhealthy', ShouldRespectGracePeriod: true }));
+  }
+}

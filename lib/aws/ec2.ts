@@ -1,0 +1,119 @@
+import {
+  CreateTagsCommand,
+  paginateDescribeInstances,
+  paginateDescribeInstanceStatus,
+  type EC2Client,
+  type Filter,
+} from '@aws-sdk/client-ec2';
+import type { InstanceId } from '../model/instance-id.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
+import type { InstanceView, ScheduledEvent } from '../model/observation.js';
+import { toInstanceView, toScheduledEvents } from './instance-view.js';
+
+/** EC2 accepts at most 200 values in one filter. */
+export const FILTER_BATCH = 200;
+/** DescribeInstances page size for filtered listings (the API maximum). */
+export const PAGE_SIZE = 1000;
+
+export interface InstanceLookup {
+  readonly found: InstanceView[];
+  /** Looked up and not returned: unknown to EC2. */
+  readonly notFound: InstanceId[];
+  /** Ids whose batch failed, with the error: their pairs are `unknown` this run. */
+  readonly errors: Map<InstanceId, string>;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceView[]> {
+  const out: InstanceView[] = [];
+  for await (const page of paginateDescribeInstances({ client: ec2, pageSize: PAGE_SIZE }, { Filters: filters })) {
+    for (const reservation of page.Reservations ?? []) {
+      for (const instance of reservation.Instances ?? []) {
+        const view = toInstanceView(instance);
+        if (view) out.push(view);
+      }
+    }
+  }
+  return out;
+}
+
+/** EC2 reads the reconciler makes. Every id that reaches a filter has been validated as an InstanceId. */
+export class Ec2Adapter {
+  constructor(private readonly ec2: EC2Client) {}
+
+  /**
+   * Instances by id, through the `instance-id` filter rather than InstanceIds: a filter simply
+   * omits unknown ids, where InstanceIds fails the whole call with InvalidInstanceID.NotFound.
+   */
+  async describeByIds(ids: readonly InstanceId[]): Promise<InstanceLookup> {
+    const unique = [...new Set(ids)];
+    const found: InstanceView[] = [];
+    const errors = new Map<InstanceId, string>();
+    await Promise.all(
+      chunks(unique, FILTER_BATCH).map(async (batch) => {
+        try {
+          found.push(...(await describeAll(this.ec2, [{ Name: 'instance-id', Values: batch }])));
+        } catch (error) {
+          for (const id of batch) errors.set(id, errorText(error));
+        }
+      }),
+    );
+    const seen = new Set(found.map((i) => i.id));
+    const notFound = unique.filter((id) => !seen.has(id) && !errors.has(id));
+    return { found, notFound, errors };
+  }
+
+  /** Every instance tagged as a member of the cluster (either tagging convention), in pages of 1000. */
+  async describeClusterInstances(cluster: string): Promise<InstanceView[]> {
+    const [eks, owned] = await Promise.all([
+      describeAll(this.ec2, [{ Name: `tag:${CLUSTER_TAG_EKS}`, Values: [cluster] }]),
+      describeAll(this.ec2, [{ Name: 'tag-key', Values: [clusterOwnershipTag(cluster)] }]),
+    ]);
+    const byId = new Map<InstanceId, InstanceView>();
+    for (const instance of [...eks, ...owned]) byId.set(instance.id, instance);
+    return [...byId.values()];
+  }
+
+  /** Instances by private DNS name, for Nodes that have no providerID. */
+  async describeByPrivateDnsNames(names: readonly string[]): Promise<InstanceView[]> {
+    const out: InstanceView[] = [];
+    for (const batch of chunks([...new Set(names)], FILTER_BATCH)) {
+      out.push(...(await describeAll(this.ec2, [{ Name: 'private-dns-name', Values: batch }])));
+    }
+    return out;
+  }
+
+  /** Scheduled events (retirement, stop, reboot, maintenance) of the given instances. */
+  async scheduledEvents(ids: readonly InstanceId[]): Promise<Map<InstanceId, ScheduledEvent[]>> {
+    const out = new Map<InstanceId, ScheduledEvent[]>();
+    for (const batch of chunks([...new Set(ids)], FILTER_BATCH)) {
+      const pages = paginateDescribeInstanceStatus(
+        { client: this.ec2, pageSize: PAGE_SIZE },
+        { Filters: [{ Name: 'instance-id', Values: batch }], IncludeAllInstances: true },
+      );
+      for await (const page of pages) {
+        for (const status of page.InstanceStatuses ?? []) {
+          const events = toScheduledEvents(status.Events);
+          const id = batch.find((b) => b === status.InstanceId);
+          if (id !== undefined && events.length > 0) out.set(id, events);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Marks an instance for decommissioning (the operator's `decommission` command). */
+  async tagDecommission(id: InstanceId, reason: string): Promise<void> {
+    await this.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: [{ Key: DECOMMISSION_TAG, Value: reason }] }));
+  }
+}

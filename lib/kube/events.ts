@@ -1,0 +1,49 @@
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../model/clock.js';
+
+export const EVENT_COMPONENT = 'ec2-node-reconciler';
+
+export interface NodeEvent {
+  readonly node: string;
+  readonly uid?: string;
+  /** CamelCase reason, one of the reasons listed in the README. */
+  readonly reason: string;
+  readonly message: string;
+  readonly type: 'Normal' | 'Warning';
+}
+
+/**
+ * Kubernetes Events on the Node, where `kubectl describe node` shows them. Node events live in
+ * the `default` namespace, as the kubelet's own do.
+ */
+export class NodeEventRecorder {
+  private readonly core: CoreV1Api;
+
+  constructor(
+    kc: KubeConfig,
+    private readonly clock: Clock,
+  ) {
+    this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  async record(event: NodeEvent): Promise<void> {
+    const now = new Date(this.clock.now());
+    await this.core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { generateName: `${event.node}.`, namespace: 'default' },
+        involvedObject: { apiVersion: 'v1', kind: 'Node', name: event.node, ...(event.uid ? { uid: event.uid } : {}) },
+        reason: event.reason,
+        // The API server caps messages at 1 KiB.
+        message: event.message.slice(0, 1024),
+        type: event.type,
+        source: { component: EVENT_COMPONENT },
+        reportingComponent: EVENT_COMPONENT,
+        reportingInstance: EVENT_COMPONENT,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      },
+    });
+  }
+}

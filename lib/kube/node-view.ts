@@ -1,0 +1,45 @@
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeView, ReadyStatus, Taint } from '../model/observation.js';
+
+function time(value: Date | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  // client-node types these as Date but they can arrive as strings at runtime (NOTES.md).
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function readyStatus(value: string | undefined): ReadyStatus | undefined {
+  return value === 'True' || value === 'False' || value === 'Unknown' ? value : undefined;
+}
+
+function taintEffect(value: string): Taint['effect'] | undefined {
+  return value === 'NoSchedule' || value === 'PreferNoSchedule' || value === 'NoExecute' ? value : undefined;
+}
+
+/** The projection the reconciler keeps: never the whole (5–15 KB) Node object. */
+export function toNodeView(node: V1Node): NodeView | undefined {
+  const name = node.metadata?.name;
+  const uid = node.metadata?.uid;
+  if (!name || !uid) return undefined;
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  const taints: Taint[] = [];
+  for (const t of node.spec?.taints ?? []) {
+    const effect = taintEffect(t.effect);
+    if (effect) taints.push({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect });
+  }
+  const status = readyStatus(ready?.status);
+  const heartbeat = time(ready?.lastHeartbeatTime);
+  return {
+    name,
+    uid,
+    resourceVersion: node.metadata?.resourceVersion ?? '',
+    ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}),
+    createdAt: time(node.metadata?.creationTimestamp) ?? 0,
+    ...(status ? { ready: status } : {}),
+    ...(heartbeat !== undefined ? { readyHeartbeatAt: heartbeat } : {}),
+    unschedulable: node.spec?.unschedulable === true,
+    labels: node.metadata?.labels ?? {},
+    annotations: node.metadata?.annotations ?? {},
+    taints,
+  };
+}

@@ -1,0 +1,104 @@
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Taint } from '@kubernetes/client-node';
+import { SHUTDOWN_TAINT_KEY } from '../model/labels.js';
+import type { NodeView } from '../model/observation.js';
+import { httpStatus, statusMessage } from './errors.js';
+import { toNodeView } from './node-view.js';
+
+/** Page size for every list: large enough to be fast, small enough to bound memory. */
+export const LIST_PAGE = 500;
+
+export interface NodeTarget {
+  readonly node: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+}
+
+/** How a guarded mutation ended. `moot`: the node is gone or is no longer the one we planned for. */
+export type MutationOutcome =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'unchanged' }
+  | { readonly kind: 'moot'; readonly reason: string };
+
+export class NodeClient {
+  private readonly core: CoreV1Api;
+
+  constructor(kc: KubeConfig) {
+    this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  /** Every Node, projected page by page (limit 500 + continue), so whole pages are never kept. */
+  async listNodes(): Promise<NodeView[]> {
+    const out: NodeView[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.core.listNode({ limit: LIST_PAGE, ...(token ? { _continue: token } : {}) });
+      for (const node of page.items) {
+        const view = toNodeView(node);
+        if (view) out.push(view);
+      }
+      token = page.metadata?._continue || undefined;
+    } while (token);
+    return out;
+  }
+
+  async getNode(name: string): Promise<NodeView | undefined> {
+    try {
+      return toNodeView(await this.core.readNode({ name }));
+    } catch (error) {
+      if (httpStatus(error) === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the Node only if it is still the object we observed: `preconditions.uid` makes the API
+   * server refuse (409) to delete a Node re-registered under the same name by a live kubelet.
+   */
+  async deleteNode(target: NodeTarget): Promise<MutationOutcome> {
+    try {
+      await this.core.deleteNode({ name: target.node, body: { preconditions: { uid: target.uid, resourceVersion: target.resourceVersion } } });
+      return { kind: 'done' };
+    } catch (error) {
+      const status = httpStatus(error);
+      if (status === 404) return { kind: 'moot', reason: 'node already gone' };
+      if (status === 409) return { kind: 'moot', reason: `node changed since it was observed: ${statusMessage(error)}` };
+      throw error;
+    }
+  }
+
+  /** Adds or removes `node.cloudprovider.kubernetes.io/shutdown:NoSchedule`, as the cloud controller does. */
+  async setShutdownTaint(target: NodeTarget, present: boolean): Promise<MutationOutcome> {
+    return this.patchTaints(target, (taints) => {
+      const has = taints.some((t) => t.key === SHUTDOWN_TAINT_KEY);
+      if (has === present) return undefined;
+      return present ? [...taints, { key: SHUTDOWN_TAINT_KEY, effect: 'NoSchedule' }] : taints.filter((t) => t.key !== SHUTDOWN_TAINT_KEY);
+    });
+  }
+
+  /**
+   * Taints are replaced as a whole list, so the patch carries the resourceVersion we read: a
+   * concurrent writer turns into a 409, and we re-read and re-apply once.
+   */
+  private async patchTaints(target: NodeTarget, change: (taints: V1Taint[]) => V1Taint[] | undefined): Promise<MutationOutcome> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const current = await this.core.readNode({ name: target.node }).catch((error: unknown) => {
+        if (httpStatus(error) === 404) return undefined;
+        throw error;
+      });
+      if (!current) return { kind: 'moot', reason: 'node already gone' };
+      if (current.metadata?.uid !== target.uid) return { kind: 'moot', reason: 'node was re-registered under the same name' };
+      const taints = change(current.spec?.taints ?? []);
+      if (taints === undefined) return { kind: 'unchanged' };
+      try {
+        await this.core.patchNode(
+          { name: target.node, body: { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { taints } } },
+          setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+        );
+        return { kind: 'done' };
+      } catch (error) {
+        if (httpStatus(error) !== 409 || attempt > 0) throw error;
+      }
+    }
+    throw new Error(`patching taints of ${target.node}: conflict twice`);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * EC2 Instance Rebalance Recommendation: a Spot instance is at elevated risk of interruption.
+ * It carries no deadline; the configured policy (cordon, drain or ignore) decides what follows.
+ *
+ * Example (AWS EC2 User Guide, "EC2 instance rebalance recommendations"):
+ * ```json
+ * {
+ *   "version": "0",
+ *   "id": "12345678-1234-1234-1234-123456789012",
+ *   "detail-type": "EC2 Instance Rebalance Recommendation",
+ *   "source": "aws.ec2",
+ *   "account": "123456789012",
+ *   "time": "2026-03-04T10:00:00Z",
+ *   "region": "us-east-2",
+ *   "resources": ["arn:aws:ec2:us-east-2:123456789012:instance/i-1234567890abcdef0"],
+ *   "detail": { "instance-id": "i-1234567890abcdef0" }
+ * }
+ * ```
+ */
+import { z } from 'zod';
+import { InstanceIdSchema } from '../model/instance-id.js';
+import { emit, eventSchema, fromEnvelope, type SignalModule } from './signal-module.js';
+
+const schema = eventSchema(
+  'aws.ec2',
+  'EC2 Instance Rebalance Recommendation',
+  z.object({ 'instance-id': InstanceIdSchema }),
+);
+
+export const rebalanceRecommendation = {
+  kind: 'rebalance-recommendation',
+  source: 'aws.ec2',
+  detailType: 'EC2 Instance Rebalance Recommendation',
+  schema,
+  toSignals(event) {
+    const instanceId = event.detail['instance-id'];
+    return emit([
+      {
+        kind: 'rebalance-recommendation',
+        instanceId,
+        ...fromEnvelope(event),
+        description: `Rebalance recommendation: Spot instance ${instanceId} is at elevated risk of interruption.`,
+      },
+    ]);
+  },
+} satisfies SignalModule<typeof schema>;

@@ -32,6 +32,10 @@ const annotations: fc.Arbitrary<Record<string, string>> = fc.oneof(
   fc.constant({ 'ec2-node-reconciler/cordoned-by': 'someone-else' }),
 );
 
+function excludeLabel(value: string | undefined): Record<string, string> {
+  return value === undefined ? {} : { 'ec2-node-reconciler/exclude': value };
+}
+
 const node = (index: number): fc.Arbitrary<NodeView> =>
   fc
     .record({
@@ -55,7 +59,7 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       ...(r.ready !== undefined ? { ready: r.ready } : {}),
       ...(r.readyHeartbeatAt !== undefined ? { readyHeartbeatAt: r.readyHeartbeatAt } : {}),
       unschedulable: r.unschedulable,
-      labels: r.excluded !== undefined ? { 'ec2-node-reconciler/exclude': r.excluded } : ({} as Record<string, string>),
+      labels: excludeLabel(r.excluded),
       annotations: r.annotations,
       taints: r.shutdownTaint ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }] : [],
     }));

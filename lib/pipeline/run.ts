@@ -1,0 +1,72 @@
+import { act } from '../act/act.js';
+import { classify } from '../classify/classify.js';
+import type { Observation } from '../model/observation.js';
+import type { Signal } from '../model/signal.js';
+import { observeSignals } from '../observe/event.js';
+import { observeSweep } from '../observe/sweep.js';
+import { plan } from '../plan/plan.js';
+import { notify } from '../report/notify.js';
+import { countConditions, toReportActions, toRows, type RunReport } from '../report/report.js';
+import type { ReconcilerDeps } from './deps.js';
+
+export interface RunOptions {
+  /** The AWS region, for instance ARNs in output events. */
+  readonly region?: string;
+}
+
+/**
+ * observe → classify → plan → act → report, for either scope: the sweep observes everything, an
+ * event only its instances. Only observation differs; the decision and its execution are shared.
+ */
+async function reconcile(
+  kind: RunReport['kind'],
+  deps: ReconcilerDeps,
+  observe: () => Promise<{ observation: Observation; errors: readonly string[] }>,
+  signals: readonly Signal[],
+  options: RunOptions,
+): Promise<RunReport> {
+  const wallStart = performance.now();
+  const startedAt = new Date(deps.clock.now()).toISOString();
+  const { observation, errors: observeErrors } = await observe();
+  const observed = performance.now();
+
+  const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName };
+  const pairs = classify(observation, signals, ctx);
+  const planned = plan(pairs, { ...ctx, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const decided = performance.now();
+
+  const outcomes = await act(planned, deps);
+  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options.region);
+  const done = performance.now();
+
+  return {
+    kind,
+    cluster: deps.clusterName,
+    startedAt,
+    durationMs: Math.round(done - wallStart),
+    dryRun: planned.dryRun,
+    conditions: countConditions(pairs),
+    rows: toRows(pairs),
+    actions: toReportActions(outcomes),
+    skipped: planned.skipped,
+    ...(planned.breaker ? { breaker: planned.breaker } : {}),
+    errors: [
+      ...observeErrors,
+      ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
+      ...notifyErrors,
+    ],
+    timings: { observeMs: Math.round(observed - wallStart), decideMs: Math.round(decided - observed), actMs: Math.round(done - decided) },
+    apiCalls: deps.apiCalls?.snapshot() ?? {},
+  };
+}
+
+/** A scheduled or manual sweep over the whole cluster. */
+export async function runSweep(deps: ReconcilerDeps, options: RunOptions = {}): Promise<RunReport> {
+  return reconcile('sweep', deps, () => observeSweep(deps), [], options);
+}
+
+/** One event's signals (a Health event may carry several instances). */
+export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions = {}): Promise<RunReport> {
+  return reconcile('event', deps, async () => ({ observation: await observeSignals(deps, signals), errors: [] }), signals, options);
+}
+

@@ -1,0 +1,53 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AutoScalingAdapter } from '../aws/autoscaling.js';
+import type { AwsClients } from '../aws/clients.js';
+import { countAwsRequests } from '../aws/count-requests.js';
+import type { DrainLauncher } from '../aws/drain-launcher.js';
+import { Ec2Adapter } from '../aws/ec2.js';
+import { OutputEventPublisher } from '../aws/output-events.js';
+import { kubeDrainApi } from '../drain/kube-api.js';
+import { countKubeRequests } from '../kube/count-requests.js';
+import { NodeEventRecorder } from '../kube/events.js';
+import { NodeFinder } from '../kube/find-node.js';
+import { LeaseClient } from '../kube/leases.js';
+import { NodeClient } from '../kube/nodes.js';
+import type { Clock } from '../model/clock.js';
+import type { Settings } from '../settings.js';
+import { ApiCallCounter } from './api-calls.js';
+import type { ReconcilerDeps } from './deps.js';
+
+export interface WireOptions {
+  readonly clusterName: string;
+  readonly settings: Settings;
+  readonly clock: Clock;
+  readonly kubeConfig: KubeConfig;
+  readonly aws: AwsClients;
+  readonly drains: (deps: Omit<ReconcilerDeps, 'drains'>) => DrainLauncher;
+  /** The output event bus; no output events without it. */
+  readonly outputBusName?: string;
+  /** Reuse a finder across runs (a warm Lambda container keeps its instance → node cache). */
+  readonly finder?: NodeFinder;
+}
+
+/** The real adapters over one KubeConfig and one set of AWS clients, with API calls counted. */
+export function wireReconciler(options: WireOptions): ReconcilerDeps {
+  const apiCalls = new ApiCallCounter();
+  const kc = countKubeRequests(options.kubeConfig, apiCalls);
+  const aws = countAwsRequests(options.aws, apiCalls);
+  const nodes = new NodeClient(kc);
+  const base: Omit<ReconcilerDeps, 'drains'> = {
+    clusterName: options.clusterName,
+    settings: options.settings,
+    clock: options.clock,
+    nodes,
+    leases: new LeaseClient(kc),
+    finder: options.finder ?? new NodeFinder(nodes),
+    drainApi: kubeDrainApi(kc),
+    events: new NodeEventRecorder(kc, options.clock),
+    ec2: new Ec2Adapter(aws.ec2),
+    autoScaling: new AutoScalingAdapter(aws.autoScaling),
+    ...(options.outputBusName ? { output: new OutputEventPublisher(aws.eventBridge, options.outputBusName) } : {}),
+    apiCalls,
+  };
+  return { ...base, drains: options.drains(base) };
+}

@@ -1,0 +1,89 @@
+import type { ActionOutcome } from '../act/outcome.js';
+import type { OutputEvent } from '../aws/output-events.js';
+import type { NodeEvent } from '../kube/events.js';
+import type { Action } from '../model/action.js';
+import type { Condition } from '../model/condition.js';
+import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { errorText } from '../pipeline/errors.js';
+
+/** Kubernetes Event reasons, one per action and per divergence (listed in the README). */
+export const EVENT_REASONS = {
+  delete: 'NodeDeleted',
+  cordon: 'NodeCordoned',
+  drain: 'DrainStarted',
+  'taint-shutdown': 'ShutdownTaintAdded',
+  'remove-shutdown-taint': 'ShutdownTaintRemoved',
+  'uncordon-own': 'NodeUncordoned',
+  'complete-lifecycle': 'LifecycleActionCompleted',
+  'mark-unhealthy': 'InstanceMarkedUnhealthy',
+} as const satisfies Record<Exclude<Action['kind'], 'report'>, string>;
+
+export const DIVERGENCE_REASONS = {
+  'stale-object': 'CircuitBreakerTripped',
+  'unresponsive-machine': 'UnresponsiveMachine',
+  'unregistered-machine': 'UnregisteredMachine',
+  'identity-conflict': 'IdentityConflict',
+  unknown: 'InstanceLookupFailed',
+  'slated-for-removal': 'ExcludedFromRemoval',
+  'in-sync': 'InSync',
+  'stopped-machine': 'StoppedMachine',
+  'not-ec2': 'NotEc2',
+} as const satisfies Record<Condition, string>;
+
+/** Divergences worth an alert downstream (the reconciler could not fix them). */
+const ALERTING: ReadonlySet<Condition> = new Set(['identity-conflict', 'unregistered-machine', 'unresponsive-machine', 'stale-object']);
+
+const instanceArn = (region: string | undefined, id: string | undefined): string[] =>
+  id && region ? [`arn:aws:ec2:${region}::instance/${id}`] : [];
+
+/** What to tell Kubernetes and EventBridge about a run's outcomes. Pure. */
+export function notificationsFor(outcomes: readonly ActionOutcome[], cluster: string, region?: string): { kube: NodeEvent[]; output: OutputEvent[] } {
+  const kube: NodeEvent[] = [];
+  const output: OutputEvent[] = [];
+  for (const { action, outcome, detail } of outcomes) {
+    if (outcome === 'dry-run' || outcome === 'unchanged') continue;
+    const node = 'node' in action ? action.node : undefined;
+    const uid = 'uid' in action ? action.uid : undefined;
+    if (action.kind === 'report') {
+      if (node) kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });
+      if (ALERTING.has(action.condition)) {
+        output.push({
+          detailType: 'Divergence Detected',
+          detail: { cluster, condition: action.condition, node, instanceId: action.instanceId, reason: action.reason },
+          resources: instanceArn(region, action.instanceId),
+        });
+      }
+      continue;
+    }
+    const failed = outcome === 'failed' || outcome === 'moot';
+    const message = failed ? `${action.kind} ${outcome}: ${detail ?? ''} (wanted because: ${action.reason})` : action.reason;
+    if (node && action.kind !== 'delete') {
+      kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS[action.kind], message, type: failed ? 'Warning' : 'Normal' });
+    }
+    if (action.kind === 'delete' && outcome === 'done') {
+      // The Node is gone, but an Event naming it still shows in `kubectl get events`.
+      if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS.delete, message, type: 'Normal' });
+      output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(region, action.instanceId) });
+    }
+  }
+  return { kube, output };
+}
+
+/** Sends the notifications; a failure to notify is an error in the report, never a failed run. */
+export async function notify(deps: ReconcilerDeps, outcomes: readonly ActionOutcome[], region?: string): Promise<string[]> {
+  const { kube, output } = notificationsFor(outcomes, deps.clusterName, region);
+  const errors: string[] = [];
+  const results = await Promise.allSettled(kube.map((event) => deps.events.record(event)));
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') errors.push(`recording event ${kube[i]?.reason ?? ''} on ${kube[i]?.node ?? ''}: ${errorText(r.reason)}`);
+  });
+  if (deps.output && output.length > 0) {
+    try {
+      const published = await deps.output.publish(output);
+      for (const f of published.failed) errors.push(`publishing ${f.detailType}: ${f.error}`);
+    } catch (error) {
+      errors.push(`publishing output events: ${errorText(error)}`);
+    }
+  }
+  return errors;
+}

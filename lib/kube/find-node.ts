@@ -23,10 +23,14 @@ export function nodeBelongsTo(node: NodeView, instanceId: InstanceId, privateDns
  * name may have been reused by another machine since.
  */
 export class NodeFinder {
-  /** instance id → node name; the warm-container cache a Lambda is allowed to keep. */
-  private readonly names = new Map<InstanceId, string>();
-
-  constructor(private readonly nodes: NodeClient) {}
+  /**
+   * @param names instance id → node name hints: the warm-container cache a Lambda keeps across
+   * invocations (pass the same map to each invocation's finder).
+   */
+  constructor(
+    private readonly nodes: Pick<NodeClient, 'getNode' | 'listNodes'>,
+    private readonly names: Map<InstanceId, string> = new Map(),
+  ) {}
 
   async find(instanceId: InstanceId, privateDnsName: string | undefined): Promise<NodeView | undefined> {
     const candidates = [this.names.get(instanceId), privateDnsName].filter((n): n is string => n !== undefined);

@@ -12,6 +12,7 @@ import { NodeFinder } from '../kube/find-node.js';
 import { LeaseClient } from '../kube/leases.js';
 import { NodeClient } from '../kube/nodes.js';
 import type { Clock } from '../model/clock.js';
+import type { InstanceId } from '../model/instance-id.js';
 import type { Settings } from '../settings.js';
 import { ApiCallCounter } from './api-calls.js';
 import type { ReconcilerDeps } from './deps.js';
@@ -25,8 +26,8 @@ export interface WireOptions {
   readonly drains: (deps: Omit<ReconcilerDeps, 'drains'>) => DrainLauncher;
   /** The output event bus; no output events without it. */
   readonly outputBusName?: string;
-  /** Reuse a finder across runs (a warm Lambda container keeps its instance → node cache). */
-  readonly finder?: NodeFinder;
+  /** Instance → node name hints kept across runs (a warm Lambda container's cache). */
+  readonly nodeNameHints?: Map<InstanceId, string>;
 }
 
 /** The real adapters over one KubeConfig and one set of AWS clients, with API calls counted. */
@@ -41,7 +42,7 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
     clock: options.clock,
     nodes,
     leases: new LeaseClient(kc),
-    finder: options.finder ?? new NodeFinder(nodes),
+    finder: new NodeFinder(nodes, options.nodeNameHints),
     drainApi: kubeDrainApi(kc),
     events: new NodeEventRecorder(kc, options.clock),
     ec2: new Ec2Adapter(aws.ec2),

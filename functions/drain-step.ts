@@ -1,0 +1,35 @@
+// The drain workflow's task: one drain step bounded by the invocation's remaining time; the state
+// machine waits and calls again until done or past the deadline.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { kubeDrainApi } from '../lib/drain/kube-api.js';
+import { drainSettings } from '../lib/drain/settings.js';
+import { sleepOn } from '../lib/drain/driver.js';
+import { readFunctionConfig } from '../lib/lambda/config.js';
+import { runDrainStep } from '../lib/lambda/drain-step.js';
+import { WarmRuntime } from '../lib/lambda/runtime.js';
+import { createTelemetry } from '../lib/lambda/telemetry.js';
+import type { DrainStepOutput } from '../lib/workflow/contract.js';
+
+const config = readFunctionConfig(process.env);
+const runtime = new WarmRuntime(config);
+const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+
+async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
+  const deps = { api: kubeDrainApi(await runtime.kubeConfig()), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
+  const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
+  if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
+  if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);
+  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, output.summary.blocked.length);
+  logger.info('drain step', { outcome: output.outcome, summary: output.summary });
+  return output;
+}
+
+export const handler = middy(step)
+  .use(captureLambdaHandler(tracer))
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));

@@ -1,0 +1,29 @@
+// SQS batch of EventBridge events → the event path. A bad record fails alone (partial batch
+// response); after the queue's retries it lands in the DLQ. Nothing is dropped.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { readFunctionConfig } from '../lib/lambda/config.js';
+import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
+import { WarmRuntime } from '../lib/lambda/runtime.js';
+import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+
+const config = readFunctionConfig(process.env);
+const runtime = new WarmRuntime(config);
+const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+const processor = new BatchProcessor(EventType.SQS);
+
+async function recordHandler(record: SQSRecord): Promise<void> {
+  metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
+  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(), logger, config.region);
+  if (report) recordRunMetrics(metrics, report);
+}
+
+export const handler = middy((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context }))
+  .use(captureLambdaHandler(tracer))
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));

@@ -1,0 +1,29 @@
+// EventBridge Scheduler and manual invocations (`{ dryRun?, settings? }`) → a sweep of the whole
+// cluster; returns the run report.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import { readFunctionConfig } from '../lib/lambda/config.js';
+import { WarmRuntime } from '../lib/lambda/runtime.js';
+import { sweepSettings } from '../lib/lambda/sweep-payload.js';
+import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+import { runSweep } from '../lib/pipeline/run.js';
+import type { RunReport } from '../lib/report/report.js';
+
+const config = readFunctionConfig(process.env);
+const runtime = new WarmRuntime(config);
+const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+
+async function sweep(payload: unknown): Promise<RunReport> {
+  const settings = sweepSettings(config.settings, payload);
+  const report = await runSweep(await runtime.reconcilerDeps(settings), { region: config.region });
+  recordRunMetrics(metrics, report);
+  logger.info('sweep reconciled', { report });
+  return report;
+}
+
+export const handler = middy(sweep)
+  .use(captureLambdaHandler(tracer))
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { SettingsSchema, type Settings } from '../settings.js';
+import { FUNCTION_ENV } from '../workflow/contract.js';
+
+export interface FunctionConfig {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly settings: Settings;
+  readonly drainStateMachineArn?: string;
+  readonly outputEventBusName?: string;
+}
+
+const EnvSchema = z.object({
+  [FUNCTION_ENV.clusterName]: z.string().min(1),
+  AWS_REGION: z.string().min(1),
+  [FUNCTION_ENV.settings]: z.string().optional(),
+  [FUNCTION_ENV.drainStateMachineArn]: z.string().min(1).optional(),
+  [FUNCTION_ENV.outputEventBusName]: z.string().min(1).optional(),
+});
+
+/**
+ * Reads and validates the function's configuration at cold start: a bad setting fails fast,
+ * naming the environment variable and the field, instead of misbehaving later.
+ */
+export function readFunctionConfig(env: Readonly<Record<string, string | undefined>>): FunctionConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid function configuration: ${problems}`);
+  }
+  const vars = parsed.data;
+  let raw: unknown = {};
+  const text = vars[FUNCTION_ENV.settings];
+  if (text !== undefined && text.trim() !== '') {
+    try {
+      raw = JSON.parse(text);
+    } catch (cause) {
+      throw new Error(`invalid function configuration: ${FUNCTION_ENV.settings} is not JSON`, { cause });
+    }
+  }
+  const settings = SettingsSchema.safeParse(raw);
+  if (!settings.success) {
+    const problems = settings.error.issues.map((i) => `${FUNCTION_ENV.settings}.${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid function configuration: ${problems}`);
+  }
+  const arn = vars[FUNCTION_ENV.drainStateMachineArn];
+  const bus = vars[FUNCTION_ENV.outputEventBusName];
+  return {
+    clusterName: vars[FUNCTION_ENV.clusterName],
+    region: vars.AWS_REGION,
+    settings: settings.data,
+    ...(arn ? { drainStateMachineArn: arn } : {}),
+    ...(bus ? { outputEventBusName: bus } : {}),
+  };
+}

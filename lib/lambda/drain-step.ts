@@ -1,0 +1,31 @@
+import { drainStep, type DrainDeps } from '../drain/step.js';
+import { DrainStepInputSchema, type DrainStepOutput } from '../workflow/contract.js';
+
+/** Time kept back from the invocation for returning the state. */
+export const STEP_MARGIN_MS = 10_000;
+
+/** One bounded drain step for the workflow: validates the payload, steps, maps to the contract. */
+export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingMs: number): Promise<DrainStepOutput> {
+  const parsed = DrainStepInputSchema.safeParse(payload);
+  if (!parsed.success) {
+    throw new Error(`invalid drain step input: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const { input, state } = parsed.data;
+  const result = await drainStep(
+    deps,
+    { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
+    state,
+    Math.max(1_000, remainingMs - STEP_MARGIN_MS),
+  );
+  const outcome = result.status === 'deadline' ? 'deadline' : result.done ? 'done' : 'continue';
+  return {
+    outcome,
+    waitSeconds: Math.max(1, Math.ceil(result.nextCheckAfterMs / 1000)),
+    state: result.state,
+    summary: {
+      evicted: result.counts.evicted + result.counts.deleted + result.counts.gone,
+      remaining: result.remaining.length,
+      blocked: result.blocked.map((b) => ({ pod: `${b.pod.namespace}/${b.pod.name}`, reason: b.reason })),
+    },
+  };
+}

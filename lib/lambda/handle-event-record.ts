@@ -1,0 +1,41 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { runSignals } from '../pipeline/run.js';
+import type { RunReport } from '../report/report.js';
+import { parseEvent } from '../signals/index.js';
+
+/**
+ * One SQS record holding one EventBridge event. Throws to fail the record (the batch reports it;
+ * after the queue's retries it lands in the DLQ): a poison event (SignalRejection naming the
+ * field), or an action that failed and should be tried again. Ignored events succeed.
+ */
+export async function handleEventRecord(
+  body: string,
+  deps: () => Promise<ReconcilerDeps>,
+  logger: Pick<Logger, 'info' | 'appendKeys' | 'removeKeys'>,
+  region: string,
+): Promise<RunReport | undefined> {
+  let event: unknown;
+  try {
+    event = JSON.parse(body);
+  } catch (cause) {
+    throw new Error('record body: not JSON (expected an EventBridge event)', { cause });
+  }
+  const parsed = parseEvent(event);
+  logger.appendKeys({ correlationId: parsed.header.id });
+  try {
+    if (parsed.outcome === 'ignored') {
+      logger.info('event ignored', { reason: parsed.reason, detailType: parsed.header.detailType });
+      return undefined;
+    }
+    const report = await runSignals(await deps(), parsed.signals, { region });
+    logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
+    const failed = report.actions.filter((a) => a.outcome === 'failed');
+    if (failed.length > 0) {
+      throw new Error(`event ${parsed.header.id}: ${failed.length} action(s) failed: ${failed.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''}: ${a.detail ?? ''}`).join('; ')}`);
+    }
+    return report;
+  } finally {
+    logger.removeKeys(['correlationId']);
+  }
+}

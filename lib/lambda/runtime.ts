@@ -1,0 +1,61 @@
+import { ClusterEndpointCache } from '../aws/cluster-access.js';
+import { createAwsClients, type AwsClients } from '../aws/clients.js';
+import { StepFunctionsDrainLauncher } from '../aws/drain-launcher.js';
+import { EksTokenSource } from '../aws/eks-token.js';
+import { kubeConfigFor } from '../kube/config.js';
+import { systemClock, type Clock } from '../model/clock.js';
+import type { InstanceId } from '../model/instance-id.js';
+import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { wireReconciler } from '../pipeline/wire.js';
+import type { Settings } from '../settings.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { FunctionConfig } from './config.js';
+
+/**
+ * What a warm Lambda container keeps between invocations: AWS clients, the cluster endpoint, the
+ * EKS token (regenerated before it expires) and the instance → node name hints. Everything else
+ * is built per invocation.
+ */
+export class WarmRuntime {
+  readonly aws: AwsClients;
+  private readonly endpoint: ClusterEndpointCache;
+  private readonly tokens: EksTokenSource;
+  private readonly nodeNameHints = new Map<InstanceId, string>();
+
+  constructor(
+    readonly config: FunctionConfig,
+    readonly clock: Clock = systemClock,
+  ) {
+    this.aws = createAwsClients({ region: config.region });
+    this.endpoint = new ClusterEndpointCache(this.aws.eks, config.clusterName);
+    this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials: this.aws.eks.config.credentials, clock });
+  }
+
+  async kubeConfig(): Promise<KubeConfig> {
+    const [endpoint, token] = await Promise.all([this.endpoint.endpoint(), this.tokens.token()]);
+    return kubeConfigFor({ server: endpoint.server, token, ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}) });
+  }
+
+  /** After a 401 the token is regenerated on the next call. */
+  invalidateToken(): void {
+    this.tokens.invalidate();
+  }
+
+  async reconcilerDeps(settings: Settings = this.config.settings): Promise<ReconcilerDeps> {
+    const kubeConfig = await this.kubeConfig();
+    const arn = this.config.drainStateMachineArn;
+    return wireReconciler({
+      clusterName: this.config.clusterName,
+      settings,
+      clock: this.clock,
+      kubeConfig,
+      aws: this.aws,
+      nodeNameHints: this.nodeNameHints,
+      ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
+      drains: () => {
+        if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
+        return new StepFunctionsDrainLauncher(this.aws.sfn, arn);
+      },
+    });
+  }
+}

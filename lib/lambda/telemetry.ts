@@ -1,0 +1,37 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { RunReport } from '../report/report.js';
+
+export const SERVICE = 'ec2-node-reconciler';
+export const METRICS_NAMESPACE = 'Ec2NodeReconciler';
+
+/** Powertools instances: created once per container, as Powertools intends. */
+export function createTelemetry(clusterName: string): { logger: Logger; metrics: Metrics; tracer: Tracer } {
+  return {
+    logger: new Logger({ serviceName: SERVICE, persistentKeys: { cluster: clusterName } }),
+    metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE, defaultDimensions: { ClusterName: clusterName } }),
+    tracer: new Tracer({ serviceName: SERVICE }),
+  };
+}
+
+/** The metrics of one reconcile run (the dashboard and alarms read these names). */
+export function recordRunMetrics(metrics: Metrics, report: RunReport): void {
+  const done = (kind: string) => report.actions.filter((a) => a.kind === kind && a.outcome === 'done').length;
+  metrics.addMetric('NodesDeleted', MetricUnit.Count, done('delete'));
+  metrics.addMetric('NodesCordoned', MetricUnit.Count, done('cordon'));
+  metrics.addMetric('DrainsStarted', MetricUnit.Count, report.actions.filter((a) => a.kind === 'drain' && a.outcome === 'started').length);
+  metrics.addMetric('ActionsFailed', MetricUnit.Count, report.actions.filter((a) => a.outcome === 'failed').length);
+  metrics.addMetric('BreakerTripped', MetricUnit.Count, report.breaker ? 1 : 0);
+  if (report.kind === 'sweep') metrics.addMetric('SweepDurationMs', MetricUnit.Milliseconds, report.durationMs);
+  const divergences = new Map<string, number>();
+  for (const action of report.actions) {
+    if (action.kind === 'report' && action.condition) divergences.set(action.condition, (divergences.get(action.condition) ?? 0) + 1);
+  }
+  for (const [condition, count] of divergences) {
+    // One metric per condition needs its own dimension set: a single-metric EMF blob.
+    const single = metrics.singleMetric();
+    single.addDimension('Condition', condition);
+    single.addMetric('Divergences', MetricUnit.Count, count);
+  }
+}

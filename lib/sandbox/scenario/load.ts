@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ScenarioSchema, type Scenario } from './schema.js';
+
+/** A scenario that cannot be run: exit 2, naming the path of the offending key. */
+export class ScenarioError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${file}: invalid scenario:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ScenarioError';
+  }
+}
+
+export interface LoadedScenario {
+  readonly scenario: Scenario;
+  /** Folder the scenario came from: `event.file` paths are relative to it. */
+  readonly baseDir: string;
+  readonly file: string;
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '') || '(root)';
+}
+
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
+  return `${pathText(issue.path)}: ${issue.message}`;
+}
+
+/** Cross-references the schema cannot see: every pod names a node of the scenario, and so on. */
+function danglingReferences(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  const nodes = new Set(scenario.nodes.map((n) => n.name));
+  const ids = new Set(scenario.instances.map((i) => i.id));
+  const duplicates = (names: string[], what: string) => {
+    const seen = new Set<string>();
+    names.forEach((name, i) => {
+      if (seen.has(name)) problems.push(`${what}[${i}]: duplicate ${name}`);
+      seen.add(name);
+    });
+  };
+  duplicates(scenario.nodes.map((n) => n.name), 'nodes');
+  duplicates(scenario.instances.map((i) => i.id), 'instances');
+  duplicates(scenario.pods.map((p) => `${p.namespace}/${p.name}`), 'pods');
+  scenario.pods.forEach((pod, i) => {
+    if (!nodes.has(pod.node)) problems.push(`pods[${i}].node: no node named ${pod.node}`);
+  });
+  for (const name of Object.keys(scenario.expect?.nodes ?? {})) {
+    if (!nodes.has(name)) problems.push(`expect.nodes.${name}: no node named ${name}`);
+  }
+  scenario.expect?.lifecycleActions?.forEach((a, i) => {
+    if (!ids.has(a.instance)) problems.push(`expect.lifecycleActions[${i}].instance: no instance ${a.instance}`);
+  });
+  return problems;
+}
+
+/** Parses and validates a scenario (YAML or JSON text). */
+export function parseScenario(text: string, file: string): Scenario {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ScenarioError(file, [`not YAML or JSON: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  const parsed = ScenarioSchema.safeParse(raw);
+  if (!parsed.success) throw new ScenarioError(file, parsed.error.issues.map(issueText));
+  const dangling = danglingReferences(parsed.data);
+  if (dangling.length > 0) throw new ScenarioError(file, dangling);
+  return parsed.data;
+}
+
+export async function loadScenario(file: string): Promise<LoadedScenario> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(file, [`cannot read: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  return { scenario: parseScenario(text, file), baseDir: dirname(path), file };
+}

@@ -1,0 +1,151 @@
+// The scenario file format v1 (shared/scenario-format.md), exactly: unknown keys are errors.
+import { z } from 'zod';
+import { DurationSchema } from '../../model/duration.js';
+import { InstanceIdSchema } from '../../model/instance-id.js';
+import { SettingsSchema } from '../../settings.js';
+
+const Labels = z.record(z.string(), z.string());
+const Duration = DurationSchema;
+
+const ScheduledEventSchema = z
+  .object({
+    code: z.enum(['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop']),
+    notBefore: Duration,
+    notAfter: Duration.optional(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+const InstanceSchema = z
+  .object({
+    id: InstanceIdSchema,
+    state: z.enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped', 'absent']).default('running'),
+    zone: z.string().min(1),
+    privateDnsName: z.string().min(1).optional(),
+    launchedAgo: Duration.default(3_600_000),
+    tags: Labels.default({}),
+    spot: z.boolean().default(false),
+    autoScaling: z
+      .object({ group: z.string().min(1), lifecycleState: z.string().min(1).default('InService'), hook: z.string().min(1).optional(), token: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    scheduledEvents: z.array(ScheduledEventSchema).default([]),
+    visibleAfter: Duration.optional(),
+  })
+  .strict();
+
+const TaintSchema = z.object({ key: z.string().min(1), value: z.string().optional(), effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']) }).strict();
+
+const NodeSchema = z
+  .object({
+    name: z.string().min(1),
+    providerID: z.string().optional(),
+    createdAgo: Duration.default(3_600_000),
+    ready: z.enum(['True', 'False', 'Unknown']).default('True'),
+    heartbeatAgo: z.union([z.literal('none'), Duration]).default(5_000),
+    unschedulable: z.boolean().default(false),
+    labels: Labels.default({}),
+    annotations: Labels.default({}),
+    taints: z.array(TaintSchema).default([]),
+    heartbeating: z.boolean().optional(),
+  })
+  .strict();
+
+const OWNER_PATTERN = /^(none|[A-Za-z]+\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/;
+
+const PodSchema = z
+  .object({
+    name: z.string().min(1),
+    namespace: z.string().min(1).default('default'),
+    node: z.string().min(1),
+    labels: Labels.default({}),
+    owner: z.string().regex(OWNER_PATTERN, { message: 'must be Kind/name (e.g. ReplicaSet/web-6d4f) or none' }).default('none'),
+    mirror: z.boolean().default(false),
+    emptyDir: z.boolean().default(false),
+    phase: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']).default('Running'),
+    terminationGracePeriodSeconds: z.number().int().min(0).default(30),
+  })
+  .strict();
+
+const IntOrPercent = z.union([z.number().int().min(0), z.string().regex(/^\d+%$/)]);
+const PdbSchema = z
+  .object({
+    name: z.string().min(1),
+    namespace: z.string().min(1).default('default'),
+    selector: Labels,
+    minAvailable: IntOrPercent.optional(),
+    maxUnavailable: IntOrPercent.optional(),
+  })
+  .strict()
+  .refine((p) => (p.minAvailable === undefined) !== (p.maxUnavailable === undefined), { message: 'set exactly one of minAvailable and maxUnavailable' });
+
+const EventStepSchema = z
+  .object({
+    event: z.union([z.object({ file: z.string().min(1) }).strict(), z.object({ inline: z.record(z.string(), z.unknown()) }).strict()]),
+  })
+  .strict();
+const StepSchema = z.union([
+  EventStepSchema,
+  z.object({ sweep: z.object({}).strict().nullable() }).strict(),
+  z.object({ advance: Duration }).strict(),
+  z.object({ settle: z.object({}).strict().nullable() }).strict(),
+]);
+
+const NODE_WORDS = ['deleted', 'present', 'cordoned', 'drained', 'untouched'] as const;
+const NodeExpectSchema = z.union([
+  z.enum(NODE_WORDS),
+  z
+    .object({
+      exists: z.boolean().optional(),
+      unschedulable: z.boolean().optional(),
+      podsLeft: z.number().int().min(0).optional(),
+      taints: z.array(z.string()).optional(),
+    })
+    .strict(),
+]);
+
+const CONDITION_NAMES = [
+  'in-sync',
+  'stale-object',
+  'slated-for-removal',
+  'stopped-machine',
+  'unresponsive-machine',
+  'unregistered-machine',
+  'identity-conflict',
+  'not-ec2',
+  'unknown',
+] as const;
+
+const ExpectSchema = z
+  .object({
+    nodes: z.record(z.string(), NodeExpectSchema).optional(),
+    lifecycleActions: z.array(z.object({ instance: InstanceIdSchema, result: z.enum(['CONTINUE', 'ABANDON']) }).strict()).optional(),
+    conditions: z.partialRecord(z.enum(CONDITION_NAMES), z.number().int().min(0)).optional(),
+    deletions: z.number().int().min(0).optional(),
+    evictionsBlocked: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export const ScenarioSchema = z
+  .object({
+    name: z.string().min(1),
+    start: z.iso.datetime().optional(),
+    cluster: z.object({ name: z.string().min(1), region: z.string().min(1), accountId: z.string().regex(/^\d{12}$/, { message: 'must be a 12-digit AWS account id' }) }).strict(),
+    settings: SettingsSchema.partial().optional(),
+    instances: z.array(InstanceSchema).default([]),
+    nodes: z.array(NodeSchema).default([]),
+    pods: z.array(PodSchema).default([]),
+    pdbs: z.array(PdbSchema).default([]),
+    steps: z.array(StepSchema).default([{ sweep: {} }]),
+    expect: ExpectSchema.optional(),
+  })
+  .strict();
+
+export type Scenario = z.output<typeof ScenarioSchema>;
+export type ScenarioInstance = Scenario['instances'][number];
+export type ScenarioNode = Scenario['nodes'][number];
+export type ScenarioPod = Scenario['pods'][number];
+export type ScenarioPdb = Scenario['pdbs'][number];
+export type ScenarioStep = Scenario['steps'][number];
+export type ScenarioExpect = NonNullable<Scenario['expect']>;
+export type NodeExpectation = z.output<typeof NodeExpectSchema>;

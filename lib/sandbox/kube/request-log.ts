@@ -1,0 +1,52 @@
+// Every request the emulator answered, for tests that assert on what a client did
+// ("exactly one DELETE, with preconditions", "no PATCH during a dry run").
+
+export type RequestLogEntry = {
+  /** The emulator clock when the request arrived (epoch ms). */
+  readonly at: number;
+  readonly method: string;
+  /** Path without the query. */
+  readonly path: string;
+  readonly query: string;
+  /** Kubernetes verb: get, list, watch, create, update, patch, delete, deletecollection, or the lowercase method for non-resource paths. */
+  readonly verb: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly user: string;
+  /** HTTP status, or 0 when the connection was reset. */
+  readonly status: number;
+  /** Wall-clock time spent answering (ms), including injected latency. */
+  readonly latencyMs: number;
+  /** The request body for writes (parsed JSON), to check patches and delete options. */
+  readonly body?: unknown;
+};
+
+export class RequestLog {
+  private items: RequestLogEntry[] = [];
+
+  /** @param capacity oldest entries are dropped beyond this (benchmarks make millions of requests). */
+  constructor(private readonly capacity = 100_000) {}
+
+  add(entry: RequestLogEntry): void {
+    this.items.push(entry);
+    if (this.items.length > this.capacity) this.items.splice(0, this.items.length - this.capacity);
+  }
+
+  get entries(): readonly RequestLogEntry[] {
+    return this.items;
+  }
+
+  filter(match: Partial<Pick<RequestLogEntry, 'method' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'status' | 'user'>>): RequestLogEntry[] {
+    return this.items.filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
+  }
+
+  count(match: Parameters<RequestLog['filter']>[0] = {}): number {
+    return this.filter(match).length;
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}

@@ -1,0 +1,249 @@
+// The HTTP front: authentication, RBAC, fault injection and the request log around the handlers,
+// on 127.0.0.1 and a random port.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '../../model/clock.js';
+import { authenticate, type AuthOptions, type UserInfo } from './auth.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, versionInfo } from './discovery.js';
+import { forbidden, internalError, StatusError, unauthorized } from './errors.js';
+import { Faults, reasonForCode, type FaultRule } from './faults.js';
+import { handleResource, type Answer } from './handlers.js';
+import type { KubeletOptions } from './kubelet.js';
+import { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { forbiddenMessage, RbacAuthorizer } from './rbac.js';
+import { requestInfo, type RequestInfo } from './request-info.js';
+import { RequestLog } from './request-log.js';
+import { KubeStore } from './store.js';
+import { selfSignedCertificate, type Certificate } from './tls.js';
+import { toJson } from './serialize.js';
+
+export type KubeEmulatorOptions = {
+  /**
+   * The emulator's time: heartbeats, grace periods, ages. A VirtualClock for tests and the
+   * sandbox; for real-time clients (kubectl drain waits in wall time) use systemClock, or a
+   * VirtualClock advanced from a timer (see `driveInRealTime`). @default systemClock
+   */
+  readonly clock?: Clock;
+  /** Bearer-token authentication. @default - none: every request acts as a cluster admin */
+  readonly auth?: AuthOptions;
+  /** RBAC manifests (YAML text or objects) or an authorizer; enables RBAC authorization. @default - every request allowed */
+  readonly rbac?: readonly (string | Record<string, unknown>)[] | RbacAuthorizer;
+  /** Faults present from the start. */
+  readonly faults?: { readonly latencyMs?: number; readonly rules?: readonly FaultRule[]; readonly random?: () => number };
+  readonly kubelet?: KubeletOptions;
+  /** @default 'random' */
+  readonly uids?: 'random' | 'sequential';
+  /** The Kubernetes minor version the server reports (kubectl's dispatcher picks its binary by it). @default '1.31' */
+  readonly version?: string;
+  /**
+   * Serve https with a self-signed certificate (or the one given); kubeconfigs then trust it.
+   * Needed for kubectl with tokens: kubectl sends credentials only over TLS. @default false
+   */
+  readonly tls?: boolean | Certificate;
+  /** @default 0 (a free port) */
+  readonly port?: number;
+  /** Request log capacity. @default 100_000 */
+  readonly requestLogCapacity?: number;
+};
+
+export type KubeEmulator = {
+  /** `http://127.0.0.1:<port>` (https with `tls`) */
+  readonly url: string;
+  /** The server certificate (PEM) when serving TLS. */
+  readonly caCert: string | undefined;
+  readonly port: number;
+  readonly clock: Clock;
+  readonly store: KubeStore;
+  readonly requestLog: RequestLog;
+  readonly faults: Faults;
+  /** Writes a kubeconfig for this server; returns its path. */
+  writeKubeconfig(path: string, options?: KubeconfigOptions): Promise<string>;
+  /** The kubeconfig YAML (for KubeConfig.loadFromString). */
+  kubeconfig(options?: KubeconfigOptions): string;
+  close(): Promise<void>;
+};
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new StatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 16777216'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : toJson(body);
+  res.writeHead(code, {
+    'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+  });
+  res.end(text);
+}
+
+export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
+  const clock = options.clock ?? systemClock;
+  const store = new KubeStore(clock, {
+    ...(options.kubelet === undefined ? {} : { kubelet: options.kubelet }),
+    ...(options.uids === undefined ? {} : { uids: options.uids }),
+  });
+  const faults = new Faults(options.faults?.random);
+  faults.latencyMs = options.faults?.latencyMs ?? 0;
+  for (const rule of options.faults?.rules ?? []) faults.add(rule);
+  const requestLog = new RequestLog(options.requestLogCapacity);
+  const rbac = options.rbac === undefined ? undefined : options.rbac instanceof RbacAuthorizer ? options.rbac : new RbacAuthorizer(options.rbac);
+  const version = serverVersion(options.version ?? '1.31');
+  let address = '127.0.0.1:0';
+
+  const nonResource = (info: RequestInfo): Answer => {
+    if (info.verb !== 'get') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    const segments = info.path.split('/').filter((s) => s !== '');
+    const [root, second, third] = segments;
+    if (info.path === '/version' || info.path === '/version/') return { code: 200, body: versionInfo(version) };
+    if (info.path === '/healthz' || info.path === '/livez' || info.path === '/readyz') return { code: 200, body: 'ok' };
+    if (root === 'api' && segments.length === 1) return { code: 200, body: apiVersions(address) };
+    if (root === 'api' && segments.length === 2 && second !== undefined) {
+      const list = apiResourceList('', second);
+      if (list !== undefined) return { code: 200, body: list };
+    }
+    if (root === 'apis' && segments.length === 1) return { code: 200, body: apiGroupList() };
+    if (root === 'apis' && segments.length === 2 && second !== undefined) {
+      const group = apiGroup(second);
+      if (group !== undefined) return { code: 200, body: group };
+    }
+    if (root === 'apis' && segments.length === 3 && second !== undefined && third !== undefined) {
+      const list = apiResourceList(second, third);
+      if (list !== undefined) return { code: 200, body: list };
+    }
+    return { code: 404, body: '404 page not found\n' };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const at = clock.now();
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const info = requestInfo(method, url.pathname, url.searchParams);
+    let status = 0;
+    let user: UserInfo | undefined;
+    let body = '';
+    try {
+      body = await readBody(req);
+      const decision = faults.decide(info);
+      if (decision.delayMs > 0) await sleep(decision.delayMs);
+      if (decision.effect !== undefined && 'reset' in decision.effect) {
+        req.socket.destroy();
+        return;
+      }
+      if (decision.effect !== undefined) {
+        const e = decision.effect;
+        throw new StatusError(
+          e.status,
+          e.reason ?? reasonForCode(e.status),
+          e.message ?? `injected fault: ${e.status}`,
+          e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds },
+          e.retryAfterSeconds,
+        );
+      }
+      user = await authenticate(options.auth, req.headers.authorization);
+      if (user === undefined) throw unauthorized();
+      if (rbac !== undefined && !rbac.authorize(user, info).allowed) {
+        throw forbidden(forbiddenMessage(user, info), { group: info.apiGroup, resource: info.resource }, info.name);
+      }
+      const answer = info.isResourceRequest
+        ? handleResource({
+            store,
+            info,
+            query: url.searchParams,
+            body,
+            contentType: req.headers['content-type'] ?? 'application/json',
+            accept: req.headers.accept ?? '',
+            user,
+            rbac,
+          })
+        : nonResource(info);
+      status = answer.code;
+      send(res, answer.code, answer.body);
+    } catch (error) {
+      const failure = error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
+      status = failure.code;
+      if (!res.headersSent) {
+        send(res, failure.code, failure.toStatus(), failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) });
+      }
+    } finally {
+      let logged: unknown;
+      if (body !== '' && info.verb !== 'get' && info.verb !== 'list') {
+        try {
+          logged = JSON.parse(body) as unknown;
+        } catch {
+          logged = body;
+        }
+      }
+      requestLog.add({
+        at,
+        method,
+        path: url.pathname,
+        query: url.search,
+        verb: info.verb,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        user: user?.name ?? '',
+        status,
+        latencyMs: performance.now() - started,
+        ...(logged === undefined ? {} : { body: logged }),
+      });
+    }
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, internalError(String(error)).toStatus());
+    });
+  };
+  const certificate = options.tls === true ? selfSignedCertificate() : options.tls === false ? undefined : options.tls;
+  const server = certificate === undefined ? createServer(listener) : createTlsServer({ cert: certificate.cert, key: certificate.key }, listener);
+  // kubectl keeps connections alive between calls; do not hold close() hostage to them.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `127.0.0.1:${port}`;
+  const url = `${certificate === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
+  const trust = certificate === undefined ? {} : { caCert: certificate.cert };
+
+  return {
+    url,
+    port,
+    clock,
+    store,
+    requestLog,
+    faults,
+    caCert: certificate?.cert,
+    writeKubeconfig: (path, kubeconfigOptions) => writeKubeconfig(path, url, kubeconfigOptions, trust),
+    kubeconfig: (kubeconfigOptions) => kubeconfigYaml(url, kubeconfigOptions, trust),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}

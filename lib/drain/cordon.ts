@@ -1,0 +1,152 @@
+import type { Clock } from '../model/clock.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  CORDONED_BY_VALUE,
+  EXCLUDE_FROM_LB_LABEL,
+  PREFIX,
+} from '../model/labels.js';
+import { isConflict, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
+
+/** Set when the reconciler added EXCLUDE_FROM_LB_LABEL, so uncordon removes only a label it added. */
+export const EXCLUDED_FROM_LB_ANNOTATION = `${PREFIX}/excluded-from-lb`;
+
+/** Taints under our prefix are ours: uncordon removes them and nothing else. */
+const OWN_TAINT_PREFIX = `${PREFIX}/`;
+export const DRAIN_TAINT_KEY = `${PREFIX}/draining`;
+
+export interface CordonOptions {
+  /** Why (written to the reason annotation). */
+  readonly reason: string;
+  /** A taint to add, e.g. `{ key: DRAIN_TAINT_KEY, value: 'spot-interruption', effect: 'NoSchedule' }`; its key must start with `ec2-node-reconciler/`. */
+  readonly taint?: Taint;
+  /** Label the node `node.kubernetes.io/exclude-from-external-load-balancers` so load balancers stop sending it traffic before its pods go. */
+  readonly excludeFromLoadBalancers?: boolean;
+  /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */
+  readonly expectedUid?: string;
+}
+
+export type CordonResult =
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'uid-mismatch'; readonly uid: string }
+  | {
+      readonly kind: 'cordoned';
+      /** Whether a patch was sent (false: the node already was as wanted). */
+      readonly changed: boolean;
+      /** Whether the cordon is ours (false: an operator's cordon we leave as theirs). */
+      readonly ours: boolean;
+      readonly node: DrainNode;
+    };
+
+export type UncordonResult =
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'uid-mismatch'; readonly uid: string }
+  | { readonly kind: 'not-ours' }
+  | { readonly kind: 'uncordoned'; readonly changed: boolean; readonly node: DrainNode };
+
+export const isOwnCordon = (node: DrainNode): boolean => node.annotations[CORDONED_BY_ANNOTATION] === CORDONED_BY_VALUE;
+
+/** Pure: the patch that cordons the node as asked, or undefined when no change is required. */
+export function cordonPatch(node: DrainNode, options: CordonOptions, now: number): NodePatch | undefined {
+  if (options.taint && !options.taint.key.startsWith(OWN_TAINT_PREFIX)) {
+    throw new Error(`cordoning ${node.name}: taint key ${options.taint.key} must start with ${OWN_TAINT_PREFIX} so that uncordon can tell it is ours`);
+  }
+  const annotations: Record<string, string> = {};
+  const labels: Record<string, string> = {};
+  let unschedulable: true | undefined;
+  // An operator's cordon stays theirs: claiming it would let our uncordon undo their decision.
+  if (!node.unschedulable) {
+    unschedulable = true;
+    annotations[CORDONED_BY_ANNOTATION] = CORDONED_BY_VALUE;
+    annotations[CORDON_REASON_ANNOTATION] = options.reason;
+    annotations[CORDONED_AT_ANNOTATION] = new Date(now).toISOString();
+  }
+  if (options.excludeFromLoadBalancers && node.labels[EXCLUDE_FROM_LB_LABEL] === undefined) {
+    labels[EXCLUDE_FROM_LB_LABEL] = 'true';
+    annotations[EXCLUDED_FROM_LB_ANNOTATION] = 'true';
+  }
+  const wanted = options.taint;
+  const taints =
+    wanted && !node.taints.some((t) => t.key === wanted.key && t.effect === wanted.effect) ? [...node.taints, wanted] : undefined;
+  if (unschedulable === undefined && Object.keys(labels).length === 0 && taints === undefined) return undefined;
+  return {
+    ...(unschedulable ? { unschedulable } : {}),
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    // The taint list is replaced whole: the resourceVersion turns a concurrent change into a conflict.
+    ...(taints ? { taints, resourceVersion: node.resourceVersion } : {}),
+  };
+}
+
+/** Pure: the patch that undoes our cordon, or undefined when there is nothing of ours left. Call only on our own cordon. */
+export function uncordonPatch(node: DrainNode): NodePatch | undefined {
+  const annotations: Record<string, null> = {};
+  for (const key of [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, EXCLUDED_FROM_LB_ANNOTATION]) {
+    if (node.annotations[key] !== undefined) annotations[key] = null;
+  }
+  const removeLabel = node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
+  const kept = node.taints.filter((t) => !t.key.startsWith(OWN_TAINT_PREFIX));
+  const taints = kept.length === node.taints.length ? undefined : kept;
+  if (!node.unschedulable && Object.keys(annotations).length === 0 && !removeLabel && taints === undefined) return undefined;
+  return {
+    ...(node.unschedulable ? { unschedulable: null } : {}),
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    ...(removeLabel ? { labels: { [EXCLUDE_FROM_LB_LABEL]: null } } : {}),
+    ...(taints ? { taints, resourceVersion: node.resourceVersion } : {}),
+  };
+}
+
+// A patch that replaces taints can lose a race with another writer; a fresh read settles it.
+const PATCH_ATTEMPTS = 3;
+
+type Decision<R> =
+  | { readonly stop: R }
+  | { readonly patch: NodePatch | undefined; readonly result: (node: DrainNode, changed: boolean) => R };
+
+type Missing = { readonly kind: 'not-found' } | { readonly kind: 'uid-mismatch'; readonly uid: string };
+
+/** Reads the node, lets `decide` choose a patch, sends it; retries the read on a conflict. */
+async function readDecidePatch<R>(
+  api: DrainApi,
+  name: string,
+  expectedUid: string | undefined,
+  decide: (node: DrainNode) => Decision<R>,
+): Promise<R | Missing> {
+  for (let attempt = 1; ; attempt++) {
+    let node: DrainNode | undefined;
+    try {
+      node = await api.getNode(name);
+    } catch (cause) {
+      throw new Error(`reading node ${name}`, { cause });
+    }
+    if (!node) return { kind: 'not-found' };
+    if (expectedUid !== undefined && node.uid !== expectedUid) return { kind: 'uid-mismatch', uid: node.uid };
+    const decision = decide(node);
+    if ('stop' in decision) return decision.stop;
+    if (!decision.patch) return decision.result(node, false);
+    try {
+      return decision.result(await api.patchNode(name, decision.patch), true);
+    } catch (cause) {
+      if (isConflict(cause) && attempt < PATCH_ATTEMPTS) continue;
+      throw new Error(`patching node ${name}`, { cause });
+    }
+  }
+}
+
+/** Cordons the node (idempotent: patches only when a change is required). */
+export async function cordon(api: DrainApi, name: string, options: CordonOptions, clock: Clock): Promise<CordonResult> {
+  return readDecidePatch<CordonResult>(api, name, options.expectedUid, (node) => ({
+    patch: cordonPatch(node, options, clock.now()),
+    result: (patched, changed) => ({ kind: 'cordoned', changed, ours: isOwnCordon(patched), node: patched }),
+  }));
+}
+
+/** Uncordons the node only when the cordon carries our annotation; an operator's cordon is never undone. */
+export async function uncordon(api: DrainApi, name: string, options: { readonly expectedUid?: string } = {}): Promise<UncordonResult> {
+  return readDecidePatch<UncordonResult>(api, name, options.expectedUid, (node) =>
+    isOwnCordon(node)
+      ? { patch: uncordonPatch(node), result: (patched, changed) => ({ kind: 'uncordoned', changed, node: patched }) }
+      : { stop: { kind: 'not-ours' } },
+  );
+}

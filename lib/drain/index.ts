@@ -1,0 +1,11 @@
+export * from './api.js';
+export * from './filters.js';
+export * from './plan-drain.js';
+export * from './cordon.js';
+export * from './evict.js';
+export * from './state.js';
+export * from './report.js';
+export * from './settings.js';
+export * from './step.js';
+export * from './driver.js';
+export { kubeDrainApi, type KubeDrainApiOptions } from './kube-api.js';

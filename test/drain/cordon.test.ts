@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { DrainApiError } from '../../lib/drain/api.js';
+import { cordon, cordonPatch, DRAIN_TAINT_KEY, EXCLUDED_FROM_LB_ANNOTATION, uncordon, uncordonPatch } from '../../lib/drain/cordon.js';
+import { VirtualClock } from '../../lib/model/clock.js';
+import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/model/labels.js';
+import { FakeCluster } from './support/fake-api.js';
+
+const NOW = Date.UTC(2026, 0, 1, 12);
+
+function setup(): { cluster: FakeCluster; clock: VirtualClock } {
+  const clock = new VirtualClock(NOW);
+  return { cluster: new FakeCluster(clock), clock };
+}
+
+describe('cordonPatch', () => {
+  it('should set unschedulable and our three annotations on a schedulable node', () => {
+    const { cluster } = setup();
+    const patch = cordonPatch(cluster.addNode('n'), { reason: 'spot interruption' }, NOW);
+    expect(patch).toEqual({
+      unschedulable: true,
+      annotations: {
+        [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler',
+        [CORDON_REASON_ANNOTATION]: 'spot interruption',
+        [CORDONED_AT_ANNOTATION]: '2026-01-01T12:00:00.000Z',
+      },
+    });
+  });
+
+  it('should ask for no change on a node already cordoned, ours or an operator’s', () => {
+    const { cluster } = setup();
+    expect(cordonPatch(cluster.addNode('n', { unschedulable: true }), { reason: 'x' }, NOW)).toBeUndefined();
+  });
+
+  it('should add the taint with a resourceVersion and the load-balancer label with its marker', () => {
+    const { cluster } = setup();
+    const node = cluster.addNode('n', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] });
+    const taint = { key: DRAIN_TAINT_KEY, value: 'spot', effect: 'NoSchedule' };
+    const patch = cordonPatch(node, { reason: 'x', taint, excludeFromLoadBalancers: true }, NOW);
+    expect(patch?.taints).toEqual([...node.taints, taint]);
+    expect(patch?.resourceVersion).toBe(node.resourceVersion);
+    expect(patch?.labels).toEqual({ [EXCLUDE_FROM_LB_LABEL]: 'true' });
+    expect(patch?.annotations?.[EXCLUDED_FROM_LB_ANNOTATION]).toBe('true');
+  });
+
+  it('should reject a taint whose key uncordon would not recognise as ours', () => {
+    const { cluster } = setup();
+    expect(() => cordonPatch(cluster.addNode('n'), { reason: 'x', taint: { key: 'other/t', effect: 'NoSchedule' } }, NOW)).toThrow(/must start with/);
+  });
+});
+
+describe('cordon and uncordon', () => {
+  it('should cordon once and then find nothing to change', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    const first = await cordon(cluster, 'n', { reason: 'rebalance' }, clock);
+    const second = await cordon(cluster, 'n', { reason: 'rebalance' }, clock);
+    expect(first).toMatchObject({ kind: 'cordoned', changed: true, ours: true });
+    expect(second).toMatchObject({ kind: 'cordoned', changed: false, ours: true });
+    expect(cluster.calls.filter((c) => c.op === 'patchNode')).toHaveLength(1);
+  });
+
+  it('should leave an operator’s cordon theirs, and then refuse to uncordon it', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n', { unschedulable: true });
+    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: false, ours: false });
+    expect(await uncordon(cluster, 'n')).toEqual({ kind: 'not-ours' });
+    expect(cluster.nodes.get('n')?.unschedulable).toBe(true);
+  });
+
+  it('should undo everything our cordon added and nothing else', async () => {
+    const { cluster, clock } = setup();
+    const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' };
+    cluster.addNode('n', { taints: [foreign], labels: { team: 'a' } });
+    await cordon(cluster, 'n', { reason: 'x', taint: { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }, excludeFromLoadBalancers: true }, clock);
+    const result = await uncordon(cluster, 'n');
+    expect(result).toMatchObject({ kind: 'uncordoned', changed: true });
+    const node = cluster.nodes.get('n');
+    expect(node).toMatchObject({ unschedulable: false, annotations: {}, labels: { team: 'a' }, taints: [foreign] });
+  });
+
+  it('should keep a load-balancer label someone else set', () => {
+    const { cluster } = setup();
+    const node = cluster.addNode('n', {
+      unschedulable: true,
+      annotations: { [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler' },
+      labels: { [EXCLUDE_FROM_LB_LABEL]: 'true' },
+    });
+    expect(uncordonPatch(node)?.labels).toBeUndefined();
+  });
+
+  it('should report a missing node and a node re-registered under the same name', async () => {
+    const { cluster, clock } = setup();
+    expect(await cordon(cluster, 'nope', { reason: 'x' }, clock)).toEqual({ kind: 'not-found' });
+    cluster.addNode('n');
+    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: 'old' }, clock)).toEqual({ kind: 'uid-mismatch', uid: 'node-uid-n' });
+    expect(cluster.calls.some((c) => c.op === 'patchNode')).toBe(false);
+  });
+
+  it('should read again and retry after a conflict, but give up after three', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    let conflicts = 1;
+    cluster.failOn = (call) => (call.op === 'patchNode' && conflicts-- > 0 ? new DrainApiError(409, 'modified') : undefined);
+    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
+
+    cluster.addNode('m');
+    cluster.failOn = (call) => (call.op === 'patchNode' ? new DrainApiError(409, 'modified') : undefined);
+    await expect(cordon(cluster, 'm', { reason: 'x' }, clock)).rejects.toThrow('patching node m');
+    expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { runDrain, sleepOn } from '../../lib/drain/driver.js';
+import type { DrainStepResult } from '../../lib/drain/step.js';
+import { systemClock, VirtualClock } from '../../lib/model/clock.js';
+import { pod } from './support/fake-api.js';
+import { harness, START } from './support/scenario.js';
+
+describe('sleepOn', () => {
+  it('should advance a VirtualClock instead of waiting', async () => {
+    const clock = new VirtualClock(START);
+    const started = performance.now();
+    await sleepOn(clock)(3_600_000);
+    expect(clock.now()).toBe(START + 3_600_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('should wait in real time on any other clock', async () => {
+    const started = performance.now();
+    await sleepOn(systemClock)(30);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+  });
+});
+
+describe('runDrain', () => {
+  it('should loop steps, reporting each, until the drain ends', async () => {
+    const { cluster, deps, request } = harness();
+    cluster.addPod(pod('web', { owner: ['ReplicaSet', 'web'], grace: 30 }));
+    const steps: [number, DrainStepResult['status']][] = [];
+
+    const result = await runDrain(deps, request, { stepBudgetMs: 10_000, onStep: (r, n) => steps.push([n, r.status]) });
+
+    expect(result.status).toBe('drained');
+    expect(steps.map(([n]) => n)).toEqual([1, 2, 3, 4]);
+    expect(steps.at(-1)).toEqual([4, 'drained']);
+  });
+
+  it('should drain 110 pods in about one grace period of clock time', async () => {
+    const { cluster, clock, deps, request } = harness();
+    for (let i = 0; i < 110; i++) cluster.addPod(pod(`web-${i}`, { owner: ['ReplicaSet', 'web'], grace: 30 }));
+
+    const result = await runDrain(deps, request);
+
+    expect(result.counts).toMatchObject({ evicted: 110, left: 0 });
+    expect(clock.now() - START).toBeLessThanOrEqual(30_000 + deps.settings.pollIntervalMs);
+  });
+});

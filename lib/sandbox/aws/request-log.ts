@@ -1,0 +1,50 @@
+import type { ServiceName } from './services/names.js';
+
+export interface RequestLogEntry {
+  readonly seq: number;
+  /** Clock time (virtual in the sandbox). */
+  readonly at: number;
+  readonly service: ServiceName | 'unknown';
+  readonly operation: string;
+  /** The decoded input: nested query parameters, the JSON body, or REST path parameters. */
+  readonly params: unknown;
+  readonly status: number;
+  readonly errorCode?: string;
+  /** From the SigV4 credential scope, when the request was signed. */
+  readonly region?: string;
+  readonly accessKeyId?: string;
+  /** Real time spent answering, injected latency included. */
+  readonly durationMs: number;
+}
+
+export interface LogFilter {
+  readonly service?: ServiceName | 'unknown';
+  readonly operation?: string;
+}
+
+/** Every request the emulator answered, oldest first; bounded so long benchmarks keep flat memory. */
+export class RequestLog {
+  private list: RequestLogEntry[] = [];
+  private seq = 0;
+
+  constructor(private readonly capacity = 100_000) {}
+
+  get entries(): readonly RequestLogEntry[] {
+    return this.list;
+  }
+
+  add(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
+    const full = { ...entry, seq: ++this.seq };
+    this.list.push(full);
+    if (this.list.length > this.capacity) this.list.splice(0, this.list.length - this.capacity);
+    return full;
+  }
+
+  filter(filter: LogFilter = {}): readonly RequestLogEntry[] {
+    return this.list.filter((e) => (filter.service === undefined || e.service === filter.service) && (filter.operation === undefined || e.operation === filter.operation));
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+}

@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Counters } from './counters.js';
+import { AwsError, asAwsError } from './errors.js';
+import type { Faults } from './faults.js';
+import { IdSource } from './ids.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+import { route } from './router.js';
+import type { EmulatorCredential } from './sigv4.js';
+import type { AwsState } from './state/index.js';
+import type { HttpReply, IncomingRequest, RequestContext } from './services/types.js';
+
+export interface ServerDeps {
+  /** The account as seen from a region: the emulator's own, or an empty one for any other signing region. */
+  readonly stateFor: (region: string | undefined) => AwsState;
+  readonly faults: Faults;
+  readonly requestLog: RequestLog;
+  readonly counters: Counters;
+  readonly credentials: readonly EmulatorCredential[];
+}
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, reply: HttpReply, requestId: string): void {
+  res.writeHead(reply.status, { 'x-amzn-requestid': requestId, ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
+  res.end(reply.body);
+}
+
+/** The one HTTP endpoint: route, inject faults, run the handler, answer in the protocol's shape, log. */
+export function createAwsServer(deps: ServerDeps): Server {
+  // Request ids come from their own source so retries never shift the ids of tokens and events.
+  const requestIds = new IdSource('requests');
+  const record = (entry: Omit<RequestLogEntry, 'seq'>): void => {
+    deps.requestLog.add(entry);
+    deps.counters.record(entry);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const requestId = requestIds.uuid();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    let body: string;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      res.writeHead(413, { 'content-type': 'text/plain' }).end('request body too large');
+      return;
+    }
+    const request: IncomingRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const routed = route(request);
+    const state = deps.stateFor(routed?.scope?.region);
+    const at = state.now();
+    if (!routed) {
+      const error = new AwsError('UnrecognizedClientException', 'cannot tell which service this request is for: sign it with SigV4 (credential scope) or use a known X-Amz-Target / Action');
+      send(res, { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ __type: error.code, message: error.message }) }, requestId);
+      record({ at, service: 'unknown', operation: '', params: {}, status: 400, errorCode: error.code, durationMs: performance.now() - started });
+      return;
+    }
+    const { call, scope } = routed;
+    const service = call.service.name;
+    const delay = deps.faults.delayFor(service, call.operation);
+    if (delay > 0) await sleep(delay);
+    const ctx: RequestContext = {
+      state,
+      faults: deps.faults,
+      requestId,
+      request,
+      accessKeyId: scope?.accessKeyId,
+      signingRegion: scope?.region,
+      credentials: deps.credentials,
+    };
+    let reply: HttpReply;
+    let errorCode: string | undefined;
+    try {
+      const decision = deps.faults.decide(service, call.operation);
+      if (decision?.kind === 'throttle') throw call.service.throttlingError();
+      if (decision?.kind === 'fail') throw new AwsError(decision.code, decision.message, decision.status);
+      state.settle();
+      reply = await call.invoke(ctx);
+    } catch (error) {
+      const awsError = asAwsError(error);
+      errorCode = awsError.code;
+      reply = call.renderError(awsError, requestId);
+    }
+    send(res, reply, requestId);
+    record({
+      at,
+      service,
+      operation: call.operation,
+      params: call.params,
+      status: reply.status,
+      errorCode,
+      region: scope?.region,
+      accessKeyId: scope?.accessKeyId,
+      durationMs: performance.now() - started,
+    });
+  }
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Only transport failures land here (the client went away): nothing left to answer.
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+    });
+  });
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { AwsError } from '../errors.js';
+import { stableHex } from '../ids.js';
+import { LifecycleActionNotFound, type ActionSelector } from '../state/autoscaling.js';
+import { paginate } from './pagination.js';
+import type { AwsQueryService, QueryResultValue, RequestContext } from './types.js';
+import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
+
+const invalid = smithyValidation('ValidationError');
+
+const HookName = z.string().min(1).max(255).regex(/^[A-Za-z0-9\-_/]+$/);
+const GroupName = z.string().min(1).max(1600);
+const InstanceId = z.string().min(1).max(19);
+const Token = z.string().length(36);
+
+const DescribeAutoScalingInstancesInput = z.object({
+  InstanceIds: queryList(InstanceId, 50).optional(),
+  MaxRecords: queryInt.pipe(z.number().int().min(1).max(50)).optional(),
+  NextToken: z.string().optional(),
+});
+
+const ActionInput = {
+  LifecycleHookName: HookName,
+  AutoScalingGroupName: GroupName,
+  LifecycleActionToken: Token.optional(),
+  InstanceId: InstanceId.optional(),
+};
+const CompleteLifecycleActionInput = z.object({ ...ActionInput, LifecycleActionResult: z.string().min(1) });
+const RecordLifecycleActionHeartbeatInput = z.object(ActionInput);
+
+const SetInstanceHealthInput = z.object({
+  InstanceId,
+  HealthStatus: z.string().min(1).max(32),
+  ShouldRespectGracePeriod: queryBool.optional(),
+});
+
+function selector(input: z.infer<typeof RecordLifecycleActionHeartbeatInput>): ActionSelector {
+  if (input.LifecycleActionToken === undefined && input.InstanceId === undefined) {
+    throw new AwsError('ValidationError', 'Either LifecycleActionToken or InstanceId must be specified.');
+  }
+  return { group: input.AutoScalingGroupName, hook: input.LifecycleHookName, token: input.LifecycleActionToken, instanceId: input.InstanceId };
+}
+
+/** The store's "no such action" becomes the ValidationError AWS answers with, word for word. */
+function asValidationError<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof LifecycleActionNotFound) throw new AwsError('ValidationError', error.message);
+    throw error;
+  }
+}
+
+function describeAutoScalingInstances(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(DescribeAutoScalingInstancesInput, params, invalid);
+  const ids = input.InstanceIds ?? [];
+  const wanted = new Set(ids);
+  // Unknown ids are simply absent from the answer (no error), unlike EC2.
+  const members = ctx.state.autoScaling.listed().filter((m) => wanted.size === 0 || wanted.has(m.instanceId));
+  const page = paginate(members, { size: input.MaxRecords ?? 50, token: input.NextToken, kind: 'dasi' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
+  return {
+    AutoScalingInstances: page.items.map((m) => {
+      const instance = ctx.state.instances.get(m.instanceId);
+      return {
+        InstanceId: m.instanceId,
+        InstanceType: instance?.instanceType,
+        AutoScalingGroupName: m.group,
+        AvailabilityZone: instance?.zone,
+        LifecycleState: m.lifecycleState,
+        HealthStatus: m.healthStatus,
+        LaunchTemplate: { LaunchTemplateId: `lt-${stableHex(`template:${m.group}`, 17)}`, LaunchTemplateName: `${m.group}-template`, Version: '1' },
+        ProtectedFromScaleIn: m.protectedFromScaleIn,
+      };
+    }),
+    NextToken: page.nextToken,
+  };
+}
+
+function completeLifecycleAction(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(CompleteLifecycleActionInput, params, invalid);
+  const result = input.LifecycleActionResult;
+  if (result !== 'CONTINUE' && result !== 'ABANDON') {
+    throw new AwsError('ValidationError', `Invalid value '${result}' for LifecycleActionResult. Valid values are CONTINUE and ABANDON.`);
+  }
+  const target = selector(input);
+  asValidationError(() => ctx.state.autoScaling.complete(target, result, ctx.state.now()));
+  return {};
+}
+
+function recordLifecycleActionHeartbeat(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(RecordLifecycleActionHeartbeatInput, params, invalid);
+  const target = selector(input);
+  asValidationError(() => ctx.state.autoScaling.heartbeat(target, ctx.state.now()));
+  return {};
+}
+
+function setInstanceHealth(params: unknown, ctx: RequestContext): null {
+  const input = parseInput(SetInstanceHealthInput, params, invalid);
+  const status = input.HealthStatus === 'Healthy' ? 'HEALTHY' : input.HealthStatus === 'Unhealthy' ? 'UNHEALTHY' : undefined;
+  if (!status) throw new AwsError('ValidationError', `Invalid health status '${input.HealthStatus}'. Valid values are Healthy and Unhealthy.`);
+  const member = ctx.state.autoScaling.setHealth(input.InstanceId, status, ctx.state.now(), input.ShouldRespectGracePeriod);
+  if (!member) throw new AwsError('ValidationError', `Instance Id not found - No managed instance found for instance ID: ${input.InstanceId}`);
+  return null;
+}
+
+export const autoScalingService: AwsQueryService = {
+  name: 'autoscaling',
+  protocol: 'query',
+  xmlns: 'http://autoscaling.amazonaws.com/doc/2011-01-01/',
+  throttlingError: () => new AwsError('Throttling', 'Rate exceeded'),
+  operations: {
+    DescribeAutoScalingInstances: describeAutoScalingInstances,
+    CompleteLifecycleAction: completeLifecycleAction,
+    RecordLifecycleActionHeartbeat: recordLifecycleActionHeartbeat,
+    SetInstanceHealth: setInstanceHealth,
+  },
+};

@@ -1,0 +1,100 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AwsError } from '../errors.js';
+import type { Faults } from '../faults.js';
+import type { QueryValue } from '../protocol/query-input.js';
+import type { XmlInput } from '../protocol/xml.js';
+import type { AwsState } from '../state/index.js';
+import type { EmulatorCredential } from '../sigv4.js';
+import type { ServiceName } from './names.js';
+
+/** One HTTP request as the router hands it to a protocol. */
+export interface IncomingRequest {
+  readonly method: string;
+  /** Decoded path, without the query string. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** What a handler may know about the call beyond its input. */
+export interface RequestContext {
+  readonly state: AwsState;
+  readonly faults: Faults;
+  readonly requestId: string;
+  readonly request: IncomingRequest;
+  /** From the SigV4 credential scope (Authorization header or presigned query); never verified for ordinary calls. */
+  readonly accessKeyId?: string;
+  readonly signingRegion?: string;
+  readonly credentials: readonly EmulatorCredential[];
+}
+
+/** EC2: answers are XML built by the handler, wrapped in `<{Action}Response>`. */
+export type Ec2Operation = (params: Readonly<Record<string, QueryValue>>, ctx: RequestContext) => readonly XmlInput[];
+
+/** A value an awsquery handler returns; lists render as `<member>` elements (or JSON arrays). */
+export type QueryResultValue = string | number | boolean | Date | undefined | readonly QueryResultValue[] | { readonly [key: string]: QueryResultValue };
+/** awsquery: the `<{Action}Result>` members, or null for operations without an output shape. */
+export type AwsQueryOperation = (
+  params: Readonly<Record<string, QueryValue>>,
+  ctx: RequestContext,
+) => Readonly<Record<string, QueryResultValue>> | null | Promise<Readonly<Record<string, QueryResultValue>> | null>;
+
+/** awsJson: the parsed body in, the JSON answer out (timestamps as epoch seconds). */
+export type JsonOperation = (input: unknown, ctx: RequestContext) => unknown;
+
+export interface RestRoute {
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly operation: string;
+  /** `params` are the pattern's decoded capture groups. */
+  readonly handle: (params: readonly string[], ctx: RequestContext) => { readonly status?: number; readonly body: unknown };
+}
+
+interface ServiceBase {
+  readonly name: ServiceName;
+  /** The error a throttled request of this service gets. */
+  readonly throttlingError: () => AwsError;
+}
+
+export interface Ec2QueryService extends ServiceBase {
+  readonly protocol: 'ec2';
+  readonly xmlns: string;
+  readonly operations: Readonly<Record<string, Ec2Operation>>;
+}
+
+export interface AwsQueryService extends ServiceBase {
+  readonly protocol: 'query';
+  readonly xmlns: string;
+  readonly operations: Readonly<Record<string, AwsQueryOperation>>;
+}
+
+export interface JsonService extends ServiceBase {
+  readonly protocol: 'json';
+  readonly jsonVersion: '1.0' | '1.1';
+  readonly targetPrefix: string;
+  readonly operations: Readonly<Record<string, JsonOperation>>;
+}
+
+export interface RestJsonService extends ServiceBase {
+  readonly protocol: 'rest-json';
+  readonly routes: readonly RestRoute[];
+}
+
+export type ServiceModule = Ec2QueryService | AwsQueryService | JsonService | RestJsonService;
+
+/** A request bound to its service and operation, ready to run or to be answered with an error. */
+export interface BoundCall {
+  readonly service: ServiceModule;
+  readonly operation: string;
+  readonly params: unknown;
+  /** Runs the handler; throws AwsError for answers in the error shape. */
+  invoke(ctx: RequestContext): Promise<HttpReply>;
+  renderError(error: AwsError, requestId: string): HttpReply;
+}

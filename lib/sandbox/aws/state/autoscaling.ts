@@ -1,0 +1,263 @@
+import type { IdSource } from '../ids.js';
+import type { ChangeFeed, LifecycleActionResult, LifecycleTransition } from './changes.js';
+import type { InstanceStore } from './instances.js';
+
+/** Every `LifecycleState` DescribeAutoScalingInstances can report. */
+export const LIFECYCLE_STATES = [
+  'Pending',
+  'Pending:Wait',
+  'Pending:Proceed',
+  'Quarantined',
+  'InService',
+  'Terminating',
+  'Terminating:Wait',
+  'Terminating:Proceed',
+  'Terminated',
+  'Detaching',
+  'Detached',
+  'EnteringStandby',
+  'Standby',
+  'Warmed:Pending',
+  'Warmed:Pending:Wait',
+  'Warmed:Pending:Proceed',
+  'Warmed:Terminating',
+  'Warmed:Terminating:Wait',
+  'Warmed:Terminating:Proceed',
+  'Warmed:Terminated',
+  'Warmed:Stopped',
+  'Warmed:Running',
+  'Warmed:Hibernated',
+] as const;
+export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+
+export interface LifecycleHook {
+  readonly name: string;
+  readonly transition: LifecycleTransition;
+  readonly heartbeatTimeoutMs: number;
+  readonly defaultResult: LifecycleActionResult;
+}
+
+interface PendingAction {
+  readonly hook: LifecycleHook;
+  /** Undefined when seeded without one: any token is then accepted for this instance's action. */
+  readonly token?: string;
+  readonly startedAt: number;
+  lastHeartbeatAt: number;
+}
+
+export interface AsgMember {
+  readonly instanceId: string;
+  readonly group: string;
+  lifecycleState: LifecycleState;
+  healthStatus: 'HEALTHY' | 'UNHEALTHY';
+  readonly protectedFromScaleIn: boolean;
+  action?: PendingAction;
+}
+
+export interface LifecycleCompletion {
+  readonly at: number;
+  readonly instanceId: string;
+  readonly group: string;
+  readonly hook: string;
+  readonly token?: string;
+  readonly result: LifecycleActionResult;
+  readonly by: 'api' | 'timeout';
+}
+
+export interface LifecycleHeartbeat {
+  readonly at: number;
+  readonly instanceId: string;
+  readonly group: string;
+  readonly hook: string;
+}
+
+export interface HealthChange {
+  readonly at: number;
+  readonly instanceId: string;
+  readonly group: string;
+  readonly healthStatus: 'HEALTHY' | 'UNHEALTHY';
+  readonly shouldRespectGracePeriod?: boolean;
+}
+
+/** What identifies a lifecycle action in CompleteLifecycleAction / RecordLifecycleActionHeartbeat. */
+export interface ActionSelector {
+  readonly group: string;
+  readonly hook: string;
+  readonly token?: string;
+  readonly instanceId?: string;
+}
+
+/** One hour: Auto Scaling's default HeartbeatTimeout. */
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_600_000;
+const MAX_GLOBAL_TIMEOUT_MS = 48 * 3_600_000;
+
+export class LifecycleActionNotFound extends Error {
+  constructor(readonly selector: ActionSelector) {
+    super(
+      selector.token !== undefined
+        ? `No active Lifecycle Action found with token ${selector.token}`
+        : `No active Lifecycle Action found with instance ID ${selector.instanceId ?? ''}`,
+    );
+    this.name = 'LifecycleActionNotFound';
+  }
+}
+
+/**
+ * Auto Scaling groups as far as the reconciler meets them: members, their lifecycle states,
+ * pending lifecycle actions (with heartbeat timeouts) and what was done to them.
+ */
+export class AutoScalingStore {
+  private readonly hooksByGroup = new Map<string, Map<string, LifecycleHook>>();
+  private readonly members = new Map<string, AsgMember>();
+  readonly completions: LifecycleCompletion[] = [];
+  readonly heartbeats: LifecycleHeartbeat[] = [];
+  readonly healthChanges: HealthChange[] = [];
+
+  constructor(
+    private readonly instances: InstanceStore,
+    private readonly feed: ChangeFeed,
+    private readonly ids: IdSource,
+    private readonly wake: (at: number) => void,
+  ) {}
+
+  putHook(group: string, hook: LifecycleHook): void {
+    const hooks = this.hooksByGroup.get(group) ?? new Map<string, LifecycleHook>();
+    hooks.set(hook.name, hook);
+    this.hooksByGroup.set(group, hooks);
+  }
+
+  hook(group: string, name: string): LifecycleHook | undefined {
+    return this.hooksByGroup.get(group)?.get(name);
+  }
+
+  addMember(member: Omit<AsgMember, 'action'>, action?: { hook: string; token?: string; at: number }): void {
+    if (this.members.has(member.instanceId)) throw new Error(`seeding ${member.instanceId}: already in group ${member.group}`);
+    if (!this.hooksByGroup.has(member.group)) this.hooksByGroup.set(member.group, new Map());
+    const stored: AsgMember = { ...member };
+    if (action) {
+      const hook = this.hook(member.group, action.hook);
+      if (!hook) throw new Error(`seeding ${member.instanceId}: group ${member.group} has no hook ${action.hook}`);
+      stored.action = { hook, token: action.token, startedAt: action.at, lastHeartbeatAt: action.at };
+      this.wake(this.deadline(stored.action));
+    }
+    this.members.set(member.instanceId, stored);
+  }
+
+  member(instanceId: string): AsgMember | undefined {
+    return this.members.get(instanceId);
+  }
+
+  /**
+   * Members as DescribeAutoScalingInstances lists them: an instance leaves its group once EC2 has
+   * terminated it (or no longer knows it).
+   */
+  listed(): readonly AsgMember[] {
+    return [...this.members.values()].filter((m) => {
+      const instance = this.instances.get(m.instanceId);
+      return instance !== undefined && instance.state !== 'terminated';
+    });
+  }
+
+  /**
+   * Scale-in (or an unhealthy replacement) of one member, as Auto Scaling starts it: with a
+   * termination hook the instance waits in `Terminating:Wait` under a fresh token; without one it
+   * is terminated at once. Returns the lifecycle action, if any.
+   */
+  startTermination(instanceId: string, at: number): { group: string; hook: string; token: string } | undefined {
+    const member = this.members.get(instanceId);
+    if (!member) throw new Error(`instance ${instanceId} is in no Auto Scaling group`);
+    if (member.lifecycleState.startsWith('Terminating') || member.lifecycleState === 'Terminated') return undefined;
+    const hook = [...(this.hooksByGroup.get(member.group)?.values() ?? [])].find((h) => h.transition === 'autoscaling:EC2_INSTANCE_TERMINATING');
+    if (!hook) {
+      member.lifecycleState = 'Terminating';
+      member.action = undefined;
+      this.instances.terminate(instanceId, at);
+      return undefined;
+    }
+    const token = this.ids.uuid();
+    member.lifecycleState = 'Terminating:Wait';
+    member.action = { hook, token, startedAt: at, lastHeartbeatAt: at };
+    this.wake(this.deadline(member.action));
+    this.feed.emit({ kind: 'lifecycle-action-started', at, instanceId, group: member.group, hook: hook.name, transition: hook.transition, token });
+    return { group: member.group, hook: hook.name, token };
+  }
+
+  /** Completes a pending action (CompleteLifecycleAction); throws LifecycleActionNotFound. */
+  complete(selector: ActionSelector, result: LifecycleActionResult, at: number): AsgMember {
+    const member = this.find(selector);
+    this.finish(member, result, at, 'api', selector.token);
+    return member;
+  }
+
+  /** Restarts the heartbeat timeout (RecordLifecycleActionHeartbeat); throws LifecycleActionNotFound. */
+  heartbeat(selector: ActionSelector, at: number): AsgMember {
+    const member = this.find(selector);
+    const action = member.action;
+    if (action) {
+      action.lastHeartbeatAt = at;
+      this.wake(this.deadline(action));
+    }
+    this.heartbeats.push({ at, instanceId: member.instanceId, group: member.group, hook: selector.hook });
+    return member;
+  }
+
+  /** SetInstanceHealth: an Unhealthy instance is replaced, which starts its termination. */
+  setHealth(instanceId: string, healthStatus: 'HEALTHY' | 'UNHEALTHY', at: number, shouldRespectGracePeriod?: boolean): AsgMember | undefined {
+    const member = this.members.get(instanceId);
+    if (!member) return undefined;
+    member.healthStatus = healthStatus;
+    this.healthChanges.push({ at, instanceId, group: member.group, healthStatus, shouldRespectGracePeriod });
+    this.feed.emit({ kind: 'instance-health', at, instanceId, group: member.group, healthStatus });
+    if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService') this.startTermination(instanceId, at);
+    return member;
+  }
+
+  /** Applies the default result of every action whose heartbeat timeout has passed. */
+  settle(now: number): boolean {
+    let changed = false;
+    for (const member of this.members.values()) {
+      if (!member.action) continue;
+      const deadline = this.deadline(member.action);
+      if (deadline > now) continue;
+      this.finish(member, member.action.hook.defaultResult, deadline, 'timeout', member.action.token);
+      changed = true;
+    }
+    return changed;
+  }
+
+  private deadline(action: PendingAction): number {
+    const timeout = action.hook.heartbeatTimeoutMs;
+    return Math.min(action.lastHeartbeatAt + timeout, action.startedAt + Math.min(100 * timeout, MAX_GLOBAL_TIMEOUT_MS));
+  }
+
+  private find(selector: ActionSelector): AsgMember {
+    const candidates = [...this.members.values()].filter(
+      (m) =>
+        m.group === selector.group &&
+        m.action?.hook.name === selector.hook &&
+        (selector.instanceId === undefined || m.instanceId === selector.instanceId) &&
+        (selector.token === undefined || m.action.token === undefined || m.action.token === selector.token),
+    );
+    // A token alone must point at one action: an exact match wins over seeded "any token" actions.
+    const exact = candidates.filter((m) => selector.token !== undefined && m.action?.token === selector.token);
+    const chosen = exact.length === 1 ? exact[0] : candidates.length === 1 ? candidates[0] : undefined;
+    if (!chosen || (selector.token === undefined && selector.instanceId === undefined)) throw new LifecycleActionNotFound(selector);
+    return chosen;
+  }
+
+  private finish(member: AsgMember, result: LifecycleActionResult, at: number, by: 'api' | 'timeout', token: string | undefined): void {
+    const action = member.action;
+    if (!action) return;
+    member.action = undefined;
+    const terminating = action.hook.transition === 'autoscaling:EC2_INSTANCE_TERMINATING';
+    this.completions.push({ at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, token, result, by });
+    this.feed.emit({ kind: 'lifecycle-action-completed', at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, result, by });
+    if (!terminating && result === 'CONTINUE') {
+      member.lifecycleState = 'InService';
+      return;
+    }
+    // A terminating hook proceeds to termination whatever the result; an abandoned launch is terminated too.
+    member.lifecycleState = terminating ? 'Terminating:Proceed' : 'Terminating';
+    this.instances.terminate(member.instanceId, at);
+  }
+}

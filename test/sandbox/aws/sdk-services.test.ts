@@ -1,0 +1,391 @@
+// Auto Scaling, EKS, STS, EventBridge and Step Functions through the AWS SDK v3 clients the
+// product uses, plus the emulator's programmatic side (seeding, faults, log, changes).
+import {
+  CompleteLifecycleActionCommand,
+  DescribeAutoScalingInstancesCommand,
+  RecordLifecycleActionHeartbeatCommand,
+  SetInstanceHealthCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeClusterCommand } from '@aws-sdk/client-eks';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { anInstance, errorOf, instanceId, START, startWorld, type World } from './support/world.js';
+
+const TOKEN = '6a1f0e2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+const MACHINE_ARN = 'arn:aws:states:us-east-1:111122223333:stateMachine:drain';
+
+let world: World;
+beforeEach(async () => {
+  world = await startWorld();
+});
+afterEach(async () => {
+  await world.close();
+});
+
+describe('Auto Scaling lifecycle actions', () => {
+  function seedWaiting(token?: string): void {
+    world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', hook: 'drain-hook', token } }));
+    world.aws.state.seedInstance(anInstance(2, { autoScaling: { group: 'ng-a' } }));
+  }
+
+  it('should list group members with their lifecycle state, and skip unknown ids', async () => {
+    seedWaiting();
+
+    const out = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1), instanceId(2), instanceId(9)] }));
+
+    expect(out.AutoScalingInstances?.map((i) => [i.InstanceId, i.AutoScalingGroupName, i.LifecycleState, i.HealthStatus, i.AvailabilityZone])).toEqual([
+      [instanceId(1), 'ng-a', 'Terminating:Wait', 'HEALTHY', 'us-east-1a'],
+      [instanceId(2), 'ng-a', 'InService', 'HEALTHY', 'us-east-1a'],
+    ]);
+  });
+
+  it('should complete the action by instance id, record it, and let the instance terminate', async () => {
+    seedWaiting();
+
+    await world.autoScaling.send(
+      new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' }),
+    );
+    const during = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }));
+    world.clock.advance(30_000);
+    const after = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }));
+
+    expect(world.aws.state.autoScaling.completions).toEqual([
+      { at: START, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook', token: undefined, result: 'CONTINUE', by: 'api' },
+    ]);
+    expect(during.AutoScalingInstances?.[0]?.LifecycleState).toBe('Terminating:Proceed');
+    expect(after.AutoScalingInstances).toEqual([]);
+    expect(world.aws.state.instanceView(instanceId(1))?.state).toBe('terminated');
+  });
+
+  it('should accept the seeded token and refuse any other with the ValidationError AWS words', async () => {
+    seedWaiting(TOKEN);
+    const other = TOKEN.replace('6a1f', '0000');
+
+    const wrong = await errorOf(
+      world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: other, LifecycleActionResult: 'CONTINUE' })),
+    );
+    await world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: TOKEN, LifecycleActionResult: 'ABANDON' }));
+    const again = await errorOf(
+      world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: TOKEN, LifecycleActionResult: 'CONTINUE' })),
+    );
+
+    expect(wrong).toMatchObject({ name: 'ValidationError', status: 400, message: `No active Lifecycle Action found with token ${other}` });
+    expect(again.message).toBe(`No active Lifecycle Action found with token ${TOKEN}`);
+    expect(world.aws.state.autoScaling.completions.map((c) => c.result)).toEqual(['ABANDON']);
+  });
+
+  it.each([
+    [{ AutoScalingGroupName: 'ng-b', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1) }, 'No active Lifecycle Action found with instance ID'],
+    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'other-hook', InstanceId: instanceId(1) }, 'No active Lifecycle Action found with instance ID'],
+    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(2) }, 'No active Lifecycle Action found with instance ID'],
+    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook' }, 'Either LifecycleActionToken or InstanceId must be specified.'],
+    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: 'short' }, "Value 'short' at 'lifecycleActionToken'"],
+  ])('should refuse %j with a ValidationError', async (input, message) => {
+    seedWaiting();
+
+    const error = await errorOf(world.autoScaling.send(new CompleteLifecycleActionCommand({ ...input, LifecycleActionResult: 'CONTINUE' })));
+
+    expect(error.name).toBe('ValidationError');
+    expect(error.message).toContain(message);
+  });
+
+  it('should extend the heartbeat timeout with heartbeats and apply the default result when it runs out', async () => {
+    seedWaiting();
+
+    world.clock.advance(50 * 60_000);
+    await world.autoScaling.send(new RecordLifecycleActionHeartbeatCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1) }));
+    world.clock.advance(50 * 60_000);
+    const stillWaiting = world.aws.state.autoScaling.member(instanceId(1))?.lifecycleState;
+    world.clock.advance(10 * 60_000);
+
+    expect(stillWaiting).toBe('Terminating:Wait');
+    expect(world.aws.state.autoScaling.heartbeats).toEqual([{ at: START + 50 * 60_000, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook' }]);
+    expect(world.aws.state.autoScaling.completions).toEqual([
+      { at: START + 110 * 60_000, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook', token: undefined, result: 'ABANDON', by: 'timeout' },
+    ]);
+  });
+
+  it('should start a termination with a fresh token, as a scale-in does', () => {
+    seedWaiting();
+
+    const action = world.aws.state.startAsgTermination(instanceId(2));
+
+    expect(action).toEqual({ group: 'ng-a', hook: 'drain-hook', token: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
+    expect(world.aws.state.changes.at(-1)).toMatchObject({ kind: 'lifecycle-action-started', instanceId: instanceId(2), token: action?.token });
+  });
+
+  it('should mark an instance Unhealthy, which starts its replacement', async () => {
+    seedWaiting();
+
+    await world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(2), HealthStatus: 'Unhealthy' }));
+    const error = await errorOf(world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(9), HealthStatus: 'Unhealthy' })));
+    const out = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(2)] }));
+
+    expect(out.AutoScalingInstances?.[0]).toMatchObject({ HealthStatus: 'UNHEALTHY', LifecycleState: 'Terminating:Wait' });
+    expect(world.aws.state.autoScaling.healthChanges).toEqual([{ at: START, instanceId: instanceId(2), group: 'ng-a', healthStatus: 'UNHEALTHY', shouldRespectGracePeriod: undefined }]);
+    expect(error.name).toBe('ValidationError');
+  });
+
+  it('should answer Throttling (awsquery) and succeed after SDK retries', async () => {
+    seedWaiting();
+    world.aws.faults.throttle({ service: 'autoscaling', count: 1 });
+
+    const out = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}));
+
+    expect(out.$metadata.attempts).toBe(2);
+    expect(world.aws.requestLog.entries.map((e) => [e.status, e.errorCode])).toEqual([
+      [400, 'Throttling'],
+      [200, undefined],
+    ]);
+  });
+});
+
+describe('EKS DescribeCluster', () => {
+  it('should return the seeded endpoint, CA and status', async () => {
+    world.aws.state.seedCluster({ name: 'demo', endpoint: 'https://127.0.0.1:6443', certificateAuthorityData: 'Q0EK', createdAgo: '1d' });
+
+    const { cluster } = await world.eks.send(new DescribeClusterCommand({ name: 'demo' }));
+
+    expect(cluster).toMatchObject({
+      name: 'demo',
+      arn: 'arn:aws:eks:us-east-1:111122223333:cluster/demo',
+      endpoint: 'https://127.0.0.1:6443',
+      certificateAuthority: { data: 'Q0EK' },
+      status: 'ACTIVE',
+      accessConfig: { authenticationMode: 'API_AND_CONFIG_MAP' },
+    });
+    expect(cluster?.createdAt?.getTime()).toBe(START - 86_400_000);
+  });
+
+  it('should leave out the endpoint while the cluster is CREATING, and 404 an unknown cluster', async () => {
+    world.aws.state.seedCluster({ name: 'new', endpoint: 'https://127.0.0.1:6443', status: 'CREATING' });
+
+    const { cluster } = await world.eks.send(new DescribeClusterCommand({ name: 'new' }));
+    const error = await errorOf(world.eks.send(new DescribeClusterCommand({ name: 'nope' })));
+
+    expect(cluster?.endpoint).toBeUndefined();
+    expect(error).toMatchObject({ name: 'ResourceNotFoundException', status: 404, message: 'No cluster found for name: nope.' });
+  });
+});
+
+describe('STS GetCallerIdentity', () => {
+  it('should report the configured identity of the signing key', async () => {
+    const arn = 'arn:aws:sts::111122223333:assumed-role/reconciler/session-1';
+    const w = await startWorld({ credentials: [{ accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', arn }] });
+    try {
+      const out = await w.sts.send(new GetCallerIdentityCommand({}));
+
+      expect(out).toMatchObject({ Arn: arn, Account: '111122223333', UserId: expect.stringMatching(/^AROA[0-9A-F]{17}:session-1$/) as unknown });
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('should derive an IAM user identity for a key it was not told about', async () => {
+    const out = await world.sts.send(new GetCallerIdentityCommand({}));
+
+    expect(out.Arn).toBe('arn:aws:iam::111122223333:user/AKIDEXAMPLE');
+    expect(out.UserId).toMatch(/^AIDA[0-9A-F]{17}$/);
+  });
+});
+
+describe('EventBridge PutEvents', () => {
+  const entry = (detailType: string, extra: Record<string, unknown> = {}) => ({ Source: 'ec2-node-reconciler', DetailType: detailType, Detail: JSON.stringify({ node: 'n1' }), ...extra });
+
+  it('should record accepted entries and fail invalid ones individually', async () => {
+    world.aws.state.createEventBus('reconciler');
+
+    const out = await world.events.send(
+      new PutEventsCommand({
+        Entries: [entry('Node Deleted', { EventBusName: 'reconciler', Time: new Date(START - 1000) }), entry('Node Drained', { Detail: '{oops' }), { Source: 'x', Detail: '{}' }],
+      }),
+    );
+
+    expect(out.FailedEntryCount).toBe(2);
+    expect(out.Entries?.map((e) => e.ErrorCode ?? 'ok')).toEqual(['ok', 'MalformedDetail', 'InvalidArgument']);
+    expect(world.aws.state.eventBus.on('reconciler')).toEqual([
+      {
+        eventId: out.Entries?.[0]?.EventId,
+        receivedAt: START,
+        time: START - 1000,
+        eventBusName: 'reconciler',
+        source: 'ec2-node-reconciler',
+        detailType: 'Node Deleted',
+        detail: { node: 'n1' },
+        resources: [],
+        traceHeader: undefined,
+      },
+    ]);
+  });
+
+  it('should fail entries on demand (partial failure) and refuse an unknown bus outright', async () => {
+    world.aws.faults.failEntries({ errorCode: 'ThrottlingException', count: 1, match: (e) => e.detailType === 'Node Drained' });
+
+    const out = await world.events.send(new PutEventsCommand({ Entries: [entry('Node Deleted'), entry('Node Drained'), entry('Node Drained')] }));
+    const error = await errorOf(world.events.send(new PutEventsCommand({ Entries: [entry('Node Deleted', { EventBusName: 'missing' })] })));
+    const tooMany = await errorOf(world.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry('x')) })));
+
+    expect(out.FailedEntryCount).toBe(1);
+    expect(out.Entries?.map((e) => e.ErrorCode ?? 'ok')).toEqual(['ok', 'ThrottlingException', 'ok']);
+    expect(world.aws.state.eventBus.on('default')).toHaveLength(2);
+    expect(error).toMatchObject({ name: 'ResourceNotFoundException', message: 'Event bus missing does not exist.' });
+    expect(tooMany.name).toBe('ValidationException');
+    expect(tooMany.message).toContain("at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10");
+  });
+});
+
+describe('Step Functions', () => {
+  it('should be idempotent for the same name and input while running, and refuse a different input', async () => {
+    world.aws.state.seedStateMachine({ name: 'drain' });
+
+    const first = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }));
+    const same = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }));
+    const different = await errorOf(world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":2}' })));
+
+    expect(first.executionArn).toBe('arn:aws:states:us-east-1:111122223333:execution:drain:demo-i-1-evt');
+    expect(same.executionArn).toBe(first.executionArn);
+    expect(different).toMatchObject({ name: 'ExecutionAlreadyExists', message: `Execution Already Exists: '${first.executionArn ?? ''}'` });
+    expect(world.aws.state.stepFunctions.executions()).toHaveLength(1);
+  });
+
+  it('should describe an execution, and refuse the same name once it has ended', async () => {
+    world.aws.state.seedStateMachine({ name: 'drain' });
+    const { executionArn = '' } = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' }));
+    world.clock.advance(60_000);
+    world.aws.state.stepFunctions.finish(executionArn, { status: 'SUCCEEDED', at: world.clock.now(), output: '{"drained":true}' });
+
+    const described = await world.sfn.send(new DescribeExecutionCommand({ executionArn }));
+    const again = await errorOf(world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' })));
+
+    expect(described).toMatchObject({ status: 'SUCCEEDED', name: 'run', input: '{}', output: '{"drained":true}', stateMachineArn: MACHINE_ARN });
+    expect(described.startDate?.getTime()).toBe(START);
+    expect(described.stopDate?.getTime()).toBe(START + 60_000);
+    expect(again.name).toBe('ExecutionAlreadyExists');
+  });
+
+  it.each([
+    [{ stateMachineArn: 'arn:aws:states:us-east-1:111122223333:stateMachine:other' }, 'StateMachineDoesNotExist'],
+    [{ stateMachineArn: 'bogus' }, 'InvalidArn'],
+    [{ stateMachineArn: MACHINE_ARN, name: 'has space' }, 'InvalidName'],
+    [{ stateMachineArn: MACHINE_ARN, input: '{not json' }, 'InvalidExecutionInput'],
+  ])('should refuse %j with %s', async (input, code) => {
+    world.aws.state.seedStateMachine({ name: 'drain' });
+
+    const error = await errorOf(world.sfn.send(new StartExecutionCommand(input)));
+
+    expect(error.name).toBe(code);
+  });
+
+  it('should answer ExecutionDoesNotExist for an unknown execution', async () => {
+    const error = await errorOf(world.sfn.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:111122223333:execution:drain:nope' })));
+
+    expect(error.name).toBe('ExecutionDoesNotExist');
+  });
+});
+
+describe('faults, request log and counters', () => {
+  it('should add injected latency in real time', async () => {
+    world.aws.faults.latency({ service: 'ec2', ms: 150 });
+
+    const started = performance.now();
+    await world.ec2.send(new DescribeInstancesCommand({}));
+    const elapsed = performance.now() - started;
+
+    expect(elapsed).toBeGreaterThanOrEqual(140);
+    expect(world.aws.requestLog.entries[0]?.durationMs).toBeGreaterThanOrEqual(140);
+  });
+
+  it('should fail a scripted number of calls with an arbitrary error and log each request', async () => {
+    const remove = world.aws.faults.fail({ service: 'eks', code: 'ServerException', status: 500, count: 5 });
+    world.aws.state.seedCluster({ name: 'demo', endpoint: 'https://127.0.0.1:6443' });
+
+    const error = await errorOf(world.eks.send(new DescribeClusterCommand({ name: 'demo' })));
+    remove();
+    const ok = await world.eks.send(new DescribeClusterCommand({ name: 'demo' }));
+
+    expect(error).toMatchObject({ name: 'ServerException', status: 500 });
+    expect(ok.cluster?.name).toBe('demo');
+    expect(world.aws.requestLog.filter({ service: 'eks' }).map((e) => [e.operation, e.status, e.region, e.accessKeyId])).toEqual([
+      ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
+      ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
+      ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
+      ['DescribeCluster', 200, 'us-east-1', 'AKIDEXAMPLE'],
+    ]);
+    expect(world.aws.counters.snapshot()).toEqual({ 'eks:DescribeCluster': { requests: 4, errors: 3, throttled: 0 } });
+  });
+
+  it('should throttle at a seeded rate reproducibly', async () => {
+    const run = async (): Promise<string[]> => {
+      const w = await startWorld({ faults: { seed: 7, throttle: [{ service: 'sts', rate: 0.5 }] } });
+      // One attempt per call, so each outcome is the emulator's decision, not the SDK's retries.
+      const sts = new STSClient({ ...w.aws.clientConfig(), maxAttempts: 1 });
+      try {
+        const outcomes: string[] = [];
+        for (let n = 0; n < 12; n++) outcomes.push(await sts.send(new GetCallerIdentityCommand({})).then(() => 'ok', (e: Error) => e.name));
+        return outcomes;
+      } finally {
+        sts.destroy();
+        await w.close();
+      }
+    };
+
+    const [first, second] = [await run(), await run()];
+
+    expect(first).toEqual(second);
+    expect(new Set(first)).toEqual(new Set(['ok', 'Throttling']));
+  });
+});
+
+describe('seeding', () => {
+  it('should reject unknown keys and bad values with the path of the problem', () => {
+    const state = world.aws.state;
+
+    expect(() => state.seedInstance({ ...anInstance(1), colour: 'blue' } as never)).toThrow(/instances\[i-00000000000000001\]: Unrecognized key: "colour"/);
+    expect(() => state.seedInstance(anInstance(2, { zone: 'eu-west-1a' }))).toThrow(/not in the emulator's region us-east-1/);
+    expect(() => state.seedInstance(anInstance(3, { launchedAgo: '5 minutes' }))).toThrow(/launchedAgo/);
+    expect(() => state.seedInstance(anInstance(4, { autoScaling: { group: 'g', lifecycleState: 'Terminating:Wait' } }))).toThrow(/autoScaling.hook is required/);
+  });
+
+  it('should finish seeded transitions at their simulated time and tell listeners then', () => {
+    const heard: string[] = [];
+    world.aws.state.onChange((c) => heard.push(c.kind === 'instance-state' ? `${c.instanceId.slice(-1)} ${c.to} at +${(c.at - START) / 1000}s` : c.kind));
+    world.aws.state.seedInstance(anInstance(1, { state: 'pending' }));
+    world.aws.state.seedInstance(anInstance(2, { state: 'stopping' }));
+    world.aws.state.seedInstance(anInstance(3, { state: 'shutting-down' }));
+
+    world.clock.advance(10_000);
+    const early = [...heard];
+    world.clock.advance(60_000);
+
+    expect(early).toEqual([]);
+    expect(heard).toEqual(['1 running at +30s', '2 stopped at +30s', '3 terminated at +30s']);
+    expect(world.aws.state.instanceView(instanceId(2))?.state).toBe('stopped');
+  });
+
+  it('should seed a whole scenario at once and expose the observation view', () => {
+    world.aws.state.seed({
+      instances: [anInstance(1, { autoScaling: { group: 'ng', lifecycleState: 'Terminating:Wait', hook: 'h' } }), anInstance(2, { state: 'absent' })],
+      clusters: [{ name: 'demo', endpoint: 'https://127.0.0.1:6443' }],
+      stateMachines: [{ name: 'drain' }],
+      eventBuses: ['reconciler'],
+    });
+
+    expect(world.aws.state.instanceView(instanceId(1))).toEqual({
+      id: instanceId(1),
+      state: 'running',
+      zone: 'us-east-1a',
+      privateDnsName: expect.stringMatching(/^ip-10-\d+-\d+-\d+\.ec2\.internal$/) as unknown,
+      launchedAt: START - 7_200_000,
+      tags: { 'eks:cluster-name': 'demo', 'aws:autoscaling:groupName': 'ng' },
+      spot: false,
+      autoScaling: { group: 'ng', lifecycleState: 'Terminating:Wait' },
+      scheduledEvents: [],
+    });
+    expect(world.aws.state.instanceView(instanceId(2))).toBeUndefined();
+    expect(world.aws.state.clusters.get('demo')?.endpoint).toBe('https://127.0.0.1:6443');
+    expect(world.aws.state.eventBus.hasBus('reconciler')).toBe(true);
+  });
+});

@@ -3,6 +3,7 @@
 import {
   CompleteLifecycleActionCommand,
   DescribeAutoScalingInstancesCommand,
+  DescribeLifecycleHooksCommand,
   RecordLifecycleActionHeartbeatCommand,
   SetInstanceHealthCommand,
 } from '@aws-sdk/client-auto-scaling';
@@ -40,6 +41,19 @@ describe('Auto Scaling lifecycle actions', () => {
       [instanceId(1), 'ng-a', 'Terminating:Wait', 'HEALTHY', 'us-east-1a'],
       [instanceId(2), 'ng-a', 'InService', 'HEALTHY', 'us-east-1a'],
     ]);
+  });
+
+  it('should describe the group terminate hook, and refuse an unknown group', async () => {
+    seedWaiting();
+
+    const out = await world.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'ng-a' }));
+
+    expect(out.LifecycleHooks?.map((h) => [h.LifecycleHookName, h.LifecycleTransition, h.AutoScalingGroupName])).toEqual([
+      ['drain-hook', 'autoscaling:EC2_INSTANCE_TERMINATING', 'ng-a'],
+    ]);
+    expect(out.LifecycleHooks?.[0]?.HeartbeatTimeout).toBeGreaterThan(0);
+    const error = await errorOf(world.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'nope' })));
+    expect(error.name).toBe('ValidationError');
   });
 
   it('should complete the action by instance id, record it, and let the instance terminate', async () => {

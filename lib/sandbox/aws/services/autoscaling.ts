@@ -28,6 +28,8 @@ const ActionInput = {
 const CompleteLifecycleActionInput = z.object({ ...ActionInput, LifecycleActionResult: z.string().min(1) });
 const RecordLifecycleActionHeartbeatInput = z.object(ActionInput);
 
+const DescribeLifecycleHooksInput = z.object({ AutoScalingGroupName: GroupName, LifecycleHookNames: z.array(HookName).optional() });
+
 const SetInstanceHealthInput = z.object({
   InstanceId,
   HealthStatus: z.string().min(1).max(32),
@@ -94,6 +96,27 @@ function recordLifecycleActionHeartbeat(params: unknown, ctx: RequestContext): R
   return {};
 }
 
+/** The reconciler's sweep needs the terminate hook's name to complete an action it found. */
+function describeLifecycleHooks(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(DescribeLifecycleHooksInput, params, invalid);
+  const hooks = ctx.state.autoScaling.hooksOf(input.AutoScalingGroupName);
+  if (hooks === undefined) throw new AwsError('ValidationError', `Group ${input.AutoScalingGroupName} not found`);
+  const wanted = new Set(input.LifecycleHookNames ?? []);
+  return {
+    LifecycleHooks: hooks
+      .filter((h) => wanted.size === 0 || wanted.has(h.name))
+      .map((h) => ({
+        LifecycleHookName: h.name,
+        AutoScalingGroupName: input.AutoScalingGroupName,
+        LifecycleTransition: h.transition,
+        HeartbeatTimeout: Math.round(h.heartbeatTimeoutMs / 1000),
+        // AWS: 100 × HeartbeatTimeout, capped at 48 hours.
+        GlobalTimeout: Math.min(Math.round(h.heartbeatTimeoutMs / 10), 172_800),
+        DefaultResult: h.defaultResult,
+      })),
+  };
+}
+
 function setInstanceHealth(params: unknown, ctx: RequestContext): null {
   const input = parseInput(SetInstanceHealthInput, params, invalid);
   const status = input.HealthStatus === 'Healthy' ? 'HEALTHY' : input.HealthStatus === 'Unhealthy' ? 'UNHEALTHY' : undefined;
@@ -113,5 +136,6 @@ export const autoScalingService: AwsQueryService = {
     CompleteLifecycleAction: completeLifecycleAction,
     RecordLifecycleActionHeartbeat: recordLifecycleActionHeartbeat,
     SetInstanceHealth: setInstanceHealth,
+    DescribeLifecycleHooks: describeLifecycleHooks,
   },
 };

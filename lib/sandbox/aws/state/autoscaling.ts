@@ -126,6 +126,12 @@ export class AutoScalingStore {
     this.hooksByGroup.set(group, hooks);
   }
 
+  /** The group's hooks, or undefined when the group is unknown. */
+  hooksOf(group: string): readonly LifecycleHook[] | undefined {
+    const hooks = this.hooksByGroup.get(group);
+    return hooks ? [...hooks.values()] : undefined;
+  }
+
   hook(group: string, name: string): LifecycleHook | undefined {
     return this.hooksByGroup.get(group)?.get(name);
   }

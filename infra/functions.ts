@@ -1,0 +1,171 @@
+// The three Lambda functions (DESIGN §8: thin entry points in functions/), bundled by the local
+// esbuild as ESM for Node 24. Each has its own role and log group: the drain step needs far less
+// than the event and sweep functions, and explicit log groups carry the retention and removal policy.
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FUNCTION_ENV } from '../lib/workflow/contract.js';
+import { wildcardResourceFinding } from './findings.js';
+import { METRIC_NAMESPACE, SERVICE_NAME } from './metrics.js';
+
+/** The repository root: NodejsFunction's projectRoot (entries and the lock file must lie under it). */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export const FUNCTION_KINDS = ['events', 'sweep', 'drainStep'] as const;
+export type FunctionKind = (typeof FUNCTION_KINDS)[number];
+
+/** Entry files, fixed by DESIGN §8; each exports `handler`. */
+export const DEFAULT_ENTRIES: Readonly<Record<FunctionKind, string>> = {
+  events: fileURLToPath(new URL('../functions/events.ts', import.meta.url)),
+  sweep: fileURLToPath(new URL('../functions/sweep.ts', import.meta.url)),
+  drainStep: fileURLToPath(new URL('../functions/drain-step.ts', import.meta.url)),
+};
+
+/**
+ * ESM bundles have no `require`; some dependencies still call it for Node built-ins. The banner
+ * gives them one (NOTES: @kubernetes/client-node needs it).
+ */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** How every function is bundled; scripts/bundle-size.ts builds with the same options. */
+export const BUNDLING = {
+  format: nodejs.OutputFormat.ESM,
+  target: 'node24',
+  // ESM entry points of dependencies first, so tree shaking has something to shake.
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: true,
+  sourceMapMode: nodejs.SourceMapMode.EXTERNAL,
+  // Maps point at the sources without embedding them: the asset stays half the size.
+  sourcesContent: false,
+  // The Node 24 runtime provides the AWS SDK v3 (NodejsFunction's default, stated for the size script).
+  externalModules: ['@aws-sdk/*'],
+  // Never Docker: `cdk synth` must work offline with the esbuild in node_modules.
+  forceDockerBundling: false,
+} as const satisfies nodejs.BundlingOptions;
+
+interface FunctionSpec {
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+}
+
+/**
+ * Timeouts: an event batch is a few round trips per event; a sweep lists the whole cluster; a drain
+ * step stops itself before the invocation's remaining time runs out and the workflow loops.
+ */
+export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
+  events: { description: 'handles EC2, Auto Scaling, Health and tag signals from the queue', memorySize: 512, timeout: Duration.seconds(60) },
+  sweep: { description: 'observes every node and instance on a schedule and reconciles', memorySize: 1024, timeout: Duration.minutes(5) },
+  drainStep: { description: 'one bounded step of a node drain (called by the drain workflow)', memorySize: 512, timeout: Duration.minutes(2) },
+};
+
+export interface ReconcilerFunctionsProps {
+  readonly clusterName: string;
+  /** JSON of the settings, read by the functions at cold start (FUNCTION_ENV.settings). */
+  readonly settingsJson: string;
+  readonly entries: Readonly<Record<FunctionKind, string>>;
+  readonly logRetention: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly tracing: boolean;
+  readonly vpc?: ec2.IVpc;
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  readonly securityGroups?: readonly ec2.ISecurityGroup[];
+}
+
+/** The functions, their roles and their log groups. Permissions beyond logging are granted by the owner. */
+export class ReconcilerFunctions extends Construct {
+  readonly events: nodejs.NodejsFunction;
+  readonly sweep: nodejs.NodejsFunction;
+  readonly drainStep: nodejs.NodejsFunction;
+  /** The security groups of the functions when they run in a VPC (created when none were given). */
+  readonly securityGroups: readonly ec2.ISecurityGroup[];
+
+  constructor(scope: Construct, id: string, props: ReconcilerFunctionsProps) {
+    super(scope, id);
+    this.securityGroups = props.vpc
+      ? (props.securityGroups ?? [
+          new ec2.SecurityGroup(this, 'SecurityGroup', {
+            vpc: props.vpc,
+            description: `ec2-node-reconciler functions (${props.clusterName}): egress to the EKS API and AWS endpoints`,
+            allowAllOutbound: true,
+          }),
+        ])
+      : [];
+    const make = (kind: FunctionKind, idPrefix: string) => this.makeFunction(kind, idPrefix, props);
+    this.events = make('events', 'Events');
+    this.sweep = make('sweep', 'Sweep');
+    this.drainStep = make('drainStep', 'DrainStep');
+  }
+
+  get all(): readonly nodejs.NodejsFunction[] {
+    return [this.events, this.sweep, this.drainStep];
+  }
+
+  private makeFunction(kind: FunctionKind, idPrefix: string, props: ReconcilerFunctionsProps): nodejs.NodejsFunction {
+    const spec = FUNCTION_SPECS[kind];
+    const logGroup = new logs.LogGroup(this, `${idPrefix}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // An explicit role instead of the default one: the AWS managed AWSLambdaBasicExecutionRole
+    // would allow writing to every log group in the account.
+    const role = new iam.Role(this, `${idPrefix}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `ec2-node-reconciler ${kind} function (${props.clusterName})`,
+    });
+    logGroup.grantWrite(role);
+    if (props.vpc) {
+      // Lambda manages the function's network interfaces with the role.
+      role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        reason: 'The AWS managed policy Lambda documents for VPC functions: ENI create/describe/delete, which support no resource-level scoping for Describe.',
+      });
+    }
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: wildcardResourceFinding(this, '*'),
+        reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+      });
+    }
+
+    return new nodejs.NodejsFunction(this, idPrefix, {
+      entry: props.entries[kind],
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      description: `ec2-node-reconciler (${props.clusterName}): ${spec.description}`,
+      memorySize: spec.memorySize,
+      timeout: spec.timeout,
+      role,
+      logGroup,
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      vpc: props.vpc,
+      vpcSubnets: props.vpc ? props.vpcSubnets : undefined,
+      securityGroups: props.vpc ? [...this.securityGroups] : undefined,
+      environment: {
+        [FUNCTION_ENV.clusterName]: props.clusterName,
+        [FUNCTION_ENV.settings]: props.settingsJson,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+        // Stack traces in the logs point at the TypeScript sources (the bundles ship .map files).
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: BUNDLING,
+    });
+  }
+}
+
+/** `arn:<partition>:eks:<region>:<account>:cluster/<name>` in the stack's environment. */
+export function clusterArn(scope: Construct, clusterName: string): string {
+  return Stack.of(scope).formatArn({ service: 'eks', resource: 'cluster', resourceName: clusterName });
+}

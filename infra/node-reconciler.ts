@@ -1,0 +1,495 @@
+// NodeReconciler: everything one cluster's reconciler needs (DESIGN §6) in one construct.
+//
+//   EventBridge rules (one per signal, DESIGN §2) → SQS queue (+ DLQ) → events function
+//   EventBridge Scheduler → sweep function
+//   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
+//   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
+//   dashboard and alarms; IAM roles; EKS access entries and the RBAC manifest
+import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { SettingsSchema, type Settings, type SettingsInput } from '../lib/settings.js';
+import { FUNCTION_ENV } from '../lib/workflow/contract.js';
+import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
+import { DrainWorkflow } from './drain-workflow.js';
+import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
+import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
+import { Observability } from './observability.js';
+import { acknowledgeAutoScalingFindings, ASG_MUTATIONS, autoScalingStatements, decommissionTagStatement, instanceArn, UNSCOPABLE_READS } from './permissions.js';
+import { SignalRules } from './signal-rules.js';
+
+/**
+ * What the scheduler passes to the sweep function: no overrides, the deployed settings as they are
+ * (lib/lambda/sweep-payload.ts takes `{ dryRun?, settings? }` and refuses anything else).
+ */
+export const SWEEP_SCHEDULE_INPUT = {} as const;
+
+/** Properties of a NodeReconciler. Everything is optional except the cluster (by name or construct). */
+export interface NodeReconcilerProps {
+  /**
+   * Name of the EKS cluster whose Nodes and instances are reconciled.
+   *
+   * @default - `cluster.clusterName`; one of `clusterName` and `cluster` is required
+   */
+  readonly clusterName?: string;
+
+  /**
+   * The cluster construct (`aws-eks` or `aws-eks-v2`, with a kubectl provider). When given, the RBAC
+   * manifest is applied to it and its security group admits the functions on 443.
+   *
+   * @default - none: apply the RBAC manifest yourself (`kubectl apply`, see the README)
+   */
+  readonly cluster?: ReconcilerCluster;
+
+  /**
+   * Reconciler settings: the names, meanings and defaults of lib/settings.ts. Validated at synth.
+   *
+   * @default - every setting at its default (DEFAULT_SETTINGS)
+   */
+  readonly settings?: SettingsInput;
+
+  /**
+   * When the sweep runs.
+   *
+   * @default ScheduleExpression.rate(Duration.minutes(10))
+   */
+  readonly sweepSchedule?: scheduler.ScheduleExpression;
+
+  /**
+   * Auto Scaling groups whose events the rules pass and whose lifecycle actions the reconciler may complete.
+   *
+   * @default - every group; IAM is then scoped to groups tagged `eks:cluster-name=<cluster>` or `kubernetes.io/cluster/<cluster>`
+   */
+  readonly autoScalingGroupNames?: string[];
+
+  /**
+   * Lifecycle hooks whose terminate actions the reconciler drains for and completes. Set it when
+   * your groups have other terminate hooks that something else completes.
+   *
+   * @default - every terminate lifecycle hook
+   */
+  readonly lifecycleHookNames?: string[];
+
+  /**
+   * VPC to run the functions in, for a cluster with a private API endpoint. The subnets need a route
+   * to the AWS APIs (NAT or interface endpoints for EC2, Auto Scaling, EKS, STS, Step Functions, EventBridge, SQS and CloudWatch Logs).
+   *
+   * @default - the functions run outside any VPC
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /**
+   * Subnets for the functions, with `vpc`.
+   *
+   * @default - the VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Security groups for the functions, with `vpc`. They must reach the cluster endpoint on 443.
+   *
+   * @default - one new security group allowing all outbound traffic
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+
+  /**
+   * Topic every alarm notifies on ALARM and OK.
+   *
+   * @default - the alarms notify nobody
+   */
+  readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * Retention of the functions' and the workflow's log groups.
+   *
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * What happens to the log groups and the queues when they leave the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Events handed to one invocation of the events function (1–10).
+   *
+   * @default 10
+   */
+  readonly eventBatchSize?: number;
+
+  /**
+   * Most concurrent invocations of the events function (2–1000): bounds the load a burst of
+   * interruptions puts on the Kubernetes API server.
+   *
+   * @default 5
+   */
+  readonly eventMaxConcurrency?: number;
+
+  /**
+   * Name of the event bus the reconciler publishes its own events on.
+   *
+   * @default - `ec2-node-reconciler-<clusterName>`
+   */
+  readonly outputEventBusName?: string;
+
+  /**
+   * Create EKS access entries mapping the function roles to the Kubernetes group `ec2-node-reconciler`.
+   * Turn off for clusters whose authentication mode is CONFIG_MAP only, and map the roles in aws-auth.
+   *
+   * @default true
+   */
+  readonly createAccessEntries?: boolean;
+
+  /**
+   * Active X-Ray tracing for the functions and the drain workflow.
+   *
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /**
+   * A drain execution still running after this ends TIMED_OUT (drains normally end at their deadline).
+   *
+   * @default Duration.days(1)
+   */
+  readonly maxDrainDuration?: Duration;
+
+  /**
+   * Least time between two ASG lifecycle heartbeats while a drain waits. Keep it well below your
+   * lifecycle hooks' heartbeat timeout.
+   *
+   * @default Duration.minutes(1)
+   */
+  readonly lifecycleHeartbeatInterval?: Duration;
+
+  /**
+   * Entry files of the functions, each exporting `handler`; they must lie under the repository root.
+   *
+   * @default - functions/events.ts, functions/sweep.ts and functions/drain-step.ts of this repository
+   */
+  readonly entries?: Partial<Record<FunctionKind, string>>;
+}
+
+/** Defaults of the optional props, resolved once at the top of the constructor. */
+export const DEFAULTS = {
+  sweepSchedule: scheduler.ScheduleExpression.rate(Duration.minutes(10)),
+  logRetention: logs.RetentionDays.ONE_MONTH,
+  removalPolicy: RemovalPolicy.RETAIN,
+  eventBatchSize: 10,
+  eventMaxConcurrency: 5,
+  createAccessEntries: true,
+  tracing: false,
+  maxDrainDuration: Duration.days(1),
+  lifecycleHeartbeatInterval: Duration.minutes(1),
+} as const;
+
+/** EKS cluster names: 1–100 characters, a letter or digit first, then letters, digits, - and _. */
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+const EVENT_BUS_NAME = /^[/.\-_A-Za-z0-9]{1,256}$/;
+/** A kubelet renews its Lease every 10 s for a 40 s duration: a grace below that flags live nodes as stale. */
+const LEASE_DURATION_MS = 40_000;
+
+/** Reconciles one EKS cluster's Nodes with its EC2 instances. */
+export class NodeReconciler extends Construct {
+  readonly clusterName: string;
+  /** The settings as the functions will read them (defaults filled in). */
+  readonly settings: Settings;
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly eventsFunction: lambda.IFunction;
+  readonly sweepFunction: lambda.IFunction;
+  readonly drainStepFunction: lambda.IFunction;
+  readonly drainStateMachine: sfn.StateMachine;
+  readonly outputBus: events.EventBus;
+  readonly rules: SignalRules;
+  readonly sweepSchedule: scheduler.Schedule;
+  readonly observability: Observability;
+  readonly clusterAccess: ClusterAccess;
+  /** Roles of the functions, by function. */
+  readonly roles: Readonly<Record<FunctionKind, iam.IRole>>;
+
+  constructor(scope: Construct, id: string, props: NodeReconcilerProps) {
+    super(scope, id);
+    const { clusterName, settings, settingsInput } = validate(props);
+    const removalPolicy = props.removalPolicy ?? DEFAULTS.removalPolicy;
+    const logRetention = props.logRetention ?? DEFAULTS.logRetention;
+    const tracing = props.tracing ?? DEFAULTS.tracing;
+    const maxDrainDuration = props.maxDrainDuration ?? DEFAULTS.maxDrainDuration;
+    const heartbeatInterval = props.lifecycleHeartbeatInterval ?? DEFAULTS.lifecycleHeartbeatInterval;
+    const asgScope = { clusterName, autoScalingGroupNames: props.autoScalingGroupNames };
+    this.clusterName = clusterName;
+    this.settings = settings;
+    this.warn(props, settings, maxDrainDuration, heartbeatInterval);
+
+    const functions = new ReconcilerFunctions(this, 'Functions', {
+      clusterName,
+      // Settings travel as given (input form, e.g. "2m"), so the functions parse exactly what was validated here.
+      settingsJson: JSON.stringify(settingsInput),
+      entries: { ...DEFAULT_ENTRIES, ...props.entries },
+      logRetention,
+      removalPolicy,
+      tracing,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+    });
+    this.eventsFunction = functions.events;
+    this.sweepFunction = functions.sweep;
+    this.drainStepFunction = functions.drainStep;
+    this.roles = { events: roleOf(functions.events), sweep: roleOf(functions.sweep), drainStep: roleOf(functions.drainStep) };
+
+    this.outputBus = new events.EventBus(this, 'OutputBus', {
+      eventBusName: props.outputEventBusName ?? `ec2-node-reconciler-${clusterName}`,
+      description: `ec2-node-reconciler (${clusterName}): Node Deleted, Node Drained, Drain Failed, Divergence Detected`,
+    });
+
+    this.drainStateMachine = new DrainWorkflow(this, 'DrainWorkflow', {
+      ...asgScope,
+      drainStepFunction: functions.drainStep,
+      outputBus: this.outputBus,
+      maxDrainDuration,
+      heartbeatInterval,
+      tracing,
+      logRetention,
+      removalPolicy,
+    }).stateMachine;
+
+    // Signals: rules → queue → events function.
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This is the dead-letter queue of the signal queue and of the rule targets; a DLQ of a DLQ would only move the problem.',
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      // Lambda's advice for SQS event sources: six times the function timeout, so throttled batches are not redelivered early.
+      visibilityTimeout: Duration.seconds(FUNCTION_SPECS.events.timeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 3 },
+    });
+    this.rules = new SignalRules(this, 'Rules', {
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      descriptionPrefix: `ec2-node-reconciler (${clusterName})`,
+      autoScalingGroupNames: props.autoScalingGroupNames,
+      lifecycleHookNames: props.lifecycleHookNames,
+      skipRebalance: settings.rebalance === 'ignore',
+    });
+    functions.events.addEventSource(
+      new sources.SqsEventSource(this.queue, {
+        batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
+        maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    // Sweep: the scheduler invokes the sweep function; a missed run is covered by the next one.
+    // Its own role, not the stack-wide one the target would share between reconcilers.
+    const scheduleRole = new iam.Role(this, 'SweepScheduleRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: `ec2-node-reconciler sweep schedule (${clusterName})`,
+    });
+    this.sweepSchedule = new scheduler.Schedule(this, 'SweepSchedule', {
+      schedule: props.sweepSchedule ?? DEFAULTS.sweepSchedule,
+      description: `ec2-node-reconciler (${clusterName}): periodic sweep`,
+      target: new schedulerTargets.LambdaInvoke(functions.sweep, {
+        input: scheduler.ScheduleTargetInput.fromObject(SWEEP_SCHEDULE_INPUT),
+        role: scheduleRole,
+        retryAttempts: 0,
+      }),
+    });
+    Validations.of(scheduleRole).acknowledge({
+      id: invokeGrantFinding(functions.sweep),
+      reason: 'CDK grants lambda:InvokeFunction on the sweep function and its versions/aliases (ARN:*); no other function.',
+    });
+
+    for (const fn of [functions.events, functions.sweep]) {
+      fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
+      fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
+    }
+    this.grantReconcilerPermissions(clusterName, asgScope, [this.roles.events, this.roles.sweep]);
+    new iam.Policy(this, 'DrainStepPolicy', {
+      roles: [this.roles.drainStep],
+      statements: [new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] })],
+    });
+
+    this.clusterAccess = new ClusterAccess(this, 'ClusterAccess', {
+      clusterName,
+      roles: { Events: this.roles.events, Sweep: this.roles.sweep, DrainStep: this.roles.drainStep },
+      createAccessEntries: props.createAccessEntries ?? DEFAULTS.createAccessEntries,
+      cluster: props.cluster,
+      securityGroups: functions.securityGroups,
+    });
+
+    this.observability = new Observability(this, 'Observability', {
+      clusterName,
+      functions: { events: functions.events, sweep: functions.sweep, drainStep: functions.drainStep },
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      stateMachine: this.drainStateMachine,
+      alarmTopic: props.alarmTopic,
+    });
+  }
+
+  /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
+  private grantReconcilerPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }, roles: iam.IRole[]): void {
+    const policy = new iam.Policy(this, 'ReconcilerPolicy', {
+      roles,
+      statements: [
+        new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
+        decommissionTagStatement(this),
+        ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
+        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
+        new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.drainStateMachine.stateMachineArn] }),
+        new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: wildcardResourceFinding(this, '*'),
+      reason: `${UNSCOPABLE_READS.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
+    });
+    Validations.of(policy).acknowledge({
+      id: wildcardResourceFinding(this, instanceArn(this, '*')),
+      reason: 'CreateTags on any instance, but only for the decommission tag key (aws:TagKeys condition): which instance is the subject of the call.',
+    });
+    acknowledgeAutoScalingFindings(policy, asgScope);
+  }
+
+  private warn(props: NodeReconcilerProps, settings: Settings, maxDrainDuration: Duration, heartbeatInterval: Duration): void {
+    const annotations = Annotations.of(this);
+    if (settings.dryRun) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:dryRun',
+        'settings.dryRun is true: the deployed reconciler plans and reports but changes nothing. Set it to false for production.',
+      );
+    }
+    if (settings.maxDeletions === 0) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:maxDeletionsZero',
+        'settings.maxDeletions is 0: the circuit breaker trips on any stale Node, so stale Nodes are reported but never deleted.',
+      );
+    }
+    if (settings.heartbeatGrace < LEASE_DURATION_MS) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:heartbeatGraceShort',
+        `settings.heartbeatGrace (${settings.heartbeatGrace} ms) is below the kubelet Lease duration (40 s): a Node can look stale between two healthy renewals.`,
+      );
+    }
+    if (maxDrainDuration.toMilliseconds() < settings.drainTimeout) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:maxDrainDurationShort',
+        `maxDrainDuration (${maxDrainDuration.toHumanString()}) is shorter than settings.drainTimeout: drains time out before their own deadline.`,
+      );
+    }
+    if (heartbeatInterval.toSeconds() > 1800) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:heartbeatIntervalLong',
+        `lifecycleHeartbeatInterval (${heartbeatInterval.toHumanString()}) is long: hooks with a shorter heartbeat timeout expire while the drain waits.`,
+      );
+    }
+    if (Token.isUnresolved(this.clusterName) && !props.autoScalingGroupNames) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:tokenClusterName',
+        'The cluster name is only known at deploy time: lifecycle and health permissions cover groups tagged eks:cluster-name (EKS managed node groups) only. Pass autoScalingGroupNames for self-managed groups.',
+      );
+    }
+    if (!props.cluster) {
+      annotations.addInfoV2(
+        'ec2-node-reconciler:rbacByHand',
+        'No cluster construct given: apply the RBAC manifest once with kubectl (README, "RBAC").',
+      );
+    }
+  }
+}
+
+function roleOf(fn: lambda.IFunction): iam.IRole {
+  if (!fn.role) throw new Error(`function ${fn.node.path} has no role`);
+  return fn.role;
+}
+
+interface Validated {
+  readonly clusterName: string;
+  readonly settings: Settings;
+  readonly settingsInput: SettingsInput;
+}
+
+/** Checks every prop and throws one error naming each bad prop, not only the first. */
+function validate(props: NodeReconcilerProps): Validated {
+  const problems: string[] = [];
+  const resolved = (value: string | undefined): value is string => value !== undefined && !Token.isUnresolved(value);
+
+  const clusterName = props.clusterName ?? props.cluster?.clusterName;
+  if (clusterName === undefined) problems.push('clusterName: required when no cluster construct is given');
+  else if (resolved(clusterName) && !CLUSTER_NAME.test(clusterName)) {
+    problems.push(`clusterName: ${JSON.stringify(clusterName)} is not an EKS cluster name (letters, digits, - and _, at most 100)`);
+  }
+  if (resolved(props.clusterName) && resolved(props.cluster?.clusterName) && props.clusterName !== props.cluster.clusterName) {
+    problems.push(`clusterName: ${props.clusterName} differs from cluster.clusterName ${props.cluster.clusterName}`);
+  }
+
+  const parsed = SettingsSchema.safeParse(props.settings ?? {});
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`settings.${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+
+  const integerIn = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && !Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
+      problems.push(`${name}: ${value} must be a whole number from ${min} to ${max}`);
+    }
+  };
+  integerIn('eventBatchSize', props.eventBatchSize, 1, 10);
+  integerIn('eventMaxConcurrency', props.eventMaxConcurrency, 2, 1000);
+
+  for (const [name, list] of [
+    ['autoScalingGroupNames', props.autoScalingGroupNames],
+    ['lifecycleHookNames', props.lifecycleHookNames],
+  ] as const) {
+    if (list === undefined) continue;
+    if (list.length === 0) problems.push(`${name}: empty; leave it out to mean every one`);
+    list.forEach((item, index) => {
+      if (item.trim() === '') problems.push(`${name}[${index}]: empty name`);
+    });
+  }
+
+  if (!props.vpc && props.vpcSubnets) problems.push('vpcSubnets: needs vpc');
+  if (!props.vpc && props.securityGroups) problems.push('securityGroups: needs vpc');
+  if (props.outputEventBusName !== undefined && resolved(props.outputEventBusName)) {
+    if (!EVENT_BUS_NAME.test(props.outputEventBusName) || props.outputEventBusName === 'default') {
+      problems.push(`outputEventBusName: ${JSON.stringify(props.outputEventBusName)} is not a custom event bus name`);
+    }
+  }
+  if (props.maxDrainDuration && !props.maxDrainDuration.isUnresolved()) {
+    const seconds = props.maxDrainDuration.toSeconds();
+    if (seconds < 60 || seconds > 365 * 86_400) problems.push('maxDrainDuration: must be from 1 minute to 365 days (Standard workflow limit)');
+  }
+  if (props.lifecycleHeartbeatInterval && !props.lifecycleHeartbeatInterval.isUnresolved() && props.lifecycleHeartbeatInterval.toSeconds() < 10) {
+    problems.push('lifecycleHeartbeatInterval: must be at least 10 seconds');
+  }
+
+  if (problems.length > 0 || clusterName === undefined || !parsed.success) {
+    throw new Error(`NodeReconciler: invalid props:\n  - ${problems.join('\n  - ')}`);
+  }
+  return { clusterName, settings: parsed.data, settingsInput: props.settings ?? {} };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/functions.js';
+import { formatReport, measure, packageOf, type BundleReport } from '../../scripts/bundle-size.js';
+
+describe('scripts/bundle-size.ts', () => {
+  it('should attribute bundled files to their npm package', () => {
+    expect(packageOf('node_modules/@kubernetes/client-node/dist/gen/api.js')).toBe('@kubernetes/client-node');
+    expect(packageOf('node_modules/zod/v4/core/core.js')).toBe('zod');
+    expect(packageOf('node_modules/a/node_modules/undici/index.js')).toBe('undici');
+    expect(packageOf('lib/model/duration.ts')).toBe('(project)');
+  });
+
+  it('should bundle an entry with the app options and weigh it by package', async () => {
+    const report = await measure('sample', `${PROJECT_ROOT}lib/model/duration.ts`);
+    expect(report.entry).toBe('lib/model/duration.ts');
+    expect(report.bytes).toBeGreaterThan(1000);
+    expect(report.mapBytes).toBeGreaterThan(0);
+    expect(report.packages.map((p) => p.name)).toEqual(expect.arrayContaining(['zod', '(project)']));
+    expect(report.packages.reduce((sum, p) => sum + p.bytes, 0)).toBeLessThanOrEqual(report.bytes);
+  });
+
+  it('should flag bundles over the limit and name their largest packages', () => {
+    const report = (kind: string, mb: number): BundleReport => ({
+      kind,
+      entry: `functions/${kind}.ts`,
+      bytes: mb * 1024 * 1024,
+      mapBytes: 0,
+      packages: [{ name: 'heavy', bytes: 900 * 1024 }],
+    });
+    const text = formatReport([report('events', 2.8), report('sweep', 1.2)], 1.5);
+    expect(text).toMatch(/events\s+2\.80 MB .*OVER 1\.5 MB/);
+    expect(text).toMatch(/sweep\s+1\.20 MB .*ok/);
+    expect(text).toContain('largest: heavy 900 KB');
+  });
+});

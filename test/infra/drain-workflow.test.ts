@@ -1,0 +1,222 @@
+// The drain workflow's definition, read as a graph: the loop of DESIGN §5, the contract of
+// lib/workflow/contract.ts, the lifecycle calls and the output events.
+import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { DrainWorkflow, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
+import { DrainStepInputSchema, DrainStepOutputSchema, OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/workflow/contract.js';
+import { joinedJson, only } from './support/template.js';
+
+interface State {
+  readonly Type: string;
+  readonly Next?: string;
+  readonly End?: boolean;
+  readonly Default?: string;
+  readonly Choices?: { Condition: string; Next: string; Assign?: Record<string, unknown> }[];
+  readonly Catch?: { ErrorEquals: string[]; Next: string; Assign?: Record<string, unknown> }[];
+  readonly Retry?: { ErrorEquals: string[]; MaxAttempts?: number }[];
+  readonly Resource?: string;
+  readonly Arguments?: unknown;
+  readonly Assign?: Record<string, unknown>;
+  readonly Seconds?: string;
+  readonly Error?: string;
+}
+
+interface Definition {
+  readonly StartAt: string;
+  readonly States: Record<string, State>;
+  readonly TimeoutSeconds?: number;
+  readonly QueryLanguage?: string;
+}
+
+function definition(props: { heartbeatInterval?: Duration; maxDrainDuration?: Duration; autoScalingGroupNames?: string[] } = {}): Definition {
+  const stack = new Stack(new App(), 'Workflow');
+  const drainStepFunction = new lambda.Function(stack, 'DrainStep', {
+    runtime: lambda.Runtime.NODEJS_24_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+  });
+  new DrainWorkflow(stack, 'Drain', {
+    clusterName: 'demo',
+    autoScalingGroupNames: props.autoScalingGroupNames,
+    drainStepFunction,
+    outputBus: new events.EventBus(stack, 'Bus'),
+    maxDrainDuration: props.maxDrainDuration ?? Duration.days(1),
+    heartbeatInterval: props.heartbeatInterval ?? Duration.minutes(1),
+    tracing: false,
+    logRetention: logs.RetentionDays.ONE_WEEK,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const [, machine] = only(Template.fromStack(stack), 'AWS::StepFunctions::StateMachine');
+  return joinedJson(machine.Properties?.DefinitionString) as Definition;
+}
+
+const DEFINITION = definition();
+const { States: STATES } = DEFINITION;
+
+function state(name: string): State {
+  const found = STATES[name];
+  if (!found) throw new Error(`no state ${name}; states: ${Object.keys(STATES).join(', ')}`);
+  return found;
+}
+
+function successors(s: State): string[] {
+  return [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)].filter((n): n is string => n !== undefined);
+}
+
+/** Every `{% … %}` expression in the definition. */
+function expressions(value: unknown): string[] {
+  if (typeof value === 'string') return [...value.matchAll(/\{%(.*?)%\}/gs)].map((m) => (m[1] ?? '').trim());
+  if (Array.isArray(value)) return value.flatMap(expressions);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(expressions);
+  return [];
+}
+
+describe('drain workflow', () => {
+  it('should be written in JSONata with a timeout', () => {
+    expect(DEFINITION.QueryLanguage).toBe('JSONata');
+    expect(DEFINITION.TimeoutSeconds).toBe(86_400);
+    expect(definition({ maxDrainDuration: Duration.hours(6) }).TimeoutSeconds).toBe(21_600);
+  });
+
+  it('should reach every state from the start, and every transition should name a state', () => {
+    const seen = new Set<string>();
+    const queue = [DEFINITION.StartAt];
+    while (queue.length > 0) {
+      const name = queue.pop() ?? '';
+      if (seen.has(name)) continue;
+      seen.add(name);
+      queue.push(...successors(state(name)));
+    }
+    expect([...seen].sort()).toEqual(Object.keys(STATES).sort());
+  });
+
+  it('should end only in Drained (succeeded) or a named failure', () => {
+    const terminal = Object.entries(STATES).filter(([, s]) => successors(s).length === 0);
+    expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Error ?? s.Type]))).toEqual({
+      Drained: 'Succeed',
+      'Deadline passed': 'DrainDeadlinePassed',
+      'Drain step failed': 'DrainStepFailed',
+      'Unexpected outcome': 'UnexpectedDrainStepOutcome',
+    });
+  });
+
+  it('should loop drain step → outcome → heartbeat due → wait → drain step', () => {
+    expect(DEFINITION.StartAt).toBe('Start drain');
+    expect(state('Start drain').Next).toBe('Drain step');
+    expect(state('Drain step').Next).toBe('Drain outcome?');
+    const onContinue = state('Drain outcome?').Choices?.find((c) => c.Condition.includes("'continue'"));
+    expect(onContinue?.Next).toBe('Heartbeat due?');
+    expect(state('Heartbeat due?').Default).toBe('Wait');
+    expect(state('Record lifecycle heartbeat').Next).toBe('Wait');
+    expect(state('Wait').Next).toBe('Drain step');
+    // The wait is what the step asked for.
+    expect(state('Wait').Seconds).toBe('{% $step.waitSeconds %}');
+    expect(Object.keys(DrainStepOutputSchema.shape)).toContain('waitSeconds');
+  });
+
+  it('should branch on exactly the outcomes of the contract and fail on any other', () => {
+    expect([...STEP_OUTCOMES].sort()).toEqual([...DrainStepOutputSchema.shape.outcome.options].sort());
+    const choices = state('Drain outcome?').Choices ?? [];
+    expect(choices.map((c) => /'(\w+)'/.exec(c.Condition)?.[1]).sort()).toEqual([...STEP_OUTCOMES].sort());
+    expect(state('Drain outcome?').Default).toBe('Unexpected outcome');
+    for (const outcome of ['done', 'deadline']) {
+      const choice = choices.find((c) => c.Condition.includes(`'${outcome}'`));
+      expect(choice).toMatchObject({ Next: 'Lifecycle hook?', Assign: { outcome } });
+    }
+  });
+
+  it('should send the drain step the DrainStepInput of the contract', () => {
+    const drainStep = state('Drain step');
+    expect(drainStep.Resource).toMatch(/:states:::lambda:invoke$/);
+    const payload = (drainStep.Arguments as { Payload: string }).Payload;
+    const keys = [...payload.matchAll(/'(\w+)':/g)].map((m) => m[1]);
+    expect(keys.sort()).toEqual(Object.keys(DrainStepInputSchema.shape).sort());
+    expect(drainStep.Assign).toEqual({ step: '{% $states.result.Payload %}' });
+  });
+
+  it('should retry the drain step, then report the failure and fail', () => {
+    const drainStep = state('Drain step');
+    const retried = (drainStep.Retry ?? []).flatMap((r) => r.ErrorEquals);
+    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'States.TaskFailed']));
+    expect(drainStep.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Report failure' })]);
+    expect(state('Report failure').Next).toBe('Drain step failed');
+  });
+
+  it('should heartbeat only for a lifecycle drain and only when the interval has passed', () => {
+    const [due] = state('Heartbeat due?').Choices ?? [];
+    expect(due?.Next).toBe('Record lifecycle heartbeat');
+    expect(due?.Condition).toContain('$exists($input.lifecycle)');
+    expect(due?.Condition).toContain('>= 60000');
+    const [slower] = definition({ heartbeatInterval: Duration.minutes(5) }).States['Heartbeat due?']?.Choices ?? [];
+    expect(slower?.Condition).toContain('>= 300000');
+    // A failed heartbeat does not stop the drain.
+    expect(state('Record lifecycle heartbeat').Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Wait' })]);
+  });
+
+  it('should call the lifecycle APIs directly, by token when there is one, else by instance id', () => {
+    const heartbeat = state('Record lifecycle heartbeat');
+    const complete = state('Complete lifecycle action');
+    expect(heartbeat.Resource).toMatch(/:states:::aws-sdk:autoscaling:recordLifecycleActionHeartbeat$/);
+    expect(complete.Resource).toMatch(/:states:::aws-sdk:autoscaling:completeLifecycleAction$/);
+    for (const call of [heartbeat, complete]) {
+      const args = String(call.Arguments);
+      expect(args).toContain("$exists($input.lifecycle.token) ? {'LifecycleActionToken': $input.lifecycle.token} : {'InstanceId': $input.instanceId}");
+      expect(args).toContain("'AutoScalingGroupName': $input.lifecycle.group");
+      expect(args).toContain("'LifecycleHookName': $input.lifecycle.hook");
+    }
+    expect(String(complete.Arguments)).toContain("'LifecycleActionResult': 'CONTINUE'");
+    expect(String(heartbeat.Arguments)).not.toContain('LifecycleActionResult');
+  });
+
+  it('should complete the lifecycle action at done and at deadline, and report even when completing fails', () => {
+    const hook = state('Lifecycle hook?');
+    expect(hook.Choices).toEqual([{ Condition: '{% $exists($input.lifecycle) %}', Next: 'Complete lifecycle action' }]);
+    expect(hook.Default).toBe('Report outcome');
+    expect(state('Complete lifecycle action').Next).toBe('Report outcome');
+    expect(state('Complete lifecycle action').Catch).toEqual([expect.objectContaining({ Next: 'Report outcome', Assign: { lifecycleCompleted: false } })]);
+  });
+
+  it('should end with an output event of the contract: Node Drained at done, Drain Failed otherwise', () => {
+    for (const name of ['Report outcome', 'Report failure']) {
+      const report = state(name);
+      expect(report.Resource).toMatch(/:states:::events:putEvents$/);
+      const [entry] = (report.Arguments as { Entries: { Source: string; DetailType: string; Detail: string }[] }).Entries;
+      expect(entry?.Source).toBe(OUTPUT_EVENT_SOURCE);
+      const ternary = /\? '([^']+)' : '([^']+)'/.exec(entry?.DetailType ?? '');
+      for (const type of ternary ? ternary.slice(1) : [entry?.DetailType]) expect(OUTPUT_DETAIL_TYPES).toContain(type);
+      // The lifecycle token authorises completing the action: it stays out of events.
+      expect(entry?.Detail).not.toContain('token');
+    }
+    expect(state('Report outcome').Next).toBe('Drained?');
+    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' %}", Next: 'Drained' }], Default: 'Deadline passed' });
+  });
+
+  it('should read only variables the first state assigns', () => {
+    const assigned = new Set(Object.keys(state('Start drain').Assign ?? {}));
+    const all = expressions(STATES);
+    const used = new Set(all.flatMap((e) => [...e.replace(/'[^']*'/g, '').matchAll(/\$(\w+)(?!\w*\()/g)].map((m) => m[1] ?? '')));
+    used.delete('states');
+    expect([...used].filter((v) => !assigned.has(v))).toEqual([]);
+    // Every assignment elsewhere writes one of them, so no state sees a variable appear mid-way.
+    const writes = Object.values(STATES).flatMap((s) => [s.Assign, ...(s.Choices ?? []).map((c) => c.Assign), ...(s.Catch ?? []).map((c) => c.Assign)]);
+    for (const assign of writes) for (const key of Object.keys(assign ?? {})) expect(assigned).toContain(key);
+  });
+
+  it('should have balanced brackets and quotes in every JSONata expression', () => {
+    for (const expression of expressions(STATES)) {
+      const stripped = expression.replace(/'[^']*'/g, "''");
+      expect(stripped.split("'").length % 2, expression).toBe(1);
+      const stack: string[] = [];
+      const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+      for (const ch of stripped) {
+        if ('([{'.includes(ch)) stack.push(ch);
+        else if (ch in pairs) expect(stack.pop(), expression).toBe(pairs[ch]);
+      }
+      expect(stack, expression).toEqual([]);
+    }
+  });
+});

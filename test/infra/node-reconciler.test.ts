@@ -1,0 +1,337 @@
+// Assertion tests on the default NodeReconciler, one template shared by the whole file.
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { logicalIdOf } from '../../infra/findings.js';
+import { FUNCTION_SPECS } from '../../infra/functions.js';
+import { METRIC_NAMES, METRIC_NAMESPACE } from '../../infra/metrics.js';
+import { SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconciler.js';
+import { RECONCILER_GROUP } from '../../infra/rbac.js';
+import { readFunctionConfig } from '../../lib/lambda/config.js';
+import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
+import { DEFAULT_SETTINGS } from '../../lib/settings.js';
+import { FUNCTION_ENV, OUTPUT_DETAIL_TYPES } from '../../lib/workflow/contract.js';
+import { CLUSTER, defaultStack } from './support/synth.js';
+import { actionsOf, allStatements, joinedJson, only, propertiesOf, resources, resourcesOfStatement, statementsOfRole, type Statement } from './support/template.js';
+
+const { stack, reconciler, template } = defaultStack();
+const id = (construct: Parameters<typeof logicalIdOf>[0]) => logicalIdOf(construct);
+const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+describe('NodeReconciler: signal queue', () => {
+  it('should create the queue and its dead-letter queue with SSE and 14 days retention', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: FOURTEEN_DAYS,
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: FUNCTION_SPECS.events.timeout.toSeconds() * 6,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'Arn'] }, maxReceiveCount: 3 },
+    });
+    expect(propertiesOf(template, id(reconciler.deadLetterQueue))).toMatchObject({ MessageRetentionPeriod: FOURTEEN_DAYS, SqsManagedSseEnabled: true });
+  });
+
+  it('should refuse non-TLS access to both queues', () => {
+    for (const queue of [reconciler.queue, reconciler.deadLetterQueue]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id(queue) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('should let each rule, and only it, send to the queue', () => {
+    const [, policy] = resources(template, 'AWS::SQS::QueuePolicy').find(([, p]) => JSON.stringify(p.Properties?.Queues) === JSON.stringify([{ Ref: id(reconciler.queue) }])) ?? [];
+    const statements = (policy?.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.filter((s) => s.Effect === 'Allow');
+    expect(statements).toHaveLength(reconciler.rules.rules.size);
+    for (const statement of statements) {
+      expect(statement.Condition).toEqual({ ArnEquals: { 'aws:SourceArn': expect.anything() as unknown } });
+      expect(actionsOf(statement)).toContain('sqs:SendMessage');
+    }
+  });
+
+  it('should feed the events function in batches with partial failures and bounded concurrency', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [id(reconciler.queue), 'Arn'] },
+      FunctionName: { Ref: id(reconciler.eventsFunction) },
+      BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: 5 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('should point every rule at the queue, with the dead-letter queue for undeliverable events', () => {
+    const rules = resources(template, 'AWS::Events::Rule');
+    expect(rules).toHaveLength(8);
+    for (const [, rule] of rules) {
+      expect(rule.Properties).toMatchObject({
+        State: 'ENABLED',
+        Targets: [
+          {
+            Arn: { 'Fn::GetAtt': [id(reconciler.queue), 'Arn'] },
+            DeadLetterConfig: { Arn: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'Arn'] } },
+            RetryPolicy: { MaximumEventAgeInSeconds: 86_400 },
+          },
+        ],
+      });
+      // The default bus: AWS services publish there.
+      expect(rule.Properties?.EventBusName).toBeUndefined();
+    }
+  });
+});
+
+describe('NodeReconciler: functions', () => {
+  const functions = { events: reconciler.eventsFunction, sweep: reconciler.sweepFunction, drainStep: reconciler.drainStepFunction };
+
+  it.each(Object.entries(functions))('should run the %s function on Node 24, arm64, with its timeout, memory and log group', (kind, fn) => {
+    const spec = FUNCTION_SPECS[kind as keyof typeof FUNCTION_SPECS];
+    expect(propertiesOf(template, id(fn))).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: spec.timeout.toSeconds(),
+      MemorySize: spec.memorySize,
+      LoggingConfig: { LogGroup: { Ref: expect.any(String) as unknown } },
+    });
+  });
+
+  it('should give each function its own log group, one month retention, retained on removal', () => {
+    const logGroups = resources(template, 'AWS::Logs::LogGroup');
+    expect(logGroups).toHaveLength(4);
+    for (const [, group] of logGroups) {
+      expect(group.Properties?.RetentionInDays).toBe(30);
+      expect(group.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('should give the functions the environment lib/lambda/config.ts reads, and it should parse', () => {
+    for (const fn of Object.values(functions)) {
+      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables).toMatchObject({
+        [FUNCTION_ENV.clusterName]: CLUSTER,
+        [FUNCTION_ENV.settings]: '{}',
+        POWERTOOLS_SERVICE_NAME: 'ec2-node-reconciler',
+        POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      const env = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : 'token']));
+      const config = readFunctionConfig({ ...env, AWS_REGION: 'us-east-1' });
+      expect(config.settings).toEqual(DEFAULT_SETTINGS);
+    }
+  });
+
+  it('should tell the event and sweep functions where the drain workflow and the output bus are', () => {
+    for (const fn of [functions.events, functions.sweep]) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: Match.absent(),
+        Environment: {
+          Variables: Match.objectLike({
+            [FUNCTION_ENV.drainStateMachineArn]: { Ref: id(reconciler.drainStateMachine) },
+            [FUNCTION_ENV.outputEventBusName]: { Ref: id(reconciler.outputBus) },
+          }),
+        },
+        Role: { 'Fn::GetAtt': [id(fn.role ?? fn), 'Arn'] },
+      });
+    }
+    const drainEnv = (propertiesOf(template, id(functions.drainStep)).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(drainEnv[FUNCTION_ENV.drainStateMachineArn]).toBeUndefined();
+  });
+
+  it('should not attach the AWS managed basic execution role (it can write to any log group)', () => {
+    for (const [, role] of resources(template, 'AWS::IAM::Role')) expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+  });
+});
+
+describe('NodeReconciler: sweep schedule', () => {
+  it('should send a payload the sweep function accepts', () => {
+    const [, schedule] = only(template, 'AWS::Scheduler::Schedule');
+    const input: unknown = JSON.parse(String((schedule.Properties?.Target as { Input: string }).Input));
+    expect(SweepPayloadSchema.safeParse(input).success).toBe(true);
+  });
+
+  it('should invoke the sweep function every 10 minutes with no overrides, through its own role', () => {
+    const [, schedule] = only(template, 'AWS::Scheduler::Schedule');
+    expect(schedule.Properties).toMatchObject({
+      ScheduleExpression: 'rate(10 minutes)',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [id(reconciler.sweepFunction), 'Arn'] },
+        Input: JSON.stringify(SWEEP_SCHEDULE_INPUT),
+        RetryPolicy: { MaximumRetryAttempts: 0 },
+        RoleArn: { 'Fn::GetAtt': [expect.stringMatching(/SweepScheduleRole/) as unknown, 'Arn'] },
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+        ],
+      },
+    });
+  });
+});
+
+describe('NodeReconciler: output bus', () => {
+  it('should create a custom bus named after the cluster', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: `ec2-node-reconciler-${CLUSTER}` });
+  });
+});
+
+describe('NodeReconciler: IAM', () => {
+  const statements = allStatements(template);
+  const reconcilerPolicy = (roleOf: 'events' | 'sweep' | 'drainStep') => statementsOfRole(template, id(reconciler.roles[roleOf]));
+  const grants = (list: Statement[], action: string) => list.filter((s) => actionsOf(s).includes(action));
+
+  it('should use no wildcard action anywhere', () => {
+    const wildcards = statements.filter(({ statement }) => statement.Effect === 'Allow' && actionsOf(statement).some((a) => a.includes('*')));
+    expect(wildcards).toEqual([]);
+  });
+
+  it('should allow resource * only for the actions that support no resource-level permissions', () => {
+    const allowedOnStar = new Set([
+      'ec2:DescribeInstances',
+      'ec2:DescribeInstanceStatus',
+      'ec2:DescribeTags',
+      'autoscaling:DescribeAutoScalingInstances',
+      // Step Functions log delivery (CDK, for the state machine's log group)
+      'logs:CreateLogDelivery',
+      'logs:GetLogDelivery',
+      'logs:UpdateLogDelivery',
+      'logs:DeleteLogDelivery',
+      'logs:ListLogDeliveries',
+      'logs:PutResourcePolicy',
+      'logs:DescribeResourcePolicies',
+      'logs:DescribeLogGroups',
+    ]);
+    const onStar = statements.filter(({ statement }) => resourcesOfStatement(statement).includes('*')).flatMap(({ statement }) => actionsOf(statement));
+    expect(onStar.filter((action) => !allowedOnStar.has(action))).toEqual([]);
+  });
+
+  it('should give the event and sweep functions the same reconciler permissions, scoped', () => {
+    for (const kind of ['events', 'sweep'] as const) {
+      const list = reconcilerPolicy(kind);
+      expect(resourcesOfStatement(grants(list, 'eks:DescribeCluster')[0] as Statement)).toEqual([
+        'arn:<AWS::Partition>:eks:<AWS::Region>:<AWS::AccountId>:cluster/demo',
+      ]);
+      expect(resourcesOfStatement(grants(list, 'states:StartExecution')[0] as Statement)).toEqual([`<${id(reconciler.drainStateMachine)}>`]);
+      expect(resourcesOfStatement(grants(list, 'events:PutEvents')[0] as Statement)).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
+      expect(grants(list, 'ec2:CreateTags')).toEqual([
+        expect.objectContaining({
+          Resource: expect.anything() as unknown,
+          Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] }, Null: { 'aws:TagKeys': 'false' } },
+        }),
+      ]);
+    }
+  });
+
+  it("should scope Auto Scaling mutations to the cluster's groups by tag", () => {
+    const asg = grants(reconcilerPolicy('events'), 'autoscaling:CompleteLifecycleAction');
+    expect(asg.map((s) => s.Condition)).toEqual([
+      { StringEquals: { 'autoscaling:ResourceTag/eks:cluster-name': CLUSTER } },
+      { StringEquals: { [`autoscaling:ResourceTag/kubernetes.io/cluster/${CLUSTER}`]: ['owned', 'shared'] } },
+    ]);
+    for (const statement of asg) {
+      expect(resourcesOfStatement(statement)).toEqual(['arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/*']);
+      expect(actionsOf(statement).sort()).toEqual(['autoscaling:CompleteLifecycleAction', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:SetInstanceHealth']);
+    }
+  });
+
+  it('should give the drain-step function only logs and eks:DescribeCluster', () => {
+    const actions = reconcilerPolicy('drainStep').flatMap(actionsOf).sort();
+    expect(actions).toEqual(['eks:DescribeCluster', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+
+  it('should let the state machine invoke the drain step, report on the bus and drive lifecycle actions, nothing else', () => {
+    const role = reconciler.drainStateMachine.role;
+    const list = statementsOfRole(template, id(role));
+    const byAction = (action: string) => grants(list, action).flatMap(resourcesOfStatement);
+    expect(byAction('lambda:InvokeFunction')).toEqual([`<${id(reconciler.drainStepFunction)}.Arn>`, `<${id(reconciler.drainStepFunction)}.Arn>:*`]);
+    expect(byAction('events:PutEvents')).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
+    expect(grants(list, 'autoscaling:CompleteLifecycleAction').every((s) => s.Condition !== undefined)).toBe(true);
+    expect(grants(list, 'autoscaling:RecordLifecycleActionHeartbeat')).toHaveLength(2);
+    expect(grants(list, 'autoscaling:SetInstanceHealth')).toEqual([]);
+  });
+});
+
+describe('NodeReconciler: cluster access', () => {
+  it('should map each function role to the reconciler Kubernetes group with a STANDARD access entry', () => {
+    const entries = resources(template, 'AWS::EKS::AccessEntry');
+    expect(entries).toHaveLength(3);
+    const principals = entries.map(([, entry]) => {
+      expect(entry.Properties).toMatchObject({ ClusterName: CLUSTER, Type: 'STANDARD', KubernetesGroups: [RECONCILER_GROUP] });
+      return JSON.stringify(entry.Properties?.PrincipalArn);
+    });
+    const roles = Object.values(reconciler.roles).map((role) => JSON.stringify({ 'Fn::GetAtt': [id(role), 'Arn'] }));
+    expect(principals.sort()).toEqual(roles.sort());
+  });
+});
+
+describe('NodeReconciler: observability', () => {
+  const dashboard = () => {
+    const [, resource] = only(template, 'AWS::CloudWatch::Dashboard');
+    return { name: resource.Properties?.DashboardName, body: JSON.stringify(joinedJson(resource.Properties?.DashboardBody)) };
+  };
+
+  it('should show every reconciler metric next to the AWS/Lambda, AWS/SQS and AWS/States ones', () => {
+    const { name, body } = dashboard();
+    expect(name).toBe(`ec2-node-reconciler-${CLUSTER}`);
+    for (const metric of Object.values(METRIC_NAMES)) expect(body, metric).toContain(metric);
+    for (const namespace of ['AWS/Lambda', 'AWS/SQS', 'AWS/States', METRIC_NAMESPACE]) expect(body).toContain(namespace);
+    expect(body).toContain('SEARCH(');
+  });
+
+  it('should alarm on the dead-letter queue, function errors, drain failures and the breaker', () => {
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
+    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
+      ['BreakerTripped', 'DeadLetterQueueNotEmpty', 'DrainFailures', 'DrainStepFunctionErrors', 'EventsFunctionErrors', 'SweepFunctionErrors'].map(
+        (name) => `ec2-node-reconciler-${CLUSTER}-${name}`,
+      ),
+    );
+    for (const alarm of alarms) {
+      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      expect(alarm.AlarmActions).toBeUndefined();
+    }
+    const byName = (suffix: string) => alarms.find((a) => a.AlarmName === `ec2-node-reconciler-${CLUSTER}-${suffix}`);
+    expect(byName('DeadLetterQueueNotEmpty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'QueueName'] } }],
+    });
+    expect(byName('BreakerTripped')).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      MetricName: METRIC_NAMES.breakerTripped,
+      Dimensions: expect.arrayContaining([
+        { Name: 'ClusterName', Value: CLUSTER },
+        { Name: 'service', Value: 'ec2-node-reconciler' },
+      ]) as unknown,
+    });
+    const drainFailures = JSON.stringify(byName('DrainFailures')?.Metrics);
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) expect(drainFailures).toContain(metric);
+  });
+});
+
+describe('NodeReconciler: drain workflow', () => {
+  it('should be a Standard state machine (unique execution names dedupe duplicate drains) logging ALL without execution data', () => {
+    const [, machine] = only(template, 'AWS::StepFunctions::StateMachine');
+    expect(machine.Properties).toMatchObject({
+      StateMachineType: 'STANDARD',
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+    });
+    expect(machine.Properties?.TracingConfiguration).toEqual({ Enabled: false });
+  });
+
+  it('should report on the output bus with the contract source and detail-types', () => {
+    const [, machine] = only(template, 'AWS::StepFunctions::StateMachine');
+    const definition = JSON.stringify(joinedJson(machine.Properties?.DefinitionString));
+    expect(definition).toContain(`"EventBusName":"<${id(reconciler.outputBus)}.Arn>"`);
+    for (const type of OUTPUT_DETAIL_TYPES.filter((t) => t === 'Node Drained' || t === 'Drain Failed')) expect(definition).toContain(type);
+  });
+});
+
+it('should synthesize an environment-agnostic stack', () => {
+  expect(stack.region).toMatch(/^\$\{Token/);
+});

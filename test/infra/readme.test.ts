@@ -1,0 +1,48 @@
+// The README tables are documentation of code: they must list what the code has, with its defaults.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/functions.js';
+import { METRIC_NAMES } from '../../infra/metrics.js';
+import { formatDuration } from '../../lib/model/duration.js';
+import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/settings.js';
+
+const README = readFileSync(`${PROJECT_ROOT}infra/README-sections.md`, 'utf8');
+
+/** Rows of the first table after `heading`: first cell → second cell, backticks removed. */
+function table(heading: string): Map<string, string> {
+  const section = README.slice(README.indexOf(heading));
+  const rows = new Map<string, string>();
+  for (const line of section.split('\n').slice(1)) {
+    if (line.startsWith('#')) break;
+    const cells = line.split('|').map((c) => c.trim().replace(/`/g, ''));
+    if (cells.length < 4 || cells[1] === '' || /^-+$/.test(cells[1] ?? '') || ['setting', 'prop', 'metric', 'key'].includes(cells[1] ?? '')) continue;
+    if (rows.size > 0 && !line.startsWith('|')) break;
+    rows.set(cells[1] ?? '', cells[2] ?? '');
+  }
+  return rows;
+}
+
+const isDuration = (key: string) => SettingsSchema.safeParse({ [key]: '1m' }).success;
+
+describe('infra/README-sections.md', () => {
+  it('should list every setting with its default', () => {
+    const rows = table('## Settings');
+    expect([...rows.keys()].sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) {
+      const expected = isDuration(key) && typeof value === 'number' ? formatDuration(value) : String(value);
+      expect(rows.get(key), key).toBe(expected);
+    }
+  });
+
+  it('should list every NodeReconciler prop', () => {
+    const source = readFileSync(`${PROJECT_ROOT}infra/node-reconciler.ts`, 'utf8');
+    const body = source.slice(source.indexOf('export interface NodeReconcilerProps'), source.indexOf('\n}\n', source.indexOf('export interface NodeReconcilerProps')));
+    const props = [...body.matchAll(/readonly (\w+)\?:/g)].map((m) => m[1] ?? '');
+    expect([...table('| prop |').keys()].sort()).toEqual(props.sort());
+  });
+
+  it('should list every metric', () => {
+    const section = README.slice(README.indexOf('## Metrics and alarms'));
+    for (const name of Object.values(METRIC_NAMES)) expect(section).toContain(`\`${name}\``);
+  });
+});

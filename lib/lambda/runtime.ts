@@ -1,12 +1,12 @@
 import { ClusterEndpointCache } from '../aws/cluster-access.js';
-import { createAwsClients, type AwsClients } from '../aws/clients.js';
+import { createAwsClients, type AwsClientOptions, type AwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher } from '../aws/drain-launcher.js';
 import { EksTokenSource } from '../aws/eks-token.js';
 import { kubeConfigFor } from '../kube/config.js';
 import { systemClock, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
-import { wireReconciler } from '../pipeline/wire.js';
+import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FunctionConfig } from './config.js';
@@ -22,11 +22,16 @@ export class WarmRuntime {
   private readonly tokens: EksTokenSource;
   private readonly nodeNameHints = new Map<InstanceId, string>();
 
+  /**
+   * @param aws where the AWS clients point: AWS itself in Lambda (nothing to pass); the sandbox's
+   * emulator endpoint and credentials elsewhere.
+   */
   constructor(
     readonly config: FunctionConfig,
     readonly clock: Clock = systemClock,
+    aws: Omit<AwsClientOptions, 'region'> = {},
   ) {
-    this.aws = createAwsClients({ region: config.region });
+    this.aws = createAwsClients({ region: config.region, ...aws });
     this.endpoint = new ClusterEndpointCache(this.aws.eks, config.clusterName);
     this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials: this.aws.eks.config.credentials, clock });
   }
@@ -41,7 +46,7 @@ export class WarmRuntime {
     this.tokens.invalidate();
   }
 
-  async reconcilerDeps(settings: Settings = this.config.settings): Promise<ReconcilerDeps> {
+  async reconcilerDeps(settings: Settings = this.config.settings, drains?: WireOptions['drains']): Promise<ReconcilerDeps> {
     const kubeConfig = await this.kubeConfig();
     const arn = this.config.drainStateMachineArn;
     return wireReconciler({
@@ -52,10 +57,12 @@ export class WarmRuntime {
       aws: this.aws,
       nodeNameHints: this.nodeNameHints,
       ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
-      drains: () => {
-        if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
-        return new StepFunctionsDrainLauncher(this.aws.sfn, arn);
-      },
+      drains:
+        drains ??
+        (() => {
+          if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
+          return new StepFunctionsDrainLauncher(this.aws.sfn, arn);
+        }),
     });
   }
 }

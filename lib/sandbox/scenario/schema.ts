@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DurationSchema } from '../../model/duration.js';
 import { InstanceIdSchema } from '../../model/instance-id.js';
 import { SettingsSchema } from '../../settings.js';
+import { LIFECYCLE_STATES } from '../aws/state/autoscaling.js';
 
 const Labels = z.record(z.string(), z.string());
 const Duration = DurationSchema;
@@ -26,7 +27,7 @@ const InstanceSchema = z
     tags: Labels.default({}),
     spot: z.boolean().default(false),
     autoScaling: z
-      .object({ group: z.string().min(1), lifecycleState: z.string().min(1).default('InService'), hook: z.string().min(1).optional(), token: z.string().min(1).optional() })
+      .object({ group: z.string().min(1), lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'), hook: z.string().min(1).optional(), token: z.string().min(1).optional() })
       .strict()
       .optional(),
     scheduledEvents: z.array(ScheduledEventSchema).default([]),

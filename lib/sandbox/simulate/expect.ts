@@ -1,0 +1,124 @@
+// Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
+import type { Condition } from '../../model/condition.js';
+import type { NodeObject, PodObject } from '../kube/index.js';
+import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
+import type { StepRecord } from './run.js';
+import type { Sandbox } from './world.js';
+
+export interface ExpectationResult {
+  readonly passed: number;
+  readonly failures: readonly string[];
+}
+
+const isDaemonSetPod = (pod: PodObject) => pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;
+const isMirrorPod = (pod: PodObject) => pod.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined;
+const isCompleted = (pod: PodObject) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** Pods a drain should have removed that are still on the node (terminating ones included). */
+function podsLeft(sandbox: Sandbox, node: string): PodObject[] {
+  return sandbox.kube.store.listPods({ node }).filter((p) => !isDaemonSetPod(p) && !isMirrorPod(p) && !isCompleted(p));
+}
+
+const sortedJson = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+
+function touchedBy(sandbox: Sandbox, name: string): string[] {
+  const seeded = sandbox.seededNodes.get(name);
+  const now = sandbox.kube.store.getNode(name);
+  const changes: string[] = [];
+  if (!seeded || !now) return ['node missing'];
+  if ((seeded.spec?.unschedulable ?? false) !== (now.spec?.unschedulable ?? false)) changes.push('spec.unschedulable');
+  if (sortedJson(seeded.metadata.labels ?? {}) !== sortedJson(now.metadata.labels ?? {})) changes.push('labels');
+  if (sortedJson(seeded.metadata.annotations ?? {}) !== sortedJson(now.metadata.annotations ?? {})) changes.push('annotations');
+  if (sortedJson(seeded.spec?.taints ?? []) !== sortedJson(now.spec?.taints ?? [])) changes.push('taints');
+  const podsOfNode = new Set(sandbox.scenario.pods.filter((p) => p.node === name).map((p) => `${p.namespace}/${p.name}`));
+  const removed = sandbox.kube.requestLog
+    .filter({ resource: 'pods' })
+    .filter((e) => (e.subresource === 'eviction' || e.verb === 'delete') && podsOfNode.has(`${e.namespace}/${e.name}`));
+  if (removed.length > 0) changes.push(`${removed.length} pod eviction(s)/deletion(s)`);
+  return changes;
+}
+
+function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): string[] {
+  const node: NodeObject | undefined = sandbox.kube.store.getNode(name);
+  const fail = (what: string) => [`nodes.${name}: ${what}`];
+  const unschedulable = node?.spec?.unschedulable === true;
+  if (typeof want === 'string') {
+    switch (want) {
+      case 'deleted':
+        return node ? fail('expected deleted, but the Node exists') : [];
+      case 'present':
+        return node ? [] : fail('expected present, but the Node does not exist');
+      case 'cordoned':
+        return !node ? fail('expected cordoned, but the Node does not exist') : unschedulable ? [] : fail('expected cordoned, but spec.unschedulable is not true');
+      case 'drained': {
+        if (!node) return fail('expected drained, but the Node does not exist');
+        if (!unschedulable) return fail('expected drained, but the Node is not cordoned');
+        const left = podsLeft(sandbox, name);
+        return left.length === 0 ? [] : fail(`expected drained, but ${left.length} pod(s) are left: ${left.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`).join(', ')}`);
+      }
+      case 'untouched': {
+        if (!node) return fail('expected untouched, but the Node does not exist');
+        const changes = touchedBy(sandbox, name);
+        return changes.length === 0 ? [] : fail(`expected untouched, but changed: ${changes.join(', ')}`);
+      }
+    }
+  }
+  const problems: string[] = [];
+  if (want.exists !== undefined && want.exists !== (node !== undefined)) problems.push(`exists: expected ${String(want.exists)}, got ${String(node !== undefined)}`);
+  if (want.unschedulable !== undefined && want.unschedulable !== unschedulable) problems.push(`unschedulable: expected ${String(want.unschedulable)}, got ${String(unschedulable)}`);
+  if (want.podsLeft !== undefined) {
+    const left = podsLeft(sandbox, name).length;
+    if (left !== want.podsLeft) problems.push(`podsLeft: expected ${want.podsLeft}, got ${left}`);
+  }
+  if (want.taints !== undefined) {
+    const keys = (node?.spec?.taints ?? []).map((t) => t.key).sort();
+    const wanted = [...want.taints].sort();
+    if (JSON.stringify(keys) !== JSON.stringify(wanted)) problems.push(`taints: expected [${wanted.join(', ')}], got [${keys.join(', ')}]`);
+  }
+  return problems.map((p) => `nodes.${name}.${p}`);
+}
+
+export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, steps: readonly StepRecord[]): ExpectationResult {
+  const failures: string[] = [];
+  let passed = 0;
+  const record = (problems: string[]) => {
+    if (problems.length === 0) passed += 1;
+    else failures.push(...problems);
+  };
+
+  for (const [name, want] of Object.entries(expect.nodes ?? {})) record(checkNode(sandbox, name, want));
+
+  if (expect.lifecycleActions !== undefined) {
+    const got = sandbox.aws.state.autoScaling.completions
+      .filter((c) => c.by === 'api')
+      .map((c) => `${c.instanceId}:${c.result}`)
+      .sort();
+    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}`).sort();
+    record(JSON.stringify(got) === JSON.stringify(wanted) ? [] : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`]);
+  }
+
+  if (expect.conditions !== undefined) {
+    const lastSweep = steps.filter((s) => s.kind === 'sweep').at(-1);
+    if (!lastSweep || lastSweep.kind !== 'sweep') record(['conditions: no sweep step ran']);
+    else {
+      const problems: string[] = [];
+      for (const [condition, count] of Object.entries(expect.conditions)) {
+        const got = lastSweep.report.conditions[condition as Condition];
+        if (got !== count) problems.push(`conditions.${condition}: expected ${count}, got ${got}`);
+      }
+      record(problems);
+    }
+  }
+
+  if (expect.deletions !== undefined) {
+    const deletions = sandbox.kube.requestLog.filter({ verb: 'delete', resource: 'nodes' }).filter((e) => e.status >= 200 && e.status < 300).length;
+    record(deletions === expect.deletions ? [] : [`deletions: expected ${expect.deletions}, got ${deletions}`]);
+  }
+
+  if (expect.evictionsBlocked !== undefined) {
+    const blocked = sandbox.kube.requestLog.filter({ resource: 'pods', subresource: 'eviction', status: 429 }).length;
+    record(blocked === expect.evictionsBlocked ? [] : [`evictionsBlocked: expected ${expect.evictionsBlocked}, got ${blocked}`]);
+  }
+
+  return { passed, failures };
+}

@@ -1,0 +1,121 @@
+// The drain workflow, locally: the same drainStep the Step Functions task runs, looped on the
+// sandbox's virtual clock, completing the ASG lifecycle action and publishing the output event at
+// the end exactly as the state machine does.
+import type { AutoScalingAdapter } from '../../aws/autoscaling.js';
+import type { DrainLauncher, LaunchOutcome } from '../../aws/drain-launcher.js';
+import type { OutputEventPublisher } from '../../aws/output-events.js';
+import type { DrainDeps, DrainStepResult } from '../../drain/step.js';
+import { drainStep } from '../../drain/step.js';
+import type { VirtualClock } from '../../model/clock.js';
+import { drainExecutionName, type DrainWorkflowInput } from '../../workflow/contract.js';
+
+/** A Lambda invocation's budget for one step. */
+const STEP_BUDGET_MS = 60_000;
+
+export interface DrainRun {
+  readonly name: string;
+  readonly input: DrainWorkflowInput;
+  status: 'running' | 'drained' | 'deadline' | 'node-gone' | 'failed';
+  nextStepAt: number;
+  state: unknown;
+  steps: number;
+  last?: DrainStepResult;
+  error?: string;
+  finishedAt?: number;
+}
+
+export interface LocalDrainDeps {
+  readonly clock: VirtualClock;
+  readonly drainDeps: () => Promise<DrainDeps>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>;
+  readonly output?: Pick<OutputEventPublisher, 'publish'>;
+  readonly onFinish?: (run: DrainRun) => void;
+}
+
+export class LocalDrains implements DrainLauncher {
+  readonly runs = new Map<string, DrainRun>();
+
+  constructor(private readonly deps: LocalDrainDeps) {}
+
+  launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
+    const name = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+    if (this.runs.has(name)) return Promise.resolve('already-running');
+    this.runs.set(name, { name, input, status: 'running', nextStepAt: this.deps.clock.now(), state: undefined, steps: 0 });
+    return Promise.resolve('started');
+  }
+
+  pending(): DrainRun[] {
+    return [...this.runs.values()].filter((r) => r.status === 'running');
+  }
+
+  /** Steps every drain due before `until`, in time order, then leaves the clock at `until`. */
+  async runUntil(until: number): Promise<void> {
+    for (;;) {
+      const next = this.pending().sort((a, b) => a.nextStepAt - b.nextStepAt)[0];
+      if (!next || next.nextStepAt > until) break;
+      if (next.nextStepAt > this.deps.clock.now()) this.deps.clock.set(next.nextStepAt);
+      await this.step(next, Math.min(STEP_BUDGET_MS, Math.max(0, until - this.deps.clock.now())));
+    }
+    if (until > this.deps.clock.now()) this.deps.clock.set(until);
+  }
+
+  /** Runs every pending drain to its end (done, node gone, or past its deadline). */
+  async settle(): Promise<void> {
+    for (let guard = 0; guard < 100_000; guard++) {
+      const next = this.pending().sort((a, b) => a.nextStepAt - b.nextStepAt)[0];
+      if (!next) return;
+      if (next.nextStepAt > this.deps.clock.now()) this.deps.clock.set(next.nextStepAt);
+      await this.step(next, STEP_BUDGET_MS);
+    }
+    throw new Error('settling drains: no end after 100,000 steps');
+  }
+
+  private async step(run: DrainRun, budgetMs: number): Promise<void> {
+    const { input } = run;
+    run.steps += 1;
+    try {
+      const result = await drainStep(
+        await this.deps.drainDeps(),
+        { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
+        run.state,
+        budgetMs,
+      );
+      run.last = result;
+      run.state = result.state;
+      if (result.status === 'in-progress') {
+        run.nextStepAt = this.deps.clock.now() + Math.max(1_000, result.nextCheckAfterMs);
+        return;
+      }
+      run.status = result.status;
+    } catch (error) {
+      run.status = 'failed';
+      run.error = error instanceof Error ? error.message : String(error);
+    }
+    await this.finish(run);
+  }
+
+  /** What the state machine does after its loop: complete the lifecycle action, publish the outcome. */
+  private async finish(run: DrainRun): Promise<void> {
+    run.finishedAt = this.deps.clock.now();
+    const { input } = run;
+    if (input.lifecycle && input.instanceId && run.status !== 'failed') {
+      try {
+        await this.deps.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
+      } catch (error) {
+        run.error = `completing the lifecycle action: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    const drained = run.status === 'drained' || run.status === 'node-gone';
+    await this.deps.output
+      ?.publish([
+        {
+          detailType: drained ? 'Node Drained' : 'Drain Failed',
+          detail: { cluster: input.cluster, node: input.node, instanceId: input.instanceId, status: run.status, counts: run.last?.counts, error: run.error },
+        },
+      ])
+      .catch((error: unknown) => {
+        run.error ??= `publishing the drain outcome: ${error instanceof Error ? error.message : String(error)}`;
+      });
+    this.deps.onFinish?.(run);
+  }
+}

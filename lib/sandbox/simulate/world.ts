@@ -1,0 +1,103 @@
+// The sandbox: both emulators on one virtual clock, seeded from a scenario, and the reconciler
+// wired exactly as the Lambdas wire it (DescribeCluster → EKS token → Kubernetes API with the
+// shipped RBAC), with drains run by the local stand-in for the workflow.
+import { rbacManifests, RECONCILER_GROUP } from '../../../infra/rbac.js';
+import { AutoScalingAdapter } from '../../aws/autoscaling.js';
+import { OutputEventPublisher } from '../../aws/output-events.js';
+import { sleepOn } from '../../drain/driver.js';
+import { kubeDrainApi } from '../../drain/kube-api.js';
+import { drainSettings } from '../../drain/settings.js';
+import { WarmRuntime } from '../../lambda/runtime.js';
+import { VirtualClock } from '../../model/clock.js';
+import type { ReconcilerDeps } from '../../pipeline/deps.js';
+import { parseSettings, type Settings } from '../../settings.js';
+import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
+import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/index.js';
+import type { Scenario } from '../scenario/schema.js';
+import { LocalDrains, type DrainRun } from './local-drains.js';
+import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
+
+export const OUTPUT_BUS = 'ec2-node-reconciler';
+/** A cluster-admin token for people looking at a served sandbox with kubectl. */
+export const ADMIN_TOKEN = 'sandbox-admin';
+
+export interface Sandbox {
+  readonly scenario: Scenario;
+  readonly clock: VirtualClock;
+  readonly start: number;
+  readonly kube: KubeEmulator;
+  readonly aws: AwsEmulator;
+  readonly settings: Settings;
+  readonly drains: LocalDrains;
+  /** The nodes as seeded (after the emulator's defaults), to tell `untouched` from changed. */
+  readonly seededNodes: ReadonlyMap<string, NodeObject>;
+  /** Deps for one reconcile run, built the Lambda way (a warm runtime across runs). */
+  deps(settings?: Settings): Promise<ReconcilerDeps>;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(scenario: Scenario, options: { onDrainFinished?: (run: DrainRun) => void } = {}): Promise<Sandbox> {
+  // Whole seconds, as Kubernetes timestamps are: ages stay exact after a round trip.
+  const start = Math.floor((scenario.start ? Date.parse(scenario.start) : Date.now()) / 1000) * 1000;
+  const clock = new VirtualClock(start);
+  const { name: clusterName, region, accountId } = scenario.cluster;
+  const settings = parseSettings({ ...scenario.settings });
+
+  const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name });
+  const kube = await startKubeEmulator({
+    clock,
+    auth: {
+      tokens: { [ADMIN_TOKEN]: { user: 'sandbox-admin', groups: ['system:masters'] } },
+      // Like aws-iam-authenticator: the token is a presigned STS call, validated by STS.
+      authenticate: async (token) => ((await aws.verifyEksToken(token, clusterName)).ok ? { name: 'ec2-node-reconciler', groups: [RECONCILER_GROUP] } : null),
+    },
+    rbac: rbacManifests(),
+  });
+
+  try {
+    aws.state.seedCluster({ name: clusterName, endpoint: kube.url });
+    aws.state.createEventBus(OUTPUT_BUS);
+    for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
+    for (const node of scenario.nodes) kube.store.seedNode(nodeSeed(scenario, node, start));
+    for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
+    for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));
+  } catch (error) {
+    await Promise.all([kube.close(), aws.close()]);
+    throw error;
+  }
+  const seededNodes = new Map<string, NodeObject>();
+  for (const node of kube.store.listNodes()) if (node.metadata.name) seededNodes.set(node.metadata.name, structuredClone(node));
+
+  // Machines stop heartbeating when they stop or go, and start again when they run.
+  const nodeOfInstance = (instanceId: string) => kube.store.listNodes().find((n) => n.spec?.providerID?.endsWith(`/${instanceId}`))?.metadata.name;
+  aws.state.onChange((change) => {
+    if (change.kind !== 'instance-state') return;
+    const node = nodeOfInstance(change.instanceId);
+    if (node) kube.store.kubelets.setHeartbeating(node, change.to === 'running' || change.to === 'pending');
+  });
+
+  const runtime = new WarmRuntime({ clusterName, region, settings, outputEventBusName: OUTPUT_BUS }, clock, { endpoint: aws.endpoint, credentials: aws.clientConfig().credentials });
+  const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
+  const drains = new LocalDrains({
+    clock,
+    drainDeps: async () => ({ api: kubeDrainApi(await runtime.kubeConfig()), clock, settings: drainSettings(settings), sleep: sleepOn(clock) }),
+    autoScaling,
+    output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
+    ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),
+  });
+
+  return {
+    scenario,
+    clock,
+    start,
+    kube,
+    aws,
+    settings,
+    drains,
+    seededNodes,
+    deps: (override) => runtime.reconcilerDeps(override ?? settings, () => drains),
+    close: async () => {
+      await Promise.all([kube.close(), aws.close()]);
+    },
+  };
+}

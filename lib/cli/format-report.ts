@@ -1,0 +1,34 @@
+import type { RunReport } from '../report/report.js';
+import { table } from './table.js';
+
+/** The correspondence table: node, instance, condition, why. */
+export function correspondenceTable(report: RunReport): string {
+  const rows = report.rows.map((r) => [r.node ?? '(no node)', r.instanceId ?? '—', r.condition, r.reason]);
+  return rows.length === 0 ? '(no nodes, no instances)' : table(['NODE', 'INSTANCE', 'CONDITION', 'WHY'], rows, 70);
+}
+
+export function conditionSummary(report: RunReport): string {
+  return Object.entries(report.conditions)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
+}
+
+/** A whole run report for a terminal: the table, then actions, skips and errors. */
+export function formatRunReport(report: RunReport): string {
+  const lines = [
+    `${report.kind} of ${report.cluster} at ${report.startedAt}${report.dryRun ? ' (dry run: nothing changed)' : ''} — ${report.durationMs} ms`,
+    '',
+    correspondenceTable(report),
+    '',
+  ];
+  const actions = report.actions.filter((a) => a.kind !== 'report');
+  if (actions.length > 0) {
+    lines.push(table(['ACTION', 'TARGET', 'OUTCOME', 'WHY'], actions.map((a) => [a.kind, a.node ?? a.instanceId ?? '', a.detail ? `${a.outcome}: ${a.detail}` : a.outcome, a.reason]), 70), '');
+  } else lines.push('no actions', '');
+  if (report.skipped.length > 0) lines.push(table(['SKIPPED', 'TARGET', 'BECAUSE'], report.skipped.map((s) => [s.kind, s.node ?? s.instanceId ?? '', s.reason]), 80), '');
+  if (report.breaker) lines.push(`CIRCUIT BREAKER: ${report.breaker.reason}`, '');
+  for (const error of report.errors) lines.push(`error: ${error}`);
+  lines.push(`conditions: ${conditionSummary(report)}; API calls: ${Object.values(report.apiCalls).reduce((a, b) => a + b, 0)}`);
+  return lines.join('\n');
+}

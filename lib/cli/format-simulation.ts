@@ -1,0 +1,63 @@
+import type { Simulation, StepRecord } from '../sandbox/simulate/run.js';
+import { conditionSummary, correspondenceTable } from './format-report.js';
+import { offset, table } from './table.js';
+
+function stepLines(step: StepRecord, start: number): string[][] {
+  const at = offset(step.at, start);
+  switch (step.kind) {
+    case 'advance':
+      return [[at, 'clock', `advance ${Math.round(step.ms / 1000)}s`, '', '']];
+    case 'settle':
+      return [[at, 'drains', 'settle', '', '']];
+    case 'sweep':
+    case 'event': {
+      const source = step.kind === 'sweep' ? 'sweep' : `event: ${step.detailType}`;
+      if (step.kind === 'event' && step.ignored) return [[at, source, 'ignored', '', step.ignored]];
+      if (step.kind === 'event' && step.rejected) return [[at, source, 'REJECTED (→ DLQ)', '', step.rejected]];
+      const actions = (step.report?.actions ?? []).filter((a) => a.kind !== 'report' || a.condition !== undefined);
+      if (actions.length === 0) return [[at, source, 'nothing to do', '', '']];
+      return actions.map((a) => [
+        at,
+        source,
+        a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
+        a.node ?? a.instanceId ?? '',
+        a.reason,
+      ]);
+    }
+  }
+}
+
+/** The demo and `simulate -o table`: before, timeline, drains, after, summary. */
+export function formatSimulation(sim: Simulation): string {
+  const timeline = sim.steps.flatMap((s) => stepLines(s, sim.start));
+  const drains = sim.drains.map((d) => [
+    d.node,
+    d.status,
+    `${offset(d.startedAt, sim.start)} → ${d.finishedAt !== undefined ? offset(d.finishedAt, sim.start) : '…'}`,
+    `${d.evicted} evicted, ${d.left} left`,
+    d.blocked.join('; ') || d.error || '',
+  ]);
+  const lines = [
+    `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()})`,
+    '',
+    'BEFORE',
+    correspondenceTable(sim.before),
+    '',
+    'TIMELINE',
+    table(['TIME', 'SOURCE', 'ACTION', 'TARGET', 'WHY'], timeline, 70),
+    '',
+  ];
+  if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'BLOCKED / ERROR'], drains, 70), '');
+  lines.push('AFTER', correspondenceTable(sim.after), '');
+  const deletes = sim.steps.flatMap((s) => ('report' in s && s.report ? s.report.actions : [])).filter((a) => a.kind === 'delete' && a.outcome === 'done').length;
+  const drained = sim.drains.filter((d) => d.status === 'drained').length;
+  lines.push(`SUMMARY  before: ${conditionSummary(sim.before)}`);
+  lines.push(`         after:  ${conditionSummary(sim.after)}`);
+  lines.push(`         ${deletes} node(s) deleted, ${sim.drains.length} drain(s) started, ${drained} drained`);
+  if (sim.expectations) {
+    const { passed, failures } = sim.expectations;
+    lines.push('', failures.length === 0 ? `EXPECT   all ${passed} expectation(s) hold` : `EXPECT   ${failures.length} failed, ${passed} held:`);
+    for (const f of failures) lines.push(`  ✗ ${f}`);
+  }
+  return lines.join('\n');
+}

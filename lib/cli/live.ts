@@ -1,0 +1,103 @@
+// Wiring against a real cluster for the operator's commands: the current kubeconfig context and
+// the default AWS credential chain, the same adapters the Lambdas use, and drains run locally.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AutoScalingAdapter } from '../aws/autoscaling.js';
+import { createAwsClients } from '../aws/clients.js';
+import type { DrainLauncher } from '../aws/drain-launcher.js';
+import { runDrain } from '../drain/driver.js';
+import { kubeDrainApi } from '../drain/kube-api.js';
+import { progressLine } from '../drain/report.js';
+import { drainSettings } from '../drain/settings.js';
+import type { DrainDeps, DrainStepResult } from '../drain/step.js';
+import { kubeConfigFromFile } from '../kube/config.js';
+import { systemClock } from '../model/clock.js';
+import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { wireReconciler } from '../pipeline/wire.js';
+import type { Settings } from '../settings.js';
+import type { DrainWorkflowInput } from '../workflow/contract.js';
+import { CliError, EXIT } from './exit-codes.js';
+
+export interface LiveOptions {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly cluster?: string;
+  readonly region?: string;
+  readonly endpointUrl?: string;
+}
+
+/** EKS contexts name the cluster by ARN (`arn:aws:eks:<region>:<account>:cluster/<name>`). */
+function fromContextArn(kc: KubeConfig): { cluster?: string; region?: string } {
+  const match = /^arn:aws[a-z-]*:eks:([a-z0-9-]+):\d{12}:cluster\/(.+)$/.exec(kc.getCurrentCluster()?.name ?? '');
+  return match ? { region: match[1], cluster: match[2] } : {};
+}
+
+export interface Live {
+  readonly kubeConfig: KubeConfig;
+  readonly cluster: string;
+  readonly region: string;
+  deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
+  drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
+}
+
+export function connect(options: LiveOptions): Live {
+  let kubeConfig: KubeConfig;
+  try {
+    kubeConfig = kubeConfigFromFile({ ...(options.kubeconfig ? { path: options.kubeconfig } : {}), ...(options.context ? { context: options.context } : {}) });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), EXIT.error);
+  }
+  const guessed = fromContextArn(kubeConfig);
+  const cluster = options.cluster ?? guessed.cluster;
+  if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
+  const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? guessed.region;
+  if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
+  const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
+  const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps => ({
+    api: kubeDrainApi(kubeConfig),
+    clock: systemClock,
+    settings: drainSettings(settings),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...(onProgress ? { onProgress } : {}),
+  });
+  return {
+    kubeConfig,
+    cluster,
+    region,
+    drainDeps,
+    deps: (settings, drains) =>
+      wireReconciler({
+        clusterName: cluster,
+        settings,
+        clock: systemClock,
+        kubeConfig,
+        aws,
+        drains: () => drains ?? new LocalDrainLauncher(drainDeps(settings), new AutoScalingAdapter(aws.autoScaling), (line) => process.stderr.write(`${line}\n`)),
+      }),
+  };
+}
+
+/**
+ * Runs a drain to its end in this process, with progress on stderr, then completes the ASG
+ * lifecycle action as the workflow would. Used by `event`, `sweep` and `decommission --now`.
+ */
+export class LocalDrainLauncher implements DrainLauncher {
+  constructor(
+    private readonly deps: DrainDeps,
+    private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
+    private readonly print: (line: string) => void,
+  ) {}
+
+  async launch(input: DrainWorkflowInput): Promise<'started'> {
+    this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
+    const result = await runDrain(
+      { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
+      { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
+    );
+    this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
+    if (input.lifecycle && input.instanceId) {
+      await this.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
+      this.print(`  completed lifecycle action of ${input.instanceId} (${input.lifecycle.group}/${input.lifecycle.hook}): CONTINUE`);
+    }
+    return 'started';
+  }
+}

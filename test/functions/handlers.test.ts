@@ -1,0 +1,156 @@
+// The three Lambda handlers, invoked in-process with real-shaped payloads against the sandbox's
+// emulators; AWS endpoint and credentials come from the environment, as in Lambda.
+import { readFileSync } from 'node:fs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../lib/sandbox/scenario/load.js';
+import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import type { RunReport } from '../../lib/report/report.js';
+import { drainExecutionName, type DrainStepOutput } from '../../lib/workflow/contract.js';
+
+const SPOT = 'i-0aaaaaaaaaaaaaaa1';
+const STALE = 'i-0aaaaaaaaaaaaaaa2';
+const DRAIN = 'i-0aaaaaaaaaaaaaaa3';
+const node = (id: string) => `node-${id.slice(-1)}.ec2.internal`;
+
+const SCENARIO = `
+name: handlers
+cluster: { name: demo, region: us-east-1, accountId: "111122223333" }
+instances:
+  - { id: ${SPOT}, state: running, zone: us-east-1a, tags: { eks:cluster-name: demo } }
+  - { id: ${STALE}, state: terminated, zone: us-east-1a, tags: { eks:cluster-name: demo } }
+  - { id: ${DRAIN}, state: running, zone: us-east-1a, tags: { eks:cluster-name: demo } }
+nodes:
+  - { name: ${node(SPOT)}, providerID: "aws:///us-east-1a/${SPOT}", createdAgo: 2h }
+  - { name: ${node(STALE)}, providerID: "aws:///us-east-1a/${STALE}", createdAgo: 2h, heartbeatAgo: 1h, ready: Unknown }
+  - { name: ${node(DRAIN)}, providerID: "aws:///us-east-1a/${DRAIN}", createdAgo: 2h }
+pods:
+  - { name: web-1, node: ${node(DRAIN)}, owner: ReplicaSet/web-1a2b, terminationGracePeriodSeconds: 0 }
+  - { name: agent-1, node: ${node(DRAIN)}, owner: DaemonSet/agent }
+`;
+
+let sandbox: Sandbox;
+let handlers: {
+  events: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+  sweep: (event: unknown, context: Context) => Promise<RunReport>;
+  drainStep: (event: unknown, context: Context) => Promise<DrainStepOutput>;
+};
+
+function context(name: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:111122223333:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: '2026/11/29/[$LATEST]abcdef',
+    getRemainingTimeInMillis: () => 60_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function sqsRecord(messageId: string, body: unknown): SQSEvent['Records'][number] {
+  return {
+    messageId,
+    receiptHandle: `handle-${messageId}`,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1795953600000', SenderId: 'AIDAEXAMPLE', ApproximateFirstReceiveTimestamp: '1795953600000' },
+    messageAttributes: {},
+    md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:ec2-node-reconciler-events',
+    awsRegion: 'us-east-1',
+  };
+}
+
+function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../fixtures/events/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox(parseScenario(SCENARIO, 'handlers.yaml'));
+  const machine = sandbox.aws.state.seedStateMachine({ name: 'drain' });
+  const { credentials } = sandbox.aws.clientConfig();
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL: sandbox.aws.endpoint,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    CLUSTER_NAME: 'demo',
+    RECONCILER_SETTINGS: JSON.stringify({ heartbeatGrace: '2m' }),
+    DRAIN_STATE_MACHINE_ARN: machine.arn,
+    OUTPUT_EVENT_BUS_NAME: 'ec2-node-reconciler',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+  });
+  const [events, sweep, drainStep] = await Promise.all([import('../../functions/events.js'), import('../../functions/sweep.js'), import('../../functions/drain-step.js')]);
+  handlers = { events: events.handler, sweep: sweep.handler, drainStep: drainStep.handler };
+});
+
+afterAll(async () => {
+  await sandbox.close();
+});
+
+describe('events handler (SQS batch of EventBridge events)', () => {
+  it('should cordon and start a drain for a spot warning, ignore a running state change, and fail only the poison record', async () => {
+    const spot: Record<string, unknown> = { ...fixture('spot-interruption'), time: new Date(sandbox.clock.now()).toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const running = { ...fixture('state-change-running'), detail: { 'instance-id': DRAIN, state: 'running' } };
+    const poison = { ...fixture('spot-interruption'), detail: { 'instance-id': 'i-123/../../nodes' } };
+    const event: SQSEvent = { Records: [sqsRecord('m-spot', spot), sqsRecord('m-running', running), sqsRecord('m-poison', poison), sqsRecord('m-garbage', 'not json')] };
+
+    const response = await handlers.events(event, context('events'));
+
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-garbage', 'm-poison']);
+    expect(sandbox.kube.store.getNode(node(SPOT))?.spec?.unschedulable).toBe(true);
+    expect(sandbox.kube.store.getNode(node(DRAIN))?.spec?.unschedulable).toBeFalsy();
+    const executions = sandbox.aws.state.stepFunctions.executions();
+    expect(executions.map((e) => e.name)).toEqual([drainExecutionName('demo', SPOT, String(spot['id']))]);
+  });
+
+  it('should start nothing new for a duplicate delivery of the same event', async () => {
+    const spot = { ...fixture('spot-interruption'), time: new Date(sandbox.clock.now()).toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const response = await handlers.events({ Records: [sqsRecord('m-again', spot)] }, context('events'));
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sandbox.aws.state.stepFunctions.executions()).toHaveLength(1);
+  });
+});
+
+describe('sweep handler (Scheduler or manual invocation)', () => {
+  it('should plan without acting on a dry run', async () => {
+    const report = await handlers.sweep({ dryRun: true }, context('sweep'));
+    expect(report.dryRun).toBe(true);
+    expect(report.actions.find((a) => a.kind === 'delete')).toEqual(expect.objectContaining({ node: node(STALE), outcome: 'dry-run' }));
+    expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
+  });
+
+  it('should delete the stale object on the scheduled sweep', async () => {
+    const report = await handlers.sweep({}, context('sweep'));
+    expect(report.conditions['stale-object']).toBe(1);
+    expect(sandbox.kube.store.getNode(node(STALE))).toBeUndefined();
+  });
+
+  it('should refuse a payload with an unknown key, naming it', async () => {
+    await expect(handlers.sweep({ dryRun: true, bogus: 1 }, context('sweep'))).rejects.toThrow(/invalid sweep payload: .*bogus/);
+  });
+});
+
+describe('drain-step handler (the Step Functions task)', () => {
+  it('should drain the node in one step and say done', async () => {
+    const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
+    const payload = {
+      input: { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-1' },
+    };
+    const output = await handlers.drainStep(payload, context('drain-step'));
+    expect(output.outcome).toBe('done');
+    expect(output.summary).toEqual(expect.objectContaining({ evicted: 1, remaining: 0, blocked: [] }));
+    expect(sandbox.kube.store.listPods({ node: node(DRAIN) }).map((p) => p.metadata.name)).toEqual(['agent-1']);
+  });
+
+  it('should refuse a payload without the workflow input, naming the field', async () => {
+    await expect(handlers.drainStep({ state: {} }, context('drain-step'))).rejects.toThrow(/invalid drain step input: input/);
+  });
+});

@@ -6,7 +6,7 @@ import { METRIC_NAMES } from '../../infra/metrics.js';
 import { formatDuration } from '../../lib/model/duration.js';
 import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/settings.js';
 
-const README = readFileSync(`${PROJECT_ROOT}infra/README-sections.md`, 'utf8');
+const README = readFileSync(`${PROJECT_ROOT}README.md`, 'utf8');
 
 /** Rows of the first table after `heading`: first cell → second cell, backticks removed. */
 function table(heading: string): Map<string, string> {
@@ -24,7 +24,7 @@ function table(heading: string): Map<string, string> {
 
 const isDuration = (key: string) => SettingsSchema.safeParse({ [key]: '1m' }).success;
 
-describe('infra/README-sections.md', () => {
+describe('README.md', () => {
   it('should list every setting with its default', () => {
     const rows = table('## Settings');
     expect([...rows.keys()].sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());

@@ -1,5 +1,6 @@
 // The scenario file format v1 (shared/scenario-format.md), exactly: unknown keys are errors.
 import { z } from 'zod';
+import { CONDITIONS } from '../../model/condition.js';
 import { DurationSchema } from '../../model/duration.js';
 import { InstanceIdSchema } from '../../model/instance-id.js';
 import { SettingsSchema } from '../../settings.js';
@@ -105,23 +106,12 @@ const NodeExpectSchema = z.union([
     .strict(),
 ]);
 
-const CONDITION_NAMES = [
-  'in-sync',
-  'stale-object',
-  'slated-for-removal',
-  'stopped-machine',
-  'unresponsive-machine',
-  'unregistered-machine',
-  'identity-conflict',
-  'not-ec2',
-  'unknown',
-] as const;
 
 const ExpectSchema = z
   .object({
     nodes: z.record(z.string(), NodeExpectSchema).optional(),
     lifecycleActions: z.array(z.object({ instance: InstanceIdSchema, result: z.enum(['CONTINUE', 'ABANDON']) }).strict()).optional(),
-    conditions: z.partialRecord(z.enum(CONDITION_NAMES), z.number().int().min(0)).optional(),
+    conditions: z.partialRecord(z.enum(CONDITIONS), z.number().int().min(0)).optional(),
     deletions: z.number().int().min(0).optional(),
     evictionsBlocked: z.number().int().min(0).optional(),
   })

@@ -5,10 +5,10 @@ import {
   type EC2Client,
   type Filter,
 } from '@aws-sdk/client-ec2';
-import type { InstanceId } from '../model/instance-id.js';
+import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
-import { toInstanceView, toScheduledEvents } from './instance-view.js';
+import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 
 /** EC2 accepts at most 200 values in one filter. */
 export const FILTER_BATCH = 200;
@@ -93,20 +93,27 @@ export class Ec2Adapter {
     return out;
   }
 
-  /** Scheduled events (retirement, stop, reboot, maintenance) of the given instances. */
+  /**
+   * Scheduled events (retirement, stop, reboot, maintenance) of the given instances.
+   * DescribeInstanceStatus has no `instance-id` filter (EC2 answers "The filter 'instance-id' is
+   * invalid"), and its InstanceIds parameter fails the whole call for one unknown id and cannot be
+   * paginated. So ask for the instances that have a scheduled event at all (`event.code`): a short
+   * list even in a large account, paginated, and robust to ids EC2 no longer knows.
+   */
   async scheduledEvents(ids: readonly InstanceId[]): Promise<Map<InstanceId, ScheduledEvent[]>> {
     const out = new Map<InstanceId, ScheduledEvent[]>();
-    for (const batch of chunks([...new Set(ids)], FILTER_BATCH)) {
-      const pages = paginateDescribeInstanceStatus(
-        { client: this.ec2, pageSize: PAGE_SIZE },
-        { Filters: [{ Name: 'instance-id', Values: batch }], IncludeAllInstances: true },
-      );
-      for await (const page of pages) {
-        for (const status of page.InstanceStatuses ?? []) {
-          const events = toScheduledEvents(status.Events);
-          const id = batch.find((b) => b === status.InstanceId);
-          if (id !== undefined && events.length > 0) out.set(id, events);
-        }
+    const wanted = new Set<string>(ids);
+    if (wanted.size === 0) return out;
+    const pages = paginateDescribeInstanceStatus(
+      { client: this.ec2, pageSize: PAGE_SIZE },
+      { Filters: [{ Name: 'event.code', Values: [...SCHEDULED_EVENT_CODES] }], IncludeAllInstances: true },
+    );
+    for await (const page of pages) {
+      for (const status of page.InstanceStatuses ?? []) {
+        const id = status.InstanceId;
+        if (!isInstanceId(id) || !wanted.has(id)) continue;
+        const events = toScheduledEvents(status.Events);
+        if (events.length > 0) out.set(id, events);
       }
     }
     return out;

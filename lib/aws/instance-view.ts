@@ -3,7 +3,7 @@ import { isInstanceId } from '../model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
 import type { InstanceView, ScheduledEvent, ScheduledEventCode } from '../model/observation.js';
 
-const SCHEDULED_CODES: readonly ScheduledEventCode[] = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'];
+export const SCHEDULED_EVENT_CODES: readonly ScheduledEventCode[] = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'];
 
 function isState(value: string | undefined): value is InstanceState {
   return (INSTANCE_STATES as readonly (string | undefined)[]).includes(value);
@@ -32,7 +32,7 @@ export function toInstanceView(instance: Instance): InstanceView | undefined {
 export function toScheduledEvents(events: readonly InstanceStatusEvent[] | undefined): ScheduledEvent[] {
   const out: ScheduledEvent[] = [];
   for (const event of events ?? []) {
-    const code = SCHEDULED_CODES.find((c) => c === event.Code);
+    const code = SCHEDULED_EVENT_CODES.find((c) => c === event.Code);
     if (code === undefined || event.NotBefore === undefined) continue;
     if (/^\[(Completed|Canceled)\]/.test(event.Description ?? '')) continue;
     out.push({

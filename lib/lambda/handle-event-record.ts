@@ -30,6 +30,10 @@ export async function handleEventRecord(
     }
     const report = await runSignals(await deps(), parsed.signals, { region });
     logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
+    if (report.incomplete.length > 0) {
+      // Nothing was decided for what could not be observed: retry the record rather than lose the event.
+      throw new Error(`event ${parsed.header.id}: not fully observed: ${report.incomplete.join('; ')}`);
+    }
     const failed = report.actions.filter((a) => a.outcome === 'failed');
     if (failed.length > 0) {
       throw new Error(`event ${parsed.header.id}: ${failed.length} action(s) failed: ${failed.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''}: ${a.detail ?? ''}`).join('; ')}`);

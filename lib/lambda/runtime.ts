@@ -59,9 +59,10 @@ export class WarmRuntime {
       ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
       drains:
         drains ??
-        (() => {
+        ((_, aws) => {
           if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
-          return new StepFunctionsDrainLauncher(this.aws.sfn, arn);
+          // The run's counted client, so StartExecution shows in the report's API calls.
+          return new StepFunctionsDrainLauncher(aws.sfn, arn);
         }),
     });
   }

@@ -36,7 +36,7 @@ async function reconcile(
   const decided = performance.now();
 
   const outcomes = await act(planned, deps);
-  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options.region);
+  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options.region, planned);
   const done = performance.now();
 
   return {
@@ -50,6 +50,7 @@ async function reconcile(
     actions: toReportActions(outcomes),
     skipped: planned.skipped,
     ...(planned.breaker ? { breaker: planned.breaker } : {}),
+    incomplete: [...observeErrors],
     errors: [
       ...observeErrors,
       ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
@@ -67,6 +68,18 @@ export async function runSweep(deps: ReconcilerDeps, options: RunOptions = {}): 
 
 /** One event's signals (a Health event may carry several instances). */
 export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions = {}): Promise<RunReport> {
-  return reconcile('event', deps, async () => ({ observation: await observeSignals(deps, signals), errors: [] }), signals, options);
+  return reconcile(
+    'event',
+    deps,
+    async () => {
+      const observation = await observeSignals(deps, signals);
+      // A failed lookup leaves no pair to classify (the node is not looked for without EC2's
+      // answer): the error must still show, or the event would pass for handled.
+      const errors = [...observation.lookupErrors].map(([id, error]) => `looking up ${id} failed: ${error}`);
+      return { observation, errors };
+    },
+    signals,
+    options,
+  );
 }
 

@@ -23,7 +23,11 @@ export interface WireOptions {
   readonly clock: Clock;
   readonly kubeConfig: KubeConfig;
   readonly aws: AwsClients;
-  readonly drains: (deps: Omit<ReconcilerDeps, 'drains'>) => DrainLauncher;
+  /**
+   * Builds the run's drain launcher; `aws` are this run's counted views of the clients (start the
+   * workflow through `aws.sfn` so StartExecution shows in the report's apiCalls).
+   */
+  readonly drains: (deps: Omit<ReconcilerDeps, 'drains'>, aws: AwsClients) => DrainLauncher;
   /** The output event bus; no output events without it. */
   readonly outputBusName?: string;
   /** Instance → node name hints kept across runs (a warm Lambda container's cache). */
@@ -50,5 +54,5 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
     ...(options.outputBusName ? { output: new OutputEventPublisher(aws.eventBridge, options.outputBusName) } : {}),
     apiCalls,
   };
-  return { ...base, drains: options.drains(base) };
+  return { ...base, drains: options.drains(base, aws) };
 }

@@ -30,6 +30,16 @@ export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
   return { dryRun: ctx.settings.dryRun, ...guarded };
 }
 
+/**
+ * The cause of a drain a sweep found (no event): part of the workflow's execution name, which
+ * Step Functions keeps unique for 90 days. Sweeps within the same hour name the same drain (so a
+ * sweep every 10 minutes starts it once); a later hour may start it again if it is still needed —
+ * a repeated drain of the same node is harmless (cordon and evictions are idempotent).
+ */
+export function sweepCause(now: number): string {
+  return `sweep-${new Date(now).toISOString().slice(0, 13).replace(/[-T:]/g, '')}`;
+}
+
 function target(node: NodeView): { node: string; uid: string; resourceVersion: string } {
   return { node: node.name, uid: node.uid, resourceVersion: node.resourceVersion };
 }
@@ -82,7 +92,7 @@ function planPair(pair: ClassifiedPair, now: number, settings: Settings, out: De
           ...ids,
           reason: pair.reason,
           deadline: pair.deadline ?? now + settings.drainTimeout,
-          cause: pair.signals[0]?.eventId ?? 'sweep',
+          cause: pair.signals[0]?.eventId ?? sweepCause(now),
           ...(pair.lifecycle ? { lifecycle: pair.lifecycle } : {}),
         });
       } else if (pair.lifecycle && instanceId !== undefined) {

@@ -1,7 +1,7 @@
 import type { ActionOutcome } from '../act/outcome.js';
 import type { OutputEvent } from '../aws/output-events.js';
 import type { NodeEvent } from '../kube/events.js';
-import type { Action } from '../model/action.js';
+import type { Action, Plan } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { errorText } from '../pipeline/errors.js';
@@ -36,10 +36,25 @@ const ALERTING: ReadonlySet<Condition> = new Set(['identity-conflict', 'unregist
 const instanceArn = (region: string | undefined, id: string | undefined): string[] =>
   id && region ? [`arn:aws:ec2:${region}::instance/${id}`] : [];
 
-/** What to tell Kubernetes and EventBridge about a run's outcomes. Pure. */
-export function notificationsFor(outcomes: readonly ActionOutcome[], cluster: string, region?: string): { kube: NodeEvent[]; output: OutputEvent[] } {
+/** The deletions the circuit breaker held back: each such Node is told why it was not deleted. */
+function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined): string[] {
+  const breaker = plan?.breaker;
+  if (!breaker) return [];
+  return plan.skipped.flatMap((s) => (s.kind === 'delete' && s.reason === breaker.reason && s.node !== undefined ? [s.node] : []));
+}
+
+/** What to tell Kubernetes and EventBridge about a run's outcomes (and, given the plan, the deletions its breaker held back). Pure. */
+export function notificationsFor(
+  outcomes: readonly ActionOutcome[],
+  cluster: string,
+  region?: string,
+  plan?: Pick<Plan, 'skipped' | 'breaker'>,
+): { kube: NodeEvent[]; output: OutputEvent[] } {
   const kube: NodeEvent[] = [];
   const output: OutputEvent[] = [];
+  for (const node of heldBackByBreaker(plan)) {
+    kube.push({ node, reason: DIVERGENCE_REASONS['stale-object'], message: plan?.breaker?.reason ?? '', type: 'Warning' });
+  }
   for (const { action, outcome, detail } of outcomes) {
     if (outcome === 'dry-run' || outcome === 'unchanged') continue;
     const node = 'node' in action ? action.node : undefined;
@@ -57,26 +72,40 @@ export function notificationsFor(outcomes: readonly ActionOutcome[], cluster: st
     }
     const failed = outcome === 'failed' || outcome === 'moot';
     const message = failed ? `${action.kind} ${outcome}: ${detail ?? ''} (wanted because: ${action.reason})` : action.reason;
-    if (node && action.kind !== 'delete') {
-      kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS[action.kind], message, type: failed ? 'Warning' : 'Normal' });
-    }
+    // A deleted Node is gone, but an Event naming it still shows in `kubectl get events`; a delete
+    // that failed or was moot (e.g. re-registered under the same name) is a Warning like any other.
+    if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS[action.kind], message, type: failed ? 'Warning' : 'Normal' });
     if (action.kind === 'delete' && outcome === 'done') {
-      // The Node is gone, but an Event naming it still shows in `kubectl get events`.
-      if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS.delete, message, type: 'Normal' });
       output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(region, action.instanceId) });
     }
   }
   return { kube, output };
 }
 
+/** Kubernetes Events recorded concurrently at most. */
+const EVENT_CONCURRENCY = 8;
+
 /** Sends the notifications; a failure to notify is an error in the report, never a failed run. */
-export async function notify(deps: ReconcilerDeps, outcomes: readonly ActionOutcome[], region?: string): Promise<string[]> {
-  const { kube, output } = notificationsFor(outcomes, deps.clusterName, region);
+export async function notify(
+  deps: ReconcilerDeps,
+  outcomes: readonly ActionOutcome[],
+  region?: string,
+  plan?: Pick<Plan, 'skipped' | 'breaker'>,
+): Promise<string[]> {
+  const { kube, output } = notificationsFor(outcomes, deps.clusterName, region, plan);
   const errors: string[] = [];
-  const results = await Promise.allSettled(kube.map((event) => deps.events.record(event)));
-  results.forEach((r, i) => {
-    if (r.status === 'rejected') errors.push(`recording event ${kube[i]?.reason ?? ''} on ${kube[i]?.node ?? ''}: ${errorText(r.reason)}`);
-  });
+  // A few at a time: a run that trips the breaker, or meets an EC2 outage, has an Event for every Node.
+  let next = 0;
+  const recordNext = async (): Promise<void> => {
+    for (let event = kube[next++]; event !== undefined; event = kube[next++]) {
+      try {
+        await deps.events.record(event);
+      } catch (error) {
+        errors.push(`recording event ${event.reason} on ${event.node}: ${errorText(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(EVENT_CONCURRENCY, kube.length) }, recordNext));
   if (deps.output && output.length > 0) {
     try {
       const published = await deps.output.publish(output);

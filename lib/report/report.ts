@@ -33,6 +33,8 @@ export interface RunReport {
   readonly skipped: readonly SkippedAction[];
   readonly breaker?: Plan['breaker'];
   readonly errors: readonly string[];
+  /** What could not be observed this run (failed lookups): an event run with any must be retried. */
+  readonly incomplete: readonly string[];
   readonly timings: { readonly observeMs: number; readonly decideMs: number; readonly actMs: number };
   readonly apiCalls: Readonly<Record<string, number>>;
 }

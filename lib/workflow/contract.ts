@@ -20,7 +20,7 @@ export const DrainWorkflowInputSchema = z.object({
   /** ISO 8601; the drain stops there and reports what is left. */
   deadline: z.iso.datetime(),
   reason: z.string(),
-  /** The signal (event id) or 'sweep' that caused the drain: part of the execution name. */
+  /** The signal (event id) that caused the drain, or `sweep-<hour>` (plan's sweepCause): part of the execution name. */
   cause: z.string().min(1),
   lifecycle: LifecycleRefSchema.optional(),
 });

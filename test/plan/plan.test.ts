@@ -103,7 +103,7 @@ describe('plan', () => {
 
   it('should give a drain without a signal deadline the drainTimeout', () => {
     const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }));
-    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep' }));
+    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep-2026112912' }));
   });
 
   it('should hand the lifecycle action to the drain', () => {

@@ -6,7 +6,7 @@ import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '../model/labels.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
-import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
+import { isHeartbeatFresh, lastHeartbeat, LEASE_DURATION_MS } from './heartbeat.js';
 import { claimOf, indexInstances, type NodeClaim } from './pair.js';
 import { findSlating } from './slating.js';
 
@@ -82,6 +82,9 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const instance = scope.byId.get(instanceId);
   const signals = scope.signalsByInstance.get(instanceId) ?? [];
   const heartbeatFresh = isHeartbeatFresh(heartbeatAt, now, settings.heartbeatGrace);
+  // A live Lease while EC2 says the machine is gone is a conflict; a recently expired one is a
+  // machine that just went (stale-object, its delete held back by heartbeatGrace in plan()).
+  const kubeletAlive = isHeartbeatFresh(heartbeatAt, now, Math.min(LEASE_DURATION_MS, settings.heartbeatGrace));
   const nodeAge = now - node.createdAt;
 
   if (!instance) {
@@ -95,10 +98,10 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
         reason: `EC2 does not return ${instanceId}, but the node is younger than notFoundGrace (${formatDuration(settings.notFoundGrace)}): EC2 reads are eventually consistent`,
       };
     }
-    if (heartbeatFresh) {
-      return { ...withId, condition: 'identity-conflict', reason: `EC2 does not know ${instanceId}, yet the node's heartbeat is fresh` };
+    if (kubeletAlive) {
+      return { ...withId, condition: 'identity-conflict', reason: `EC2 does not know ${instanceId}, yet the node's Lease is live` };
     }
-    return { ...withId, condition: 'stale-object', reason: `EC2 does not know ${instanceId} and the node's heartbeat is stale` };
+    return { ...withId, condition: 'stale-object', reason: `EC2 does not know ${instanceId} and the node's kubelet has stopped` };
   }
 
   const withInstance = { ...withId, instance };
@@ -110,9 +113,9 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
     };
   }
   if (instance.state === 'terminated') {
-    return heartbeatFresh
-      ? { ...withInstance, condition: 'identity-conflict', reason: `${instanceId} is terminated, yet the node's heartbeat is fresh` }
-      : { ...withInstance, condition: 'stale-object', reason: `${instanceId} is terminated and the node's heartbeat is stale` };
+    return kubeletAlive
+      ? { ...withInstance, condition: 'identity-conflict', reason: `${instanceId} is terminated, yet the node's Lease is live` }
+      : { ...withInstance, condition: 'stale-object', reason: `${instanceId} is terminated and the node's kubelet has stopped` };
   }
   if (instance.state === 'stopped') {
     return { ...withInstance, condition: 'stopped-machine', reason: `${instanceId} is stopped` };
@@ -132,7 +135,7 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
 
   if (!heartbeatFresh) {
-    const age = heartbeatAt === undefined ? 'no heartbeat at all' : `last heartbeat ${formatDuration(roundToSeconds(now - heartbeatAt))} ago`;
+    const age = heartbeatAt === undefined ? 'no heartbeat at all' : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
     return { ...withInstance, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})` };
   }
   if (node.ready !== 'True') {
@@ -164,7 +167,7 @@ function classifyUnclaimedInstance(instance: InstanceView, signals: readonly Sig
     return {
       ...base,
       condition: 'unregistered-machine',
-      reason: `${instance.id} has been running for ${formatDuration(roundToSeconds(age))} with no Node object`,
+      reason: `${instance.id} has been running for ${formatDuration(readableAge(age))} with no Node object`,
     };
   }
   const why =
@@ -186,6 +189,11 @@ function groupSignals(signals: readonly Signal[]): Map<InstanceId, Signal[]> {
   return grouped;
 }
 
-function roundToSeconds(ms: number): number {
-  return Math.max(0, Math.round(ms / 1000) * 1000);
+/**
+ * An age rounded to the unit a person reads it in, so formatDuration prints `52m` or `3h`, not
+ * `3134s`: seconds under 2 minutes, minutes under 2 hours, hours under 2 days, then days.
+ */
+function readableAge(ms: number): number {
+  const unit = ms < 120_000 ? 1_000 : ms < 7_200_000 ? 60_000 : ms < 172_800_000 ? 3_600_000 : 86_400_000;
+  return Math.max(0, Math.round(ms / unit) * unit);
 }

@@ -1,3 +1,4 @@
+import type { RunReport } from '../report/report.js';
 import type { Simulation, StepRecord } from '../sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
 import { offset, table } from './table.js';
@@ -27,8 +28,25 @@ function stepLines(step: StepRecord, start: number): string[][] {
   }
 }
 
+/** Above this many rows, in-sync pairs nothing happened to are folded into one line (-o json has them all). */
+const FOLD_ABOVE = 20;
+
+/** The correspondence table, with the uneventful in-sync rows of a big cluster folded away. */
+function condensedTable(report: RunReport, involved: ReadonlySet<string>): string {
+  if (report.rows.length <= FOLD_ABOVE) return correspondenceTable(report);
+  const shown = report.rows.filter((r) => r.condition !== 'in-sync' || involved.has(r.node ?? '') || involved.has(r.instanceId ?? ''));
+  const folded = report.rows.length - shown.length;
+  if (folded === 0) return correspondenceTable(report);
+  return `${correspondenceTable({ ...report, rows: shown })}\n… and ${folded} more in-sync (nothing happened to them; -o json lists every row)`;
+}
+
 /** The demo and `simulate -o table`: before, timeline, drains, after, summary. */
 export function formatSimulation(sim: Simulation): string {
+  const involved = new Set<string>(sim.drains.flatMap((d) => [d.node, d.instanceId ?? '']));
+  for (const step of sim.steps) {
+    if ((step.kind !== 'sweep' && step.kind !== 'event') || !step.report) continue;
+    for (const a of step.report.actions) if (a.kind !== 'report' || a.condition !== undefined) for (const id of [a.node, a.instanceId]) if (id) involved.add(id);
+  }
   const timeline = sim.steps.flatMap((s) => stepLines(s, sim.start));
   const drains = sim.drains.map((d) => [
     d.node,
@@ -41,14 +59,14 @@ export function formatSimulation(sim: Simulation): string {
     `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()})`,
     '',
     'BEFORE',
-    correspondenceTable(sim.before),
+    condensedTable(sim.before, involved),
     '',
     'TIMELINE',
     table(['TIME', 'SOURCE', 'ACTION', 'TARGET', 'WHY'], timeline, 70),
     '',
   ];
   if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'BLOCKED / ERROR'], drains, 70), '');
-  lines.push('AFTER', correspondenceTable(sim.after), '');
+  lines.push('AFTER', condensedTable(sim.after, involved), '');
   const deletes = sim.steps.flatMap((s) => ('report' in s && s.report ? s.report.actions : [])).filter((a) => a.kind === 'delete' && a.outcome === 'done').length;
   const drained = sim.drains.filter((d) => d.status === 'drained').length;
   lines.push(`SUMMARY  before: ${conditionSummary(sim.before)}`);

@@ -69,7 +69,7 @@ describe('classify', () => {
     { name: 'a running machine whose node is NotReady', world: anObservation({ nodes: [aNode(1, { ready: 'False' })], instances: [anInstance(1)] }), expected: 'unresponsive-machine', reason: /Ready condition is False/ },
     { name: 'a running cluster machine with no node, past the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }), expected: 'unregistered-machine' },
     { name: 'a running cluster machine with no node, within the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - MINUTE })] }), expected: 'in-sync', reason: /registrationGrace/ },
-    { name: 'a terminated machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }), expected: 'identity-conflict', reason: /fresh/ },
+    { name: 'a terminated machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }), expected: 'identity-conflict', reason: /Lease is live/ },
     { name: 'an unknown machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)] }), expected: 'identity-conflict' },
     { name: 'a zone mismatch', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { zone: 'us-east-1b' })] }), expected: 'identity-conflict', reason: /zone/ },
     {
@@ -129,6 +129,11 @@ describe('classify', () => {
     const instance = anInstance(1, { scheduledEvents: [{ code: 'instance-stop', notBefore: NOW + 10 * MINUTE }] });
     const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [instance] }), [aSignal('scheduled-change', 1, { deadline: NOW + 20 * MINUTE })]);
     expect(pair.deadline).toBe(NOW + 10 * MINUTE);
+  });
+
+  it('should classify a machine that just went (Lease expired, heartbeat within heartbeatGrace) as stale, not a conflict', () => {
+    const world = anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [{ nodeName: aNode(1).name, renewTime: NOW - 60_000 }] });
+    expect(classifyOne(world).condition).toBe('stale-object');
   });
 
   it('should prefer the Ready heartbeat when it is newer than the Lease', () => {

@@ -450,7 +450,7 @@ describe('sweep: identity-conflict', () => {
     const report = await world.sweep();
 
     expectReportedNotTouched(report, [nodeName(14)]);
-    expect(report.rows[0]?.reason).toBe(`${instanceId(14)} is terminated, yet the node's heartbeat is fresh`);
+    expect(report.rows[0]?.reason).toBe(`${instanceId(14)} is terminated, yet the node's Lease is live`);
   });
 });
 

@@ -37,6 +37,13 @@ describe('plan', () => {
     expect(kinds(result)).toEqual(['report']);
   });
 
+  it('should hold back the delete of a machine that just went until heartbeatGrace has passed', () => {
+    const justWent = { nodeName: aNode(1).name, renewTime: NOW - 60_000 };
+    const result = planFor(anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [justWent] }));
+    expect(kinds(result)).toEqual([]);
+    expect(result.skipped).toEqual([expect.objectContaining({ kind: 'delete', reason: expect.stringMatching(/heartbeatGrace/) as string })]);
+  });
+
   it('should not delete an excluded node, and say why', () => {
     const node = stale(1, { labels: { 'ec2-node-reconciler/exclude': 'true' } });
     const result = planFor(anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }));

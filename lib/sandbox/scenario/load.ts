@@ -28,6 +28,13 @@ function pathText(path: readonly PropertyKey[]): string {
 
 function issueText(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
+  if (issue.code === 'invalid_union') {
+    // A step is one of several strict objects: a key none of them knows is the typo to name,
+    // rather than zod's bare "Invalid input".
+    const unknownIn = issue.errors.map((branch) => new Set(branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []))));
+    const everywhere = [...(unknownIn[0] ?? [])].filter((key) => unknownIn.every((keys) => keys.has(key)));
+    if (everywhere.length > 0) return everywhere.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
+  }
   return `${pathText(issue.path)}: ${issue.message}`;
 }
 

@@ -30,6 +30,8 @@ export interface LocalDrainDeps {
   readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>;
   readonly output?: Pick<OutputEventPublisher, 'publish'>;
   readonly onFinish?: (run: DrainRun) => void;
+  /** What the rest of the cluster does between two steps (the workload controllers replacing evicted pods). */
+  readonly beforeStep?: () => void;
 }
 
 export class LocalDrains implements DrainLauncher {
@@ -54,7 +56,7 @@ export class LocalDrains implements DrainLauncher {
       const next = this.pending().sort((a, b) => a.nextStepAt - b.nextStepAt)[0];
       if (!next || next.nextStepAt > until) break;
       if (next.nextStepAt > this.deps.clock.now()) this.deps.clock.set(next.nextStepAt);
-      await this.step(next, Math.min(STEP_BUDGET_MS, Math.max(0, until - this.deps.clock.now())));
+      await this.step(next, Math.min(this.budgetFor(next), Math.max(0, until - this.deps.clock.now())));
     }
     if (until > this.deps.clock.now()) this.deps.clock.set(until);
   }
@@ -65,14 +67,26 @@ export class LocalDrains implements DrainLauncher {
       const next = this.pending().sort((a, b) => a.nextStepAt - b.nextStepAt)[0];
       if (!next) return;
       if (next.nextStepAt > this.deps.clock.now()) this.deps.clock.set(next.nextStepAt);
-      await this.step(next, STEP_BUDGET_MS);
+      await this.step(next, this.budgetFor(next));
     }
     throw new Error('settling drains: no end after 100,000 steps');
+  }
+
+  /**
+   * A step's budget on the shared virtual clock. Real drains run side by side; here they take turns,
+   * and a step's waits move the one clock: a step must hand over when another drain is due, or that
+   * drain would start late (a spot drain past its two-minute deadline, for one).
+   */
+  private budgetFor(run: DrainRun): number {
+    const others = this.pending().filter((r) => r !== run);
+    const nextOther = others.length > 0 ? Math.min(...others.map((r) => r.nextStepAt)) : Infinity;
+    return Math.min(STEP_BUDGET_MS, Math.max(0, nextOther - this.deps.clock.now()));
   }
 
   private async step(run: DrainRun, budgetMs: number): Promise<void> {
     const { input } = run;
     run.steps += 1;
+    this.deps.beforeStep?.();
     try {
       const result = await drainStep(
         await this.deps.drainDeps(),

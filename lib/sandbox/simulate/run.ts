@@ -7,6 +7,7 @@ import type { RunReport } from '../../report/report.js';
 import { parseEvent, SignalRejection } from '../../signals/index.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
+import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import type { DrainRun } from './local-drains.js';
 import { startSandbox, type Sandbox } from './world.js';
@@ -62,6 +63,8 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
   try {
     const parsed = parseEvent(event);
+    // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
+    applyEventEffects(sandbox, event);
     if (parsed.outcome === 'ignored') return { step: index, at, kind: 'event', detailType, ignored: parsed.reason };
     return { step: index, at, kind: 'event', detailType, report: await runSignals(await sandbox.deps(), parsed.signals, { region: sandbox.scenario.cluster.region }) };
   } catch (error) {

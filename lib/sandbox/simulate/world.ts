@@ -10,10 +10,11 @@ import { drainSettings } from '../../drain/settings.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
 import { VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
-import { parseSettings, type Settings } from '../../settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../settings.js';
 import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/index.js';
 import type { Scenario } from '../scenario/schema.js';
+import { WorkloadControllers } from './controllers.js';
 import { LocalDrains, type DrainRun } from './local-drains.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
@@ -41,7 +42,8 @@ export async function startSandbox(scenario: Scenario, options: { onDrainFinishe
   const start = Math.floor((scenario.start ? Date.parse(scenario.start) : Date.now()) / 1000) * 1000;
   const clock = new VirtualClock(start);
   const { name: clusterName, region, accountId } = scenario.cluster;
-  const settings = parseSettings({ ...scenario.settings });
+  // The loader already parsed them (durations are milliseconds now): only the defaults are missing.
+  const settings: Settings = { ...DEFAULT_SETTINGS, ...scenario.settings };
 
   const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name });
   const kube = await startKubeEmulator({
@@ -58,7 +60,14 @@ export async function startSandbox(scenario: Scenario, options: { onDrainFinishe
     aws.state.seedCluster({ name: clusterName, endpoint: kube.url });
     aws.state.createEventBus(OUTPUT_BUS);
     for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
-    for (const node of scenario.nodes) kube.store.seedNode(nodeSeed(scenario, node, start));
+    for (const node of scenario.nodes) {
+      const seed = nodeSeed(scenario, node, start);
+      const stored = kube.store.seedNode(seed);
+      // KubeStore.seedNode starts the heartbeat grid of a Lease-less kubelet at "now" even when it is
+      // not heartbeating, so a Node never heard from would read as fresh (Ready heartbeat = now).
+      // Its last heartbeat is the seeded Ready condition's.
+      if (seed.lastHeartbeat === null && seed.heartbeating === false) kube.store.kubelets.add(stored, false, seed.readyHeartbeat ?? seed.createdAt ?? start);
+    }
     for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
     for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));
   } catch (error) {
@@ -78,12 +87,20 @@ export async function startSandbox(scenario: Scenario, options: { onDrainFinishe
 
   const runtime = new WarmRuntime({ clusterName, region, settings, outputEventBusName: OUTPUT_BUS }, clock, { endpoint: aws.endpoint, credentials: aws.clientConfig().credentials });
   const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
+  // Evicted pods are replaced while a drain waits, as a real cluster's controllers do.
+  const controllers = new WorkloadControllers(kube.store);
+  const sleep = sleepOn(clock);
+  const sleepThenReplace = async (ms: number) => {
+    await sleep(ms);
+    controllers.reconcile();
+  };
   const drains = new LocalDrains({
     clock,
-    drainDeps: async () => ({ api: kubeDrainApi(await runtime.kubeConfig()), clock, settings: drainSettings(settings), sleep: sleepOn(clock) }),
+    drainDeps: async () => ({ api: kubeDrainApi(await runtime.kubeConfig()), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
     autoScaling,
     output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
     ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),
+    beforeStep: () => controllers.reconcile(),
   });
 
   return {

@@ -1,0 +1,136 @@
+// Every scenario in test/scenarios/ runs through the sandbox (the same engine `simulate` uses, in
+// process) and every expectation it states must hold. A scenario that documents a known reconciler
+// bug (a `# KNOWN BUG:` comment, its expectation stating the correct behaviour) is expected to fail
+// until the bug is fixed: the test then tells you to remove the comment.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../lib/cli/main.js';
+import { loadScenario, parseScenario, ScenarioError } from '../lib/sandbox/scenario/load.js';
+import { simulate } from '../lib/sandbox/simulate/run.js';
+import { DEMO_FILE, demoScenarioYaml } from '../scripts/make-demo-scenario.js';
+
+const DIR = fileURLToPath(new URL('./scenarios/', import.meta.url));
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+  .sort();
+const KNOWN_BUG = /^#\s*KNOWN BUG:/m;
+
+async function failuresOf(file: string): Promise<string[]> {
+  const loaded = await loadScenario(join(DIR, file));
+  if (!loaded.scenario.expect) return [`${file}: states no expectations (every scenario needs \`expect\`)`];
+  const { simulation } = await simulate(loaded);
+  return [...(simulation.expectations?.failures ?? [])];
+}
+
+describe('test/scenarios', () => {
+  it('holds the demo and at least 25 scenarios besides it and the two examples', () => {
+    expect(FILES).toContain('demo.yaml');
+    expect(FILES.length).toBeGreaterThanOrEqual(28);
+  });
+
+  it('demo.yaml is what scripts/make-demo-scenario.ts generates (run it after editing the script)', () => {
+    expect(readFileSync(DEMO_FILE, 'utf8')).toBe(demoScenarioYaml());
+  });
+
+  for (const file of FILES) {
+    const knownBug = KNOWN_BUG.test(readFileSync(join(DIR, file), 'utf8'));
+    if (knownBug) {
+      it(`${file} (KNOWN BUG: expected to fail until fixed)`, async () => {
+        const failures = await failuresOf(file);
+        expect(failures, `${file} passes now: the bug is fixed, remove its "# KNOWN BUG:" comment`).not.toEqual([]);
+      });
+    } else {
+      it(file, async () => {
+        const failures = await failuresOf(file);
+        // The message lists every failed expectation, one per line.
+        expect(failures, `${file}:\n  ✗ ${failures.join('\n  ✗ ')}`).toEqual([]);
+      });
+    }
+  }
+});
+
+describe('a bad scenario file is refused before anything runs (exit 2)', () => {
+  const VALID = `
+name: bad-file-check
+start: 2026-11-29T12:00:00Z
+cluster: { name: demo, region: eu-west-1, accountId: "111122223333" }
+instances:
+  - { id: i-0aa0000000000a101, state: running, zone: eu-west-1a }
+nodes:
+  - { name: node-a, providerID: "aws:///eu-west-1a/i-0aa0000000000a101" }
+pods:
+  - { name: web-1, node: node-a, owner: ReplicaSet/web-6d4f }
+steps:
+  - sweep: {}
+  - advance: 5m
+expect:
+  nodes:
+    node-a: untouched
+`;
+
+  const problemsOf = (text: string): readonly string[] => {
+    try {
+      parseScenario(text, 'bad.yaml');
+    } catch (error) {
+      if (error instanceof ScenarioError) return error.problems;
+      throw error;
+    }
+    throw new Error('the scenario was accepted');
+  };
+
+  it('accepts the valid base', () => {
+    expect(() => parseScenario(VALID, 'ok.yaml')).not.toThrow();
+  });
+
+  it('names the path of an unknown key', () => {
+    const problems = problemsOf(VALID.replace('providerID:', 'providerId:'));
+    expect(problems).toContainEqual(expect.stringContaining('nodes[0].providerId: unknown key'));
+    expect(problemsOf(VALID.replace('expect:', 'expected:'))).toContainEqual(expect.stringContaining('expected: unknown key'));
+    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: { exist: true }'))).toContainEqual(expect.stringContaining('expect.nodes.node-a'));
+    // A step is one of several shapes: the unknown one is still named.
+    expect(problemsOf(VALID.replace('advance: 5m', 'wait: 5m'))).toEqual(['steps[1].wait: unknown key']);
+  });
+
+  it('refuses a bad duration, naming where', () => {
+    expect(problemsOf(VALID.replace('advance: 5m', 'advance: 5 minutes'))).toEqual(['steps[1].advance: must be a duration such as 30s, 5m, 2h or 3d']);
+    expect(problemsOf(VALID.replace('zone: eu-west-1a }', 'zone: eu-west-1a, launchedAgo: 2 hours }'))).toContainEqual(
+      expect.stringMatching(/^instances\[0\]\.launchedAgo: .*duration/),
+    );
+  });
+
+  it('refuses a pod on a node the scenario does not have', () => {
+    expect(problemsOf(VALID.replace('node: node-a,', 'node: node-b,'))).toEqual(['pods[0].node: no node named node-b']);
+  });
+
+  it('refuses an expectation about a node the scenario does not have', () => {
+    expect(problemsOf(VALID.replace('    node-a: untouched', '    node-a: untouched\n    node-z: deleted'))).toEqual(['expect.nodes.node-z: no node named node-z']);
+  });
+
+  describe('through the CLI', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scenarios-test-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('simulate exits 2 and names the key', async () => {
+      const file = join(dir, 'typo.yaml');
+      writeFileSync(file, VALID.replace('pods:', 'podz:'));
+      let stderr = '';
+      const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        stderr += String(chunk);
+        return true;
+      });
+      try {
+        expect(await main(['simulate', file])).toBe(2);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(stderr).toContain('podz: unknown key');
+    });
+
+    it('loadScenario refuses a file it cannot read', async () => {
+      await expect(loadScenario(join(dir, 'missing.yaml'))).rejects.toBeInstanceOf(ScenarioError);
+    });
+  });
+});

@@ -2,34 +2,20 @@
 // retries and the adaptive client-side rate limiter sleep in real time — about 1.5 s per throttle
 // here — so the throttles are few) and PutEvents partial failures (the
 // publisher retries the failed entries, never drops them silently).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
+import { describe, expect, it } from 'vitest';
 import {
   nodeName,
   outputEvents,
   pairs,
-  rbacViolations,
-  startPipelineWorld,
+  usePipelineWorld,
+  conditionCounts,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
+usePipelineWorld((w) => (world = w));
 
-beforeEach(async () => {
-  world = await startPipelineWorld();
-});
-afterEach(async () => {
-  try {
-    expect(rbacViolations(world)).toEqual([]);
-  } finally {
-    await world.close();
-  }
-});
-
-const counts = (over: Partial<Record<Condition, number>>): Record<Condition, number> => ({
-  ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>),
-  ...over,
-});
+const counts = conditionCounts;
 
 const putEventsEntries = (): number[] =>
   world.aws.requestLog.filter({ service: 'events', operation: 'PutEvents' }).map((e) => {

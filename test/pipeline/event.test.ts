@@ -2,13 +2,13 @@
 // seeded world, parsed by parseEvent and run through runSignals with deps wired the Lambda way.
 // Besides the effects, these tests hold the path to its budget of requests (DESIGN §3).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
 import { SHUTDOWN_TAINT_KEY } from '../../lib/model/labels.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { SignalRejection } from '../../lib/signals/index.js';
 import { drainExecutionName } from '../../lib/workflow/contract.js';
 import {
   ASG,
+  conditionCounts,
   awsRequests,
   awsWrites,
   CLUSTER,
@@ -47,10 +47,7 @@ afterEach(async () => {
   }
 });
 
-const counts = (over: Partial<Record<Condition, number>>): Record<Condition, number> => ({
-  ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>),
-  ...over,
-});
+const counts = conditionCounts;
 const iso = (ms: number): string => new Date(ms).toISOString();
 const actionsOf = (report: RunReport | undefined) => (report?.actions ?? []).map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);
 const eventId = (event: Record<string, unknown>): string => String(event['id']);

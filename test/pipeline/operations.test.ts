@@ -1,6 +1,6 @@
 // Adapter operations outside a reconcile run, against the emulators through the warm runtime's
 // clients: what the drain workflow (lifecycle heartbeats) and the `decommission` command call.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AutoScalingAdapter } from '../../lib/aws/autoscaling.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
 import { DECOMMISSION_TAG } from '../../lib/model/labels.js';
@@ -14,24 +14,13 @@ import {
   MINUTE,
   nodeName,
   pairs,
-  rbacViolations,
-  startPipelineWorld,
+  usePipelineWorld,
   TERMINATE_HOOK,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
-
-beforeEach(async () => {
-  world = await startPipelineWorld();
-});
-afterEach(async () => {
-  try {
-    expect(rbacViolations(world)).toEqual([]);
-  } finally {
-    await world.close();
-  }
-});
+usePipelineWorld((w) => (world = w));
 
 describe('Auto Scaling lifecycle heartbeats (the drain workflow)', () => {
   it('should keep a lifecycle action alive by token and by instance id, then complete it', async () => {

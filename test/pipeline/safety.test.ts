@@ -1,7 +1,6 @@
 // The safety rails of DESIGN §4 end to end: a wrong delete is the worst failure, so each rail is
 // shown holding against the real adapters, the emulators and the shipped RBAC.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
+import { describe, expect, it } from 'vitest';
 import { EXCLUDE_KEY } from '../../lib/model/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import {
@@ -16,28 +15,15 @@ import {
   nodeName,
   outputEvents,
   pairs,
-  rbacViolations,
-  startPipelineWorld,
+  usePipelineWorld,
+  conditionCounts,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
+usePipelineWorld((w) => (world = w));
 
-beforeEach(async () => {
-  world = await startPipelineWorld();
-});
-afterEach(async () => {
-  try {
-    expect(rbacViolations(world)).toEqual([]);
-  } finally {
-    await world.close();
-  }
-});
-
-const counts = (over: Partial<Record<Condition, number>>): Record<Condition, number> => ({
-  ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>),
-  ...over,
-});
+const counts = conditionCounts;
 
 /**
  * A new machine took the old one's private IP, so its kubelet registers a Node of the same name:

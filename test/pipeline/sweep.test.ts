@@ -3,13 +3,13 @@
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, SHUTDOWN_TAINT_KEY } from '../../lib/model/labels.js';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { sweepCause } from '../../lib/plan/plan.js';
 import { drainExecutionName, DrainWorkflowInputSchema } from '../../lib/workflow/contract.js';
 import {
   ASG,
+  conditionCounts,
   awsWrites,
   CLUSTER,
   drainExecutions,
@@ -41,10 +41,7 @@ afterEach(async () => {
   }
 });
 
-const counts = (over: Partial<Record<Condition, number>>): Record<Condition, number> => ({
-  ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>),
-  ...over,
-});
+const counts = conditionCounts;
 const iso = (ms: number): string => new Date(ms).toISOString();
 const actionsOf = (report: RunReport) => report.actions.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);
 const sorted = (items: readonly string[]): string[] => [...items].sort();

@@ -3,12 +3,14 @@
 // emulator has verified its signature, and the shipped RBAC manifest deciding every request.
 // Builders seed one (node, instance) pair per condition of DESIGN §1.
 import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { rbacManifests, RECONCILER_GROUP } from '../../infra/rbac.js';
 import type { DrainLauncher, LaunchOutcome } from '../../lib/aws/drain-launcher.js';
 import type { AwsClientOptions } from '../../lib/aws/clients.js';
 import type { FunctionConfig } from '../../lib/lambda/config.js';
 import { WarmRuntime } from '../../lib/lambda/runtime.js';
 import { VirtualClock } from '../../lib/model/clock.js';
+import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSignals, runSweep } from '../../lib/pipeline/run.js';
@@ -373,4 +375,28 @@ export async function fixtureEvent(
     account: world.aws.accountId,
     detail: { ...detail, ...options.detail },
   };
+}
+
+/**
+ * A fresh world for each test, closed after it; every test also proves that all its Kubernetes
+ * requests came from the reconciler's identity and passed the shipped RBAC.
+ */
+export function usePipelineWorld(set: (world: PipelineWorld) => void, options: { checkRbac?: boolean } = {}): void {
+  let current: PipelineWorld | undefined;
+  beforeEach(async () => {
+    current = await startPipelineWorld();
+    set(current);
+  });
+  afterEach(async () => {
+    try {
+      if (current && options.checkRbac !== false) expect(rbacViolations(current)).toEqual([]);
+    } finally {
+      await current?.close();
+    }
+  });
+}
+
+/** Counts for every condition: the given ones, zero for the rest. */
+export function conditionCounts(over: Partial<Record<Condition, number>>): Record<Condition, number> {
+  return { ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>), ...over };
 }

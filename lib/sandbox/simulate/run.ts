@@ -100,7 +100,7 @@ export interface SimulateOptions {
 }
 
 export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox }> {
-  const sandbox = await startSandbox(loaded.scenario);
+  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true });
   try {
     const launchedAt = new Map<string, number>();
     const before = await snapshot(sandbox);

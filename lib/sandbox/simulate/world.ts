@@ -37,7 +37,16 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export async function startSandbox(scenario: Scenario, options: { onDrainFinished?: (run: DrainRun) => void } = {}): Promise<Sandbox> {
+export interface SandboxOptions {
+  readonly onDrainFinished?: (run: DrainRun) => void;
+  /**
+   * Serve the Kubernetes API over TLS (a self-signed CA, handed out by DescribeCluster as EKS
+   * does): kubectl sends bearer tokens only over https, so a served sandbox needs it.
+   */
+  readonly tls?: boolean;
+}
+
+export async function startSandbox(scenario: Scenario, options: SandboxOptions = {}): Promise<Sandbox> {
   // Whole seconds, as Kubernetes timestamps are: ages stay exact after a round trip.
   const start = Math.floor((scenario.start ? Date.parse(scenario.start) : Date.now()) / 1000) * 1000;
   const clock = new VirtualClock(start);
@@ -48,6 +57,7 @@ export async function startSandbox(scenario: Scenario, options: { onDrainFinishe
   const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name });
   const kube = await startKubeEmulator({
     clock,
+    tls: options.tls === true,
     auth: {
       tokens: { [ADMIN_TOKEN]: { user: 'sandbox-admin', groups: ['system:masters'] } },
       // Like aws-iam-authenticator: the token is a presigned STS call, validated by STS.
@@ -57,7 +67,7 @@ export async function startSandbox(scenario: Scenario, options: { onDrainFinishe
   });
 
   try {
-    aws.state.seedCluster({ name: clusterName, endpoint: kube.url });
+    aws.state.seedCluster({ name: clusterName, endpoint: kube.url, ...(kube.caCert ? { certificateAuthorityData: Buffer.from(kube.caCert).toString('base64') } : {}) });
     aws.state.createEventBus(OUTPUT_BUS);
     for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
     for (const node of scenario.nodes) {

@@ -1,0 +1,129 @@
+// The operator commands against a served sandbox, as a user runs them: a subprocess with a
+// kubeconfig (TLS, bearer token) and AWS credentials from the environment.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../lib/sandbox/scenario/load.js';
+import { ADMIN_TOKEN, startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import type { RunReport } from '../../lib/report/report.js';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;
+const SPOT = 'i-0bbbbbbbbbbbbbbb1';
+const STALE = 'i-0bbbbbbbbbbbbbbb2';
+const TAGGED = 'i-0bbbbbbbbbbbbbbb3';
+const node = (id: string) => `node-${id.slice(-1)}.ec2.internal`;
+
+let sandbox: Sandbox;
+let dir: string;
+let kubeconfig: string;
+
+async function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { credentials } = sandbox.aws.clientConfig();
+  const env = { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' };
+  const connection = ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
+  const needsConnection = !['rbac'].includes(args[0] ?? '');
+  try {
+    const child = run(process.execPath, [BIN, ...args, ...(needsConnection ? connection : [])], { env, timeout: 60_000 });
+    if (input !== undefined) child.child.stdin?.end(input);
+    const { stdout, stderr } = await child;
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox(
+    parseScenario(
+      `
+name: cli
+cluster: { name: demo, region: us-east-1, accountId: "111122223333" }
+instances:
+  - { id: ${SPOT}, state: running, zone: us-east-1a, tags: { eks:cluster-name: demo } }
+  - { id: ${STALE}, state: terminated, zone: us-east-1a, tags: { eks:cluster-name: demo } }
+  - { id: ${TAGGED}, state: running, zone: us-east-1a, privateDnsName: ${node(TAGGED)}, tags: { eks:cluster-name: demo } }
+nodes:
+  - { name: ${node(SPOT)}, providerID: "aws:///us-east-1a/${SPOT}", createdAgo: 2h }
+  - { name: ${node(STALE)}, providerID: "aws:///us-east-1a/${STALE}", createdAgo: 2h, heartbeatAgo: 1h, ready: Unknown }
+  - { name: ${node(TAGGED)}, providerID: "aws:///us-east-1a/${TAGGED}", createdAgo: 2h }
+pods:
+  - { name: web-1, node: ${node(SPOT)}, owner: ReplicaSet/web-1a2b, terminationGracePeriodSeconds: 0 }
+  - { name: api-1, node: ${node(TAGGED)}, owner: ReplicaSet/api-1a2b, terminationGracePeriodSeconds: 0 }
+`,
+      'cli.yaml',
+    ),
+    { tls: true },
+  );
+  dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
+  kubeconfig = await sandbox.kube.writeKubeconfig(join(dir, 'kubeconfig'), { token: ADMIN_TOKEN });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => {
+  it('should sweep in dry run, changing nothing, and report in JSON', async () => {
+    const { code, stdout } = await cli(['sweep', '--dry-run', '-o', 'json']);
+    const report = JSON.parse(stdout) as RunReport;
+    expect(code).toBe(0);
+    expect(report.conditions['stale-object']).toBe(1);
+    expect(report.actions.find((a) => a.kind === 'delete')?.outcome).toBe('dry-run');
+    expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
+  });
+
+  it('should handle a spot warning from stdin the way the Lambda does, draining in-process', async () => {
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/events/spot-interruption.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const event = { ...fixture, time: new Date().toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const { code, stdout, stderr } = await cli(['event', '-'], JSON.stringify(event));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/drain\s+node-1\.ec2\.internal\s+started/);
+    expect(stderr).toMatch(/node-1\.ec2\.internal: drained/);
+    expect(sandbox.kube.store.getNode(node(SPOT))?.spec?.unschedulable).toBe(true);
+    expect(sandbox.kube.store.listPods({ node: node(SPOT) })).toEqual([]);
+  });
+
+  it('should refuse a malformed event with exit 2, naming the field, before contacting anything', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ version: '0', id: 'x', source: 'aws.ec2', 'detail-type': 'EC2 Spot Instance Interruption Warning', account: '111122223333', time: '2026-11-29T12:00:00Z', region: 'us-east-1', resources: [], detail: {} }));
+    const before = sandbox.kube.requestLog.filter({}).length;
+    const { code, stderr } = await cli(['event', file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/detail\.instance-id/);
+    expect(sandbox.kube.requestLog.filter({}).length).toBe(before);
+  });
+
+  it('should tag an instance for decommissioning and, with --now, drain its node', async () => {
+    const { code, stdout, stderr } = await cli(['decommission', TAGGED, '--now', '--reason', 'disk failing']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/tagged i-0bbbbbbbbbbbbbbb3/);
+    expect(stdout).toMatch(/node-3\.ec2\.internal: drained/);
+    expect(sandbox.aws.state.instanceView(TAGGED)?.tags['ec2-node-reconciler/decommission']).toBe('disk failing');
+  });
+
+  it('should sweep for real and delete the stale object', async () => {
+    const { code, stdout } = await cli(['sweep']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/delete\s+node-2\.ec2\.internal\s+done/);
+    expect(sandbox.kube.store.getNode(node(STALE))).toBeUndefined();
+  });
+
+  it('should refuse something that is not an instance id, before contacting anything', async () => {
+    const { code, stderr } = await cli(['decommission', 'i-zz']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/not an EC2 instance id/);
+  });
+
+  it('should print the RBAC manifest', async () => {
+    const { code, stdout } = await cli(['rbac']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/kind: ClusterRole\b/);
+    expect(stdout).toMatch(/pods\/eviction/);
+  });
+});

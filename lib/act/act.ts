@@ -7,9 +7,12 @@ import type { ActionOutcome, OutcomeKind } from './outcome.js';
 
 type Result = { outcome: OutcomeKind; detail?: string };
 
-/** ValidationError from CompleteLifecycleAction: no such pending action (already completed, or timed out). */
-function isNoActiveLifecycleAction(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationError';
+/**
+ * The one ValidationError that makes completing moot: no such pending action (already completed,
+ * or timed out). Any other (a wrong group or hook name) is a failure to report, not to hide.
+ */
+export function isNoActiveLifecycleAction(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationError' && /No active Lifecycle Action found/i.test(error.message);
 }
 
 async function execute(action: Action, deps: ReconcilerDeps): Promise<Result> {

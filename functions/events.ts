@@ -9,6 +9,7 @@ import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
+import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
 
@@ -17,9 +18,9 @@ const runtime = new WarmRuntime(config);
 const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 const processor = new BatchProcessor(EventType.SQS);
 
-async function recordHandler(record: SQSRecord): Promise<void> {
+async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
-  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(), logger, config.region);
+  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(), logger, placeOf(context, config.region));
   if (report) recordRunMetrics(metrics, report);
 }
 

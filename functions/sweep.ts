@@ -4,7 +4,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
+import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { sweepSettings } from '../lib/lambda/sweep-payload.js';
 import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
@@ -15,9 +17,9 @@ const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
 const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 
-async function sweep(payload: unknown): Promise<RunReport> {
+async function sweep(payload: unknown, context: Context): Promise<RunReport> {
   const settings = sweepSettings(config.settings, payload);
-  const report = await runSweep(await runtime.reconcilerDeps(settings), { region: config.region });
+  const report = await runSweep(await runtime.reconcilerDeps(settings), placeOf(context, config.region));
   recordRunMetrics(metrics, report);
   logger.info('sweep reconciled', { report });
   return report;

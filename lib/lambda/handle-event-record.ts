@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { runSignals } from '../pipeline/run.js';
+import type { RunPlace } from '../report/notify.js';
 import type { RunReport } from '../report/report.js';
 import { parseEvent } from '../signals/index.js';
 
@@ -13,7 +14,7 @@ export async function handleEventRecord(
   body: string,
   deps: () => Promise<ReconcilerDeps>,
   logger: Pick<Logger, 'info' | 'appendKeys' | 'removeKeys'>,
-  region: string,
+  place: RunPlace,
 ): Promise<RunReport | undefined> {
   let event: unknown;
   try {
@@ -28,7 +29,7 @@ export async function handleEventRecord(
       logger.info('event ignored', { reason: parsed.reason, detailType: parsed.header.detailType });
       return undefined;
     }
-    const report = await runSignals(await deps(), parsed.signals, { region });
+    const report = await runSignals(await deps(), parsed.signals, place);
     logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
     if (report.incomplete.length > 0) {
       // Nothing was decided for what could not be observed: retry the record rather than lose the event.

@@ -10,8 +10,9 @@ import { countConditions, toReportActions, toRows, type RunReport } from '../rep
 import type { ReconcilerDeps } from './deps.js';
 
 export interface RunOptions {
-  /** The AWS region, for instance ARNs in output events. */
+  /** The AWS region and account, for instance ARNs in output events. */
   readonly region?: string;
+  readonly accountId?: string;
 }
 
 /**
@@ -36,7 +37,7 @@ async function reconcile(
   const decided = performance.now();
 
   const outcomes = await act(planned, deps);
-  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options.region, planned);
+  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options, planned);
   const done = performance.now();
 
   return {

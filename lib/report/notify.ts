@@ -33,8 +33,14 @@ export const DIVERGENCE_REASONS = {
 /** Divergences worth an alert downstream (the reconciler could not fix them). */
 const ALERTING: ReadonlySet<Condition> = new Set(['identity-conflict', 'unregistered-machine', 'unresponsive-machine', 'stale-object']);
 
-const instanceArn = (region: string | undefined, id: string | undefined): string[] =>
-  id && region ? [`arn:aws:ec2:${region}::instance/${id}`] : [];
+/** Where the run happened, for instance ARNs; without both parts no ARN is made (never a malformed one). */
+export interface RunPlace {
+  readonly region?: string;
+  readonly accountId?: string;
+}
+
+const instanceArn = ({ region, accountId }: RunPlace, id: string | undefined): string[] =>
+  id && region && accountId ? [`arn:aws:ec2:${region}:${accountId}:instance/${id}`] : [];
 
 /** The deletions the circuit breaker held back: each such Node is told why it was not deleted. */
 function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined): string[] {
@@ -47,7 +53,7 @@ function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined):
 export function notificationsFor(
   outcomes: readonly ActionOutcome[],
   cluster: string,
-  region?: string,
+  place: RunPlace = {},
   plan?: Pick<Plan, 'skipped' | 'breaker'>,
 ): { kube: NodeEvent[]; output: OutputEvent[] } {
   const kube: NodeEvent[] = [];
@@ -65,7 +71,7 @@ export function notificationsFor(
         output.push({
           detailType: 'Divergence Detected',
           detail: { cluster, condition: action.condition, node, instanceId: action.instanceId, reason: action.reason },
-          resources: instanceArn(region, action.instanceId),
+          resources: instanceArn(place, action.instanceId),
         });
       }
       continue;
@@ -76,7 +82,7 @@ export function notificationsFor(
     // that failed or was moot (e.g. re-registered under the same name) is a Warning like any other.
     if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS[action.kind], message, type: failed ? 'Warning' : 'Normal' });
     if (action.kind === 'delete' && outcome === 'done') {
-      output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(region, action.instanceId) });
+      output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(place, action.instanceId) });
     }
   }
   return { kube, output };
@@ -89,10 +95,10 @@ const EVENT_CONCURRENCY = 8;
 export async function notify(
   deps: ReconcilerDeps,
   outcomes: readonly ActionOutcome[],
-  region?: string,
+  place: RunPlace = {},
   plan?: Pick<Plan, 'skipped' | 'breaker'>,
 ): Promise<string[]> {
-  const { kube, output } = notificationsFor(outcomes, deps.clusterName, region, plan);
+  const { kube, output } = notificationsFor(outcomes, deps.clusterName, place, plan);
   const errors: string[] = [];
   // A few at a time: a run that trips the breaker, or meets an EC2 outage, has an Event for every Node.
   let next = 0;

@@ -131,6 +131,9 @@ describe('sweep handler (Scheduler or manual invocation)', () => {
     const report = await handlers.sweep({}, context('sweep'));
     expect(report.conditions['stale-object']).toBe(1);
     expect(sandbox.kube.store.getNode(node(STALE))).toBeUndefined();
+    // The account comes from the invoked function's ARN.
+    const deleted = sandbox.aws.state.eventBus.events.filter((e) => e.detailType === 'Node Deleted');
+    expect(deleted.map((e) => e.resources)).toEqual([[`arn:aws:ec2:us-east-1:111122223333:instance/${STALE}`]]);
   });
 
   it('should refuse a payload with an unknown key, naming it', async () => {

@@ -168,7 +168,7 @@ describe('sweep: stale-object', () => {
       {
         detailType: 'Node Deleted',
         detail: { cluster: CLUSTER, node: nodeName(2), instanceId: instanceId(2), reason: expect.stringContaining('is terminated') as unknown },
-        resources: [expect.stringMatching(new RegExp(`^arn:aws:ec2:us-east-1:.*instance/${instanceId(2)}$`)) as unknown],
+        resources: [expect.stringMatching(new RegExp(`^arn:aws:ec2:us-east-1:111122223333:instance/${instanceId(2)}$`)) as unknown],
       },
     ]);
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, 'stale-object': 1 }));

@@ -147,11 +147,11 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
     authenticated,
     newRuntime,
     deps,
-    sweep: async (opts) => runSweep(await deps(opts), { region: REGION }),
+    sweep: async (opts) => runSweep(await deps(opts), { region: REGION, accountId: aws.accountId }),
     event: async (event, opts) => {
       const parsed = parseEvent(event);
       if (parsed.outcome === 'ignored') return undefined;
-      return runSignals(await deps(opts), parsed.signals, { region: REGION });
+      return runSignals(await deps(opts), parsed.signals, { region: REGION, accountId: aws.accountId });
     },
     seedInstance: (n, over = {}) => {
       const id = instanceId(n);

@@ -50,7 +50,7 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
 
 async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord> {
   const at = sandbox.clock.now();
-  if ('sweep' in step) return { step: index, at, kind: 'sweep', report: await runSweep(await sandbox.deps(), { region: sandbox.scenario.cluster.region }) };
+  if ('sweep' in step) return { step: index, at, kind: 'sweep', report: await runSweep(await sandbox.deps(), { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId }) };
   if ('advance' in step) {
     await sandbox.drains.runUntil(at + step.advance);
     return { step: index, at, kind: 'advance', ms: step.advance };
@@ -66,7 +66,7 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
     applyEventEffects(sandbox, event);
     if (parsed.outcome === 'ignored') return { step: index, at, kind: 'event', detailType, ignored: parsed.reason };
-    return { step: index, at, kind: 'event', detailType, report: await runSignals(await sandbox.deps(), parsed.signals, { region: sandbox.scenario.cluster.region }) };
+    return { step: index, at, kind: 'event', detailType, report: await runSignals(await sandbox.deps(), parsed.signals, { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId }) };
   } catch (error) {
     // A rejected event would be a failed SQS record (→ DLQ); the scenario goes on, as the queue does.
     if (error instanceof SignalRejection) return { step: index, at, kind: 'event', detailType, rejected: error.message };
@@ -91,7 +91,7 @@ function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
 async function snapshot(sandbox: Sandbox): Promise<RunReport> {
-  return runSweep(await sandbox.deps({ ...sandbox.settings, dryRun: true }), { region: sandbox.scenario.cluster.region });
+  return runSweep(await sandbox.deps({ ...sandbox.settings, dryRun: true }), { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId });
 }
 
 export interface SimulateOptions {

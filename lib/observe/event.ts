@@ -5,9 +5,9 @@ import type { ReconcilerDeps } from '../pipeline/deps.js';
 
 /**
  * Observes only what the signals are about (DESIGN §3): each instance (by the `instance-id`
- * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease. Warm:
- * DescribeInstances → GET node → (act); no list of the whole cluster unless the Node's name is
- * not its private DNS name.
+ * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease (fetched
+ * together when the Node is named after the private DNS name): DescribeInstances → GET node and
+ * GET lease → act; a list of the whole cluster only when the Node's name is not its DNS name.
  */
 export async function observeSignals(deps: ReconcilerDeps, signals: readonly Signal[]): Promise<Observation> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
@@ -20,10 +20,12 @@ export async function observeSignals(deps: ReconcilerDeps, signals: readonly Sig
     ids
       .filter((id) => !lookup.errors.has(id))
       .map(async (id) => {
-        const node = await deps.finder.find(id, byId.get(id)?.privateDnsName);
+        const dnsName = byId.get(id)?.privateDnsName;
+        // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
+        const [node, guessedLease] = await Promise.all([deps.finder.find(id, dnsName), dnsName ? deps.leases.getLease(dnsName) : undefined]);
         if (!node) return;
         nodes.set(node.name, node);
-        const lease = await deps.leases.getLease(node.name);
+        const lease = node.name === dnsName ? guessedLease : await deps.leases.getLease(node.name);
         if (lease) leases.set(node.name, lease);
       }),
   );

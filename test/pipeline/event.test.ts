@@ -1,12 +1,12 @@
 // The event path end to end: real EventBridge events from test/fixtures/events, adjusted to the
 // seeded world, parsed by parseEvent and run through runSignals with deps wired the Lambda way.
 // Besides the effects, these tests hold the path to its budget of requests (DESIGN §3).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SHUTDOWN_TAINT_KEY } from '../../lib/model/labels.js';
-import type { RunReport } from '../../lib/report/report.js';
 import { SignalRejection } from '../../lib/signals/index.js';
 import { drainExecutionName } from '../../lib/workflow/contract.js';
 import {
+  actionsOf,
   ASG,
   conditionCounts,
   awsRequests,
@@ -15,6 +15,7 @@ import {
   drainExecutions,
   fixtureEvent,
   HOUR,
+  iso,
   instanceId,
   kubeRequests,
   kubeWrites,
@@ -23,33 +24,18 @@ import {
   nodeName,
   outputEvents,
   pairs,
-  rbacViolations,
   RecordingDrainLauncher,
   silentKubelet,
-  startPipelineWorld,
+  usePipelineWorld,
   TERMINATE_HOOK,
   type DepsOptions,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
-
-beforeEach(async () => {
-  world = await startPipelineWorld();
-  // A warm container: cluster endpoint and token already there, so the logs show only the event's own work.
-  await world.runtime.kubeConfig();
-});
-afterEach(async () => {
-  try {
-    expect(rbacViolations(world)).toEqual([]);
-  } finally {
-    await world.close();
-  }
-});
+usePipelineWorld((w) => (world = w), { warm: true });
 
 const counts = conditionCounts;
-const iso = (ms: number): string => new Date(ms).toISOString();
-const actionsOf = (report: RunReport | undefined) => (report?.actions ?? []).map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);
 const eventId = (event: Record<string, unknown>): string => String(event['id']);
 
 /** Runs one fixture event about instance n, after seeding; the logs hold only what the event did. */

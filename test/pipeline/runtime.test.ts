@@ -2,7 +2,7 @@
 // once the STS emulator has verified its signature (token mode), the shipped RBAC deciding every
 // request (RBAC mode), and what a warm container keeps between invocations.
 import { ApiException, CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEksToken, TOKEN_REFRESH_MS } from '../../lib/aws/eks-token.js';
 import { kubeConfigFor } from '../../lib/kube/config.js';
 import { runSweep } from '../../lib/pipeline/run.js';
@@ -18,18 +18,13 @@ import {
   RECONCILER_USER,
   RecordingDrainLauncher,
   REGION,
-  startPipelineWorld,
+  usePipelineWorld,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
-
-beforeEach(async () => {
-  world = await startPipelineWorld();
-});
-afterEach(async () => {
-  await world.close();
-});
+// Tokens here are rejected on purpose: no RBAC-violation check after each test.
+usePipelineWorld((w) => (world = w), { checkRbac: false });
 
 const tokenOf = (kc: KubeConfig): string => kc.getCurrentUser()?.token ?? '';
 

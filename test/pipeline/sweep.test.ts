@@ -1,19 +1,21 @@
 // The sweep end to end, one (node, instance) pair per condition of DESIGN §1: both emulators on one
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, SHUTDOWN_TAINT_KEY } from '../../lib/model/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { sweepCause } from '../../lib/plan/plan.js';
 import { drainExecutionName, DrainWorkflowInputSchema } from '../../lib/workflow/contract.js';
 import {
+  actionsOf,
   ASG,
   conditionCounts,
   awsWrites,
   CLUSTER,
   drainExecutions,
   HOUR,
+  iso,
   instanceId,
   kubeWrites,
   MINUTE,
@@ -21,29 +23,16 @@ import {
   nodeName,
   outputEvents,
   pairs,
-  rbacViolations,
-  startPipelineWorld,
+  usePipelineWorld,
   TERMINATE_HOOK,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
-
-beforeEach(async () => {
-  world = await startPipelineWorld();
-});
-afterEach(async () => {
-  try {
-    // Every request was made as the reconciler's EKS identity and allowed by the shipped RBAC.
-    expect(rbacViolations(world)).toEqual([]);
-  } finally {
-    await world.close();
-  }
-});
+// Every request was made as the reconciler's EKS identity and allowed by the shipped RBAC.
+usePipelineWorld((w) => (world = w));
 
 const counts = conditionCounts;
-const iso = (ms: number): string => new Date(ms).toISOString();
-const actionsOf = (report: RunReport) => report.actions.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);
 const sorted = (items: readonly string[]): string[] => [...items].sort();
 
 /** The base cost of a sweep of a small cluster: one page of each list, both tag listings, one enrichment each. */

@@ -381,10 +381,12 @@ export async function fixtureEvent(
  * A fresh world for each test, closed after it; every test also proves that all its Kubernetes
  * requests came from the reconciler's identity and passed the shipped RBAC.
  */
-export function usePipelineWorld(set: (world: PipelineWorld) => void, options: { checkRbac?: boolean } = {}): void {
+export function usePipelineWorld(set: (world: PipelineWorld) => void, options: { checkRbac?: boolean; warm?: boolean } = {}): void {
   let current: PipelineWorld | undefined;
   beforeEach(async () => {
     current = await startPipelineWorld();
+    // A warm container: cluster endpoint and token already there, so the logs show only the run's own work.
+    if (options.warm) await current.runtime.kubeConfig();
     set(current);
   });
   afterEach(async () => {
@@ -400,3 +402,8 @@ export function usePipelineWorld(set: (world: PipelineWorld) => void, options: {
 export function conditionCounts(over: Partial<Record<Condition, number>>): Record<Condition, number> {
   return { ...(Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>), ...over };
 }
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** `kind target outcome` per action, for compact assertions. */
+export const actionsOf = (report: RunReport | undefined): string[] => (report?.actions ?? []).map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);

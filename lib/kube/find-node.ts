@@ -1,19 +1,11 @@
 import type { InstanceId } from '../model/instance-id.js';
 import type { NodeView } from '../model/observation.js';
-import { MalformedProviderIdError, parseProviderId } from '../model/provider-id.js';
+import { ec2InstanceIdOf } from '../model/provider-id.js';
 import type { NodeClient } from './nodes.js';
 
 /** Whether this Node is the one running on this instance (by providerID, else by name). */
 export function nodeBelongsTo(node: NodeView, instanceId: InstanceId, privateDnsName: string | undefined): boolean {
-  if (node.providerID) {
-    try {
-      const ref = parseProviderId(node.providerID);
-      return ref.kind === 'ec2' && ref.instanceId === instanceId;
-    } catch (error) {
-      if (error instanceof MalformedProviderIdError) return false;
-      throw error;
-    }
-  }
+  if (node.providerID) return ec2InstanceIdOf(node.providerID) === instanceId;
   return privateDnsName !== undefined && node.name === privateDnsName;
 }
 

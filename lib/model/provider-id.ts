@@ -45,6 +45,20 @@ export function parseProviderId(providerID: string): ProviderRef {
   return { kind: 'ec2', zone, instanceId: second };
 }
 
+/**
+ * The EC2 instance a providerID names, or undefined for a non-EC2 or malformed one: for callers
+ * that only ask "is this that instance?" (classify keeps the parse error for its report).
+ */
+export function ec2InstanceIdOf(providerID: string): InstanceId | undefined {
+  try {
+    const ref = parseProviderId(providerID);
+    return ref.kind === 'ec2' ? ref.instanceId : undefined;
+  } catch (error) {
+    if (error instanceof MalformedProviderIdError) return undefined;
+    throw error;
+  }
+}
+
 export function formatProviderId(zone: string, instanceId: InstanceId): string {
   return `aws:///${zone}/${instanceId}`;
 }

@@ -1,6 +1,6 @@
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
-import { MalformedProviderIdError, parseProviderId } from '../model/provider-id.js';
+import { ec2InstanceIdOf } from '../model/provider-id.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { enrichInstances } from './enrich.js';
 
@@ -11,14 +11,7 @@ export interface ObservedSweep {
 }
 
 function claimedInstanceId(node: NodeView): InstanceId | undefined {
-  if (!node.providerID) return undefined;
-  try {
-    const ref = parseProviderId(node.providerID);
-    return ref.kind === 'ec2' ? ref.instanceId : undefined;
-  } catch (error) {
-    if (error instanceof MalformedProviderIdError) return undefined;
-    throw error;
-  }
+  return node.providerID ? ec2InstanceIdOf(node.providerID) : undefined;
 }
 
 /**

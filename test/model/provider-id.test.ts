@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '../../lib/model/instance-id.js';
-import { MalformedProviderIdError, parseProviderId } from '../../lib/model/provider-id.js';
+import { ec2InstanceIdOf, MalformedProviderIdError, parseProviderId } from '../../lib/model/provider-id.js';
 
 describe('parseProviderId', () => {
   it.each([
@@ -50,4 +50,13 @@ describe('instance ids', () => {
       expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(/detail\.instance-id/);
     },
   );
+});
+
+describe('ec2InstanceIdOf', () => {
+  it('should name the instance of an EC2 providerID, and nothing for others or malformed ones', () => {
+    expect(ec2InstanceIdOf('aws:///us-east-1a/i-0123456789abcdef0')).toBe('i-0123456789abcdef0');
+    expect(ec2InstanceIdOf('aws:///us-east-1a/2bd3f8a1c2/fargate-ip-192-168-1-10.ec2.internal')).toBeUndefined();
+    expect(ec2InstanceIdOf('aws:///us-east-1a/i-zzz')).toBeUndefined();
+    expect(ec2InstanceIdOf('')).toBeUndefined();
+  });
 });

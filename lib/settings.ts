@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DurationSchema } from './model/duration.js';
+import { describeIssues } from './model/zod-issues.js';
 
 /**
  * The reconciler's settings: one schema for the deployed configuration, scenarios and CLI flags.
@@ -45,6 +46,5 @@ export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});
 export function parseSettings(input: unknown): Settings {
   const result = SettingsSchema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  throw new Error(`invalid settings: ${problems.join('; ')}`);
+  throw new Error(`invalid settings: ${describeIssues(result.error)}`);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from '../model/zod-issues.js';
 import { SettingsSchema, type Settings } from '../settings.js';
 import { FUNCTION_ENV } from '../workflow/contract.js';
 
@@ -25,8 +26,7 @@ const EnvSchema = z.object({
 export function readFunctionConfig(env: Readonly<Record<string, string | undefined>>): FunctionConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid function configuration: ${problems}`);
+    throw new Error(`invalid function configuration: ${describeIssues(parsed.error)}`);
   }
   const vars = parsed.data;
   let raw: unknown = {};
@@ -40,8 +40,7 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
   }
   const settings = SettingsSchema.safeParse(raw);
   if (!settings.success) {
-    const problems = settings.error.issues.map((i) => `${FUNCTION_ENV.settings}.${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid function configuration: ${problems}`);
+    throw new Error(`invalid function configuration: ${describeIssues(settings.error, `${FUNCTION_ENV.settings}.`)}`);
   }
   const arn = vars[FUNCTION_ENV.drainStateMachineArn];
   const bus = vars[FUNCTION_ENV.outputEventBusName];

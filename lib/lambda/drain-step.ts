@@ -1,4 +1,5 @@
 import { drainStep, type DrainDeps } from '../drain/step.js';
+import { describeIssues } from '../model/zod-issues.js';
 import { DrainStepInputSchema, type DrainStepOutput } from '../workflow/contract.js';
 
 /** Time kept back from the invocation for returning the state. */
@@ -8,7 +9,7 @@ export const STEP_MARGIN_MS = 10_000;
 export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingMs: number): Promise<DrainStepOutput> {
   const parsed = DrainStepInputSchema.safeParse(payload);
   if (!parsed.success) {
-    throw new Error(`invalid drain step input: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(`invalid drain step input: ${describeIssues(parsed.error)}`);
   }
   const { input, state } = parsed.data;
   const result = await drainStep(

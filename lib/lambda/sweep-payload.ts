@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from '../model/zod-issues.js';
 import { SettingsSchema, type Settings } from '../settings.js';
 
 /** A manual invocation or the schedule's payload: `{ dryRun?, settings? }`. */
@@ -14,7 +15,7 @@ export const SweepPayloadSchema = z
 export function sweepSettings(base: Settings, payload: unknown): Settings {
   const parsed = SweepPayloadSchema.safeParse(payload ?? {});
   if (!parsed.success) {
-    throw new Error(`invalid sweep payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new Error(`invalid sweep payload: ${describeIssues(parsed.error)}`);
   }
   const overrides = Object.fromEntries(Object.entries(parsed.data.settings ?? {}).filter(([, v]) => v !== undefined));
   return { ...base, ...overrides, ...(parsed.data.dryRun !== undefined ? { dryRun: parsed.data.dryRun } : {}) };

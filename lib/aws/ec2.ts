@@ -8,6 +8,7 @@ import {
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
+import { errorText } from '../pipeline/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 
 /** EC2 accepts at most 200 values in one filter. */
@@ -27,11 +28,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }
 
 async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceView[]> {

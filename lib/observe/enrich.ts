@@ -1,10 +1,11 @@
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { errorText } from '../pipeline/errors.js';
 
 const LIVE = new Set(['pending', 'running', 'stopping', 'shutting-down']);
 
-const errorText = (what: string, error: unknown): string => `${what}: ${error instanceof Error ? error.message : String(error)}`;
+const failed = (what: string, error: unknown): string => `${what}: ${errorText(error)}`;
 
 /**
  * Adds what only a sweep can find (DESIGN §2): ASG membership with `Terminating:Wait` and its
@@ -18,11 +19,11 @@ export async function enrichInstances(deps: ReconcilerDeps, instances: readonly 
 
   const [asg, events] = await Promise.all([
     deps.autoScaling.describeInstances(live).catch((error: unknown) => {
-      errors.push(errorText('describing Auto Scaling instances', error));
+      errors.push(failed('describing Auto Scaling instances', error));
       return new Map<InstanceId, { group: string; lifecycleState: string }>();
     }),
     deps.ec2.scheduledEvents(live).catch((error: unknown) => {
-      errors.push(errorText('describing scheduled events', error));
+      errors.push(failed('describing scheduled events', error));
       return new Map<InstanceId, ScheduledEvent[]>();
     }),
   ]);
@@ -34,7 +35,7 @@ export async function enrichInstances(deps: ReconcilerDeps, instances: readonly 
       try {
         hooks.set(group, await deps.autoScaling.terminateHook(group));
       } catch (error) {
-        errors.push(errorText(`describing lifecycle hooks of ${group}`, error));
+        errors.push(failed(`describing lifecycle hooks of ${group}`, error));
       }
     }),
   );

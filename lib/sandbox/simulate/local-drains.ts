@@ -7,6 +7,7 @@ import type { OutputEventPublisher } from '../../aws/output-events.js';
 import type { DrainDeps, DrainStepResult } from '../../drain/step.js';
 import { drainStep } from '../../drain/step.js';
 import type { VirtualClock } from '../../model/clock.js';
+import { errorText } from '../../pipeline/errors.js';
 import { drainExecutionName, type DrainWorkflowInput } from '../../workflow/contract.js';
 
 /** A Lambda invocation's budget for one step. */
@@ -103,7 +104,7 @@ export class LocalDrains implements DrainLauncher {
       run.status = result.status;
     } catch (error) {
       run.status = 'failed';
-      run.error = error instanceof Error ? error.message : String(error);
+      run.error = errorText(error);
     }
     await this.finish(run);
   }
@@ -116,7 +117,7 @@ export class LocalDrains implements DrainLauncher {
       try {
         await this.deps.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
       } catch (error) {
-        run.error = `completing the lifecycle action: ${error instanceof Error ? error.message : String(error)}`;
+        run.error = `completing the lifecycle action: ${errorText(error)}`;
       }
     }
     const drained = run.status === 'drained' || run.status === 'node-gone';
@@ -128,7 +129,7 @@ export class LocalDrains implements DrainLauncher {
         },
       ])
       .catch((error: unknown) => {
-        run.error ??= `publishing the drain outcome: ${error instanceof Error ? error.message : String(error)}`;
+        run.error ??= `publishing the drain outcome: ${errorText(error)}`;
       });
     this.deps.onFinish?.(run);
   }

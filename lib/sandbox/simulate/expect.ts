@@ -1,4 +1,5 @@
 // Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
+import { isFinished, MIRROR_POD_ANNOTATION } from '../../drain/api.js';
 import type { Condition } from '../../model/condition.js';
 import type { NodeObject, PodObject } from '../kube/index.js';
 import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
@@ -11,8 +12,8 @@ export interface ExpectationResult {
 }
 
 const isDaemonSetPod = (pod: PodObject) => pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;
-const isMirrorPod = (pod: PodObject) => pod.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined;
-const isCompleted = (pod: PodObject) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+const isMirrorPod = (pod: PodObject) => pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined;
+const isCompleted = (pod: PodObject) => isFinished({ phase: pod.status?.phase });
 
 /** Pods a drain should have removed that are still on the node (terminating ones included). */
 function podsLeft(sandbox: Sandbox, node: string): PodObject[] {

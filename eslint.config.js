@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'cdk.out/', 'coverage/', '**/*.d.ts'] },
+  { ignores: ['node_modules/', 'dist/', 'cdk.out/', 'coverage/', '.tmp/', '.node24/', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -7,6 +7,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { kubeDrainApi } from '../lib/drain/kube-api.js';
+import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
 import { sleepOn } from '../lib/drain/driver.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
@@ -20,7 +21,7 @@ const runtime = new WarmRuntime(config);
 const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 
 async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
-  const deps = { api: kubeDrainApi(await runtime.kubeConfig()), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
+  const deps = { api: kubeDrainApi(new KubeClient(await runtime.kubeConnection())), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
   if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);

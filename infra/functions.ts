@@ -28,7 +28,7 @@ export const DEFAULT_ENTRIES: Readonly<Record<FunctionKind, string>> = {
 
 /**
  * ESM bundles have no `require`; some dependencies still call it for Node built-ins. The banner
- * gives them one (NOTES: @kubernetes/client-node needs it).
+ * gives them one (aws-xray-sdk-core, under the Powertools Tracer, needs it).
  */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 

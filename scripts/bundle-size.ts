@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { BUNDLING, DEFAULT_ENTRIES, FUNCTION_KINDS, PROJECT_ROOT, type FunctionKind } from '../infra/functions.js';
 
 export const DEFAULT_MAX_MB = 1.5;
@@ -39,28 +39,31 @@ export function weighPackages(metafile: Metafile): { name: string; bytes: number
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
+/** esbuild options equal to the CDK app's bundling (infra/functions.ts BUNDLING) for one entry. */
+export function appBuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    absWorkingDir: PROJECT_ROOT,
+    bundle: true,
+    platform: 'node',
+    format: BUNDLING.format,
+    target: BUNDLING.target,
+    mainFields: [...BUNDLING.mainFields],
+    banner: { js: BUNDLING.banner },
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap ? 'external' : false,
+    sourcesContent: BUNDLING.sourcesContent,
+    external: [...BUNDLING.externalModules],
+    outfile,
+    logLevel: 'error',
+  };
+}
+
 /** Builds one entry with the app's bundling options into a scratch directory. */
 export async function measure(kind: string, entry: string): Promise<BundleReport> {
   const outdir = mkdtempSync(join(tmpdir(), 'bundle-size-'));
   try {
-    const result = await build({
-      entryPoints: [entry],
-      absWorkingDir: PROJECT_ROOT,
-      bundle: true,
-      platform: 'node',
-      format: BUNDLING.format,
-      target: BUNDLING.target,
-      mainFields: [...BUNDLING.mainFields],
-      banner: { js: BUNDLING.banner },
-      minify: BUNDLING.minify,
-      sourcemap: BUNDLING.sourceMap ? 'external' : false,
-      sourcesContent: BUNDLING.sourcesContent,
-      external: [...BUNDLING.externalModules],
-      outfile: join(outdir, 'index.mjs'),
-      metafile: true,
-      write: false,
-      logLevel: 'error',
-    });
+    const result = await build({ ...appBuildOptions(entry, join(outdir, 'index.mjs')), metafile: true, write: false });
     const bytesOf = (suffix: string) => result.outputFiles.find((f) => f.path.endsWith(suffix))?.contents.byteLength ?? 0;
     return { kind, entry: relative(PROJECT_ROOT, entry), bytes: bytesOf('index.mjs'), mapBytes: bytesOf('index.mjs.map'), packages: weighPackages(result.metafile) };
   } finally {

@@ -9,6 +9,7 @@ import { Ec2Adapter } from '../aws/ec2.js';
 import { createAwsClients } from '../aws/clients.js';
 import { runDrain } from '../drain/driver.js';
 import { progressLine } from '../drain/report.js';
+import { KubeClient } from '../kube/client.js';
 import { NodeFinder } from '../kube/find-node.js';
 import { NodeClient } from '../kube/nodes.js';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
@@ -203,7 +204,7 @@ ${CONNECTION_HELP}`,
     out(`tagged ${instanceId} with ec2-node-reconciler/decommission=${reason}`);
     if (v['now'] !== true) return EXIT.ok;
     const lookup = await ec2.describeByIds([instanceId]);
-    const node = await new NodeFinder(new NodeClient(live.kubeConfig)).find(instanceId, lookup.found[0]?.privateDnsName);
+    const node = await new NodeFinder(new NodeClient(new KubeClient(live.kube))).find(instanceId, lookup.found[0]?.privateDnsName);
     if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
     const result = await runDrain(live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)), {
       node: node.name,

@@ -9,7 +9,8 @@ import { kubeDrainApi } from '../drain/kube-api.js';
 import { progressLine } from '../drain/report.js';
 import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps, DrainStepResult } from '../drain/step.js';
-import { kubeConfigFromFile } from '../kube/config.js';
+import { KubeClient, type KubeConnection } from '../kube/client.js';
+import { connectionFromKubeConfig, kubeConfigFromFile } from '../kube/kubeconfig.js';
 import { systemClock } from '../model/clock.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
@@ -32,7 +33,7 @@ function fromContextArn(kc: KubeConfig): { cluster?: string; region?: string } {
 }
 
 export interface Live {
-  readonly kubeConfig: KubeConfig;
+  readonly kube: KubeConnection;
   readonly cluster: string;
   readonly region: string;
   deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
@@ -51,16 +52,17 @@ export function connect(options: LiveOptions): Live {
   if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
   const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? guessed.region;
   if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
+  const kube = connectionFromKubeConfig(kubeConfig);
   const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
   const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps => ({
-    api: kubeDrainApi(kubeConfig),
+    api: kubeDrainApi(new KubeClient(kube)),
     clock: systemClock,
     settings: drainSettings(settings),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(onProgress ? { onProgress } : {}),
   });
   return {
-    kubeConfig,
+    kube,
     cluster,
     region,
     drainDeps,
@@ -69,7 +71,7 @@ export function connect(options: LiveOptions): Live {
         clusterName: cluster,
         settings,
         clock: systemClock,
-        kubeConfig,
+        kube,
         aws,
         drains: () => drains ?? new LocalDrainLauncher(drainDeps(settings), new AutoScalingAdapter(aws.autoScaling), (line) => process.stderr.write(`${line}\n`)),
       }),

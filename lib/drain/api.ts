@@ -1,6 +1,6 @@
 /**
  * The Kubernetes calls a drain needs, over small projections of Node and Pod. The engine sees only
- * this interface: the client-node adapter (kube-api.ts) implements it for real clusters and the
+ * this interface: the KubeClient adapter (kube-api.ts) implements it for real clusters and the
  * emulator, tests implement it in memory.
  */
 

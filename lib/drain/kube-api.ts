@@ -1,15 +1,6 @@
-import {
-  ApiException,
-  AppsV1Api,
-  CoreV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Eviction,
-  type V1Node,
-  type V1Pod,
-} from '@kubernetes/client-node';
-import { z } from 'zod';
+import { KubeApiError, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from '../kube/client.js';
+import { epochOf } from '../kube/node-view.js';
+import { IgnoredAnswer, listOf, NodeSchema, PodSchema, type KubeNode, type KubePod, type KubeStatus } from '../kube/schemas.js';
 import {
   DrainApiError,
   MIRROR_POD_ANNOTATION,
@@ -22,42 +13,11 @@ import {
   type RemovalOutcome,
 } from './api.js';
 
-/** The fields of a meta/v1 Status the drain reads from an error answer; anything else is ignored. */
-const StatusBodySchema = z.object({
-  message: z.string().optional().catch(undefined),
-  reason: z.string().optional().catch(undefined),
-  details: z
-    .object({ causes: z.array(z.object({ reason: z.string().optional(), message: z.string().optional() })).optional() })
-    .optional()
-    .catch(undefined),
-});
-type StatusBody = z.infer<typeof StatusBodySchema>;
-
-function statusBody(body: unknown): StatusBody {
-  let value = body;
-  // client-node 2 leaves the error body as the raw JSON string.
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return { message: body };
-    }
-  }
-  const parsed = StatusBodySchema.safeParse(value);
-  return parsed.success ? parsed.data : {};
-}
-
-const statusOf = (error: unknown): number | undefined => (error instanceof ApiException ? (error as ApiException<unknown>).code : undefined);
-
-function messageOf(error: ApiException<unknown>): string {
-  return statusBody(error.body).message ?? error.message;
-}
-
 /**
  * The PDB a 429 names. The API server puts it in a cause: `The disruption budget web needs 2
  * healthy pods and has 2 currently` (pkg/registry/core/pod/storage/eviction.go); its namespace is the pod's.
  */
-export function pdbFromStatus(body: StatusBody, namespace: string): string | undefined {
+export function pdbFromStatus(body: KubeStatus, namespace: string): string | undefined {
   for (const cause of body.details?.causes ?? []) {
     const match = /disruption budget (\S+) needs/i.exec(cause.message ?? '');
     if (match?.[1]) return `${namespace}/${match[1]}`;
@@ -67,14 +27,13 @@ export function pdbFromStatus(body: StatusBody, namespace: string): string | und
 
 /** Maps an eviction's or delete's error answer; anything that is not an HTTP answer is rethrown. */
 function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOutcome {
-  if (!(error instanceof ApiException)) throw new Error(`${action} pod ${podKey(pod)}`, { cause: error });
-  const apiError = error as ApiException<unknown>;
-  const body = statusBody(apiError.body);
+  if (!(error instanceof KubeApiError)) throw new Error(`${action} pod ${podKey(pod)}`, { cause: error });
+  const body = error.details;
   // The causes carry the useful part ("The disruption budget web needs 2 healthy pods and has 2 currently").
   const causes = (body.details?.causes ?? []).flatMap((c) => (c.message ? [c.message] : []));
-  const main = body.message ?? apiError.message;
+  const main = body.message ?? error.message;
   const message = causes.length > 0 ? `${main} (${causes.join('; ')})` : main;
-  switch (apiError.code) {
+  switch (error.status) {
     case 404:
       return { kind: 'not-found' };
     case 409:
@@ -89,52 +48,44 @@ function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOut
       if (/more than one PodDisruptionBudget/i.test(message)) return { kind: 'multiple-pdbs', message };
       return { kind: 'failed', status: 500, message };
     default:
-      return { kind: 'failed', status: apiError.code, message };
+      return { kind: 'failed', status: error.status, message };
   }
 }
 
 function rethrow(error: unknown, action: string): never {
-  if (error instanceof ApiException) {
-    const apiError = error as ApiException<unknown>;
-    throw new DrainApiError(apiError.code, `${action}: ${messageOf(apiError)}`, { cause: error });
-  }
+  if (error instanceof KubeApiError) throw new DrainApiError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
   throw new Error(action, { cause: error });
 }
 
-/** Epoch ms from a client-node timestamp, which arrives as a Date or, for some fields, a string. */
-function epoch(value: Date | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+const statusOf = (error: unknown): number | undefined => (error instanceof KubeApiError ? error.status : undefined);
 
-export function toDrainPod(pod: V1Pod): DrainPod {
-  const meta = pod.metadata ?? {};
+export function toDrainPod(pod: KubePod): DrainPod {
+  const meta = pod.metadata;
   const owner = meta.ownerReferences?.find((ref) => ref.controller === true);
-  const deletionTimestamp = epoch(meta.deletionTimestamp);
+  const deletionTimestamp = epochOf(meta.deletionTimestamp);
   return {
     namespace: meta.namespace ?? 'default',
     name: meta.name ?? '',
     uid: meta.uid ?? '',
     mirror: meta.annotations?.[MIRROR_POD_ANNOTATION] !== undefined,
-    emptyDir: pod.spec?.volumes?.some((v) => v.emptyDir !== undefined) ?? false,
-    ...(pod.status?.phase !== undefined ? { phase: pod.status.phase } : {}),
+    emptyDir: pod.spec.volumes?.some((v) => v.emptyDir !== undefined && v.emptyDir !== null) ?? false,
+    ...(pod.status.phase !== undefined ? { phase: pod.status.phase } : {}),
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
     ...(owner ? { controller: { kind: owner.kind, name: owner.name } } : {}),
-    ...(pod.spec?.terminationGracePeriodSeconds !== undefined ? { terminationGracePeriodSeconds: pod.spec.terminationGracePeriodSeconds } : {}),
+    ...(typeof pod.spec.terminationGracePeriodSeconds === 'number' ? { terminationGracePeriodSeconds: pod.spec.terminationGracePeriodSeconds } : {}),
   };
 }
 
-export function toDrainNode(node: V1Node): DrainNode {
-  const meta = node.metadata ?? {};
+export function toDrainNode(node: KubeNode): DrainNode {
+  const meta = node.metadata;
   return {
     name: meta.name ?? '',
     uid: meta.uid ?? '',
     resourceVersion: meta.resourceVersion ?? '',
-    unschedulable: node.spec?.unschedulable === true,
+    unschedulable: node.spec.unschedulable === true,
     annotations: meta.annotations ?? {},
     labels: meta.labels ?? {},
-    taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, ...(t.value !== undefined ? { value: t.value } : {}) })),
+    taints: (node.spec.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, ...(t.value !== undefined ? { value: t.value } : {}) })),
   };
 }
 
@@ -155,17 +106,18 @@ export interface KubeDrainApiOptions {
   readonly pageSize?: number;
 }
 
-/** DrainApi over @kubernetes/client-node 2.x: CoreV1 for nodes, pods and policy/v1 evictions; AppsV1 for DaemonSets. */
-export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOptions = {}): DrainApi {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const apps = kubeConfig.makeApiClient(AppsV1Api);
+const NODES = 'api/v1/nodes';
+const PodListSchema = listOf(PodSchema);
+const podPath = (pod: PodRef, ...sub: string[]) => kubePath('api/v1/namespaces', pod.namespace, 'pods', pod.name, ...sub);
+
+/** DrainApi over the KubeClient: nodes, pods and policy/v1 evictions in core/v1; DaemonSets in apps/v1. */
+export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}): DrainApi {
   const pageSize = options.pageSize ?? 500;
-  const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 
   return {
     async getNode(name) {
       try {
-        return toDrainNode(await core.readNode({ name }));
+        return toDrainNode(await kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema));
       } catch (error) {
         if (statusOf(error) === 404) return undefined;
         return rethrow(error, `reading node ${name}`);
@@ -174,7 +126,8 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
 
     async patchNode(name, patch) {
       try {
-        return toDrainNode(await core.patchNode({ name, body: nodePatchBody(patch) }, strategicMerge));
+        const request = { method: 'PATCH', path: kubePath(NODES, name), contentType: STRATEGIC_MERGE_PATCH, body: nodePatchBody(patch) } as const;
+        return toDrainNode(await kube.call(request, NodeSchema));
       } catch (error) {
         return rethrow(error, `patching node ${name}`);
       }
@@ -185,13 +138,10 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
       let token: string | undefined;
       do {
         try {
-          const page = await core.listPodForAllNamespaces({
-            fieldSelector: `spec.nodeName=${node}`,
-            limit: pageSize,
-            ...(token ? { _continue: token } : {}),
-          });
+          const query = { fieldSelector: `spec.nodeName=${node}`, limit: pageSize, continue: token };
+          const page = await kube.call({ method: 'GET', path: kubePath('api/v1/pods'), query }, PodListSchema);
           pods.push(...page.items.map(toDrainPod));
-          token = page.metadata?._continue || undefined;
+          token = page.metadata.continue || undefined;
         } catch (error) {
           return rethrow(error, `listing pods on node ${node}`);
         }
@@ -201,7 +151,7 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
 
     async daemonSetExists(namespace, name) {
       try {
-        await apps.readNamespacedDaemonSet({ namespace, name });
+        await kube.call({ method: 'GET', path: kubePath('apis/apps/v1/namespaces', namespace, 'daemonsets', name) }, IgnoredAnswer);
         return true;
       } catch (error) {
         if (statusOf(error) === 404) return false;
@@ -210,7 +160,7 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
     },
 
     async evictPod(pod): Promise<RemovalOutcome> {
-      const body: V1Eviction = {
+      const body = {
         apiVersion: 'policy/v1',
         kind: 'Eviction',
         metadata: { name: pod.name, namespace: pod.namespace },
@@ -218,7 +168,7 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
         deleteOptions: { preconditions: { uid: pod.uid } },
       };
       try {
-        await core.createNamespacedPodEviction({ name: pod.name, namespace: pod.namespace, body });
+        await kube.call({ method: 'POST', path: podPath(pod, 'eviction'), body }, IgnoredAnswer);
         return { kind: 'accepted' };
       } catch (error) {
         return removalOutcome(error, pod, 'evicting');
@@ -227,7 +177,7 @@ export function kubeDrainApi(kubeConfig: KubeConfig, options: KubeDrainApiOption
 
     async deletePod(pod): Promise<RemovalOutcome> {
       try {
-        await core.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, body: { preconditions: { uid: pod.uid } } });
+        await kube.call({ method: 'DELETE', path: podPath(pod), body: { preconditions: { uid: pod.uid } } }, IgnoredAnswer);
         return { kind: 'accepted' };
       } catch (error) {
         return removalOutcome(error, pod, 'deleting');

@@ -1,5 +1,5 @@
-import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import type { ApiCallCounter } from '../pipeline/api-calls.js';
+import type { KubeMethod } from './client.js';
 
 /** `/api/v1/namespaces/x/pods/y/eviction` → `pods/eviction`; `/apis/coordination.k8s.io/v1/namespaces/n/leases` → `leases`. */
 export function resourceOfPath(path: string): string {
@@ -11,16 +11,7 @@ export function resourceOfPath(path: string): string {
   return subresource ? `${resource ?? ''}/${subresource}` : (resource ?? path);
 }
 
-/**
- * Counts every request made through this KubeConfig: client-node calls
- * applySecurityAuthentication once per HTTP request, so wrapping it sees them all.
- */
-export function countKubeRequests(kc: KubeConfig, counter: ApiCallCounter): KubeConfig {
-  const original = kc.applySecurityAuthentication.bind(kc);
-  kc.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
-    const url = new URL(context.getUrl());
-    counter.add(`kube ${context.getHttpMethod()} ${resourceOfPath(url.pathname)}`);
-    await original(context);
-  };
-  return kc;
+/** A KubeClient `onRequest` hook that counts each request as `kube <METHOD> <resource>`. */
+export function countKubeRequests(counter: ApiCallCounter): (method: KubeMethod, path: string) => void {
+  return (method, path) => counter.add(`kube ${method} ${resourceOfPath(path)}`);
 }

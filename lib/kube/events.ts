@@ -1,5 +1,6 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../model/clock.js';
+import { kubePath, type KubeClient } from './client.js';
+import { IgnoredAnswer } from './schemas.js';
 
 export const EVENT_COMPONENT = 'ec2-node-reconciler';
 
@@ -17,33 +18,28 @@ export interface NodeEvent {
  * the `default` namespace, as the kubelet's own do.
  */
 export class NodeEventRecorder {
-  private readonly core: CoreV1Api;
-
   constructor(
-    kc: KubeConfig,
+    private readonly kube: KubeClient,
     private readonly clock: Clock,
-  ) {
-    this.core = kc.makeApiClient(CoreV1Api);
-  }
+  ) {}
 
   async record(event: NodeEvent): Promise<void> {
-    const now = new Date(this.clock.now());
-    await this.core.createNamespacedEvent({
-      namespace: 'default',
-      body: {
-        metadata: { generateName: `${event.node}.`, namespace: 'default' },
-        involvedObject: { apiVersion: 'v1', kind: 'Node', name: event.node, ...(event.uid ? { uid: event.uid } : {}) },
-        reason: event.reason,
-        // The API server caps messages at 1 KiB.
-        message: event.message.slice(0, 1024),
-        type: event.type,
-        source: { component: EVENT_COMPONENT },
-        reportingComponent: EVENT_COMPONENT,
-        reportingInstance: EVENT_COMPONENT,
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-      },
-    });
+    // metav1.Time is RFC 3339 to the second.
+    const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const body = {
+      metadata: { generateName: `${event.node}.`, namespace: 'default' },
+      involvedObject: { apiVersion: 'v1', kind: 'Node', name: event.node, ...(event.uid ? { uid: event.uid } : {}) },
+      reason: event.reason,
+      // The API server caps messages at 1 KiB.
+      message: event.message.slice(0, 1024),
+      type: event.type,
+      source: { component: EVENT_COMPONENT },
+      reportingComponent: EVENT_COMPONENT,
+      reportingInstance: EVENT_COMPONENT,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    await this.kube.call({ method: 'POST', path: kubePath('api/v1/namespaces', 'default', 'events'), body }, IgnoredAnswer);
   }
 }

@@ -1,44 +1,41 @@
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseView } from '../model/observation.js';
-import { httpStatus } from './errors.js';
+import { httpStatus, kubePath, type KubeClient } from './client.js';
 import { LIST_PAGE } from './nodes.js';
+import { epochOf } from './node-view.js';
+import { LeaseSchema, listOf, type KubeLease } from './schemas.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+const LEASES = `apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
+const LeaseListSchema = listOf(LeaseSchema);
 
-function toLeaseView(lease: V1Lease): LeaseView | undefined {
-  const name = lease.metadata?.name;
+function toLeaseView(lease: KubeLease): LeaseView | undefined {
+  const name = lease.metadata.name;
   if (!name) return undefined;
-  // Typed as Date, but arrives as a string at runtime (NOTES.md): accept both.
-  const raw: unknown = lease.spec?.renewTime;
-  const renewTime = raw instanceof Date ? raw.getTime() : typeof raw === 'string' ? Date.parse(raw) : undefined;
-  return { nodeName: name, ...(renewTime !== undefined && !Number.isNaN(renewTime) ? { renewTime } : {}) };
+  const renewTime = epochOf(lease.spec.renewTime);
+  return { nodeName: name, ...(renewTime !== undefined ? { renewTime } : {}) };
 }
 
 /** Node heartbeats: kube-node-lease/<node name>. */
 export class LeaseClient {
-  private readonly coordination: CoordinationV1Api;
-
-  constructor(kc: KubeConfig) {
-    this.coordination = kc.makeApiClient(CoordinationV1Api);
-  }
+  constructor(private readonly kube: KubeClient) {}
 
   async listLeases(): Promise<Map<string, LeaseView>> {
     const out = new Map<string, LeaseView>();
     let token: string | undefined;
     do {
-      const page = await this.coordination.listNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, limit: LIST_PAGE, ...(token ? { _continue: token } : {}) });
+      const page = await this.kube.call({ method: 'GET', path: kubePath(LEASES), query: { limit: LIST_PAGE, continue: token } }, LeaseListSchema);
       for (const lease of page.items) {
         const view = toLeaseView(lease);
         if (view) out.set(view.nodeName, view);
       }
-      token = page.metadata?._continue || undefined;
+      token = page.metadata.continue || undefined;
     } while (token);
     return out;
   }
 
   async getLease(nodeName: string): Promise<LeaseView | undefined> {
     try {
-      return toLeaseView(await this.coordination.readNamespacedLease({ name: nodeName, namespace: NODE_LEASE_NAMESPACE }));
+      return toLeaseView(await this.kube.call({ method: 'GET', path: kubePath(LEASES, nodeName) }, LeaseSchema));
     } catch (error) {
       if (httpStatus(error) === 404) return undefined;
       throw error;

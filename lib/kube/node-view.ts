@@ -1,10 +1,10 @@
-import type { V1Node } from '@kubernetes/client-node';
 import type { NodeView, ReadyStatus, Taint } from '../model/observation.js';
+import type { KubeNode } from './schemas.js';
 
-function time(value: Date | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  // client-node types these as Date but they can arrive as strings at runtime (NOTES.md).
-  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+/** Epoch ms of an RFC 3339 time, or undefined when absent or unreadable. */
+export function epochOf(value: string | null | undefined): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
 
@@ -17,29 +17,28 @@ function taintEffect(value: string): Taint['effect'] | undefined {
 }
 
 /** The projection the reconciler keeps: never the whole (5–15 KB) Node object. */
-export function toNodeView(node: V1Node): NodeView | undefined {
-  const name = node.metadata?.name;
-  const uid = node.metadata?.uid;
+export function toNodeView(node: KubeNode): NodeView | undefined {
+  const { name, uid } = node.metadata;
   if (!name || !uid) return undefined;
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  const ready = node.status.conditions?.find((c) => c.type === 'Ready');
   const taints: Taint[] = [];
-  for (const t of node.spec?.taints ?? []) {
+  for (const t of node.spec.taints ?? []) {
     const effect = taintEffect(t.effect);
     if (effect) taints.push({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect });
   }
   const status = readyStatus(ready?.status);
-  const heartbeat = time(ready?.lastHeartbeatTime);
+  const heartbeat = epochOf(ready?.lastHeartbeatTime);
   return {
     name,
     uid,
-    resourceVersion: node.metadata?.resourceVersion ?? '',
-    ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}),
-    createdAt: time(node.metadata?.creationTimestamp) ?? 0,
+    resourceVersion: node.metadata.resourceVersion ?? '',
+    ...(node.spec.providerID ? { providerID: node.spec.providerID } : {}),
+    createdAt: epochOf(node.metadata.creationTimestamp) ?? 0,
     ...(status ? { ready: status } : {}),
     ...(heartbeat !== undefined ? { readyHeartbeatAt: heartbeat } : {}),
-    unschedulable: node.spec?.unschedulable === true,
-    labels: node.metadata?.labels ?? {},
-    annotations: node.metadata?.annotations ?? {},
+    unschedulable: node.spec.unschedulable === true,
+    labels: node.metadata.labels ?? {},
+    annotations: node.metadata.annotations ?? {},
     taints,
   };
 }

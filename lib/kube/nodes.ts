@@ -1,8 +1,8 @@
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import { SHUTDOWN_TAINT_KEY } from '../model/labels.js';
 import type { NodeView } from '../model/observation.js';
-import { httpStatus, statusMessage } from './errors.js';
+import { httpStatus, kubePath, statusMessage, STRATEGIC_MERGE_PATCH, type KubeClient } from './client.js';
 import { toNodeView } from './node-view.js';
+import { IgnoredAnswer, listOf, NodeSchema, type KubeTaint } from './schemas.js';
 
 /** Page size for every list: large enough to be fast, small enough to bound memory. */
 export const LIST_PAGE = 500;
@@ -19,11 +19,14 @@ export type MutationOutcome =
   | { readonly kind: 'unchanged' }
   | { readonly kind: 'moot'; readonly reason: string };
 
-export class NodeClient {
-  private readonly core: CoreV1Api;
+const NODES = 'api/v1/nodes';
+const NodeListSchema = listOf(NodeSchema);
 
-  constructor(kc: KubeConfig) {
-    this.core = kc.makeApiClient(CoreV1Api);
+export class NodeClient {
+  constructor(private readonly kube: KubeClient) {}
+
+  private readNode(name: string) {
+    return this.kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema);
   }
 
   /** Every Node, projected page by page (limit 500 + continue), so whole pages are never kept. */
@@ -31,19 +34,19 @@ export class NodeClient {
     const out: NodeView[] = [];
     let token: string | undefined;
     do {
-      const page = await this.core.listNode({ limit: LIST_PAGE, ...(token ? { _continue: token } : {}) });
+      const page = await this.kube.call({ method: 'GET', path: kubePath(NODES), query: { limit: LIST_PAGE, continue: token } }, NodeListSchema);
       for (const node of page.items) {
         const view = toNodeView(node);
         if (view) out.push(view);
       }
-      token = page.metadata?._continue || undefined;
+      token = page.metadata.continue || undefined;
     } while (token);
     return out;
   }
 
   async getNode(name: string): Promise<NodeView | undefined> {
     try {
-      return toNodeView(await this.core.readNode({ name }));
+      return toNodeView(await this.readNode(name));
     } catch (error) {
       if (httpStatus(error) === 404) return undefined;
       throw error;
@@ -56,7 +59,10 @@ export class NodeClient {
    */
   async deleteNode(target: NodeTarget): Promise<MutationOutcome> {
     try {
-      await this.core.deleteNode({ name: target.node, body: { preconditions: { uid: target.uid, resourceVersion: target.resourceVersion } } });
+      await this.kube.call(
+        { method: 'DELETE', path: kubePath(NODES, target.node), body: { preconditions: { uid: target.uid, resourceVersion: target.resourceVersion } } },
+        IgnoredAnswer,
+      );
       return { kind: 'done' };
     } catch (error) {
       const status = httpStatus(error);
@@ -79,20 +85,25 @@ export class NodeClient {
    * Taints are replaced as a whole list, so the patch carries the resourceVersion we read: a
    * concurrent writer turns into a 409, and we re-read and re-apply once.
    */
-  private async patchTaints(target: NodeTarget, change: (taints: V1Taint[]) => V1Taint[] | undefined): Promise<MutationOutcome> {
+  private async patchTaints(target: NodeTarget, change: (taints: KubeTaint[]) => KubeTaint[] | undefined): Promise<MutationOutcome> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const current = await this.core.readNode({ name: target.node }).catch((error: unknown) => {
+      const current = await this.readNode(target.node).catch((error: unknown) => {
         if (httpStatus(error) === 404) return undefined;
         throw error;
       });
       if (!current) return { kind: 'moot', reason: 'node already gone' };
-      if (current.metadata?.uid !== target.uid) return { kind: 'moot', reason: 'node was re-registered under the same name' };
-      const taints = change(current.spec?.taints ?? []);
+      if (current.metadata.uid !== target.uid) return { kind: 'moot', reason: 'node was re-registered under the same name' };
+      const taints = change(current.spec.taints ?? []);
       if (taints === undefined) return { kind: 'unchanged' };
       try {
-        await this.core.patchNode(
-          { name: target.node, body: { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { taints } } },
-          setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+        await this.kube.call(
+          {
+            method: 'PATCH',
+            path: kubePath(NODES, target.node),
+            contentType: STRATEGIC_MERGE_PATCH,
+            body: { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { taints } },
+          },
+          IgnoredAnswer,
         );
         return { kind: 'done' };
       } catch (error) {

@@ -2,13 +2,13 @@ import { ClusterEndpointCache } from '../aws/cluster-access.js';
 import { createAwsClients, type AwsClientOptions, type AwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher } from '../aws/drain-launcher.js';
 import { EksTokenSource } from '../aws/eks-token.js';
-import { kubeConfigFor } from '../kube/config.js';
+import type { KubeConnection } from '../kube/client.js';
+import { bearerConnection } from '../kube/connection.js';
 import { systemClock, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { FunctionConfig } from './config.js';
 
 /**
@@ -36,9 +36,11 @@ export class WarmRuntime {
     this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials: this.aws.eks.config.credentials, clock });
   }
 
-  async kubeConfig(): Promise<KubeConfig> {
+  /** This invocation's way to the API server: a 401 on it makes the next invocation bring a fresh token. */
+  async kubeConnection(): Promise<KubeConnection> {
     const [endpoint, token] = await Promise.all([this.endpoint.endpoint(), this.tokens.token()]);
-    return kubeConfigFor({ server: endpoint.server, token, ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}) });
+    const credentials = { server: endpoint.server, token, ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}) };
+    return bearerConnection(credentials, () => this.invalidateToken());
   }
 
   /** After a 401 the token is regenerated on the next call. */
@@ -47,13 +49,13 @@ export class WarmRuntime {
   }
 
   async reconcilerDeps(settings: Settings = this.config.settings, drains?: WireOptions['drains']): Promise<ReconcilerDeps> {
-    const kubeConfig = await this.kubeConfig();
+    const kube = await this.kubeConnection();
     const arn = this.config.drainStateMachineArn;
     return wireReconciler({
       clusterName: this.config.clusterName,
       settings,
       clock: this.clock,
-      kubeConfig,
+      kube,
       aws: this.aws,
       nodeNameHints: this.nodeNameHints,
       ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),

@@ -1,4 +1,3 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
 import type { AwsClients } from '../aws/clients.js';
 import { countAwsRequests } from '../aws/count-requests.js';
@@ -6,6 +5,7 @@ import type { DrainLauncher } from '../aws/drain-launcher.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { OutputEventPublisher } from '../aws/output-events.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
+import { KubeClient, type KubeConnection } from '../kube/client.js';
 import { countKubeRequests } from '../kube/count-requests.js';
 import { NodeEventRecorder } from '../kube/events.js';
 import { NodeFinder } from '../kube/find-node.js';
@@ -21,7 +21,8 @@ export interface WireOptions {
   readonly clusterName: string;
   readonly settings: Settings;
   readonly clock: Clock;
-  readonly kubeConfig: KubeConfig;
+  /** The API server and the credentials to reach it. */
+  readonly kube: KubeConnection;
   readonly aws: AwsClients;
   /**
    * Builds the run's drain launcher; `aws` are this run's counted views of the clients (start the
@@ -34,21 +35,21 @@ export interface WireOptions {
   readonly nodeNameHints?: Map<InstanceId, string>;
 }
 
-/** The real adapters over one KubeConfig and one set of AWS clients, with API calls counted. */
+/** The real adapters over one Kubernetes connection and one set of AWS clients, with API calls counted. */
 export function wireReconciler(options: WireOptions): ReconcilerDeps {
   const apiCalls = new ApiCallCounter();
-  const kc = countKubeRequests(options.kubeConfig, apiCalls);
+  const kube = new KubeClient(options.kube, { onRequest: countKubeRequests(apiCalls) });
   const aws = countAwsRequests(options.aws, apiCalls);
-  const nodes = new NodeClient(kc);
+  const nodes = new NodeClient(kube);
   const base: Omit<ReconcilerDeps, 'drains'> = {
     clusterName: options.clusterName,
     settings: options.settings,
     clock: options.clock,
     nodes,
-    leases: new LeaseClient(kc),
+    leases: new LeaseClient(kube),
     finder: new NodeFinder(nodes, options.nodeNameHints),
-    drainApi: kubeDrainApi(kc),
-    events: new NodeEventRecorder(kc, options.clock),
+    drainApi: kubeDrainApi(kube),
+    events: new NodeEventRecorder(kube, options.clock),
     ec2: new Ec2Adapter(aws.ec2),
     autoScaling: new AutoScalingAdapter(aws.autoScaling),
     ...(options.outputBusName ? { output: new OutputEventPublisher(aws.eventBridge, options.outputBusName) } : {}),

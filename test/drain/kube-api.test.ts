@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { kubeDrainApi, nodePatchBody, toDrainPod } from '../../lib/drain/kube-api.js';
+import { KubeClient } from '../../lib/kube/client.js';
+import { bearerConnection } from '../../lib/kube/connection.js';
+import { PodSchema } from '../../lib/kube/schemas.js';
 
 type Handler = (req: IncomingMessage, body: string) => { status: number; body: unknown };
 
@@ -30,14 +32,7 @@ const status = (code: number, message: string, causes?: { reason: string; messag
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'stub', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'stub', token: 't' }],
-    contexts: [{ name: 'stub', cluster: 'stub', user: 'stub' }],
-    currentContext: 'stub',
-  });
-  api = kubeDrainApi(kc, { pageSize: 2 });
+  api = kubeDrainApi(new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' })), { pageSize: 2 });
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -83,7 +78,7 @@ describe('kubeDrainApi', () => {
   });
 
   it('should follow continue tokens when listing a node’s pods', async () => {
-    const pod = (name: string): V1Pod => ({ metadata: { name, namespace: 'default', uid: name }, spec: { containers: [] } });
+    const pod = (name: string) => ({ metadata: { name, namespace: 'default', uid: name }, spec: { containers: [] } });
     handler = (req) =>
       req.url?.includes('continue=next')
         ? { status: 200, body: { items: [pod('c')], metadata: {} } }
@@ -110,8 +105,8 @@ describe('kubeDrainApi', () => {
 });
 
 describe('projections', () => {
-  it('should read what the filters need from a V1Pod', () => {
-    const pod: V1Pod = {
+  it('should read what the filters need from a Pod as the API server sends it', () => {
+    const pod = PodSchema.parse({
       metadata: {
         name: 'x',
         namespace: 'kube-system',
@@ -121,11 +116,11 @@ describe('projections', () => {
           { apiVersion: 'v1', kind: 'ConfigMap', name: 'not-controller', uid: '1' },
           { apiVersion: 'v1', kind: 'Node', name: 'node-a', uid: '2', controller: true },
         ],
-        deletionTimestamp: new Date('2026-01-01T00:00:30Z'),
+        deletionTimestamp: '2026-01-01T00:00:30Z',
       },
       spec: { containers: [], volumes: [{ name: 'tmp', emptyDir: {} }], terminationGracePeriodSeconds: 5 },
       status: { phase: 'Running' },
-    };
+    });
     expect(toDrainPod(pod)).toEqual({
       namespace: 'kube-system',
       name: 'x',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/functions.js';
-import { formatReport, measure, packageOf, type BundleReport } from '../../scripts/bundle-size.js';
+import { DEFAULT_ENTRIES, FUNCTION_KINDS, PROJECT_ROOT } from '../../infra/functions.js';
+import { DEFAULT_MAX_MB, formatReport, measure, packageOf, type BundleReport } from '../../scripts/bundle-size.js';
 
 describe('scripts/bundle-size.ts', () => {
   it('should attribute bundled files to their npm package', () => {
@@ -31,5 +31,14 @@ describe('scripts/bundle-size.ts', () => {
     expect(text).toMatch(/events\s+2\.80 MB .*OVER 1\.5 MB/);
     expect(text).toMatch(/sweep\s+1\.20 MB .*ok/);
     expect(text).toContain('largest: heavy 900 KB');
+  });
+
+  // The budget, kept by every change: client-node (~1.9 MB with its undici) must stay out of
+  // the Lambdas, which reach the API server through lib/kube/client.ts.
+  it.each(FUNCTION_KINDS)('should keep the %s function within the size budget, without client-node', async (kind) => {
+    const report = await measure(kind, DEFAULT_ENTRIES[kind]);
+    expect(report.bytes).toBeLessThanOrEqual(DEFAULT_MAX_MB * 1024 * 1024);
+    expect(report.packages.map((p) => p.name)).not.toContain('@kubernetes/client-node');
+    expect(report.packages.map((p) => p.name)).not.toContain('undici');
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from '../../lib/kube/client.js';
 import { NodeEventRecorder } from '../../lib/kube/events.js';
 import { NodeFinder } from '../../lib/kube/find-node.js';
 import { LeaseClient } from '../../lib/kube/leases.js';
@@ -12,7 +12,7 @@ import { instanceId, NOW } from '../support/world.js';
 
 let clock: VirtualClock;
 let kube: KubeEmulator;
-let kc: KubeConfig;
+let kubeClient: KubeClient;
 
 const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}.ec2.internal`;
 const seedNode = (n: number, over: Record<string, unknown> = {}) =>
@@ -20,7 +20,7 @@ const seedNode = (n: number, over: Record<string, unknown> = {}) =>
 
 beforeEach(async () => {
   clock = new VirtualClock(NOW);
-  ({ kube, kc } = await startRbacCluster(clock));
+  ({ kube, client: kubeClient } = await startRbacCluster(clock));
 });
 afterEach(async () => {
   await kube.close();
@@ -29,7 +29,7 @@ afterEach(async () => {
 describe('NodeClient (RBAC mode, the shipped manifest)', () => {
   it('should list every node across pages of 500 and keep only the projection', async () => {
     for (let n = 1; n <= 1_201; n++) seedNode(n);
-    const nodes = await new NodeClient(kc).listNodes();
+    const nodes = await new NodeClient(kubeClient).listNodes();
     expect(nodes).toHaveLength(1_201);
     expect(kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(3);
     expect(nodes[0]).toEqual(expect.objectContaining({ name: nodeName(1), providerID: `aws:///us-east-1a/${instanceId(1)}`, ready: 'True', unschedulable: false }));
@@ -38,7 +38,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
 
   it('should delete a node only with a matching uid precondition', async () => {
     seedNode(1, { heartbeating: false });
-    const client = new NodeClient(kc);
+    const client = new NodeClient(kubeClient);
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
     expect(await client.deleteNode({ node: view.name, uid: 'someone-else', resourceVersion: view.resourceVersion })).toEqual(expect.objectContaining({ kind: 'moot' }));
@@ -50,7 +50,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
 
   it('should never delete a node re-registered under the same name between observe and act', async () => {
     seedNode(1);
-    const client = new NodeClient(kc);
+    const client = new NodeClient(kubeClient);
     const observed = await client.getNode(nodeName(1));
     if (!observed) throw new Error('seeded node missing');
     // The kubelet re-registers: same name, new uid.
@@ -65,7 +65,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
 
   it('should add and remove the shutdown taint idempotently, keeping other taints', async () => {
     seedNode(1, { taints: [{ key: 'team', value: 'a', effect: 'NoSchedule' }] });
-    const client = new NodeClient(kc);
+    const client = new NodeClient(kubeClient);
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
     const target = { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion };
@@ -78,7 +78,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
 
   it('should re-read and re-apply once after a 409 on the taint patch', async () => {
     seedNode(1);
-    const client = new NodeClient(kc);
+    const client = new NodeClient(kubeClient);
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
     kube.faults.failNext(1, { verb: 'patch', resource: 'nodes', name: nodeName(1) }, 409);
@@ -87,7 +87,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
   });
 
   it('should report a taint change on a vanished node as moot', async () => {
-    const client = new NodeClient(kc);
+    const client = new NodeClient(kubeClient);
     expect(await client.setShutdownTaint({ node: 'gone', uid: 'x', resourceVersion: '1' }, true)).toEqual({ kind: 'moot', reason: 'node already gone' });
   });
 });
@@ -96,7 +96,7 @@ describe('LeaseClient', () => {
   it('should list the node Leases with their renew times, and get one', async () => {
     seedNode(1, { lastHeartbeat: NOW - 30_000, heartbeating: false });
     seedNode(2, { lastHeartbeat: null, heartbeating: false });
-    const leases = new LeaseClient(kc);
+    const leases = new LeaseClient(kubeClient);
     const all = await leases.listLeases();
     expect(all.get(nodeName(1))?.renewTime).toBe(NOW - 30_000);
     expect(all.has(nodeName(2))).toBe(false);
@@ -107,23 +107,23 @@ describe('LeaseClient', () => {
 describe('NodeFinder', () => {
   it('should find a node by its private DNS name, verified by providerID', async () => {
     seedNode(1);
-    const node = await new NodeFinder(new NodeClient(kc)).find(instanceId(1), nodeName(1));
+    const node = await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(1), nodeName(1));
     expect(node?.name).toBe(nodeName(1));
     expect(kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(0);
   });
 
   it('should not take a node of the same name that belongs to another instance', async () => {
     seedNode(1);
-    expect(await new NodeFinder(new NodeClient(kc)).find(instanceId(2), nodeName(1))).toBeUndefined();
+    expect(await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(2), nodeName(1))).toBeUndefined();
   });
 
   it('should scan when the node is not named after the private DNS name, then remember the name', async () => {
     kube.store.seedNode({ name: 'custom-name', instanceId: instanceId(3), zone: 'us-east-1a' });
     const hints = new Map<InstanceId, string>();
-    expect((await new NodeFinder(new NodeClient(kc), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
+    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
     expect(hints.get(instanceId(3))).toBe('custom-name');
     const lists = kube.requestLog.filter({ verb: 'list', resource: 'nodes' }).length;
-    expect((await new NodeFinder(new NodeClient(kc), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
+    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
     expect(kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(lists);
   });
 });
@@ -131,7 +131,7 @@ describe('NodeFinder', () => {
 describe('NodeEventRecorder', () => {
   it('should record an Event on the node in the default namespace', async () => {
     seedNode(1);
-    await new NodeEventRecorder(kc, clock).record({ node: nodeName(1), reason: 'NodeCordoned', message: 'spot interruption', type: 'Normal' });
+    await new NodeEventRecorder(kubeClient, clock).record({ node: nodeName(1), reason: 'NodeCordoned', message: 'spot interruption', type: 'Normal' });
     const events = kube.store.list(kube.store.resource('events')).items;
     expect(events).toEqual([expect.objectContaining({ reason: 'NodeCordoned', involvedObject: expect.objectContaining({ kind: 'Node', name: nodeName(1) }) as unknown })]);
   });

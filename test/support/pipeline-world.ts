@@ -386,7 +386,7 @@ export function usePipelineWorld(set: (world: PipelineWorld) => void, options: {
   beforeEach(async () => {
     current = await startPipelineWorld();
     // A warm container: cluster endpoint and token already there, so the logs show only the run's own work.
-    if (options.warm) await current.runtime.kubeConfig();
+    if (options.warm) await current.runtime.kubeConnection();
     set(current);
   });
   afterEach(async () => {

@@ -6,6 +6,7 @@ import { AutoScalingAdapter } from '../../aws/autoscaling.js';
 import { OutputEventPublisher } from '../../aws/output-events.js';
 import { sleepOn } from '../../drain/driver.js';
 import { kubeDrainApi } from '../../drain/kube-api.js';
+import { KubeClient } from '../../kube/client.js';
 import { drainSettings } from '../../drain/settings.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
 import { VirtualClock } from '../../model/clock.js';
@@ -106,7 +107,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   };
   const drains = new LocalDrains({
     clock,
-    drainDeps: async () => ({ api: kubeDrainApi(await runtime.kubeConfig()), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
+    drainDeps: async () => ({ api: kubeDrainApi(new KubeClient(await runtime.kubeConnection())), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
     autoScaling,
     output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
     ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),

@@ -1,6 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { DrainApi } from '../../../lib/drain/api.js';
 import { kubeDrainApi } from '../../../lib/drain/kube-api.js';
+import { KubeClient } from '../../../lib/kube/client.js';
+import { connectionFromKubeConfig } from '../../../lib/kube/kubeconfig.js';
 import type { Clock } from '../../../lib/model/clock.js';
 import { startKubeEmulator, type KubeEmulator, type KubeStore, type PodObject } from '../../../lib/sandbox/kube/index.js';
 
@@ -9,7 +11,7 @@ export const N2 = 'ip-10-0-1-2.ec2.internal';
 
 export interface Emulated {
   readonly kube: KubeEmulator;
-  /** DrainApi over client-node, talking HTTP to the emulator. */
+  /** DrainApi over the KubeClient, reaching the emulator through the kubeconfig it writes (the CLI's way). */
   readonly api: DrainApi;
 }
 
@@ -17,7 +19,7 @@ export async function emulated(clock: Clock): Promise<Emulated> {
   const kube = await startKubeEmulator({ clock, uids: 'sequential' });
   const kc = new KubeConfig();
   kc.loadFromString(kube.kubeconfig());
-  return { kube, api: kubeDrainApi(kc) };
+  return { kube, api: kubeDrainApi(new KubeClient(connectionFromKubeConfig(kc))) };
 }
 
 export function seedNodes(store: KubeStore, now: number): void {

@@ -1,5 +1,5 @@
 // kubectl drain and lib/drain side by side: two identical emulated clusters, one drained by the
-// real kubectl, the other by runDrain over client-node. Used by the parity tests and the benchmark.
+// real kubectl, the other by runDrain over the KubeClient. Used by the parity tests and the benchmark.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { runDrain, sleepOn } from '../../../lib/drain/driver.js';

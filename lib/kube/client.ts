@@ -1,0 +1,162 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { z } from 'zod';
+import { describeIssues } from '../model/zod-issues.js';
+import { StatusSchema, type KubeStatus } from './schemas.js';
+
+/**
+ * Where the API server is and how to reach it. `requestOptions` is asked before every request, so a
+ * rotating credential (an exec plugin's, a refreshed token) is always current.
+ */
+export interface KubeConnection {
+  /** Base URL of the API server (`https://….eks.amazonaws.com`; may carry a path prefix behind a proxy). */
+  readonly server: string;
+  /** TLS (ca, cert, key, agent) and auth (headers) options for the next request. */
+  requestOptions(): Promise<https.RequestOptions>;
+  /** Told when the server answered 401, so the next request can bring a fresh credential. */
+  unauthorized?(): void;
+}
+
+export type KubeMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface KubeRequest {
+  readonly method: KubeMethod;
+  /** `/api/v1/nodes/ip-10-0-1-1.ec2.internal`: path segments already encoded (see `kubePath`). */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly body?: unknown;
+  /** For PATCH: `application/strategic-merge-patch+json`, `application/merge-patch+json` or `application/json-patch+json`. */
+  readonly contentType?: string;
+}
+
+export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+
+/** A path from segments, each percent-encoded: `kubePath('api/v1', 'nodes', name)`. The prefix is taken as is. */
+export function kubePath(prefix: string, ...segments: readonly string[]): string {
+  return `/${prefix}${segments.map((s) => `/${encodeURIComponent(s)}`).join('')}`;
+}
+
+/** The API server answered with an error status; `status` is the HTTP code, `details` its meta/v1 Status body. */
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+
+  constructor(
+    readonly status: number,
+    readonly details: KubeStatus,
+    request: Pick<KubeRequest, 'method' | 'path'>,
+  ) {
+    super(`${request.method} ${request.path}: HTTP ${status}${details.reason ? ` ${details.reason}` : ''}${details.message ? `: ${details.message}` : ''}`);
+  }
+}
+
+/** The API server could not be reached, did not answer in time, or answered something that is not the expected object. */
+export class KubeTransportError extends Error {
+  override readonly name = 'KubeTransportError';
+}
+
+export interface KubeClientOptions {
+  /** Abandon a request that has not completed in this time. @default 30000 */
+  readonly timeoutMs?: number;
+  /** Called once per HTTP request before it is sent (API call counting). */
+  readonly onRequest?: (method: KubeMethod, path: string) => void;
+}
+
+const USER_AGENT = 'ec2-node-reconciler';
+
+/**
+ * The few Kubernetes REST calls the reconciler makes, as JSON over node:https, with every answer
+ * validated by a zod schema of the fields we read. Hand-written instead of @kubernetes/client-node
+ * because that client (its generated APIs and models, and the undici it ships) weighs ~1.9 MB in a
+ * Lambda bundle, over the 1.5 MB budget; the CLI still loads kubeconfigs with client-node.
+ */
+export class KubeClient {
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly connection: KubeConnection,
+    private readonly options: KubeClientOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Sends the request and returns the answer parsed by `schema`; throws KubeApiError for an error status. */
+  async call<S extends z.ZodType>(request: KubeRequest, schema: S): Promise<z.output<S>> {
+    const { status, text } = await this.send(request);
+    if (status >= 400) {
+      if (status === 401) this.connection.unauthorized?.();
+      throw new KubeApiError(status, statusOf(text), request);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new KubeTransportError(`${request.method} ${request.path}: HTTP ${status} answer is not JSON: ${text.slice(0, 120)}`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new KubeTransportError(`${request.method} ${request.path}: unexpected answer: ${describeIssues(parsed.error)}`);
+    return parsed.data;
+  }
+
+  private async send(request: KubeRequest): Promise<{ status: number; text: string }> {
+    const url = new URL(this.connection.server.replace(/\/+$/, '') + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const base = await this.connection.requestOptions();
+    const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const headers: http.OutgoingHttpHeaders = {
+      ...headerObject(base.headers),
+      Accept: 'application/json',
+      'User-Agent': USER_AGENT,
+      ...(body ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': body.byteLength } : {}),
+    };
+    this.options.onRequest?.(request.method, request.path);
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error })));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error })));
+      req.end(body);
+    });
+  }
+}
+
+/** Request options may carry headers as an object or as a raw [name, value, …] list. */
+function headerObject(headers: https.RequestOptions['headers']): http.OutgoingHttpHeaders {
+  if (headers === undefined) return {};
+  if (!isRawHeaderList(headers)) return headers;
+  const out: http.OutgoingHttpHeaders = {};
+  for (let i = 0; i + 1 < headers.length; i += 2) out[String(headers[i])] = headers[i + 1];
+  return out;
+}
+
+function isRawHeaderList(headers: NonNullable<https.RequestOptions['headers']>): headers is readonly string[] {
+  return Array.isArray(headers);
+}
+
+/** The Status body of an error answer; a body that is not one (a proxy's HTML page) becomes its message. */
+function statusOf(text: string): KubeStatus {
+  try {
+    const parsed = StatusSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // not JSON: fall through
+  }
+  return text.trim() ? { message: text.trim().slice(0, 200) } : {};
+}
+
+/** The HTTP status of a failed Kubernetes call, or undefined when no answer came back. */
+export function httpStatus(error: unknown): number | undefined {
+  return error instanceof KubeApiError ? error.status : undefined;
+}
+
+/** The server's own message for a failed call (the Status message), else the error's. */
+export function statusMessage(error: unknown): string {
+  if (error instanceof KubeApiError) return error.details.message ?? `HTTP ${error.status}`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,84 @@
+// The parts of Kubernetes objects the reconciler reads, as zod schemas: every answer of the API
+// server is checked against them at the edge (KubeClient.call), and fields we do not read are
+// dropped there. Optional wherever the API allows omission; times stay RFC 3339 strings (Go writes
+// an unset metav1.Time as null, hence nullish).
+import { z } from 'zod';
+
+const StringMap = z.record(z.string(), z.string());
+const Time = z.string().nullish();
+
+export const ObjectMetaSchema = z.object({
+  name: z.string().optional(),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  creationTimestamp: Time,
+  deletionTimestamp: Time,
+  labels: StringMap.nullish(),
+  annotations: StringMap.nullish(),
+  ownerReferences: z.array(z.object({ kind: z.string(), name: z.string(), controller: z.boolean().nullish() })).nullish(),
+});
+
+export const TaintSchema = z.object({ key: z.string(), value: z.string().optional(), effect: z.string() });
+export type KubeTaint = z.infer<typeof TaintSchema>;
+
+export const NodeSchema = z.object({
+  metadata: ObjectMetaSchema.default({}),
+  spec: z
+    .object({
+      providerID: z.string().optional(),
+      unschedulable: z.boolean().nullish(),
+      taints: z.array(TaintSchema).nullish(),
+    })
+    .default({}),
+  status: z
+    .object({
+      conditions: z.array(z.object({ type: z.string(), status: z.string(), lastHeartbeatTime: Time })).nullish(),
+    })
+    .default({}),
+});
+export type KubeNode = z.infer<typeof NodeSchema>;
+
+export const LeaseSchema = z.object({
+  metadata: ObjectMetaSchema.default({}),
+  spec: z.object({ renewTime: Time }).default({}),
+});
+export type KubeLease = z.infer<typeof LeaseSchema>;
+
+export const PodSchema = z.object({
+  metadata: ObjectMetaSchema.default({}),
+  spec: z
+    .object({
+      nodeName: z.string().optional(),
+      terminationGracePeriodSeconds: z.number().nullish(),
+      volumes: z.array(z.object({ emptyDir: z.unknown().optional() })).nullish(),
+    })
+    .default({}),
+  status: z.object({ phase: z.string().optional() }).default({}),
+});
+export type KubePod = z.infer<typeof PodSchema>;
+
+/** A list answer: its items and the token of the next page (empty or absent on the last). */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    metadata: z.object({ continue: z.string().optional() }).default({}),
+    items: z
+      .array(item)
+      .nullish()
+      .transform((items) => items ?? []),
+  });
+}
+
+/** Any answer whose content we do not read (a created Event, an accepted eviction, a delete's Status). */
+export const IgnoredAnswer = z.unknown();
+
+/** meta/v1 Status, the body of every error answer: the fields we read from it. */
+export const StatusSchema = z.object({
+  message: z.string().optional().catch(undefined),
+  reason: z.string().optional().catch(undefined),
+  details: z
+    .object({ causes: z.array(z.object({ reason: z.string().optional(), message: z.string().optional() })).optional() })
+    .optional()
+    .catch(undefined),
+});
+export type KubeStatus = z.infer<typeof StatusSchema>;

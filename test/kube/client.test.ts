@@ -1,0 +1,171 @@
+// KubeClient: the Kubernetes REST transport of the Lambdas and the CLI. Against the emulator over
+// TLS (the EKS way: the cluster CA is the only trusted root), and against a stub server for what
+// an API server (or a proxy in front of it) can answer.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { KubeApiError, KubeClient, kubePath, KubeTransportError, type KubeConnection } from '../../lib/kube/client.js';
+import { bearerConnection } from '../../lib/kube/connection.js';
+import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';
+import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
+import { VirtualClock } from '../../lib/model/clock.js';
+import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
+import { selfSignedCertificate } from '../../lib/sandbox/kube/tls.js';
+import { instanceId, NOW } from '../support/world.js';
+
+const TOKEN = 'reconciler-token';
+const NodeListSchema = listOf(NodeSchema);
+const listNodes = (client: KubeClient) => client.call({ method: 'GET', path: '/api/v1/nodes' }, NodeListSchema);
+const base64 = (pem: string) => Buffer.from(pem).toString('base64');
+
+describe('over TLS, against the emulator', () => {
+  let kube: KubeEmulator;
+
+  beforeAll(async () => {
+    kube = await startKubeEmulator({ clock: new VirtualClock(NOW), tls: true, auth: { tokens: { [TOKEN]: { user: 'reconciler' } } } });
+    kube.store.seedNode({ name: 'ip-10-0-0-1.ec2.internal', instanceId: instanceId(1), createdAt: NOW - 60_000 });
+  });
+  afterAll(() => kube.close());
+
+  it('should trust the cluster CA it is given (EKS certificateAuthority.data) and send the bearer token', async () => {
+    const client = new KubeClient(bearerConnection({ server: kube.url, caData: base64(kube.caCert ?? ''), token: TOKEN }));
+
+    const nodes = await listNodes(client);
+
+    expect(nodes.items.map((n) => n.metadata.name)).toEqual(['ip-10-0-0-1.ec2.internal']);
+    expect(kube.requestLog.entries.at(-1)).toMatchObject({ user: 'reconciler', status: 200 });
+  });
+
+  it('should refuse a server whose certificate another CA signed, before sending the token', async () => {
+    const before = kube.requestLog.entries.length;
+    const client = new KubeClient(bearerConnection({ server: kube.url, caData: base64(selfSignedCertificate('someone else').cert), token: TOKEN }));
+
+    const failure = listNodes(client);
+
+    await expect(failure).rejects.toBeInstanceOf(KubeTransportError);
+    await expect(failure).rejects.toThrow(/GET \/api\/v1\/nodes: .*(certificate|signature)/i);
+    expect(kube.requestLog.entries).toHaveLength(before);
+  });
+
+  it('should reach the cluster of a kubeconfig (the CLI way): CA, token and server from the current context', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(kube.kubeconfig({ token: TOKEN }));
+
+    const nodes = await listNodes(new KubeClient(connectionFromKubeConfig(kc)));
+
+    expect(nodes.items).toHaveLength(1);
+    expect(kube.requestLog.entries.at(-1)).toMatchObject({ user: 'reconciler', status: 200 });
+  });
+});
+
+describe('what the server answers', () => {
+  type Answer = { status: number; body: string; contentType?: string; delayMs?: number };
+  let answer: Answer = { status: 200, body: '{}' };
+  const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        const reply = () => {
+          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' });
+          res.end(answer.body);
+        };
+        if (answer.delayMs) setTimeout(reply, answer.delayMs);
+        else reply();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    seen.length = 0;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const client = (options: { prefix?: string; connection?: Partial<KubeConnection>; timeoutMs?: number; onRequest?: (m: string, p: string) => void } = {}) =>
+    new KubeClient(
+      { ...bearerConnection({ server: `${url}${options.prefix ?? ''}`, token: 'secret-token' }), ...options.connection },
+      { ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) },
+    );
+
+  it('should send JSON with the content type asked for, the query encoded, and say who it is', async () => {
+    answer = { status: 200, body: JSON.stringify({ metadata: { name: 'n', uid: 'u' } }) };
+    const calls: string[] = [];
+
+    await client({ onRequest: (m, p) => calls.push(`${m} ${p}`) }).call(
+      { method: 'PATCH', path: kubePath('api/v1/nodes', 'n'), query: { fieldManager: 'x y', dryRun: undefined }, contentType: 'application/merge-patch+json', body: { spec: { unschedulable: true } } },
+      NodeSchema,
+    );
+
+    expect(seen[0]).toMatchObject({ method: 'PATCH', url: '/api/v1/nodes/n?fieldManager=x+y', body: '{"spec":{"unschedulable":true}}' });
+    expect(seen[0]?.headers).toMatchObject({
+      'content-type': 'application/merge-patch+json',
+      accept: 'application/json',
+      authorization: 'Bearer secret-token',
+      'user-agent': 'ec2-node-reconciler',
+    });
+    expect(calls).toEqual(['PATCH /api/v1/nodes/n']);
+  });
+
+  it('should keep the server URL’s path prefix (an API server behind a proxy) and encode path segments', async () => {
+    answer = { status: 200, body: '{}' };
+    await client({ prefix: '/k8s/clusters/c-1/' }).call({ method: 'GET', path: kubePath('api/v1/namespaces', 'default', 'pods', 'a b') }, z.unknown());
+    expect(seen[0]?.url).toBe('/k8s/clusters/c-1/api/v1/namespaces/default/pods/a%20b');
+  });
+
+  it('should turn an error answer into a KubeApiError carrying the status and the Status body', async () => {
+    const status = { kind: 'Status', status: 'Failure', code: 409, reason: 'Conflict', message: 'Precondition failed: UID in precondition: u1', details: { causes: [{ message: 'why' }] } };
+    answer = { status: 409, body: JSON.stringify(status) };
+
+    const error: unknown = await client().call({ method: 'DELETE', path: '/api/v1/nodes/n' }, z.unknown()).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error).toMatchObject({ status: 409, details: { reason: 'Conflict', message: status.message, details: { causes: [{ message: 'why' }] } } });
+    expect(String(error)).toBe('KubeApiError: DELETE /api/v1/nodes/n: HTTP 409 Conflict: Precondition failed: UID in precondition: u1');
+  });
+
+  it('should keep the text of an error answer that is not a Status (a load balancer’s page)', async () => {
+    answer = { status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' };
+    await expect(client().call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 502, details: { message: '<html>Bad Gateway</html>' } });
+  });
+
+  it('should tell the connection about a 401, so the next request brings a fresh credential', async () => {
+    answer = { status: 401, body: JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }) };
+    let told = 0;
+    await expect(client({ connection: { unauthorized: () => told++ } }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 401 });
+    expect(told).toBe(1);
+  });
+
+  it('should name the field when an answer is not the object expected, and never accept it', async () => {
+    answer = { status: 200, body: JSON.stringify({ items: [{ metadata: { name: 'n' } }, { metadata: { name: 7 } }] }) };
+    await expect(listNodes(client())).rejects.toThrow('GET /api/v1/nodes: unexpected answer: items.1.metadata.name: Invalid input: expected string, received number');
+  });
+
+  it('should fail on an answer that is not JSON', async () => {
+    answer = { status: 200, body: 'ok' };
+    await expect(listNodes(client())).rejects.toThrow(/answer is not JSON: ok/);
+  });
+
+  it('should give up on a server that does not answer in time', async () => {
+    answer = { status: 200, body: '{}', delayMs: 500 };
+    await expect(client({ timeoutMs: 50 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no answer within 50 ms');
+  });
+
+  it('should name the request when the server cannot be reached, and never the token', async () => {
+    const closed = new KubeClient(bearerConnection({ server: 'http://127.0.0.1:1', token: 'secret-token' }));
+    const error: unknown = await closed.call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeTransportError);
+    expect(String(error)).toMatch(/GET \/api\/v1\/nodes: connect ECONNREFUSED/);
+    expect(String(error)).not.toContain('secret-token');
+  });
+});

@@ -1,10 +1,15 @@
 // Kubernetes emulator at sweep scale: 100,000 Nodes with their Leases and 200,000 pods, listed over
 // HTTP in pages of 500 the way the reconciler's observe step lists them. The emulator runs in a
 // child process capped at a 2 GiB heap (--max-old-space-size=2048), so "fits in 2 GiB" is proven,
-// not assumed; this process is the client (it parses every page, as a reconciler would).
+// not assumed; this process is the client: raw HTTP lists (JSON.parse of every page), then the
+// reconciler's own NodeClient and LeaseClient (KubeClient, zod-validated pages, projections).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { KubeClient } from '../../lib/kube/client.js';
+import { bearerConnection } from '../../lib/kube/connection.js';
+import { LeaseClient } from '../../lib/kube/leases.js';
+import { NodeClient } from '../../lib/kube/nodes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { startKubeEmulator } from '../../lib/sandbox/kube/index.js';
 
@@ -101,6 +106,15 @@ export default async function bench(): Promise<Figures> {
     const nodes = await listAll(url, '/api/v1/nodes');
     const leases = await listAll(url, '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases');
     const pods = await listAll(url, '/api/v1/pods');
+    // The sweep's own observe step: KubeClient, zod validation of every page, the projections.
+    const kube = new KubeClient(bearerConnection({ server: url, token: 'bench' }));
+    const observeStart = performance.now();
+    const nodeViews = await new NodeClient(kube).listNodes();
+    const observeNodesSeconds = (performance.now() - observeStart) / 1000;
+    const leaseStart = performance.now();
+    const leaseViews = await new LeaseClient(kube).listLeases();
+    const observeLeasesSeconds = (performance.now() - leaseStart) / 1000;
+    if (nodeViews.length !== NODES || leaseViews.size !== NODES) throw new Error(`observed ${nodeViews.length} nodes and ${leaseViews.size} leases, expected ${NODES}`);
     // What a drain asks: one node's pods out of all of them, by field selector.
     const drainLists = 200;
     const drainStart = performance.now();
@@ -126,6 +140,9 @@ export default async function bench(): Promise<Figures> {
       nodeListMiBPerSecond: Math.round(nodes.bytes / 1024 / 1024 / nodes.seconds),
       leaseListSeconds: Number(leases.seconds.toFixed(2)),
       leaseListObjectsPerSecond: Math.round(leases.objects / leases.seconds),
+      observeNodesSeconds: Number(observeNodesSeconds.toFixed(2)),
+      observeNodesPerSecond: Math.round(NODES / observeNodesSeconds),
+      observeLeasesSeconds: Number(observeLeasesSeconds.toFixed(2)),
       podListSeconds: Number(pods.seconds.toFixed(2)),
       podListObjectsPerSecond: Math.round(pods.objects / pods.seconds),
       podsOfOneNodeListMs: Number(drainListMs.toFixed(2)),

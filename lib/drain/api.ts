@@ -112,3 +112,4 @@ export class DrainApiError extends Error {
 }
 
 export const isConflict = (error: unknown): boolean => error instanceof DrainApiError && error.status === 409;
+export const isNotFound = (error: unknown): boolean => error instanceof DrainApiError && error.status === 404;

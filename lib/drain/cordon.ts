@@ -7,7 +7,7 @@ import {
   EXCLUDE_FROM_LB_LABEL,
   PREFIX,
 } from '../model/labels.js';
-import { isConflict, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
+import { isConflict, isNotFound, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
 
 /** Set when the reconciler added EXCLUDE_FROM_LB_LABEL, so uncordon removes only a label it added. */
 export const EXCLUDED_FROM_LB_ANNOTATION = `${PREFIX}/excluded-from-lb`;
@@ -16,15 +16,24 @@ export const EXCLUDED_FROM_LB_ANNOTATION = `${PREFIX}/excluded-from-lb`;
 const OWN_TAINT_PREFIX = `${PREFIX}/`;
 export const DRAIN_TAINT_KEY = `${PREFIX}/draining`;
 
-export interface CordonOptions {
+export interface ReadOptions {
+  /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */
+  readonly expectedUid?: string;
+  /**
+   * The node as the caller just read it: the first attempt decides from it instead of reading it
+   * again, and its patch carries the observed resourceVersion, so a node changed since is a
+   * conflict (re-read, decide again) rather than a decision on stale state.
+   */
+  readonly observed?: DrainNode;
+}
+
+export interface CordonOptions extends ReadOptions {
   /** Why (written to the reason annotation). */
   readonly reason: string;
   /** A taint to add, e.g. `{ key: DRAIN_TAINT_KEY, value: 'spot-interruption', effect: 'NoSchedule' }`; its key must start with `ec2-node-reconciler/`. */
   readonly taint?: Taint;
   /** Label the node `node.kubernetes.io/exclude-from-external-load-balancers` so load balancers stop sending it traffic before its pods go. */
   readonly excludeFromLoadBalancers?: boolean;
-  /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */
-  readonly expectedUid?: string;
 }
 
 export type CordonResult =
@@ -106,28 +115,31 @@ type Decision<R> =
 
 type Missing = { readonly kind: 'not-found' } | { readonly kind: 'uid-mismatch'; readonly uid: string };
 
-/** Reads the node, lets `decide` choose a patch, sends it; retries the read on a conflict. */
-async function readDecidePatch<R>(
-  api: DrainApi,
-  name: string,
-  expectedUid: string | undefined,
-  decide: (node: DrainNode) => Decision<R>,
-): Promise<R | Missing> {
+async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefined> {
+  try {
+    return await api.getNode(name);
+  } catch (cause) {
+    throw new Error(`reading node ${name}`, { cause });
+  }
+}
+
+/** Reads the node (or starts from the observed one), lets `decide` choose a patch, sends it; reads again on a conflict. */
+async function readDecidePatch<R>(api: DrainApi, name: string, options: ReadOptions, decide: (node: DrainNode) => Decision<R>): Promise<R | Missing> {
+  const { expectedUid, observed } = options;
   for (let attempt = 1; ; attempt++) {
-    let node: DrainNode | undefined;
-    try {
-      node = await api.getNode(name);
-    } catch (cause) {
-      throw new Error(`reading node ${name}`, { cause });
-    }
+    const fromObservation = attempt === 1 && observed !== undefined && observed.name === name;
+    const node = fromObservation ? observed : await readNode(api, name);
     if (!node) return { kind: 'not-found' };
     if (expectedUid !== undefined && node.uid !== expectedUid) return { kind: 'uid-mismatch', uid: node.uid };
     const decision = decide(node);
     if ('stop' in decision) return decision.stop;
     if (!decision.patch) return decision.result(node, false);
+    const patch = fromObservation ? { ...decision.patch, resourceVersion: node.resourceVersion } : decision.patch;
     try {
-      return decision.result(await api.patchNode(name, decision.patch), true);
+      return decision.result(await api.patchNode(name, patch), true);
     } catch (cause) {
+      // Gone since it was observed: as if the read had found nothing.
+      if (fromObservation && isNotFound(cause)) return { kind: 'not-found' };
       if (isConflict(cause) && attempt < PATCH_ATTEMPTS) continue;
       throw new Error(`patching node ${name}`, { cause });
     }
@@ -136,15 +148,15 @@ async function readDecidePatch<R>(
 
 /** Cordons the node (idempotent: patches only when a change is required). */
 export async function cordon(api: DrainApi, name: string, options: CordonOptions, clock: Clock): Promise<CordonResult> {
-  return readDecidePatch<CordonResult>(api, name, options.expectedUid, (node) => ({
+  return readDecidePatch<CordonResult>(api, name, options, (node) => ({
     patch: cordonPatch(node, options, clock.now()),
     result: (patched, changed) => ({ kind: 'cordoned', changed, ours: isOwnCordon(patched), node: patched }),
   }));
 }
 
 /** Uncordons the node only when the cordon carries our annotation; an operator's cordon is never undone. */
-export async function uncordon(api: DrainApi, name: string, options: { readonly expectedUid?: string } = {}): Promise<UncordonResult> {
-  return readDecidePatch<UncordonResult>(api, name, options.expectedUid, (node) =>
+export async function uncordon(api: DrainApi, name: string, options: ReadOptions = {}): Promise<UncordonResult> {
+  return readDecidePatch<UncordonResult>(api, name, options, (node) =>
     isOwnCordon(node)
       ? { patch: uncordonPatch(node), result: (patched, changed) => ({ kind: 'uncordoned', changed, node: patched }) }
       : { stop: { kind: 'not-ours' } },

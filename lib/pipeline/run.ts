@@ -36,7 +36,7 @@ async function reconcile(
   const planned = plan(pairs, { ...ctx, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
   const decided = performance.now();
 
-  const outcomes = await act(planned, deps);
+  const outcomes = await act(planned, deps, observation.nodes);
   const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options, planned);
   const done = performance.now();
 

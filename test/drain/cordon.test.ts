@@ -108,4 +108,32 @@ describe('cordon and uncordon', () => {
     await expect(cordon(cluster, 'm', { reason: 'x' }, clock)).rejects.toThrow('patching node m');
     expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(3);
   });
+
+  it('should start from the observed node without reading it, guarding the patch with its resourceVersion', async () => {
+    const { cluster, clock } = setup();
+    const observed = cluster.addNode('n');
+
+    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: observed.uid, observed }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
+
+    expect(cluster.calls.map((c) => c.op)).toEqual(['patchNode']);
+  });
+
+  it('should read again when the observed node changed since, and decide on what it finds', async () => {
+    const { cluster, clock } = setup();
+    const observed = cluster.addNode('n');
+    // An operator cordons it after we looked: the fresh read shows their cordon, which stays theirs.
+    await cluster.patchNode('n', { unschedulable: true });
+    cluster.calls.length = 0;
+
+    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({ kind: 'cordoned', changed: false, ours: false });
+    expect(cluster.calls.map((c) => c.op)).toEqual(['patchNode', 'getNode']);
+  });
+
+  it('should find nothing to do for an observed node deleted since', async () => {
+    const { cluster, clock } = setup();
+    const observed = cluster.addNode('n');
+    cluster.nodes.delete('n');
+
+    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toEqual({ kind: 'not-found' });
+  });
 });

@@ -64,16 +64,15 @@ describe('event path: slated-for-removal', () => {
     expect(report?.conditions).toEqual(counts({ 'slated-for-removal': 1 }));
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(1)} done`, `drain ${nodeName(1)} started`]);
     expect(nodeEvents(world).map((e) => e.reason).sort()).toEqual(['DrainStarted', 'NodeCordoned']);
-    // DescribeInstances → GET node → GET lease → the mutation; the cordon re-reads the node it patches.
+    // DescribeInstances → GET node ∥ GET lease → PATCH (from the node just read, guarded by its resourceVersion): DESIGN §3's cold path.
     expect(awsRequests(world)).toEqual(['ec2 DescribeInstances 200', 'states StartExecution 200']);
     expect(kubeRequests(world).filter((r) => !r.startsWith('POST events'))).toEqual([
       `GET nodes/${nodeName(1)}`,
       `GET leases/${nodeName(1)}`,
-      `GET nodes/${nodeName(1)}`,
       `PATCH nodes/${nodeName(1)}`,
     ]);
     // (StartExecution shows here once the runtime starts drains through the run's counted clients.)
-    expect(report?.apiCalls).toMatchObject({ 'ec2 DescribeInstances': 1, 'kube GET nodes': 2, 'kube GET leases': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 });
+    expect(report?.apiCalls).toMatchObject({ 'ec2 DescribeInstances': 1, 'kube GET nodes': 1, 'kube GET leases': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 });
     expect(world.kube.requestLog.filter({ verb: 'list' })).toEqual([]);
   });
 

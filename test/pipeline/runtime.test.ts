@@ -196,7 +196,7 @@ describe('the warm container', () => {
 
     for (const report of reports) {
       expect(report?.errors).toEqual([]);
-      expect(report?.apiCalls).toEqual({ 'ec2 DescribeInstances': 1, 'kube GET leases': 1, 'kube GET nodes': 2, 'kube PATCH nodes': 1, 'kube POST events': 2 });
+      expect(report?.apiCalls).toEqual({ 'ec2 DescribeInstances': 1, 'kube GET leases': 1, 'kube GET nodes': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 });
     }
     expect(drains.launched.map((d) => d.node).sort()).toEqual([nodeName(1), nodeName(2)]);
   });

@@ -81,13 +81,14 @@ describe('the uid race', () => {
   it('should not cordon a node re-registered under the same name between observe and act', async () => {
     pairs.decommissionTagged(world, 3);
     const race = once(() => reRegisterUnderSameName(nodeName(3), 30));
+    // The cordon starts from the observed node and patches it directly: the race lands just before.
     const wrap = (deps: ReconcilerDeps): ReconcilerDeps => ({
       ...deps,
       drainApi: {
         ...deps.drainApi,
-        getNode: (name) => {
+        patchNode: (name, patch) => {
           race();
-          return deps.drainApi.getNode(name);
+          return deps.drainApi.patchNode(name, patch);
         },
       },
     });
@@ -95,10 +96,41 @@ describe('the uid race', () => {
     const report = await world.sweep({ wrap });
 
     expect(world.kube.store.getNode(nodeName(3))?.spec?.unschedulable).not.toBe(true);
-    expect(kubeWrites(world).filter((w) => w.startsWith('patch'))).toEqual([]);
+    // The patch carried the observed resourceVersion: the new node refused it, and a fresh read found another uid.
+    const patches = world.kube.requestLog.entries.filter((e) => e.verb === 'patch' && e.resource === 'nodes');
+    expect(patches.map((e) => e.status)).toEqual([409]);
     expect(report.actions[0]).toEqual(expect.objectContaining({ kind: 'cordon', outcome: 'moot', detail: 'node was re-registered under the same name' }));
     // The drain still starts with the observed uid: the workflow refuses a node whose uid changed.
     expect(drainExecutions(world).map((e) => e.input['nodeUid'])).not.toContain(world.kube.store.getNode(nodeName(3))?.metadata.uid);
+  });
+
+  it('should cordon from the observed node, and read it again only when it changed since', async () => {
+    pairs.decommissionTagged(world, 3);
+    pairs.decommissionTagged(world, 4);
+    // Someone labels node 4 after the sweep listed it: its observed resourceVersion is stale.
+    const wrap = (deps: ReconcilerDeps): ReconcilerDeps => ({
+      ...deps,
+      drainApi: {
+        ...deps.drainApi,
+        patchNode: (name, patch) => {
+          if (name === nodeName(4) && patch.unschedulable) world.kube.store.patch(world.kube.store.resource('nodes'), undefined, nodeName(4), 'application/merge-patch+json', { metadata: { labels: { team: 'a' } } });
+          return deps.drainApi.patchNode(name, patch);
+        },
+      },
+    });
+
+    const report = await world.sweep({ wrap });
+
+    for (const n of [3, 4]) expect(world.kube.store.getNode(nodeName(n))?.spec?.unschedulable).toBe(true);
+    expect(world.kube.store.getNode(nodeName(4))?.metadata.labels?.['team']).toBe('a');
+    const nodeRequests = world.kube.requestLog.entries.filter((e) => e.resource === 'nodes' && e.verb !== 'list');
+    expect(nodeRequests.map((e) => `${e.verb} ${e.name ?? ''} ${e.status}`)).toEqual([
+      `patch ${nodeName(3)} 200`,
+      `patch ${nodeName(4)} 409`,
+      `get ${nodeName(4)} 200`,
+      `patch ${nodeName(4)} 200`,
+    ]);
+    expect(report.actions.filter((a) => a.kind === 'cordon').map((a) => a.outcome)).toEqual(['done', 'done']);
   });
 });
 

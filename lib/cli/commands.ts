@@ -17,7 +17,7 @@ import { runSignals, runSweep } from '../pipeline/run.js';
 import type { RunReport } from '../report/report.js';
 import { loadScenario, ScenarioError } from '../sandbox/scenario/load.js';
 import { simulate } from '../sandbox/simulate/run.js';
-import { ADMIN_TOKEN } from '../sandbox/simulate/world.js';
+import { ADMIN_TOKEN, SWEEP_FUNCTION } from '../sandbox/simulate/world.js';
 import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
@@ -100,7 +100,15 @@ const simulateCommand: Command = {
     const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
     if (!serve) return code;
     const kubeconfig = await sandbox.kube.writeKubeconfig(join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`), { token: ADMIN_TOKEN });
-    out(`\nsandbox serving (Ctrl-C to stop):\n  kubectl --kubeconfig ${kubeconfig} get nodes\n  aws --endpoint-url ${sandbox.aws.endpoint} --region ${sandbox.scenario.cluster.region} ec2 describe-instances  (any credentials)`);
+    const aws = `--endpoint-url ${sandbox.aws.endpoint} --region ${sandbox.scenario.cluster.region}`;
+    out(
+      [
+        '\nsandbox serving (Ctrl-C to stop):',
+        `  kubectl --kubeconfig ${kubeconfig} get nodes`,
+        `  aws ${aws} ec2 describe-instances  (any credentials)`,
+        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${aws} --dry-run`,
+      ].join('\n'),
+    );
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     await sandbox.close();
     return code;

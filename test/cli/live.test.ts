@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { ADMIN_TOKEN, startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { ADMIN_TOKEN, startSandbox, SWEEP_FUNCTION, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
 
 const run = promisify(execFile);
@@ -24,10 +24,11 @@ let kubeconfig: string;
 async function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const { credentials } = sandbox.aws.clientConfig();
   const env = { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' };
-  const connection = ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
-  const needsConnection = !['rbac'].includes(args[0] ?? '');
+  // `invoke` talks to Lambda only; `rbac` to nothing.
+  const connection =
+    args[0] === 'rbac' ? [] : args[0] === 'invoke' ? ['--endpoint-url', sandbox.aws.endpoint] : ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
   try {
-    const child = run(process.execPath, [BIN, ...args, ...(needsConnection ? connection : [])], { env, timeout: 60_000 });
+    const child = run(process.execPath, [BIN, ...args, ...connection], { env, timeout: 60_000 });
     if (input !== undefined) child.child.stdin?.end(input);
     const { stdout, stderr } = await child;
     return { code: 0, stdout, stderr };
@@ -105,6 +106,22 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
     expect(stdout).toMatch(/tagged i-0bbbbbbbbbbbbbbb3/);
     expect(stdout).toMatch(/node-3\.ec2\.internal: drained/);
     expect(sandbox.aws.state.instanceView(TAGGED)?.tags['ec2-node-reconciler/decommission']).toBe('disk failing');
+  });
+
+  it('should invoke the deployed sweep function (through the Lambda emulator) and print its dry-run report', async () => {
+    const { code, stdout, stderr } = await cli(['invoke', '--function', SWEEP_FUNCTION, '--dry-run', '-o', 'json']);
+    expect(code, stderr).toBe(0);
+    const report = JSON.parse(stdout) as RunReport;
+    expect(report.dryRun).toBe(true);
+    expect(report.conditions['stale-object']).toBe(1);
+    expect(sandbox.aws.state.functions.invocations.map((i) => [i.functionName, i.payload])).toEqual([[SWEEP_FUNCTION, '{"dryRun":true}']]);
+    expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
+  });
+
+  it('should say which function it could not find', async () => {
+    const { code, stderr } = await cli(['invoke', '--function', 'no-such-function']);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/Function not found: arn:aws:lambda:us-east-1:111122223333:function:no-such-function/);
   });
 
   it('should sweep for real and delete the stale object', async () => {

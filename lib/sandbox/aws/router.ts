@@ -6,6 +6,7 @@ import { autoScalingService } from './services/autoscaling.js';
 import { ec2Service } from './services/ec2.js';
 import { eksService } from './services/eks.js';
 import { eventBridgeService } from './services/eventbridge.js';
+import { lambdaService } from './services/lambda.js';
 import { isServiceName, type ServiceName } from './services/names.js';
 import { stepFunctionsService } from './services/sfn.js';
 import { stsService } from './services/sts.js';
@@ -19,6 +20,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceModule>> = {
   sts: stsService,
   events: eventBridgeService,
   states: stepFunctionsService,
+  lambda: lambdaService,
 };
 
 export interface Routed {
@@ -36,6 +38,7 @@ function guessService(request: IncomingRequest): ServiceName | undefined {
     if (target.startsWith(`${service.targetPrefix}.`)) return service.name;
   }
   if (request.path.startsWith('/clusters')) return 'eks';
+  if (request.path.startsWith('/2015-03-31/functions/')) return 'lambda';
   const action = formParams(request).get('Action') ?? '';
   for (const service of [ec2Service, autoScalingService, stsService]) {
     if (Object.hasOwn(service.operations, action)) return service.name;
@@ -58,7 +61,7 @@ function bind(service: ServiceModule, request: IncomingRequest): BoundCall {
 
 /**
  * One endpoint for every service: the SigV4 credential scope names the service (signing names
- * ec2, autoscaling, eks, sts, events, states), exactly as the SDK and the CLI sign for it.
+ * ec2, autoscaling, eks, sts, events, states, lambda), exactly as the SDK and the CLI sign for it.
  */
 export function route(request: IncomingRequest): Routed | undefined {
   const scope = scopeFromAuthorization(String(request.headers.authorization ?? '')) ?? parseCredentialScope(request.query.get('X-Amz-Credential') ?? '');

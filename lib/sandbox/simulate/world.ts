@@ -8,9 +8,12 @@ import { sleepOn } from '../../drain/driver.js';
 import { kubeDrainApi } from '../../drain/kube-api.js';
 import { KubeClient } from '../../kube/client.js';
 import { drainSettings } from '../../drain/settings.js';
+import { placeOf } from '../../lambda/place.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
+import { sweepSettings } from '../../lambda/sweep-payload.js';
 import { VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
+import { runSweep } from '../../pipeline/run.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../settings.js';
 import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/index.js';
@@ -20,6 +23,8 @@ import { LocalDrains, type DrainRun } from './local-drains.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
 export const OUTPUT_BUS = 'ec2-node-reconciler';
+/** The sweep function as the sandbox deploys it to the Lambda emulator (`ec2-node-reconciler invoke`). */
+export const SWEEP_FUNCTION = 'ec2-node-reconciler-sweep';
 /** A cluster-admin token for people looking at a served sandbox with kubectl. */
 export const ADMIN_TOKEN = 'sandbox-admin';
 
@@ -113,6 +118,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),
     beforeStep: () => controllers.reconcile(),
   });
+
+  // What functions/sweep.ts does with a manual invocation's payload, reached through Lambda Invoke.
+  aws.state.functions.register(SWEEP_FUNCTION, async (payload, context) =>
+    runSweep(await runtime.reconcilerDeps(sweepSettings(settings, payload), () => drains), placeOf(context, region)),
+  );
 
   return {
     scenario,

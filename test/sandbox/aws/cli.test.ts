@@ -1,6 +1,9 @@
 // Oracle 1, a real client: the AWS CLI (v2 from the Debian package at /usr/bin/aws, else v1 on
 // PATH) drives the emulator over HTTP with dummy credentials. Each test has its own emulator so
 // the slow-starting CLI processes (~0.5 s of CPU each) run concurrently.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../lib/model/clock.js';
 import { describeWithOracle, findAwsCli, runCli, type AwsCli, type CliResult } from './support/oracles.js';
@@ -208,6 +211,29 @@ function cliSuite(cli: AwsCli): void {
         expect(same.executionArn).toBe(first.executionArn);
         failed(other, 'ExecutionAlreadyExists');
         expect(described).toMatchObject({ status: 'RUNNING', input: '{"a":1}' });
+      }));
+
+    it('should invoke a function and write its result, or its error with FunctionError', () =>
+      withWorld(async (world) => {
+        world.aws.state.functions.register('sweep', (payload) => (payload && typeof payload === 'object' && 'fail' in payload ? Promise.reject(new Error('refused')) : Promise.resolve({ report: payload })));
+        const dir = mkdtempSync(join(tmpdir(), 'lambda-invoke-'));
+        const out = (name: string) => join(dir, name);
+        // v2 takes --payload as base64 unless told otherwise; v1 takes it raw.
+        const raw = cli.major === 2 ? ['--cli-binary-format', 'raw-in-base64-out'] : [];
+        const invoke = (payload: string, file: string) => aws(world, 'lambda', 'invoke', '--function-name', 'sweep', '--payload', payload, ...raw, out(file));
+
+        const [success, failure, missing] = await Promise.all([
+          invoke('{"dryRun":true}', 'ok.json'),
+          invoke('{"fail":1}', 'failed.json'),
+          aws(world, 'lambda', 'invoke', '--function-name', 'nope', out('nope.json')),
+        ]);
+
+        expect(ok(success)).toMatchObject({ StatusCode: 200, ExecutedVersion: '$LATEST' });
+        expect(JSON.parse(readFileSync(out('ok.json'), 'utf8'))).toEqual({ report: { dryRun: true } });
+        expect(ok(failure)).toMatchObject({ StatusCode: 200, FunctionError: 'Unhandled' });
+        expect(JSON.parse(readFileSync(out('failed.json'), 'utf8'))).toMatchObject({ errorType: 'Error', errorMessage: 'refused' });
+        failed(missing, 'ResourceNotFoundException');
+        rmSync(dir, { recursive: true, force: true });
       }));
   });
 }

@@ -1,4 +1,4 @@
-// Auto Scaling, EKS, STS, EventBridge and Step Functions through the AWS SDK v3 clients the
+// Auto Scaling, EKS, STS, EventBridge, Step Functions and Lambda through the AWS SDK v3 clients the
 // product uses, plus the emulator's programmatic side (seeding, faults, log, changes).
 import {
   CompleteLifecycleActionCommand,
@@ -11,6 +11,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand } from '@aws-sdk/client-eks';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anInstance, errorOf, instanceId, START, startWorld, type World } from './support/world.js';
@@ -297,6 +298,61 @@ describe('Step Functions', () => {
     const error = await errorOf(world.sfn.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:111122223333:execution:drain:nope' })));
 
     expect(error.name).toBe('ExecutionDoesNotExist');
+  });
+});
+
+describe('Lambda Invoke (the function runs in process)', () => {
+  const lambda = () => new LambdaClient(world.aws.clientConfig());
+  const text = (payload: Uint8Array | undefined) => Buffer.from(payload ?? new Uint8Array()).toString('utf8');
+
+  it('should hand the payload to the function and return its result, by name or by ARN', async () => {
+    const fn = world.aws.state.functions.register('sweep', (payload, context) => Promise.resolve({ got: payload, arn: context.invokedFunctionArn }));
+
+    const byName = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"dryRun":true}') }));
+    const byArn = await lambda().send(new InvokeCommand({ FunctionName: fn.arn }));
+
+    expect(byName).toMatchObject({ StatusCode: 200, ExecutedVersion: '$LATEST' });
+    expect(byName.FunctionError).toBeUndefined();
+    expect(JSON.parse(text(byName.Payload))).toEqual({ got: { dryRun: true }, arn: 'arn:aws:lambda:us-east-1:111122223333:function:sweep' });
+    expect(JSON.parse(text(byArn.Payload))).toEqual({ got: {}, arn: fn.arn });
+  });
+
+  it('should answer 200 with FunctionError and the error payload when the function throws', async () => {
+    world.aws.state.functions.register('sweep', () => Promise.reject(new Error('invalid sweep payload: bogus: Unrecognized key')));
+
+    const out = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"bogus":1}') }));
+
+    expect(out).toMatchObject({ StatusCode: 200, FunctionError: 'Unhandled' });
+    expect(JSON.parse(text(out.Payload))).toMatchObject({ errorType: 'Error', errorMessage: 'invalid sweep payload: bogus: Unrecognized key' });
+    expect(world.aws.state.functions.invocations).toEqual([{ functionName: 'sweep', type: 'RequestResponse', payload: '{"bogus":1}', error: 'Error: invalid sweep payload: bogus: Unrecognized key' }]);
+  });
+
+  it('should run nothing on DryRun, and not wait for an Event invocation', async () => {
+    let runs = 0;
+    let release = (): void => undefined;
+    world.aws.state.functions.register('sweep', () => {
+      runs++;
+      return new Promise((resolve) => (release = () => resolve('done')));
+    });
+
+    const dry = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', InvocationType: 'DryRun' }));
+    const event = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', InvocationType: 'Event' }));
+    release();
+
+    expect([dry.StatusCode, event.StatusCode]).toEqual([204, 202]);
+    expect(runs).toBe(1);
+  });
+
+  it.each([
+    ['nope', '{}', 'ResourceNotFoundException', 'Function not found: arn:aws:lambda:us-east-1:111122223333:function:nope'],
+    ['sweep', '{not json', 'InvalidRequestContentException', 'Could not parse request body into json'],
+  ])('should refuse function %s with payload %s: %s', async (name, payload, code, message) => {
+    world.aws.state.functions.register('sweep', () => Promise.resolve(null));
+
+    const error = await errorOf(lambda().send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(payload) })));
+
+    expect(error.name).toBe(code);
+    expect(error.message).toContain(message);
   });
 });
 

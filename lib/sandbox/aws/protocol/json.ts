@@ -46,7 +46,7 @@ export function bindAwsJson(service: JsonService, request: IncomingRequest): Bou
   };
 }
 
-/** restJson (EKS): routes by method and path; errors name their type in `x-amzn-ErrorType`. */
+/** restJson (EKS, Lambda): routes by method and path; errors name their type in `x-amzn-ErrorType`. */
 export function bindRestJson(service: RestJsonService, request: IncomingRequest): BoundCall {
   let params: string[] = [];
   const route = service.routes.find((r) => {
@@ -60,10 +60,14 @@ export function bindRestJson(service: RestJsonService, request: IncomingRequest)
     service,
     operation: route?.operation ?? `${request.method} ${request.path}`,
     params: route ? { path: params, query: Object.fromEntries(request.query) } : {},
-    invoke(ctx) {
+    async invoke(ctx) {
       if (!route) throw new AwsError('UnknownOperationException', `No operation at ${request.method} ${request.path}`, 404);
-      const { status, body } = route.handle(params, ctx);
-      return Promise.resolve({ status: status ?? 200, headers: { 'content-type': 'application/json', 'x-amzn-requestid': ctx.requestId }, body: JSON.stringify(body) });
+      const { status, headers, body } = await route.handle(params, ctx);
+      return {
+        status: status ?? 200,
+        headers: { 'content-type': 'application/json', 'x-amzn-requestid': ctx.requestId, ...headers },
+        body: body === undefined ? '' : JSON.stringify(body),
+      };
     },
     renderError(error, requestId): HttpReply {
       return {

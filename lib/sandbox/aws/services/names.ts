@@ -1,5 +1,5 @@
 /** The services the emulator speaks, by their SigV4 signing name (the credential scope's service). */
-export const SERVICE_NAMES = ['ec2', 'autoscaling', 'eks', 'sts', 'events', 'states'] as const;
+export const SERVICE_NAMES = ['ec2', 'autoscaling', 'eks', 'sts', 'events', 'states', 'lambda'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export const isServiceName = (value: string): value is ServiceName => (SERVICE_NAMES as readonly string[]).includes(value);

@@ -49,12 +49,19 @@ export type AwsQueryOperation = (
 /** awsJson: the parsed body in, the JSON answer out (timestamps as epoch seconds). */
 export type JsonOperation = (input: unknown, ctx: RequestContext) => unknown;
 
+/** A restJson answer: `body` is serialized to JSON; `headers` add to the content type and request id. */
+export interface RestAnswer {
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
 export interface RestRoute {
   readonly method: string;
   readonly pattern: RegExp;
   readonly operation: string;
   /** `params` are the pattern's decoded capture groups. */
-  readonly handle: (params: readonly string[], ctx: RequestContext) => { readonly status?: number; readonly body: unknown };
+  readonly handle: (params: readonly string[], ctx: RequestContext) => RestAnswer | Promise<RestAnswer>;
 }
 
 interface ServiceBase {

@@ -7,6 +7,7 @@ import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } f
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';
 import { ClusterStore, type ClusterRecord } from './clusters.js';
 import { EventBusStore } from './event-bus.js';
+import { FunctionStore } from './functions.js';
 import { InstanceStore, SHUTDOWN_REASON, userInitiated, type InstanceRecord, type InstanceTimings } from './instances.js';
 import {
   parseSeed,
@@ -67,6 +68,7 @@ export class AwsState {
   readonly clusters = new ClusterStore();
   readonly eventBus = new EventBusStore();
   readonly stepFunctions = new StepFunctionsStore();
+  readonly functions: FunctionStore;
   private readonly feed = new ChangeFeed();
 
   constructor(options: AwsStateOptions) {
@@ -78,6 +80,7 @@ export class AwsState {
     const wake = (at: number): void => this.wake(at);
     this.instances = new InstanceStore(this.timings, this.feed, wake);
     this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake);
+    this.functions = new FunctionStore(this.region, this.accountId);
   }
 
   /** Asks a VirtualClock to settle at `at`, so changes surface at their simulated time. */

@@ -1,0 +1,54 @@
+/** What an emulated function is given besides its payload: the parts of the Lambda context it may read. */
+export interface InvocationContext {
+  readonly functionName: string;
+  readonly invokedFunctionArn: string;
+  readonly awsRequestId: string;
+}
+
+/** The function's code: the payload in (parsed JSON), its result out (serialized to JSON). */
+export type FunctionHandler = (payload: unknown, context: InvocationContext) => Promise<unknown>;
+
+export interface FunctionRecord {
+  readonly name: string;
+  readonly arn: string;
+  readonly handler: FunctionHandler;
+}
+
+export interface InvocationRecord {
+  readonly functionName: string;
+  readonly type: 'RequestResponse' | 'Event' | 'DryRun';
+  readonly payload: string;
+  /** `errorType: errorMessage` when the function threw. */
+  error?: string;
+}
+
+/**
+ * Lambda functions whose code runs in this process: the sandbox registers the reconciler's own
+ * functions so `aws lambda invoke` and the CLI's `invoke` reach them through the real wire protocol.
+ */
+export class FunctionStore {
+  private readonly byName = new Map<string, FunctionRecord>();
+  readonly invocations: InvocationRecord[] = [];
+
+  constructor(
+    private readonly region: string,
+    private readonly accountId: string,
+  ) {}
+
+  register(name: string, handler: FunctionHandler): FunctionRecord {
+    const record = { name, arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`, handler };
+    this.byName.set(name, record);
+    return record;
+  }
+
+  /** By name, full ARN or partial ARN (`<account>:function:<name>`), with an optional `:$LATEST` qualifier. */
+  find(nameOrArn: string): FunctionRecord | undefined {
+    const match = /^(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?(?:\d{12}:function:)?([A-Za-z0-9_-]+)(?::\$LATEST)?$/.exec(nameOrArn);
+    return match?.[1] === undefined ? undefined : this.byName.get(match[1]);
+  }
+
+  /** The ARN Lambda names in its NotFound message for a function that does not exist. */
+  arnOf(nameOrArn: string): string {
+    return nameOrArn.startsWith('arn:') ? nameOrArn : `arn:aws:lambda:${this.region}:${this.accountId}:function:${nameOrArn}`;
+  }
+}

@@ -698,8 +698,9 @@ export class KubeStore {
       this.seed(buildLease({ nodeName: seed.name, renewTime: heartbeat, nodeUid: node.metadata.uid ?? '', createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now() }, this.ctx()));
     }
     const heartbeating = seed.heartbeating ?? true;
-    // The kubelet's next renewal falls one interval after the seeded one.
-    this.kubelets.add(node, heartbeating, heartbeat ?? this.clock.now());
+    // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
+    // heartbeat is the Ready condition's (a node never heard from must not read as fresh).
+    this.kubelets.add(node, heartbeating, heartbeat ?? seed.readyHeartbeat ?? this.clock.now());
     return node;
   }
 

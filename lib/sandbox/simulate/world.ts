@@ -77,12 +77,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     aws.state.createEventBus(OUTPUT_BUS);
     for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
     for (const node of scenario.nodes) {
-      const seed = nodeSeed(scenario, node, start);
-      const stored = kube.store.seedNode(seed);
-      // KubeStore.seedNode starts the heartbeat grid of a Lease-less kubelet at "now" even when it is
-      // not heartbeating, so a Node never heard from would read as fresh (Ready heartbeat = now).
-      // Its last heartbeat is the seeded Ready condition's.
-      if (seed.lastHeartbeat === null && seed.heartbeating === false) kube.store.kubelets.add(stored, false, seed.readyHeartbeat ?? seed.createdAt ?? start);
+      kube.store.seedNode(nodeSeed(scenario, node, start));
     }
     for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
     for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));

@@ -199,6 +199,14 @@ describe('simulated kubelets', () => {
     expect(store.getLease('stale')?.spec?.renewTime).toBe('2026-11-29T09:50:00.000000Z');
   });
 
+  it('should keep the old Ready heartbeat of a Lease-less node whose kubelet is silent', () => {
+    store.seedNode({ name: 'silent', lastHeartbeat: null, readyHeartbeat: START - 3_600_000, heartbeating: false, ready: 'Unknown' });
+    clock.advance(301_000);
+    const ready = store.getNode('silent')?.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready?.lastHeartbeatTime).toBe('2026-11-29T09:00:00Z');
+    expect(store.getLease('silent')).toBeUndefined();
+  });
+
   it('should re-register a deleted Node within 10 s with a new uid, and its Lease', () => {
     const uid = store.getNode(N1)?.metadata.uid;
     clock.advance(3_000);

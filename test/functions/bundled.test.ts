@@ -14,6 +14,7 @@ import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 import type { DrainStepOutput } from '../../lib/workflow/contract.js';
 import { appBuildOptions } from '../../scripts/bundle-size.js';
+import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 
 const SPOT = 'i-0bbbbbbbbbbbbbbb1';
 const STALE = 'i-0bbbbbbbbbbbbbbb2';
@@ -42,14 +43,6 @@ let handlers: {
   drainStep: (event: unknown, context: Context) => Promise<DrainStepOutput>;
 };
 
-const context = (name: string) =>
-  ({
-    functionName: name,
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:111122223333:function:${name}`,
-    awsRequestId: `req-${name}`,
-    getRemainingTimeInMillis: () => 60_000,
-  }) as Context;
-
 async function bundled<T>(kind: FunctionKind): Promise<T> {
   const outfile = join(OUT, kind, 'index.mjs');
   await build(appBuildOptions(DEFAULT_ENTRIES[kind], outfile));
@@ -61,20 +54,7 @@ beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   sandbox = await startSandbox(parseScenario(SCENARIO, 'bundled.yaml'));
-  const machine = sandbox.aws.state.seedStateMachine({ name: 'drain' });
-  const { credentials } = sandbox.aws.clientConfig();
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL: sandbox.aws.endpoint,
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    CLUSTER_NAME: 'demo',
-    RECONCILER_SETTINGS: JSON.stringify({ heartbeatGrace: '2m' }),
-    DRAIN_STATE_MACHINE_ARN: machine.arn,
-    OUTPUT_EVENT_BUS_NAME: 'ec2-node-reconciler',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-  });
+  setFunctionEnvironment(sandbox);
   const [events, sweep, drainStep] = await Promise.all([
     bundled<typeof handlers.events>('events'),
     bundled<typeof handlers.sweep>('sweep'),
@@ -90,7 +70,7 @@ afterAll(async () => {
 
 describe('the bundled functions, against the emulators', () => {
   it('sweep: should delete the stale Node object through the EKS token and the shipped RBAC', async () => {
-    const report = await handlers.sweep({}, context('sweep'));
+    const report = await handlers.sweep({}, lambdaContext(sandbox, 'sweep'));
     expect(report.errors).toEqual([]);
     expect(report.conditions['stale-object']).toBe(1);
     expect(sandbox.kube.store.getNode(node(STALE))).toBeUndefined();
@@ -108,9 +88,7 @@ describe('the bundled functions, against the emulators', () => {
       resources: [`arn:aws:ec2:us-east-1:111122223333:instance/${SPOT}`],
       detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
     };
-    const record = { messageId: 'm-1', receiptHandle: 'h', body: JSON.stringify(spot), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:q', awsRegion: 'us-east-1' };
-
-    const response = await handlers.events({ Records: [record] } as unknown as SQSEvent, context('events'));
+    const response = await handlers.events({ Records: [sqsRecord('m-1', spot)] }, lambdaContext(sandbox, 'events'));
 
     expect(response.batchItemFailures).toEqual([]);
     expect(sandbox.kube.store.getNode(node(SPOT))?.spec?.unschedulable).toBe(true);
@@ -121,7 +99,7 @@ describe('the bundled functions, against the emulators', () => {
     const uid = sandbox.kube.store.getNode(node(SPOT))?.metadata.uid ?? '';
     const input = { cluster: 'demo', node: node(SPOT), nodeUid: uid, instanceId: SPOT, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'spot', cause: 'e0b5c1a2' };
 
-    const output = await handlers.drainStep({ input }, context('drain-step'));
+    const output = await handlers.drainStep({ input }, lambdaContext(sandbox, 'drain-step'));
 
     expect(output.outcome).toBe('done');
     expect(sandbox.kube.store.listPods({ node: node(SPOT) })).toEqual([]);

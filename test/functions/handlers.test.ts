@@ -7,6 +7,7 @@ import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { drainExecutionName, type DrainStepOutput } from '../../lib/workflow/contract.js';
+import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 
 const SPOT = 'i-0aaaaaaaaaaaaaaa1';
 const STALE = 'i-0aaaaaaaaaaaaaaa2';
@@ -36,57 +37,13 @@ let handlers: {
   drainStep: (event: unknown, context: Context) => Promise<DrainStepOutput>;
 };
 
-function context(name: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:111122223333:function:${name}`,
-    memoryLimitInMB: '512',
-    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: '2026/11/29/[$LATEST]abcdef',
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-function sqsRecord(messageId: string, body: unknown): SQSEvent['Records'][number] {
-  return {
-    messageId,
-    receiptHandle: `handle-${messageId}`,
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1795953600000', SenderId: 'AIDAEXAMPLE', ApproximateFirstReceiveTimestamp: '1795953600000' },
-    messageAttributes: {},
-    md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:ec2-node-reconciler-events',
-    awsRegion: 'us-east-1',
-  };
-}
-
 function fixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`../fixtures/events/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox(parseScenario(SCENARIO, 'handlers.yaml'));
-  const machine = sandbox.aws.state.seedStateMachine({ name: 'drain' });
-  const { credentials } = sandbox.aws.clientConfig();
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL: sandbox.aws.endpoint,
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    CLUSTER_NAME: 'demo',
-    RECONCILER_SETTINGS: JSON.stringify({ heartbeatGrace: '2m' }),
-    DRAIN_STATE_MACHINE_ARN: machine.arn,
-    OUTPUT_EVENT_BUS_NAME: 'ec2-node-reconciler',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-  });
+  setFunctionEnvironment(sandbox);
   const [events, sweep, drainStep] = await Promise.all([import('../../functions/events.js'), import('../../functions/sweep.js'), import('../../functions/drain-step.js')]);
   handlers = { events: events.handler, sweep: sweep.handler, drainStep: drainStep.handler };
 });
@@ -102,7 +59,7 @@ describe('events handler (SQS batch of EventBridge events)', () => {
     const poison = { ...fixture('spot-interruption'), detail: { 'instance-id': 'i-123/../../nodes' } };
     const event: SQSEvent = { Records: [sqsRecord('m-spot', spot), sqsRecord('m-running', running), sqsRecord('m-poison', poison), sqsRecord('m-garbage', 'not json')] };
 
-    const response = await handlers.events(event, context('events'));
+    const response = await handlers.events(event, lambdaContext(sandbox, 'events'));
 
     expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-garbage', 'm-poison']);
     expect(sandbox.kube.store.getNode(node(SPOT))?.spec?.unschedulable).toBe(true);
@@ -113,7 +70,7 @@ describe('events handler (SQS batch of EventBridge events)', () => {
 
   it('should start nothing new for a duplicate delivery of the same event', async () => {
     const spot = { ...fixture('spot-interruption'), time: new Date(sandbox.clock.now()).toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
-    const response = await handlers.events({ Records: [sqsRecord('m-again', spot)] }, context('events'));
+    const response = await handlers.events({ Records: [sqsRecord('m-again', spot)] }, lambdaContext(sandbox, 'events'));
     expect(response.batchItemFailures).toEqual([]);
     expect(sandbox.aws.state.stepFunctions.executions()).toHaveLength(1);
   });
@@ -121,14 +78,14 @@ describe('events handler (SQS batch of EventBridge events)', () => {
 
 describe('sweep handler (Scheduler or manual invocation)', () => {
   it('should plan without acting on a dry run', async () => {
-    const report = await handlers.sweep({ dryRun: true }, context('sweep'));
+    const report = await handlers.sweep({ dryRun: true }, lambdaContext(sandbox, 'sweep'));
     expect(report.dryRun).toBe(true);
     expect(report.actions.find((a) => a.kind === 'delete')).toEqual(expect.objectContaining({ node: node(STALE), outcome: 'dry-run' }));
     expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
   });
 
   it('should delete the stale object on the scheduled sweep', async () => {
-    const report = await handlers.sweep({}, context('sweep'));
+    const report = await handlers.sweep({}, lambdaContext(sandbox, 'sweep'));
     expect(report.conditions['stale-object']).toBe(1);
     expect(sandbox.kube.store.getNode(node(STALE))).toBeUndefined();
     // The account comes from the invoked function's ARN.
@@ -137,7 +94,7 @@ describe('sweep handler (Scheduler or manual invocation)', () => {
   });
 
   it('should refuse a payload with an unknown key, naming it', async () => {
-    await expect(handlers.sweep({ dryRun: true, bogus: 1 }, context('sweep'))).rejects.toThrow(/invalid sweep payload: .*bogus/);
+    await expect(handlers.sweep({ dryRun: true, bogus: 1 }, lambdaContext(sandbox, 'sweep'))).rejects.toThrow(/invalid sweep payload: .*bogus/);
   });
 });
 
@@ -147,13 +104,13 @@ describe('drain-step handler (the Step Functions task)', () => {
     const payload = {
       input: { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-1' },
     };
-    const output = await handlers.drainStep(payload, context('drain-step'));
+    const output = await handlers.drainStep(payload, lambdaContext(sandbox, 'drain-step'));
     expect(output.outcome).toBe('done');
     expect(output.summary).toEqual(expect.objectContaining({ evicted: 1, remaining: 0, blocked: [] }));
     expect(sandbox.kube.store.listPods({ node: node(DRAIN) }).map((p) => p.metadata.name)).toEqual(['agent-1']);
   });
 
   it('should refuse a payload without the workflow input, naming the field', async () => {
-    await expect(handlers.drainStep({ state: {} }, context('drain-step'))).rejects.toThrow(/invalid drain step input: input/);
+    await expect(handlers.drainStep({ state: {} }, lambdaContext(sandbox, 'drain-step'))).rejects.toThrow(/invalid drain step input: input/);
   });
 });

@@ -58,6 +58,22 @@ describe('over TLS, against the emulator', () => {
     expect(nodes.items).toHaveLength(1);
     expect(kube.requestLog.entries.at(-1)).toMatchObject({ user: 'reconciler', status: 200 });
   });
+
+  it('should get its token from the kubeconfig’s exec plugin, as EKS kubeconfigs do (`aws eks get-token`)', async () => {
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: TOKEN } });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'eks', server: kube.url, caData: base64(kube.caCert ?? '') }],
+      users: [{ name: 'eks', exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`] } }],
+      contexts: [{ name: 'eks', cluster: 'eks', user: 'eks' }],
+      currentContext: 'eks',
+    });
+
+    const nodes = await listNodes(new KubeClient(connectionFromKubeConfig(kc)));
+
+    expect(nodes.items).toHaveLength(1);
+    expect(kube.requestLog.entries.at(-1)).toMatchObject({ user: 'reconciler', status: 200 });
+  });
 });
 
 describe('what the server answers', () => {

@@ -52,14 +52,53 @@ export class KubeApiError extends Error {
 /** The API server could not be reached, did not answer in time, or answered something that is not the expected object. */
 export class KubeTransportError extends Error {
   override readonly name = 'KubeTransportError';
+
+  constructor(
+    message: string,
+    options?: ErrorOptions & {
+      /** A network failure worth another attempt (reset, refused, timed out), not a refused certificate. */
+      readonly transient?: boolean;
+    },
+  ) {
+    super(message, options);
+    this.transient = options?.transient ?? false;
+  }
+
+  readonly transient: boolean;
 }
+
+/** Socket errors that a retry can outlive: an API server restarting, a load balancer dropping idle connections. */
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH']);
+const isTransient = (error: Error): boolean => error instanceof RequestTimeout || TRANSIENT_CODES.has((error as NodeJS.ErrnoException).code ?? '');
+
+class RequestTimeout extends Error {}
 
 export interface KubeClientOptions {
   /** Abandon a request that has not completed in this time. @default 30000 */
   readonly timeoutMs?: number;
-  /** Called once per HTTP request before it is sent (API call counting). */
+  /** Called once per call, before its first attempt (API call counting: calls, not attempts, like the AWS counts). */
   readonly onRequest?: (method: KubeMethod, path: string) => void;
+  /**
+   * Further attempts of a GET that was throttled (429: API Priority and Fairness), met a server
+   * error (5xx: an API server restarting behind its load balancer) or a broken connection, as
+   * client-go retries them. Writes are never retried here: their callers own what a refusal means
+   * (an eviction's 429 is a PodDisruptionBudget). @default 3
+   */
+  readonly retries?: number;
+  /** How to wait before a retry (a VirtualClock's sleep in the sandbox). @default real time */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** The wait before a retry: the server's Retry-After when it gives one (capped), else a second per attempt. */
+export const MAX_RETRY_WAIT_MS = 10_000;
+export function retryDelayMs(retryAfter: string | undefined, attempt: number): number {
+  const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
+  return Math.min(Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : attempt * 1000, MAX_RETRY_WAIT_MS);
+}
+
+const isRetryableStatus = (status: number): boolean => status === 429 || (status >= 500 && status <= 504);
+
+type Answer = { status: number; text: string; retryAfter?: string };
 
 const USER_AGENT = 'ec2-node-reconciler';
 
@@ -71,17 +110,22 @@ const USER_AGENT = 'ec2-node-reconciler';
  */
 export class KubeClient {
   private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(
     private readonly connection: KubeConnection,
     private readonly options: KubeClientOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retries = options.retries ?? 3;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /** Sends the request and returns the answer parsed by `schema`; throws KubeApiError for an error status. */
   async call<S extends z.ZodType>(request: KubeRequest, schema: S): Promise<z.output<S>> {
-    const { status, text } = await this.send(request);
+    this.options.onRequest?.(request.method, request.path);
+    const { status, text } = await this.sendWithRetries(request);
     if (status >= 400) {
       if (status === 401) this.connection.unauthorized?.();
       throw new KubeApiError(status, statusOf(text), request);
@@ -97,7 +141,23 @@ export class KubeClient {
     return parsed.data;
   }
 
-  private async send(request: KubeRequest): Promise<{ status: number; text: string }> {
+  private async sendWithRetries(request: KubeRequest): Promise<Answer> {
+    const retries = request.method === 'GET' ? this.retries : 0;
+    for (let attempt = 1; ; attempt++) {
+      let answer: Answer;
+      try {
+        answer = await this.send(request);
+      } catch (error) {
+        if (attempt > retries || !(error instanceof KubeTransportError) || !error.transient) throw error;
+        await this.sleep(retryDelayMs(undefined, attempt));
+        continue;
+      }
+      if (!isRetryableStatus(answer.status) || attempt > retries) return answer;
+      await this.sleep(retryDelayMs(answer.retryAfter, attempt));
+    }
+  }
+
+  private async send(request: KubeRequest): Promise<Answer> {
     const url = new URL(this.connection.server.replace(/\/+$/, '') + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -110,17 +170,17 @@ export class KubeClient {
       'User-Agent': USER_AGENT,
       ...(body ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': body.byteLength } : {}),
     };
-    this.options.onRequest?.(request.method, request.path);
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error })));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) })));
+        const retryAfter = res.headers['retry-after'];
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(retryAfter !== undefined ? { retryAfter } : {}) }));
       });
-      req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error })));
+      req.setTimeout(this.timeoutMs, () => req.destroy(new RequestTimeout(`no answer within ${this.timeoutMs} ms`)));
+      req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) })));
       req.end(body);
     });
   }

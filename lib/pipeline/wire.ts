@@ -4,6 +4,7 @@ import { countAwsRequests } from '../aws/count-requests.js';
 import type { DrainLauncher } from '../aws/drain-launcher.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { OutputEventPublisher } from '../aws/output-events.js';
+import { sleepOn } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
 import { KubeClient, type KubeConnection } from '../kube/client.js';
 import { countKubeRequests } from '../kube/count-requests.js';
@@ -38,7 +39,7 @@ export interface WireOptions {
 /** The real adapters over one Kubernetes connection and one set of AWS clients, with API calls counted. */
 export function wireReconciler(options: WireOptions): ReconcilerDeps {
   const apiCalls = new ApiCallCounter();
-  const kube = new KubeClient(options.kube, { onRequest: countKubeRequests(apiCalls) });
+  const kube = new KubeClient(options.kube, { onRequest: countKubeRequests(apiCalls), sleep: sleepOn(options.clock) });
   const aws = countAwsRequests(options.aws, apiCalls);
   const nodes = new NodeClient(kube);
   const base: Omit<ReconcilerDeps, 'drains'> = {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { KubeApiError, KubeClient, kubePath, KubeTransportError, type KubeConnection } from '../../lib/kube/client.js';
+import { KubeApiError, KubeClient, kubePath, KubeTransportError, MAX_RETRY_WAIT_MS, retryDelayMs, type KubeClientOptions, type KubeConnection } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
@@ -77,8 +77,10 @@ describe('over TLS, against the emulator', () => {
 });
 
 describe('what the server answers', () => {
-  type Answer = { status: number; body: string; contentType?: string; delayMs?: number };
+  type Answer = { status: number; body: string; contentType?: string; delayMs?: number; headers?: Record<string, string> };
   let answer: Answer = { status: 200, body: '{}' };
+  /** Answers given before `answer`, one per request. */
+  const answers: Answer[] = [];
   const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
   let server: Server;
   let url: string;
@@ -89,11 +91,12 @@ describe('what the server answers', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        const current = answers.shift() ?? answer;
         const reply = () => {
-          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' });
-          res.end(answer.body);
+          res.writeHead(current.status, { 'content-type': current.contentType ?? 'application/json', ...current.headers });
+          res.end(current.body);
         };
-        if (answer.delayMs) setTimeout(reply, answer.delayMs);
+        if (current.delayMs) setTimeout(reply, current.delayMs);
         else reply();
       });
     });
@@ -102,17 +105,27 @@ describe('what the server answers', () => {
   });
   afterEach(() => {
     seen.length = 0;
+    waits.length = 0;
+    answers.length = 0;
   });
   afterAll(() => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const client = (options: { prefix?: string; connection?: Partial<KubeConnection>; timeoutMs?: number; onRequest?: (m: string, p: string) => void } = {}) =>
-    new KubeClient(
-      { ...bearerConnection({ server: `${url}${options.prefix ?? ''}`, token: 'secret-token' }), ...options.connection },
-      { ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) },
-    );
+  const waits: number[] = [];
+  // No retries unless a test asks; waits are recorded, not slept.
+  const client = (options: { prefix?: string; connection?: Partial<KubeConnection> } & KubeClientOptions = {}) => {
+    const { prefix, connection, ...clientOptions } = options;
+    return new KubeClient({ ...bearerConnection({ server: `${url}${prefix ?? ''}`, token: 'secret-token' }), ...connection }, {
+      retries: 0,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+      ...clientOptions,
+    });
+  };
 
   it('should send JSON with the content type asked for, the query encoded, and say who it is', async () => {
     answer = { status: 200, body: JSON.stringify({ metadata: { name: 'n', uid: 'u' } }) };
@@ -177,9 +190,48 @@ describe('what the server answers', () => {
     await expect(client({ timeoutMs: 50 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no answer within 50 ms');
   });
 
-  it('should name the request when the server cannot be reached, and never the token', async () => {
-    const closed = new KubeClient(bearerConnection({ server: 'http://127.0.0.1:1', token: 'secret-token' }));
+  it('should retry a throttled or failed GET, waiting what the server asks, then give the answer', async () => {
+    const tooMany = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests' }), headers: { 'Retry-After': '2' } };
+    answers.push(tooMany, { status: 503, body: 'upstream connect error' });
+    answer = { status: 200, body: JSON.stringify({ items: [] }) };
+
+    const nodes = await listNodes(client({ retries: 3 }));
+
+    expect(nodes.items).toEqual([]);
+    expect(seen).toHaveLength(3);
+    expect(waits).toEqual([2_000, 2_000]);
+  });
+
+  it('should stop retrying after the last attempt and report the last answer', async () => {
+    answer = { status: 503, body: JSON.stringify({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'etcd leader changed' }) };
+    await expect(listNodes(client({ retries: 2 }))).rejects.toMatchObject({ status: 503, details: { message: 'etcd leader changed' } });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('should never retry a write: an eviction’s 429 is a PodDisruptionBudget, for the drain to handle', async () => {
+    answer = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429, message: 'Cannot evict pod' }), headers: { 'Retry-After': '10' } };
+    const eviction = { method: 'POST', path: '/api/v1/namespaces/default/pods/web-1/eviction', body: {} } as const;
+    await expect(client({ retries: 3 }).call(eviction, z.unknown())).rejects.toMatchObject({ status: 429 });
+    expect(seen).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('should wait the Retry-After it is given, within a cap, else a second per attempt', () => {
+    expect(retryDelayMs('3', 1)).toBe(3_000);
+    expect(retryDelayMs('3600', 1)).toBe(MAX_RETRY_WAIT_MS);
+    expect(retryDelayMs(undefined, 2)).toBe(2_000);
+    expect(retryDelayMs('Wed, 21 Oct 2026 07:28:00 GMT', 1)).toBe(1_000);
+  });
+
+  it('should name the request when the server cannot be reached (after retrying), and never the token', async () => {
+    const slept: number[] = [];
+    const sleep = (ms: number) => {
+      slept.push(ms);
+      return Promise.resolve();
+    };
+    const closed = new KubeClient(bearerConnection({ server: 'http://127.0.0.1:1', token: 'secret-token' }), { retries: 2, sleep });
     const error: unknown = await closed.call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown()).catch((e: unknown) => e);
+    expect(slept).toEqual([1_000, 2_000]);
     expect(error).toBeInstanceOf(KubeTransportError);
     expect(String(error)).toMatch(/GET \/api\/v1\/nodes: connect ECONNREFUSED/);
     expect(String(error)).not.toContain('secret-token');

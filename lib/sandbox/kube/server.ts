@@ -144,6 +144,9 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     let body = '';
     try {
       body = await readBody(req);
+      // Authentication comes first, as in the API server's filter chain (API Priority and Fairness
+      // classifies requests by user): injected faults are logged with who was refused.
+      user = await authenticate(options.auth, req.headers.authorization);
       const decision = faults.decide(info);
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       if (decision.effect !== undefined && 'reset' in decision.effect) {
@@ -160,7 +163,6 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
           e.retryAfterSeconds,
         );
       }
-      user = await authenticate(options.auth, req.headers.authorization);
       if (user === undefined) throw unauthorized();
       if (rbac !== undefined && !rbac.authorize(user, info).allowed) {
         throw forbidden(forbiddenMessage(user, info), { group: info.apiGroup, resource: info.resource }, info.name);

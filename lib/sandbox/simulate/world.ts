@@ -107,7 +107,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   };
   const drains = new LocalDrains({
     clock,
-    drainDeps: async () => ({ api: kubeDrainApi(new KubeClient(await runtime.kubeConnection())), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
+    drainDeps: async () => ({ api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), { sleep })), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
     autoScaling,
     output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
     ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),

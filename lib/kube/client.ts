@@ -52,6 +52,7 @@ export class KubeApiError extends Error {
 /** The API server could not be reached, did not answer in time, or answered something that is not the expected object. */
 export class KubeTransportError extends Error {
   override readonly name = 'KubeTransportError';
+  readonly transient: boolean;
 
   constructor(
     message: string,
@@ -63,8 +64,6 @@ export class KubeTransportError extends Error {
     super(message, options);
     this.transient = options?.transient ?? false;
   }
-
-  readonly transient: boolean;
 }
 
 /** Socket errors that a retry can outlive: an API server restarting, a load balancer dropping idle connections. */
@@ -137,7 +136,11 @@ export class KubeClient {
       throw new KubeTransportError(`${request.method} ${request.path}: HTTP ${status} answer is not JSON: ${text.slice(0, 120)}`);
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new KubeTransportError(`${request.method} ${request.path}: unexpected answer: ${describeIssues(parsed.error)}`);
+    if (!parsed.success) {
+      // A page of 500 objects can fail 500 times over: the first few say enough.
+      const issues = describeIssues(parsed.error);
+      throw new KubeTransportError(`${request.method} ${request.path}: unexpected answer: ${issues.length > 500 ? `${issues.slice(0, 500)}…` : issues}`);
+    }
     return parsed.data;
   }
 

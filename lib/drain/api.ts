@@ -35,6 +35,7 @@ export interface Taint {
   readonly key: string;
   readonly value?: string;
   readonly effect: string;
+  readonly timeAdded?: string;
 }
 
 /** What cordon and uncordon read from a Node. */
@@ -58,6 +59,8 @@ export interface NodePatch {
   readonly annotations?: Readonly<Record<string, string | null>>;
   readonly labels?: Readonly<Record<string, string | null>>;
   readonly taints?: readonly Taint[];
+  /** Preconditions: the server refuses (409) a patch for another incarnation or a changed object. */
+  readonly uid?: string;
   readonly resourceVersion?: string;
 }
 

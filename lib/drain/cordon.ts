@@ -20,9 +20,9 @@ export interface ReadOptions {
   /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */
   readonly expectedUid?: string;
   /**
-   * The node as the caller just read it: the first attempt decides from it instead of reading it
-   * again, and its patch carries the observed resourceVersion, so a node changed since is a
-   * conflict (re-read, decide again) rather than a decision on stale state.
+   * The node as the caller just read it: a plain cordon or uncordon is decided from it instead of
+   * reading it again; its patch carries the observed uid and resourceVersion, so a node changed or
+   * re-registered since is a conflict (read again, decide again), never a decision on stale state.
    */
   readonly observed?: DrainNode;
 }
@@ -106,7 +106,7 @@ export function uncordonPatch(node: DrainNode): NodePatch | undefined {
   };
 }
 
-// A patch that replaces taints can lose a race with another writer; a fresh read settles it.
+// A guarded patch can lose a race with another writer; a fresh read settles it.
 const PATCH_ATTEMPTS = 3;
 
 type Decision<R> =
@@ -123,24 +123,34 @@ async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefi
   }
 }
 
-/** Reads the node (or starts from the observed one), lets `decide` choose a patch, sends it; reads again on a conflict. */
+/**
+ * Reads the node (or starts from the observed one), lets `decide` choose a patch and sends it with
+ * the node's uid and resourceVersion as preconditions; reads again after a conflict.
+ */
 async function readDecidePatch<R>(api: DrainApi, name: string, options: ReadOptions, decide: (node: DrainNode) => Decision<R>): Promise<R | Missing> {
-  const { expectedUid, observed } = options;
-  for (let attempt = 1; ; attempt++) {
-    const fromObservation = attempt === 1 && observed !== undefined && observed.name === name;
-    const node = fromObservation ? observed : await readNode(api, name);
+  const { expectedUid } = options;
+  let observed = options.observed?.name === name && options.observed.resourceVersion !== '' ? options.observed : undefined;
+  for (let patches = 0; ; ) {
+    const fromObservation = observed !== undefined;
+    const node = observed ?? (await readNode(api, name));
+    observed = undefined;
     if (!node) return { kind: 'not-found' };
     if (expectedUid !== undefined && node.uid !== expectedUid) return { kind: 'uid-mismatch', uid: node.uid };
     const decision = decide(node);
     if ('stop' in decision) return decision.stop;
+    // The observation is trusted for the common case only (a plain cordon or uncordon): "nothing to
+    // do" is confirmed by a fresh read, and a taint list (replaced whole) is never rebuilt from a projection.
+    if (fromObservation && (!decision.patch || decision.patch.taints !== undefined)) continue;
     if (!decision.patch) return decision.result(node, false);
-    const patch = fromObservation ? { ...decision.patch, resourceVersion: node.resourceVersion } : decision.patch;
+    // Always guarded: a node re-registered or changed since it was read is a conflict, never patched.
+    const patch: NodePatch = { ...decision.patch, uid: node.uid, resourceVersion: node.resourceVersion };
     try {
+      patches++;
       return decision.result(await api.patchNode(name, patch), true);
     } catch (cause) {
-      // Gone since it was observed: as if the read had found nothing.
-      if (fromObservation && isNotFound(cause)) return { kind: 'not-found' };
-      if (isConflict(cause) && attempt < PATCH_ATTEMPTS) continue;
+      // Gone since it was read: as if the read had found nothing.
+      if (isNotFound(cause)) return { kind: 'not-found' };
+      if (isConflict(cause) && patches < PATCH_ATTEMPTS) continue;
       throw new Error(`patching node ${name}`, { cause });
     }
   }

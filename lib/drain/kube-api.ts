@@ -85,7 +85,12 @@ export function toDrainNode(node: KubeNode): DrainNode {
     unschedulable: node.spec.unschedulable === true,
     annotations: meta.annotations ?? {},
     labels: meta.labels ?? {},
-    taints: (node.spec.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, ...(t.value !== undefined ? { value: t.value } : {}) })),
+    taints: (node.spec.taints ?? []).map((t) => ({
+      key: t.key,
+      effect: t.effect,
+      ...(t.value !== undefined ? { value: t.value } : {}),
+      ...(t.timeAdded !== undefined ? { timeAdded: t.timeAdded } : {}),
+    })),
   };
 }
 
@@ -94,6 +99,7 @@ export function nodePatchBody(patch: NodePatch): Record<string, unknown> {
   const metadata: Record<string, unknown> = {};
   if (patch.annotations) metadata['annotations'] = patch.annotations;
   if (patch.labels) metadata['labels'] = patch.labels;
+  if (patch.uid !== undefined) metadata['uid'] = patch.uid;
   if (patch.resourceVersion !== undefined) metadata['resourceVersion'] = patch.resourceVersion;
   const spec: Record<string, unknown> = {};
   if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;

@@ -73,7 +73,7 @@ const isTransient = (error: Error): boolean => error instanceof RequestTimeout |
 class RequestTimeout extends Error {}
 
 export interface KubeClientOptions {
-  /** Abandon a request that has not completed in this time. @default 30000 */
+  /** Abandon an attempt whose answer has not fully arrived in this time (a deadline, not an idle timeout). @default 30000 */
   readonly timeoutMs?: number;
   /** Called once per call, before its first attempt (API call counting: calls, not attempts, like the AWS counts). */
   readonly onRequest?: (method: KubeMethod, path: string) => void;
@@ -131,7 +131,8 @@ export class KubeClient {
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      // A success without a body (a proxy's 200 to a DELETE) carries nothing to read.
+      json = text.trim() === '' ? null : JSON.parse(text);
     } catch {
       throw new KubeTransportError(`${request.method} ${request.path}: HTTP ${status} answer is not JSON: ${text.slice(0, 120)}`);
     }
@@ -182,7 +183,8 @@ export class KubeClient {
         const retryAfter = res.headers['retry-after'];
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(retryAfter !== undefined ? { retryAfter } : {}) }));
       });
-      req.setTimeout(this.timeoutMs, () => req.destroy(new RequestTimeout(`no answer within ${this.timeoutMs} ms`)));
+      const deadline = setTimeout(() => req.destroy(new RequestTimeout(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      req.once('close', () => clearTimeout(deadline));
       req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) })));
       req.end(body);
     });

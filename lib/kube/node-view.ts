@@ -24,7 +24,7 @@ export function toNodeView(node: KubeNode): NodeView | undefined {
   const taints: Taint[] = [];
   for (const t of node.spec.taints ?? []) {
     const effect = taintEffect(t.effect);
-    if (effect) taints.push({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect });
+    if (effect) taints.push({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect, ...(t.timeAdded !== undefined ? { timeAdded: t.timeAdded } : {}) });
   }
   const status = readyStatus(ready?.status);
   const heartbeat = epochOf(ready?.lastHeartbeatTime);

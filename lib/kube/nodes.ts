@@ -101,7 +101,7 @@ export class NodeClient {
             method: 'PATCH',
             path: kubePath(NODES, target.node),
             contentType: STRATEGIC_MERGE_PATCH,
-            body: { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { taints } },
+            body: { metadata: { uid: target.uid, resourceVersion: current.metadata.resourceVersion }, spec: { taints } },
           },
           IgnoredAnswer,
         );

@@ -19,8 +19,24 @@ export const ObjectMetaSchema = z.object({
   ownerReferences: z.array(z.object({ kind: z.string(), name: z.string(), controller: z.boolean().nullish() })).nullish(),
 });
 
-export const TaintSchema = z.object({ key: z.string(), value: z.string().optional(), effect: z.string() });
-export type KubeTaint = z.infer<typeof TaintSchema>;
+// timeAdded (set by the node lifecycle controller on NoExecute taints) must survive a rewrite of the
+// taint list, which replaces it whole.
+export const TaintSchema = z.object({
+  key: z.string(),
+  value: z.string().optional(),
+  effect: z.string(),
+  timeAdded: z
+    .string()
+    .nullish()
+    .transform((t) => t ?? undefined),
+});
+/** A taint as we write it back (timeAdded only when it was set). */
+export interface KubeTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+  readonly timeAdded?: string;
+}
 
 export const NodeSchema = z.object({
   metadata: ObjectMetaSchema.default({}),

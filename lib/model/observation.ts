@@ -7,6 +7,8 @@ export interface Taint {
   readonly key: string;
   readonly value?: string;
   readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  /** RFC 3339; the node lifecycle controller's NoExecute taints carry it. */
+  readonly timeAdded?: string;
 }
 
 /** The projection of a Node object the reconciler keeps (never the whole object). Times in epoch ms. */

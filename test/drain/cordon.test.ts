@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DrainApiError } from '../../lib/drain/api.js';
+import { DrainApiError, type NodePatch } from '../../lib/drain/api.js';
 import { cordon, cordonPatch, DRAIN_TAINT_KEY, EXCLUDED_FROM_LB_ANNOTATION, uncordon, uncordonPatch } from '../../lib/drain/cordon.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/model/labels.js';
@@ -109,13 +109,40 @@ describe('cordon and uncordon', () => {
     expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(3);
   });
 
-  it('should start from the observed node without reading it, guarding the patch with its resourceVersion', async () => {
+  it('should start from the observed node without reading it, guarding the patch with its uid and resourceVersion', async () => {
     const { cluster, clock } = setup();
     const observed = cluster.addNode('n');
+    const sent: NodePatch[] = [];
+    const patchNode = cluster.patchNode.bind(cluster);
+    cluster.patchNode = (name: string, patch: NodePatch) => {
+      sent.push(patch);
+      return patchNode(name, patch);
+    };
 
     expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: observed.uid, observed }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
 
     expect(cluster.calls.map((c) => c.op)).toEqual(['patchNode']);
+    expect(sent[0]).toMatchObject({ unschedulable: true, uid: observed.uid, resourceVersion: observed.resourceVersion });
+  });
+
+  it('should not patch a node re-registered under the same name after it was read: the uid precondition refuses', async () => {
+    const { cluster, clock } = setup();
+    const read = cluster.addNode('n');
+    // Same name and (by coincidence) the same resourceVersion: only the uid tells them apart.
+    cluster.nodes.set('n', { ...read, uid: 'reborn' });
+
+    const result = await cordon(cluster, 'n', { reason: 'x', expectedUid: read.uid, observed: read }, clock);
+
+    expect(result).toEqual({ kind: 'uid-mismatch', uid: 'reborn' });
+    expect(cluster.nodes.get('n')?.unschedulable).toBe(false);
+  });
+
+  it('should confirm "already cordoned" with a fresh read: the operator may have uncordoned since', async () => {
+    const { cluster, clock } = setup();
+    const observed = { ...cluster.addNode('n'), unschedulable: true };
+
+    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({ kind: 'cordoned', changed: true, ours: true });
+    expect(cluster.calls.map((c) => c.op)).toEqual(['getNode', 'patchNode']);
   });
 
   it('should read again when the observed node changed since, and decide on what it finds', async () => {

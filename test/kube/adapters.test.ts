@@ -86,6 +86,18 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     expect(kube.requestLog.filter({ verb: 'patch', resource: 'nodes' }).map((e) => e.status)).toEqual([409, 200]);
   });
 
+  it('should keep the node lifecycle controller’s taint, timeAdded included, when adding the shutdown taint', async () => {
+    const unreachable = { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' as const, timeAdded: '2026-11-29T11:58:00Z' };
+    seedNode(1, { taints: [unreachable], heartbeating: false });
+    const client = new NodeClient(kubeClient);
+    const view = await client.getNode(nodeName(1));
+    if (!view) throw new Error('seeded node missing');
+
+    expect(await client.setShutdownTaint({ node: view.name, uid: view.uid, resourceVersion: view.resourceVersion }, true)).toEqual({ kind: 'done' });
+
+    expect(kube.store.getNode(nodeName(1))?.spec?.taints).toEqual([unreachable, { key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }]);
+  });
+
   it('should report a taint change on a vanished node as moot', async () => {
     const client = new NodeClient(kubeClient);
     expect(await client.setShutdownTaint({ node: 'gone', uid: 'x', resourceVersion: '1' }, true)).toEqual({ kind: 'moot', reason: 'node already gone' });

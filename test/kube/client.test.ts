@@ -77,7 +77,7 @@ describe('over TLS, against the emulator', () => {
 });
 
 describe('what the server answers', () => {
-  type Answer = { status: number; body: string; contentType?: string; delayMs?: number; headers?: Record<string, string> };
+  type Answer = { status: number; body: string; contentType?: string; delayMs?: number; headers?: Record<string, string>; trickle?: boolean };
   let answer: Answer = { status: 200, body: '{}' };
   /** Answers given before `answer`, one per request. */
   const answers: Answer[] = [];
@@ -94,7 +94,20 @@ describe('what the server answers', () => {
         const current = answers.shift() ?? answer;
         const reply = () => {
           res.writeHead(current.status, { 'content-type': current.contentType ?? 'application/json', ...current.headers });
-          res.end(current.body);
+          if (!current.trickle) {
+            res.end(current.body);
+            return;
+          }
+          // One byte every 20 ms: never idle, never done in time.
+          let at = 0;
+          const timer = setInterval(() => {
+            if (res.destroyed || at >= current.body.length) {
+              clearInterval(timer);
+              res.end();
+              return;
+            }
+            res.write(current.body.charAt(at++));
+          }, 20);
         };
         if (current.delayMs) setTimeout(reply, current.delayMs);
         else reply();
@@ -188,6 +201,16 @@ describe('what the server answers', () => {
   it('should give up on a server that does not answer in time', async () => {
     answer = { status: 200, body: '{}', delayMs: 500 };
     await expect(client({ timeoutMs: 50 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no answer within 50 ms');
+  });
+
+  it('should give up on an answer that trickles in past the deadline, though never idle', async () => {
+    answer = { status: 200, body: JSON.stringify({ items: [], padding: 'x'.repeat(40) }), trickle: true };
+    await expect(client({ timeoutMs: 150 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toThrow('no answer within 150 ms');
+  });
+
+  it('should read a success without a body as null (a DELETE answered 200 by a proxy)', async () => {
+    answer = { status: 200, body: '' };
+    await expect(client().call({ method: 'DELETE', path: '/api/v1/nodes/n' }, z.unknown())).resolves.toBeNull();
   });
 
   it('should retry a throttled or failed GET, waiting what the server asks, then give the answer', async () => {

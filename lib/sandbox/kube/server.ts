@@ -147,6 +147,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       // Authentication comes first, as in the API server's filter chain (API Priority and Fairness
       // classifies requests by user): injected faults are logged with who was refused.
       user = await authenticate(options.auth, req.headers.authorization);
+      if (user === undefined) throw unauthorized();
       const decision = faults.decide(info);
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       if (decision.effect !== undefined && 'reset' in decision.effect) {
@@ -163,7 +164,6 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
           e.retryAfterSeconds,
         );
       }
-      if (user === undefined) throw unauthorized();
       if (rbac !== undefined && !rbac.authorize(user, info).allowed) {
         throw forbidden(forbiddenMessage(user, info), { group: info.apiGroup, resource: info.resource }, info.name);
       }

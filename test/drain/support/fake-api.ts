@@ -96,6 +96,9 @@ export class FakeCluster implements DrainApi {
     if (patch.resourceVersion !== undefined && patch.resourceVersion !== node.resourceVersion) {
       return Promise.reject(new DrainApiError(409, 'the object has been modified'));
     }
+    if (patch.uid !== undefined && patch.uid !== node.uid) {
+      return Promise.reject(new DrainApiError(409, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`));
+    }
     const merge = (base: Readonly<Record<string, string>>, change: Readonly<Record<string, string | null>> = {}): Record<string, string> => {
       const out: Record<string, string> = { ...base };
       for (const [key, value] of Object.entries(change)) {

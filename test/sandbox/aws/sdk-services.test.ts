@@ -323,7 +323,11 @@ describe('Lambda Invoke (the function runs in process)', () => {
     const out = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"bogus":1}') }));
 
     expect(out).toMatchObject({ StatusCode: 200, FunctionError: 'Unhandled' });
-    expect(JSON.parse(text(out.Payload))).toMatchObject({ errorType: 'Error', errorMessage: 'invalid sweep payload: bogus: Unrecognized key' });
+    const payload = JSON.parse(text(out.Payload)) as { errorType: string; errorMessage: string; trace: string[] };
+    expect(payload).toMatchObject({ errorType: 'Error', errorMessage: 'invalid sweep payload: bogus: Unrecognized key' });
+    // As the Node.js runtime writes it: the stack's lines, `Error: message` first, indentation kept.
+    expect(payload.trace[0]).toBe('Error: invalid sweep payload: bogus: Unrecognized key');
+    expect(payload.trace[1]).toMatch(/^ {4}at /);
     expect(world.aws.state.functions.invocations).toEqual([{ functionName: 'sweep', type: 'RequestResponse', payload: '{"bogus":1}', error: 'Error: invalid sweep payload: bogus: Unrecognized key' }]);
   });
 

@@ -114,6 +114,14 @@ subjects: [{ kind: Group, name: ec2-node-reconciler }]`,
     expect(await call(k, '/api/v1/nodes', { token: 'wrong' })).toMatchObject({ status: 401, body: { reason: 'Unauthorized', message: 'Unauthorized' } });
   });
 
+  it('should authenticate before injected faults, as the filter chain does (401 before any throttling)', async () => {
+    const k = await start({ auth, rbac });
+    k.faults.failNext(1, { verb: 'list', resource: 'nodes' }, 429);
+    expect((await call(k, '/api/v1/nodes', { token: 'wrong' })).status).toBe(401);
+    expect((await call(k, '/api/v1/nodes', { token: 'reconciler' })).status).toBe(429);
+    expect(k.requestLog.entries.map((e) => `${e.status} ${e.user ?? ''}`)).toEqual(['401 ', '429 ec2-node-reconciler']);
+  });
+
   it('should allow exactly what the bound rules allow and answer 403 otherwise', async () => {
     const k = await start({ auth, rbac });
     expect((await call(k, '/api/v1/nodes', { token: 'reconciler' })).status).toBe(200);

@@ -8,7 +8,8 @@ const isInvocationType = (value: string): value is InvocationType => (INVOCATION
 
 /** What Lambda answers for a function that threw: the payload carries the error, the status stays 200. */
 function functionError(error: unknown): { errorType: string; errorMessage: string; trace: string[] } {
-  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n').slice(1).map((l) => l.trim()) };
+  // The Node.js runtime's shape: the stack's lines as they are, the `Error: message` line first.
+  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') };
   return { errorType: 'Error', errorMessage: String(error), trace: [] };
 }
 

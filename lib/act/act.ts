@@ -80,7 +80,7 @@ function seen(observed: ReadonlyMap<string, NodeView>, target: { node: string; u
 /**
  * Carries out the plan in order (a cordon before its drain), one action at a time per node.
  * Every action is idempotent; a failed one is recorded and never stops the others. `observed`:
- * the nodes this run read, which cordon and uncordon start from (guarded by their resourceVersion).
+ * the nodes this run read, which cordon and uncordon start from (guarded by their uid and resourceVersion).
  */
 export async function act(plan: Plan, deps: ReconcilerDeps, observed: readonly NodeView[] = []): Promise<ActionOutcome[]> {
   const byName = new Map(observed.map((n) => [n.name, n]));

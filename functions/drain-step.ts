@@ -11,6 +11,7 @@ import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
 import { sleepOn } from '../lib/drain/driver.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
+import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runDrainStep } from '../lib/lambda/drain-step.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry } from '../lib/lambda/telemetry.js';
@@ -21,7 +22,7 @@ const runtime = new WarmRuntime(config);
 const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 
 async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
-  const deps = { api: kubeDrainApi(new KubeClient(await runtime.kubeConnection())), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
+  const deps = { api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), timeLeftIn(context))), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
   if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);

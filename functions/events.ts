@@ -12,6 +12,7 @@ import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+import { timeLeftIn } from '../lib/lambda/time-left.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -20,7 +21,7 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
-  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(), logger, placeOf(context, config.region));
+  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region));
   if (report) recordRunMetrics(metrics, report);
 }
 

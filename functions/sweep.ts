@@ -10,6 +10,7 @@ import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { sweepSettings } from '../lib/lambda/sweep-payload.js';
 import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runSweep } from '../lib/pipeline/run.js';
 import type { RunReport } from '../lib/report/report.js';
 
@@ -19,7 +20,7 @@ const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 
 async function sweep(payload: unknown, context: Context): Promise<RunReport> {
   const settings = sweepSettings(config.settings, payload);
-  const report = await runSweep(await runtime.reconcilerDeps(settings), placeOf(context, config.region));
+  const report = await runSweep(await runtime.reconcilerDeps(settings, timeLeftIn(context)), placeOf(context, config.region));
   recordRunMetrics(metrics, report);
   logger.info('sweep reconciled', { report });
   return report;

@@ -86,6 +86,12 @@ export interface KubeClientOptions {
   readonly retries?: number;
   /** How to wait before a retry (a VirtualClock's sleep in the sandbox). @default real time */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Milliseconds this invocation has left: an attempt never waits longer, and no retry starts that
+   * could not finish in time, so a hung API server fails the call with a reason instead of
+   * timing the whole function out. @default unlimited
+   */
+  readonly remainingMs?: () => number;
 }
 
 /** The wait before a retry: the server's Retry-After when it gives one (capped), else a second per attempt. */
@@ -147,21 +153,28 @@ export class KubeClient {
 
   private async sendWithRetries(request: KubeRequest): Promise<Answer> {
     const retries = request.method === 'GET' ? this.retries : 0;
+    const remaining = () => this.options.remainingMs?.() ?? Number.POSITIVE_INFINITY;
+    // A retry is worth starting only if its wait leaves time for an answer.
+    const canRetry = (attempt: number, waitMs: number) => attempt <= retries && waitMs < remaining();
     for (let attempt = 1; ; attempt++) {
+      const left = remaining();
+      if (left <= 0) throw new KubeTransportError(`${request.method} ${request.path}: no time left in this invocation`);
       let answer: Answer;
       try {
-        answer = await this.send(request);
+        answer = await this.send(request, Math.min(this.timeoutMs, left));
       } catch (error) {
-        if (attempt > retries || !(error instanceof KubeTransportError) || !error.transient) throw error;
-        await this.sleep(retryDelayMs(undefined, attempt));
+        const wait = retryDelayMs(undefined, attempt);
+        if (!(error instanceof KubeTransportError) || !error.transient || !canRetry(attempt, wait)) throw error;
+        await this.sleep(wait);
         continue;
       }
-      if (!isRetryableStatus(answer.status) || attempt > retries) return answer;
-      await this.sleep(retryDelayMs(answer.retryAfter, attempt));
+      const wait = retryDelayMs(answer.retryAfter, attempt);
+      if (!isRetryableStatus(answer.status) || !canRetry(attempt, wait)) return answer;
+      await this.sleep(wait);
     }
   }
 
-  private async send(request: KubeRequest): Promise<Answer> {
+  private async send(request: KubeRequest, timeoutMs: number): Promise<Answer> {
     const url = new URL(this.connection.server.replace(/\/+$/, '') + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -183,7 +196,7 @@ export class KubeClient {
         const retryAfter = res.headers['retry-after'];
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(retryAfter !== undefined ? { retryAfter } : {}) }));
       });
-      const deadline = setTimeout(() => req.destroy(new RequestTimeout(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      const deadline = setTimeout(() => req.destroy(new RequestTimeout(`no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       req.once('close', () => clearTimeout(deadline));
       req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) })));
       req.end(body);

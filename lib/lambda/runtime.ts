@@ -48,7 +48,12 @@ export class WarmRuntime {
     this.tokens.invalidate();
   }
 
-  async reconcilerDeps(settings: Settings = this.config.settings, drains?: WireOptions['drains']): Promise<ReconcilerDeps> {
+  /**
+   * One invocation's deps. `drains`: how drains start (the Step Functions workflow by default);
+   * `remainingMs`: the invocation's time left (see timeLeftIn).
+   */
+  async reconcilerDeps(settings: Settings = this.config.settings, extras: Pick<WireOptions, 'remainingMs'> & { drains?: WireOptions['drains'] } = {}): Promise<ReconcilerDeps> {
+    const { drains, remainingMs } = extras;
     const kube = await this.kubeConnection();
     const arn = this.config.drainStateMachineArn;
     return wireReconciler({
@@ -58,6 +63,7 @@ export class WarmRuntime {
       kube,
       aws: this.aws,
       nodeNameHints: this.nodeNameHints,
+      ...(remainingMs ? { remainingMs } : {}),
       ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
       drains:
         drains ??

@@ -34,12 +34,18 @@ export interface WireOptions {
   readonly outputBusName?: string;
   /** Instance → node name hints kept across runs (a warm Lambda container's cache). */
   readonly nodeNameHints?: Map<InstanceId, string>;
+  /** Milliseconds the invocation has left; Kubernetes calls never outlive it (KubeClientOptions.remainingMs). */
+  readonly remainingMs?: () => number;
 }
 
 /** The real adapters over one Kubernetes connection and one set of AWS clients, with API calls counted. */
 export function wireReconciler(options: WireOptions): ReconcilerDeps {
   const apiCalls = new ApiCallCounter();
-  const kube = new KubeClient(options.kube, { onRequest: countKubeRequests(apiCalls), sleep: sleepOn(options.clock) });
+  const kube = new KubeClient(options.kube, {
+    onRequest: countKubeRequests(apiCalls),
+    sleep: sleepOn(options.clock),
+    ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+  });
   const aws = countAwsRequests(options.aws, apiCalls);
   const nodes = new NodeClient(kube);
   const base: Omit<ReconcilerDeps, 'drains'> = {

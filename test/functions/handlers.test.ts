@@ -93,6 +93,16 @@ describe('sweep handler (Scheduler or manual invocation)', () => {
     expect(deleted.map((e) => e.resources)).toEqual([[`arn:aws:ec2:us-east-1:111122223333:instance/${STALE}`]]);
   });
 
+  it('should give up on a hung API server before the invocation times out, saying why', async () => {
+    sandbox.kube.faults.latencyMs = 2_000;
+    try {
+      // 2.3 s left, 2 s of it kept to report: Kubernetes calls get 300 ms.
+      await expect(handlers.sweep({ dryRun: true }, lambdaContext(sandbox, 'sweep', 2_300))).rejects.toThrow(/GET \/api\/v1\/nodes: no answer within 3\d\d ms/);
+    } finally {
+      sandbox.kube.faults.latencyMs = 0;
+    }
+  });
+
   it('should refuse a payload with an unknown key, naming it', async () => {
     await expect(handlers.sweep({ dryRun: true, bogus: 1 }, lambdaContext(sandbox, 'sweep'))).rejects.toThrow(/invalid sweep payload: .*bogus/);
   });

@@ -208,6 +208,21 @@ describe('what the server answers', () => {
     await expect(client({ timeoutMs: 150 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toThrow('no answer within 150 ms');
   });
 
+  it('should never outlive the invocation: the attempt gets only the time left, and no retry starts that cannot finish', async () => {
+    answer = { status: 200, body: '{}', delayMs: 500 };
+    await expect(client({ remainingMs: () => 80 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('no answer within 80 ms');
+
+    answer = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429 }), headers: { 'Retry-After': '5' } };
+    seen.length = 0;
+    await expect(client({ retries: 3, remainingMs: () => 3_000 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 429 });
+    expect(seen).toHaveLength(1);
+    expect(waits).toEqual([]);
+
+    seen.length = 0;
+    await expect(client({ remainingMs: () => 0 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no time left in this invocation');
+    expect(seen).toHaveLength(0);
+  });
+
   it('should read a success without a body as null (a DELETE answered 200 by a proxy)', async () => {
     answer = { status: 200, body: '' };
     await expect(client().call({ method: 'DELETE', path: '/api/v1/nodes/n' }, z.unknown())).resolves.toBeNull();

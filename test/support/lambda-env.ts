@@ -21,8 +21,8 @@ export function setFunctionEnvironment(sandbox: Sandbox): void {
   });
 }
 
-/** A Lambda context for one invocation of the named function in the sandbox's account. */
-export function lambdaContext(sandbox: Sandbox, name: string): Context {
+/** A Lambda context for one invocation of the named function in the sandbox's account, with `remainingMs` left. */
+export function lambdaContext(sandbox: Sandbox, name: string, remainingMs = 60_000): Context {
   const { region, accountId } = sandbox.scenario.cluster;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -33,7 +33,7 @@ export function lambdaContext(sandbox: Sandbox, name: string): Context {
     awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
     logGroupName: `/aws/lambda/${name}`,
     logStreamName: '2026/11/29/[$LATEST]abcdef',
-    getRemainingTimeInMillis: () => 60_000,
+    getRemainingTimeInMillis: () => remainingMs,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -133,7 +133,7 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
 
   const deps = async (opts: DepsOptions = {}): Promise<ReconcilerDeps> => {
     const { drains } = opts;
-    const wired = await (opts.runtime ?? runtime).reconcilerDeps(testSettings(opts.settings), drains ? () => drains : undefined);
+    const wired = await (opts.runtime ?? runtime).reconcilerDeps(testSettings(opts.settings), drains ? { drains: () => drains } : {});
     return opts.wrap ? opts.wrap(wired) : wired;
   };
 

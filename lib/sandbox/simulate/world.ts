@@ -116,7 +116,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
 
   // What functions/sweep.ts does with a manual invocation's payload, reached through Lambda Invoke.
   aws.state.functions.register(SWEEP_FUNCTION, async (payload, context) =>
-    runSweep(await runtime.reconcilerDeps(sweepSettings(settings, payload), () => drains), placeOf(context, region)),
+    runSweep(await runtime.reconcilerDeps(sweepSettings(settings, payload), { drains: () => drains }), placeOf(context, region)),
   );
 
   return {
@@ -128,7 +128,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     settings,
     drains,
     seededNodes,
-    deps: (override) => runtime.reconcilerDeps(override ?? settings, () => drains),
+    deps: (override) => runtime.reconcilerDeps(override ?? settings, { drains: () => drains }),
     close: async () => {
       await Promise.all([kube.close(), aws.close()]);
     },

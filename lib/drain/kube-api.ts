@@ -1,4 +1,4 @@
-import { KubeApiError, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from '../kube/client.js';
+import { httpStatus, KubeApiError, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from '../kube/client.js';
 import { epochOf } from '../kube/node-view.js';
 import { IgnoredAnswer, listOf, NodeSchema, PodSchema, type KubeNode, type KubePod, type KubeStatus } from '../kube/schemas.js';
 import {
@@ -56,8 +56,6 @@ function rethrow(error: unknown, action: string): never {
   if (error instanceof KubeApiError) throw new DrainApiError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
   throw new Error(action, { cause: error });
 }
-
-const statusOf = (error: unknown): number | undefined => (error instanceof KubeApiError ? error.status : undefined);
 
 export function toDrainPod(pod: KubePod): DrainPod {
   const meta = pod.metadata;
@@ -125,7 +123,7 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
       try {
         return toDrainNode(await kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema));
       } catch (error) {
-        if (statusOf(error) === 404) return undefined;
+        if (httpStatus(error) === 404) return undefined;
         return rethrow(error, `reading node ${name}`);
       }
     },
@@ -160,7 +158,7 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
         await kube.call({ method: 'GET', path: kubePath('apis/apps/v1/namespaces', namespace, 'daemonsets', name) }, IgnoredAnswer);
         return true;
       } catch (error) {
-        if (statusOf(error) === 404) return false;
+        if (httpStatus(error) === 404) return false;
         return rethrow(error, `reading DaemonSet ${namespace}/${name}`);
       }
     },

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_ENV } from '../lib/workflow/contract.js';
+import { FUNCTION_ENV, SIGNAL_QUEUE } from '../lib/workflow/contract.js';
 import { wildcardResourceFinding } from './findings.js';
 import { METRIC_NAMESPACE, SERVICE_NAME } from './metrics.js';
 
@@ -61,7 +61,7 @@ interface FunctionSpec {
  * step stops itself before the invocation's remaining time runs out and the workflow loops.
  */
 export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
-  events: { description: 'handles EC2, Auto Scaling, Health and tag signals from the queue', memorySize: 512, timeout: Duration.seconds(60) },
+  events: { description: 'handles EC2, Auto Scaling, Health and tag signals from the queue', memorySize: 512, timeout: Duration.seconds(SIGNAL_QUEUE.eventsFunctionTimeoutSeconds) },
   sweep: { description: 'observes every node and instance on a schedule and reconciles', memorySize: 1024, timeout: Duration.minutes(5) },
   drainStep: { description: 'one bounded step of a node drain (called by the drain workflow)', memorySize: 512, timeout: Duration.minutes(2) },
 };
@@ -70,6 +70,8 @@ export interface ReconcilerFunctionsProps {
   readonly clusterName: string;
   /** JSON of the settings, read by the functions at cold start (FUNCTION_ENV.settings). */
   readonly settingsJson: string;
+  /** The Auto Scaling groups configured as the cluster's: their instances are the cluster's (FUNCTION_ENV.autoScalingGroupNames). */
+  readonly autoScalingGroupNames?: readonly string[];
   readonly entries: Readonly<Record<FunctionKind, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -155,6 +157,7 @@ export class ReconcilerFunctions extends Construct {
       environment: {
         [FUNCTION_ENV.clusterName]: props.clusterName,
         [FUNCTION_ENV.settings]: props.settingsJson,
+        ...(props.autoScalingGroupNames ? { [FUNCTION_ENV.autoScalingGroupNames]: props.autoScalingGroupNames.join(',') } : {}),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         // Stack traces in the logs point at the TypeScript sources (the bundles ship .map files).

@@ -5,7 +5,7 @@
 //   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
 //   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
 //   dashboard and alarms; IAM roles; EKS access entries and the RBAC manifest
-import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -19,11 +19,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { SettingsSchema, type Settings, type SettingsInput } from '../lib/settings.js';
-import { FUNCTION_ENV } from '../lib/workflow/contract.js';
+import { FUNCTION_ENV, SIGNAL_QUEUE } from '../lib/workflow/contract.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
 import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
-import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
+import { clusterArn, DEFAULT_ENTRIES, ReconcilerFunctions, type FunctionKind } from './functions.js';
 import { Observability } from './observability.js';
 import { acknowledgeAutoScalingFindings, ASG_MUTATIONS, autoScalingStatements, decommissionTagStatement, instanceArn, UNSCOPABLE_READS } from './permissions.js';
 import { SignalRules } from './signal-rules.js';
@@ -199,8 +199,6 @@ export const DEFAULTS = {
 /** EKS cluster names: 1–100 characters, a letter or digit first, then letters, digits, - and _. */
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
 const EVENT_BUS_NAME = /^[/.\-_A-Za-z0-9]{1,256}$/;
-/** A kubelet renews its Lease every 10 s for a 40 s duration: a grace below that flags live nodes as stale. */
-const LEASE_DURATION_MS = 40_000;
 
 /** Reconciles one EKS cluster's Nodes with its EC2 instances. */
 export class NodeReconciler extends Construct {
@@ -238,6 +236,7 @@ export class NodeReconciler extends Construct {
       clusterName,
       // Settings travel as given (input form, e.g. "2m"), so the functions parse exactly what was validated here.
       settingsJson: JSON.stringify(settingsInput),
+      autoScalingGroupNames: props.autoScalingGroupNames,
       entries: { ...DEFAULT_ENTRIES, ...props.entries },
       logRetention,
       removalPolicy,
@@ -280,12 +279,12 @@ export class NodeReconciler extends Construct {
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       // Lambda's advice for SQS event sources: six times the function timeout, so throttled batches are not redelivered early.
-      visibilityTimeout: Duration.seconds(FUNCTION_SPECS.events.timeout.toSeconds() * 6),
+      visibilityTimeout: Duration.seconds(SIGNAL_QUEUE.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(14),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 3 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: SIGNAL_QUEUE.maxReceiveCount },
     });
     this.rules = new SignalRules(this, 'Rules', {
       queue: this.queue,
@@ -363,6 +362,8 @@ export class NodeReconciler extends Construct {
         ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
         new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
         new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.drainStateMachine.stateMachineArn] }),
+        // One removal, one drain: whether the drain a Node names still runs.
+        new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.drainExecutionsArn()] }),
         new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
       ],
     });
@@ -374,7 +375,21 @@ export class NodeReconciler extends Construct {
       id: wildcardResourceFinding(this, instanceArn(this, '*')),
       reason: 'CreateTags on any instance, but only for the decommission tag key (aws:TagKeys condition): which instance is the subject of the call.',
     });
+    Validations.of(policy).acknowledge({
+      id: wildcardResourceFinding(this, this.drainExecutionsArn()),
+      reason: 'DescribeExecution on the executions of the drain state machine only: the * stands for the execution name.',
+    });
     acknowledgeAutoScalingFindings(policy, asgScope);
+  }
+
+  /** `arn:…:states:<region>:<account>:execution:<drain state machine>:*`. */
+  private drainExecutionsArn(): string {
+    return Stack.of(this).formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${this.drainStateMachine.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
   }
 
   private warn(props: NodeReconcilerProps, settings: Settings, maxDrainDuration: Duration, heartbeatInterval: Duration): void {
@@ -389,12 +404,6 @@ export class NodeReconciler extends Construct {
       annotations.addWarningV2(
         'ec2-node-reconciler:maxDeletionsZero',
         'settings.maxDeletions is 0: the circuit breaker trips on any stale Node, so stale Nodes are reported but never deleted.',
-      );
-    }
-    if (settings.heartbeatGrace < LEASE_DURATION_MS) {
-      annotations.addWarningV2(
-        'ec2-node-reconciler:heartbeatGraceShort',
-        `settings.heartbeatGrace (${settings.heartbeatGrace} ms) is below the kubelet Lease duration (40 s): a Node can look stale between two healthy renewals.`,
       );
     }
     if (maxDrainDuration.toMilliseconds() < settings.drainTimeout) {

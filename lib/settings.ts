@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import { DurationSchema } from './model/duration.js';
+import { DurationSchema, formatDuration } from './model/duration.js';
+import { LEASE_DURATION_MS } from './model/kubelet.js';
 import { describeIssues } from './model/zod-issues.js';
+
+/** No setting's duration may exceed this: beyond it a typo (`99999d`) would silently disarm a rail. */
+export const MAX_SETTING_DURATION_MS = 30 * 86_400_000;
+
+/** A setting's duration: the usual form, at most 30 days. */
+const SettingDuration = DurationSchema.refine((ms) => ms <= MAX_SETTING_DURATION_MS, {
+  message: `must be at most ${formatDuration(MAX_SETTING_DURATION_MS)}`,
+});
 
 /**
  * The reconciler's settings: one schema for the deployed configuration, scenarios and CLI flags.
@@ -12,26 +21,37 @@ export const SettingsSchema = z
     dryRun: z.boolean().default(false),
     /** What a rebalance recommendation does: cordon only, cordon and drain, or nothing. */
     rebalance: z.enum(['cordon', 'drain', 'ignore']).default('cordon'),
+    /**
+     * What a scheduled reboot or system maintenance does (not a removal: the machine comes back):
+     * drain (as aws-node-termination-handler does), cordon only, or nothing. The cordon is held
+     * while the event is pending and reversed once its window has passed and the Node is Ready.
+     */
+    maintenance: z.enum(['drain', 'cordon', 'ignore']).default('drain'),
     /** Circuit breaker: a run that would delete more Nodes than this deletes none. */
     maxDeletions: z.number().int().min(0).default(10),
     /** Circuit breaker: a sweep that would delete more than this percentage of the cluster's Nodes deletes none (at least one Node is always allowed). */
     maxDeletionPercent: z.number().min(0).max(100).default(20),
-    /** A Node is stale only when its heartbeat (Lease, else Ready condition) is older than this. */
-    heartbeatGrace: DurationSchema.default(120_000),
+    /**
+     * A Node is stale only when its heartbeat (Lease, else Ready condition) is older than this; at
+     * least the kubelet's Lease duration (40 s), or a live kubelet could look stale between renewals.
+     */
+    heartbeatGrace: SettingDuration.refine((ms) => ms >= LEASE_DURATION_MS, {
+      message: `must be at least ${formatDuration(LEASE_DURATION_MS)} (the kubelet Lease duration): a shorter grace lets a Node with a live kubelet be deleted`,
+    }).default(120_000),
     /** An instance EC2 does not return counts as gone only for Nodes older than this (EC2 reads are eventually consistent). */
-    notFoundGrace: DurationSchema.default(600_000),
+    notFoundGrace: SettingDuration.default(600_000),
     /** Nodes younger than this are never deleted. */
-    minNodeAge: DurationSchema.default(600_000),
+    minNodeAge: SettingDuration.default(600_000),
     /** A Node the reconciler cordoned whose machine still runs, with nothing slating it, is uncordoned after this. */
-    uncordonAfter: DurationSchema.default(1_800_000),
+    uncordonAfter: SettingDuration.default(1_800_000),
     /** Drain deadline when the signal gives none. */
-    drainTimeout: DurationSchema.default(900_000),
+    drainTimeout: SettingDuration.default(900_000),
     /** Evict pods using emptyDir (their data is lost), like kubectl drain --delete-emptydir-data. */
     deleteEmptyDirData: z.boolean().default(true),
     /** Evict pods no controller manages (they are not recreated), like kubectl drain --force. */
     evictUnreplicated: z.boolean().default(true),
     /** A running cluster-tagged instance with no Node is reported only once older than this. */
-    registrationGrace: DurationSchema.default(900_000),
+    registrationGrace: SettingDuration.default(900_000),
     /** Opt-in: mark unregistered machines Unhealthy in their Auto Scaling group. */
     markUnregisteredUnhealthy: z.boolean().default(false),
   })

@@ -1,3 +1,5 @@
+import type { DrainNode } from '../drain/api.js';
+import { claimDrain, cordonAndClaim, forgetDrain, joinDrain, type ClaimResult, type CordonClaimResult } from '../drain/claim.js';
 import { cordon, uncordon } from '../drain/cordon.js';
 import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
@@ -16,24 +18,73 @@ export function isNoActiveLifecycleAction(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationError' && /No active Lifecycle Action found/i.test(error.message);
 }
 
-async function execute(action: Action, deps: ReconcilerDeps, observed: ReadonlyMap<string, NodeView>): Promise<Result> {
+const MISSING = { 'not-found': 'node already gone', 'uid-mismatch': 'node was re-registered under the same name' } as const;
+
+/** What this run knows of each node: as last read or patched, and the drain claims its cordons made. */
+interface RunMemory {
+  readonly latest: Map<string, DrainNode>;
+  /** Nodes found gone or re-registered by an earlier action of this run: later actions on them are moot at once. */
+  readonly missing: Map<string, string>;
+  readonly claims: Map<string, Extract<ClaimResult, { kind: 'claimed' | 'claimed-by-other' }>>;
+}
+
+async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory): Promise<Result> {
+  const { latest } = memory;
   switch (action.kind) {
     case 'delete': {
       const result = await deps.nodes.deleteNode(action);
       return result.kind === 'moot' ? { outcome: 'moot', detail: result.reason } : { outcome: 'done' };
     }
     case 'cordon': {
-      const result = await cordon(deps.drainApi, action.node, { reason: action.reason, expectedUid: action.uid, ...seen(observed, action) }, deps.clock);
-      if (result.kind === 'not-found') return { outcome: 'moot', detail: 'node already gone' };
-      if (result.kind === 'uid-mismatch') return { outcome: 'moot', detail: 'node was re-registered under the same name' };
+      const options = { reason: action.reason, expectedUid: action.uid, ...seen(latest, action), ...(action.until !== undefined ? { until: action.until } : {}) };
+      let result: CordonClaimResult;
+      if (action.claim) {
+        result = await cordonAndClaim(deps.drainApi, action.node, options, action.claim, deps.clock);
+        if (result.kind === 'cordoned' && result.claim) memory.claims.set(action.node, result.claim);
+      } else {
+        result = await cordon(deps.drainApi, action.node, options, deps.clock);
+      }
+      if (result.kind !== 'cordoned') return { outcome: 'moot', detail: MISSING[result.kind] };
+      latest.set(action.node, result.node);
       return { outcome: result.changed ? 'done' : 'unchanged', ...(result.ours ? {} : { detail: 'already cordoned by someone else' }) };
     }
     case 'uncordon-own': {
-      const result = await uncordon(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(observed, action) });
-      if (result.kind === 'uncordoned') return { outcome: result.changed ? 'done' : 'unchanged' };
-      return { outcome: 'moot', detail: result.kind === 'not-ours' ? 'the cordon is no longer ours' : result.kind };
+      const result = await uncordon(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action) });
+      if (result.kind === 'uncordoned') {
+        latest.set(action.node, result.node);
+        return { outcome: result.changed ? 'done' : 'unchanged' };
+      }
+      return { outcome: 'moot', detail: result.kind === 'not-ours' ? 'the cordon is no longer ours' : MISSING[result.kind] };
+    }
+    case 'forget-drain': {
+      const forgotten = await forgetDrain(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action), execution: action.execution });
+      if (forgotten.kind === 'forgotten') return { outcome: forgotten.changed ? 'done' : 'unchanged' };
+      return { outcome: 'moot', detail: forgotten.kind === 'claimed-by-other' ? `drain ${forgotten.execution} owns a removal now` : MISSING[forgotten.kind] };
     }
     case 'drain': {
+      const guard = { expectedUid: action.uid, ...seen(latest, action) };
+      if (action.mode === 'join') {
+        const joined = await joinDrain(deps.drainApi, action.node, {
+          ...guard,
+          execution: action.execution,
+          deadline: action.deadline,
+          ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+        });
+        if (joined.kind === 'joined') return { outcome: 'already-running', detail: `joined running drain ${action.execution}${joined.changed ? '' : ' (nothing to hand over)'}` };
+        return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
+      }
+      // Claimed by this run's cordon already, or claimed here (the node was cordoned before).
+      const claimed =
+        memory.claims.get(action.node) ??
+        (await claimDrain(deps.drainApi, action.node, {
+          ...guard,
+          execution: action.execution,
+          deadline: action.deadline,
+          ...(action.replaces ? { replaces: action.replaces } : {}),
+          ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+        }));
+      if (claimed.kind === 'claimed-by-other') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal` };
+      if (claimed.kind !== 'claimed') return { outcome: 'moot', detail: MISSING[claimed.kind] };
       const launched = await deps.drains.launch({
         cluster: deps.clusterName,
         node: action.node,
@@ -71,9 +122,9 @@ async function execute(action: Action, deps: ReconcilerDeps, observed: ReadonlyM
   }
 }
 
-/** The node this run observed, when it is still the one the action targets: no need to read it again. */
-function seen(observed: ReadonlyMap<string, NodeView>, target: { node: string; uid: string }): { observed?: NodeView } {
-  const view = observed.get(target.node);
+/** The node as this run last saw it, when it is still the one the action targets: no need to read it again. */
+function seen(latest: ReadonlyMap<string, DrainNode>, target: { node: string; uid: string }): { observed?: DrainNode } {
+  const view = latest.get(target.node);
   return view?.uid === target.uid ? { observed: view } : {};
 }
 
@@ -83,16 +134,24 @@ function seen(observed: ReadonlyMap<string, NodeView>, target: { node: string; u
  * the nodes this run read, which cordon and uncordon start from (guarded by their uid and resourceVersion).
  */
 export async function act(plan: Plan, deps: ReconcilerDeps, observed: readonly NodeView[] = []): Promise<ActionOutcome[]> {
-  const byName = new Map(observed.map((n) => [n.name, n]));
+  // Each patch answers with the node as it now is: the next action on it starts from that.
+  const memory: RunMemory = { latest: new Map<string, DrainNode>(observed.map((n) => [n.name, n])), claims: new Map(), missing: new Map() };
   const outcomes: ActionOutcome[] = [];
   for (const action of plan.actions) {
     if (plan.dryRun && action.kind !== 'report') {
       outcomes.push({ action, outcome: 'dry-run' });
       continue;
     }
+    const target = 'node' in action ? action.node : undefined;
+    const missing = target !== undefined && 'uid' in action ? memory.missing.get(target) : undefined;
+    if (missing !== undefined) {
+      outcomes.push({ action, outcome: 'moot', detail: missing });
+      continue;
+    }
     try {
-      const result = await execute(action, deps, byName);
+      const result = await execute(action, deps, memory);
       outcomes.push({ action, ...result });
+      if (target !== undefined && result.outcome === 'moot' && (Object.values(MISSING) as string[]).includes(result.detail ?? '')) memory.missing.set(target, result.detail ?? '');
     } catch (error) {
       outcomes.push({ action, outcome: 'failed', detail: errorText(error) });
     }

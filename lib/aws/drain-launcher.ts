@@ -1,12 +1,19 @@
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { DrainExecutionState } from '../model/observation.js';
+import { errorText } from '../pipeline/errors.js';
 import { drainExecutionName, type DrainWorkflowInput } from '../workflow/contract.js';
 
 export type LaunchOutcome = 'started' | 'already-running';
 
-/** Starts drains; the sandbox and the CLI have a local implementation that loops the same step. */
+/** Starts drains and says how they are doing; the sandbox and the CLI have local implementations that loop the same step. */
 export interface DrainLauncher {
   launch(input: DrainWorkflowInput): Promise<LaunchOutcome>;
+  /** What the workflow says of these executions (by name); a failed question is `unknown`, never a guess. */
+  status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>>;
 }
+
+/** Questions asked at once at most (DescribeExecution is throttled per account). */
+const STATUS_CONCURRENCY = 5;
 
 /**
  * Starts the drain workflow with a deterministic execution name, so a duplicate event starts
@@ -28,5 +35,27 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
       if (error instanceof ExecutionAlreadyExists) return 'already-running';
       throw error;
     }
+  }
+
+  /** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<name>`. */
+  executionArn(name: string): string {
+    return `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+  }
+
+  async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
+    const out = new Map<string, DrainExecutionState>();
+    const queue = [...new Set(executions)];
+    const ask = async (): Promise<void> => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        try {
+          const answer = await this.sfn.send(new DescribeExecutionCommand({ executionArn: this.executionArn(name) }));
+          out.set(name, { status: answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE' ? 'running' : 'ended' });
+        } catch (error) {
+          out.set(name, error instanceof ExecutionDoesNotExist ? { status: 'absent' } : { status: 'unknown', error: errorText(error) });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STATUS_CONCURRENCY, queue.length) }, ask));
+    return out;
   }
 }

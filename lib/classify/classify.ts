@@ -2,19 +2,21 @@ import type { Clock } from '../model/clock.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '../model/labels.js';
+import { LEASE_DURATION_MS } from '../model/kubelet.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
+import { instanceIdOfNodeName } from '../model/provider-id.js';
 import type { Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
-import { isHeartbeatFresh, lastHeartbeat, LEASE_DURATION_MS } from './heartbeat.js';
-import { claimOf, indexInstances, type NodeClaim } from './pair.js';
-import { findSlating } from './slating.js';
+import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
+import { ownershipOf, type OwnershipContext } from './ownership.js';
+import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
+import { findSlating, type SlatingFindings } from './slating.js';
 
-export interface ClassifyContext {
+export interface ClassifyContext extends OwnershipContext {
   readonly settings: Settings;
   readonly clock: Clock;
-  /** The cluster's name, to recognise cluster-tagged instances. */
-  readonly clusterName: string;
+  /** The region whose EC2 answers this run: only it is authoritative for a providerID (DESIGN §1a). */
+  readonly region: string;
 }
 
 /**
@@ -26,21 +28,23 @@ export function classify(observation: Observation, signals: readonly Signal[], c
   const now = ctx.clock.now();
   const { byId, byDnsName } = indexInstances(observation);
   const signalsByInstance = groupSignals(signals);
+  const claimScope: ClaimScope = { region: ctx.region, byDnsName, clusterName: ctx.clusterName, ...(ctx.ownGroups ? { ownGroups: ctx.ownGroups } : {}) };
 
-  const claims = observation.nodes.map((node) => ({ node, claim: claimOf(node, byDnsName) }));
+  const claims = observation.nodes.map((node) => ({ node, claim: claimOf(node, claimScope) }));
   const claimants = new Map<InstanceId, string[]>();
   for (const { node, claim } of claims) {
     if (claim.kind !== 'ec2') continue;
     claimants.set(claim.instanceId, [...(claimants.get(claim.instanceId) ?? []), node.name]);
   }
+  const scope: NodeScope = { observation, byId, claimants, signalsByInstance, now, ctx };
 
-  const pairs: ClassifiedPair[] = claims.map(({ node, claim }) =>
-    classifyNode(node, claim, { observation, byId, claimants, signalsByInstance, now, ctx }),
-  );
+  const pairs: ClassifiedPair[] = claims.map(({ node, claim }) => classifyNode(node, claim, scope));
 
+  const unlinked = claims.filter(({ claim }) => claim.kind === 'unidentified' || claim.kind === 'other-region');
+  const nodesByName = new Map(observation.nodes.map((n) => [n.name, n]));
   for (const instance of observation.instances) {
     if (claimants.has(instance.id)) continue;
-    pairs.push(classifyUnclaimedInstance(instance, signalsByInstance.get(instance.id) ?? [], now, ctx));
+    pairs.push(classifyUnclaimedInstance(instance, { ...scope, unlinked, nodesByName }));
   }
   return pairs;
 }
@@ -60,11 +64,24 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const heartbeatAt = lastHeartbeat(node, observation.leases.get(node.name));
   const base = { node, signals: [] as Signal[], ...(heartbeatAt !== undefined ? { heartbeatAt } : {}) };
 
-  if (claim.kind === 'not-ec2') {
-    return { ...base, condition: 'not-ec2', reason: `node runs on ${claim.platform}, not on an EC2 instance` };
-  }
-  if (claim.kind === 'unidentified') {
-    return { ...base, condition: 'unknown', reason: claim.reason };
+  switch (claim.kind) {
+    case 'not-ec2':
+      return { ...base, condition: 'not-ec2', reason: `node runs on ${claim.platform}, not on an EC2 instance` };
+    case 'unidentified':
+      return { ...base, condition: 'unknown', reason: claim.reason };
+    case 'other-region':
+      return {
+        ...base,
+        instanceId: claim.instanceId,
+        condition: 'unknown',
+        reason: `providerID zone ${claim.zone} is in ${claim.region}, not ${ctx.region}: this region's EC2 cannot answer for ${claim.instanceId}`,
+      };
+    case 'ec2':
+      break;
+    default: {
+      const unreachable: never = claim;
+      throw new Error(`unhandled claim ${JSON.stringify(unreachable)}`);
+    }
   }
 
   const instanceId = claim.instanceId;
@@ -84,7 +101,7 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const heartbeatFresh = isHeartbeatFresh(heartbeatAt, now, settings.heartbeatGrace);
   // A live Lease while EC2 says the machine is gone is a conflict; a recently expired one is a
   // machine that just went (stale-object, its delete held back by heartbeatGrace in plan()).
-  const kubeletAlive = isHeartbeatFresh(heartbeatAt, now, Math.min(LEASE_DURATION_MS, settings.heartbeatGrace));
+  const kubeletAlive = isHeartbeatFresh(heartbeatAt, now, LEASE_DURATION_MS);
   const nodeAge = now - node.createdAt;
 
   if (!instance) {
@@ -105,6 +122,10 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
 
   const withInstance = { ...withId, instance };
+  const owner = ownershipOf(instance, ctx);
+  if (owner.kind === 'foreign') {
+    return { ...withInstance, condition: 'identity-conflict', reason: `node claims ${instanceId} by ${claim.via}, but the instance is another cluster's (${owner.by})` };
+  }
   if (claim.zone !== undefined && claim.zone !== instance.zone) {
     return {
       ...withInstance,
@@ -117,70 +138,118 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
       ? { ...withInstance, condition: 'identity-conflict', reason: `${instanceId} is terminated, yet the node's Lease is live` }
       : { ...withInstance, condition: 'stale-object', reason: `${instanceId} is terminated and the node's kubelet has stopped` };
   }
+
+  const ours = owner.kind === 'ours' || isStrongLink(claim);
+  const findings = findSlating(instance, signals, { settings, now });
+  const extras = { ours, ...findingExtras(findings) };
   if (instance.state === 'stopped') {
-    return { ...withInstance, condition: 'stopped-machine', reason: `${instanceId} is stopped` };
+    return { ...withInstance, ...extras, condition: 'stopped-machine', reason: `${instanceId} is stopped` };
   }
 
-  const slating = findSlating(instance, signals, settings);
+  const { slating } = findings;
   if (slating) {
     return {
       ...withInstance,
+      ...extras,
       condition: 'slated-for-removal',
       reason: slating.reasons.join('; '),
       signals: slating.signals,
       drain: slating.drain,
+      purpose: slating.purpose,
       deadline: slating.deadline ?? now + settings.drainTimeout,
       ...(slating.lifecycle ? { lifecycle: slating.lifecycle } : {}),
+      ...(slating.holdUntil !== undefined ? { holdCordonUntil: slating.holdUntil } : {}),
     };
   }
 
   if (!heartbeatFresh) {
     const age = heartbeatAt === undefined ? 'no heartbeat at all' : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
-    return { ...withInstance, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})` };
+    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})` };
   }
   if (node.ready !== 'True') {
-    return { ...withInstance, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}` };
+    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}` };
   }
-  return { ...withInstance, condition: 'in-sync', reason: `${instanceId} is ${instance.state} and the node is Ready` };
+  return { ...withInstance, ...extras, condition: 'in-sync', reason: `${instanceId} is ${instance.state} and the node is Ready` };
 }
 
-function classifyUnclaimedInstance(instance: InstanceView, signals: readonly Signal[], now: number, ctx: ClassifyContext): ClassifiedPair {
-  const base = { instance, instanceId: instance.id, signals: [] as Signal[] };
-  if (instance.state === 'running' || instance.state === 'pending' || instance.state === 'shutting-down' || instance.state === 'stopping') {
-    // A machine with no Node can still hold an ASG lifecycle action that must be completed.
-    const slating = findSlating(instance, signals, ctx.settings);
-    if (slating?.lifecycle) {
-      return {
-        ...base,
-        condition: 'slated-for-removal',
-        reason: `${slating.reasons.join('; ')}; no Node object`,
-        signals: slating.signals,
-        drain: false,
-        lifecycle: slating.lifecycle,
-        ...(slating.deadline !== undefined ? { deadline: slating.deadline } : {}),
-      };
-    }
+function findingExtras(findings: SlatingFindings): Pick<ClassifiedPair, 'staleSignals' | 'holdCordonUntil'> {
+  return {
+    ...(findings.stale.length > 0 ? { staleSignals: findings.stale } : {}),
+    ...(findings.holdCordonUntil !== undefined ? { holdCordonUntil: findings.holdCordonUntil } : {}),
+  };
+}
+
+interface InstanceScope extends NodeScope {
+  /** Nodes no instance could be linked to (their providerID does not parse or is another region's, or nothing matches their name). */
+  readonly unlinked: readonly { readonly node: NodeView; readonly claim: NodeClaim }[];
+  readonly nodesByName: ReadonlyMap<string, NodeView>;
+}
+
+/** Why an instance with no claimant may still have a Node: then it is not Node-less, and nothing may treat it so. */
+function hiddenNode(instance: InstanceView, scope: InstanceScope): { condition: 'unknown' | 'identity-conflict'; reason: string } | undefined {
+  const suspect = scope.unlinked.find(({ claim }) => (claim.kind === 'unidentified' && claim.suspect === instance.id) || (claim.kind === 'other-region' && claim.instanceId === instance.id));
+  if (suspect) {
+    return { condition: 'unknown', reason: `node ${suspect.node.name} may be ${instance.id}'s, but it cannot be linked: ${claimReason(suspect.claim)}` };
   }
-  const clusterTagged = isClusterTagged(instance, ctx.clusterName);
-  const age = now - instance.launchedAt;
-  if (instance.state === 'running' && clusterTagged && age >= ctx.settings.registrationGrace) {
+  // Its kubelet registers under its private DNS name or its instance-id name: a Node holding either for another machine blocks it.
+  const namesake =
+    (instance.privateDnsName !== undefined ? scope.nodesByName.get(instance.privateDnsName) : undefined) ??
+    scope.observation.nodes.find((n) => instanceIdOfNodeName(n.name) === instance.id);
+  if (namesake) {
+    return { condition: 'identity-conflict', reason: `node ${namesake.name} has ${instance.id}'s name but names another machine (${namesake.providerID ?? 'no providerID'}): its kubelet cannot register` };
+  }
+  // An event looks for one instance's Node: any Node it met that could not be linked might be that one.
+  if (scope.observation.scope === 'event') {
+    const unparsed = scope.unlinked.find(({ node, claim }) => claim.kind === 'unidentified' && node.providerID !== undefined && node.providerID !== '');
+    if (unparsed) return { condition: 'unknown', reason: `cannot tell whether node ${unparsed.node.name} is ${instance.id}'s: ${claimReason(unparsed.claim)}` };
+  }
+  return undefined;
+}
+
+const claimReason = (claim: NodeClaim): string =>
+  claim.kind === 'unidentified' ? claim.reason : claim.kind === 'other-region' ? `its providerID names zone ${claim.zone}, in ${claim.region}` : claim.kind;
+
+function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope): ClassifiedPair {
+  const { now, ctx } = scope;
+  const owner = ownershipOf(instance, ctx);
+  const ours = owner.kind === 'ours';
+  const base = { instance, instanceId: instance.id, signals: [] as Signal[], ours };
+  if (instance.state === 'terminated') return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object: instance is terminated` };
+  if (!ours) {
+    const whose = owner.kind === 'foreign' ? `another cluster's (${owner.by})` : 'not tagged for this cluster';
+    return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object and is ${whose}: left to its owner` };
+  }
+  const hidden = hiddenNode(instance, scope);
+  if (hidden) return { ...base, ...hidden };
+
+  const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], { settings: ctx.settings, now });
+  const extras = findingExtras(findings);
+  // A machine with no Node can still hold an ASG lifecycle action that must be completed.
+  const slating = findings.slating;
+  if (slating?.lifecycle && instance.state !== 'stopped') {
     return {
       ...base,
+      ...extras,
+      condition: 'slated-for-removal',
+      reason: `${slating.reasons.join('; ')}; no Node object`,
+      signals: slating.signals,
+      drain: false,
+      purpose: slating.purpose,
+      lifecycle: slating.lifecycle,
+      ...(slating.deadline !== undefined ? { deadline: slating.deadline } : {}),
+    };
+  }
+  const age = now - instance.launchedAt;
+  if (instance.state === 'running' && age >= ctx.settings.registrationGrace) {
+    return {
+      ...base,
+      ...extras,
       condition: 'unregistered-machine',
       reason: `${instance.id} has been running for ${formatDuration(readableAge(age))} with no Node object`,
     };
   }
-  const why =
-    instance.state === 'running' && clusterTagged
-      ? `within registrationGrace (${formatDuration(ctx.settings.registrationGrace)})`
-      : instance.state === 'running'
-        ? 'not tagged for this cluster'
-        : `instance is ${instance.state}`;
-  return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object: ${why}` };
-}
-
-export function isClusterTagged(instance: InstanceView, clusterName: string): boolean {
-  return instance.tags[CLUSTER_TAG_EKS] === clusterName || instance.tags[clusterOwnershipTag(clusterName)] !== undefined;
+  const why = instance.state === 'running' ? `within registrationGrace (${formatDuration(ctx.settings.registrationGrace)})` : `instance is ${instance.state}`;
+  return { ...base, ...extras, condition: 'in-sync', reason: `${instance.id} has no Node object: ${why}` };
 }
 
 function groupSignals(signals: readonly Signal[]): Map<InstanceId, Signal[]> {

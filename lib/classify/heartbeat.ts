@@ -14,10 +14,3 @@ export function lastHeartbeat(node: NodeView, lease: LeaseView | undefined): num
 export function isHeartbeatFresh(heartbeatAt: number | undefined, now: number, graceMs: number): boolean {
   return heartbeatAt !== undefined && now - heartbeatAt <= graceMs;
 }
-
-/**
- * The kubelet's Lease duration (leaseDurationSeconds, 40 s by default): a heartbeat younger than
- * this means a kubelet is alive right now. Only that contradicts EC2 saying the machine is gone
- * (an identity conflict); an older one, still within heartbeatGrace, is a machine that just went.
- */
-export const LEASE_DURATION_MS = 40_000;

@@ -1,38 +1,79 @@
 import { DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView } from '../model/observation.js';
-import type { LifecycleRef, Signal } from '../model/signal.js';
+import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
+import type { InstanceState, LifecycleRef, Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
 
-/** Why a machine is about to go, gathered from event signals and from what a sweep observed. */
+/**
+ * Why a machine is about to go (removal) or to be taken down and brought back (maintenance),
+ * gathered from event signals and from what a sweep observed.
+ */
 export interface Slating {
+  /** `removal` when anything says the machine goes; `maintenance` when only reboots/maintenance are due. */
+  readonly purpose: ScheduledChangeClass;
   readonly reasons: readonly string[];
   readonly signals: readonly Signal[];
-  /** The earliest moment the machine is expected to go, if anything says so. */
+  /** The earliest moment the machine is expected to go (or go down), if anything says so. */
   readonly deadline?: number;
   readonly lifecycle?: LifecycleRef;
-  /** False when the only reason is a rebalance recommendation under the `cordon` policy. */
+  /** Whether the remedy includes a drain (rebalance under `cordon`, maintenance under `cordon`: no). */
   readonly drain: boolean;
+  /** For maintenance: the end of its window, until which the cordon is held. */
+  readonly holdUntil?: number;
 }
 
-const REMOVAL_STATES = new Set(['shutting-down', 'stopping', 'terminated']);
-const REMOVAL_EVENT_CODES = new Set(['instance-retirement', 'instance-stop']);
+/** A signal that is not acted on, and why (DESIGN §2: evidence about a moment that has passed). */
+export interface StaleSignal {
+  readonly signal: Signal;
+  readonly why: string;
+}
 
-function slatesBySignal(signal: Signal, settings: Settings): { slates: boolean; drain: boolean } {
+export interface SlatingFindings {
+  readonly slating?: Slating;
+  readonly stale: readonly StaleSignal[];
+  /**
+   * Maintenance is pending, but its policy is `ignore`: nothing is done for it, and a cordon of
+   * ours is still not reversed before this time (the window's end).
+   */
+  readonly holdCordonUntil?: number;
+}
+
+export interface SlatingContext {
+  readonly settings: Settings;
+  readonly now: number;
+}
+
+/** Instance states that mean the machine is leaving; `stopped` is its own condition, `terminated` a stale object. */
+export const LEAVING_STATES: ReadonlySet<InstanceState> = new Set(['shutting-down', 'stopping']);
+/** States a state-change signal slates for (the machine goes, or stops: pods must move either way). */
+const STATE_CHANGE_REMOVALS: ReadonlySet<InstanceState> = new Set(['shutting-down', 'stopping', 'terminated']);
+
+type Verdict = { readonly purpose: ScheduledChangeClass; readonly drain: boolean; readonly holdUntil?: number } | { readonly ignored: string };
+
+function verdictOf(signal: Signal, { settings, now }: SlatingContext): Verdict {
   switch (signal.kind) {
     case 'rebalance-recommendation':
-      return { slates: settings.rebalance !== 'ignore', drain: settings.rebalance === 'drain' };
+      return settings.rebalance === 'ignore' ? { ignored: 'rebalance policy is ignore' } : { purpose: 'removal', drain: settings.rebalance === 'drain' };
     case 'state-change':
       // `stopped` is handled by the observed state; `pending`/`running` never become signals.
-      return { slates: signal.state !== undefined && REMOVAL_STATES.has(signal.state), drain: true };
+      return signal.state !== undefined && STATE_CHANGE_REMOVALS.has(signal.state)
+        ? { purpose: 'removal', drain: true }
+        : { ignored: `state ${signal.state ?? 'unknown'} is not a removal` };
+    case 'scheduled-change': {
+      const scheduled = signal.scheduled;
+      if (scheduled === undefined || scheduled.change === 'removal') return { purpose: 'removal', drain: true };
+      const windowEnd = scheduled.end ?? scheduled.start;
+      if (windowEnd <= now) return { ignored: `its maintenance window ended at ${new Date(windowEnd).toISOString()}` };
+      return { purpose: 'maintenance', drain: settings.maintenance === 'drain', holdUntil: windowEnd };
+    }
     case 'spot-interruption':
     case 'capacity-reservation-interruption':
     case 'asg-terminate-lifecycle-action':
-    case 'scheduled-change':
     case 'decommission-tag':
-      return { slates: true, drain: true };
+      return { purpose: 'removal', drain: true };
     case 'asg-terminate-successful':
       // The machine is gone already: that is a stale object, not something to drain.
-      return { slates: false, drain: false };
+      return { ignored: 'the machine is gone already' };
     default: {
       const unreachable: never = signal.kind;
       throw new Error(`unhandled signal kind ${String(unreachable)}`);
@@ -40,54 +81,111 @@ function slatesBySignal(signal: Signal, settings: Settings): { slates: boolean; 
   }
 }
 
-/** Every reason this instance is slated for removal, or undefined when none applies. */
-export function findSlating(instance: InstanceView | undefined, signals: readonly Signal[], settings: Settings): Slating | undefined {
-  const reasons: string[] = [];
-  const slatingSignals: Signal[] = [];
-  const deadlines: number[] = [];
-  let drain = false;
+/**
+ * A signal older than the instance's current launch is about an earlier life of the machine (it was
+ * stopped and started, or a late delivery): EC2's present answer wins.
+ */
+function staleness(signal: Signal, instance: InstanceView | undefined): string | undefined {
+  if (instance === undefined || instance.launchedAt === 0 || signal.observedAt >= instance.launchedAt) return undefined;
+  const when = `sent ${new Date(signal.observedAt).toISOString()}`;
+  return `${signal.kind} ${when}, before ${instance.id} was last launched (${new Date(instance.launchedAt).toISOString()}; now ${instance.state})`;
+}
+
+interface Gathered {
+  reasons: string[];
+  signals: Signal[];
+  deadlines: number[];
+  drain: boolean;
+  holdUntil?: number;
+}
+
+const gathered = (): Gathered => ({ reasons: [], signals: [], deadlines: [], drain: false });
+
+/** Every reason this instance is slated, split by purpose, with the signals it holds to be stale. */
+export function findSlating(instance: InstanceView | undefined, signals: readonly Signal[], ctx: SlatingContext): SlatingFindings {
+  const { settings, now } = ctx;
+  const removal = gathered();
+  const maintenance = gathered();
+  const stale: StaleSignal[] = [];
   let lifecycle: LifecycleRef | undefined;
+  let ignoredMaintenanceUntil: number | undefined;
 
   for (const signal of signals) {
-    const verdict = slatesBySignal(signal, settings);
-    if (!verdict.slates) continue;
-    slatingSignals.push(signal);
-    reasons.push(signal.description);
-    drain ||= verdict.drain;
-    if (signal.deadline !== undefined) deadlines.push(signal.deadline);
+    const why = staleness(signal, instance);
+    if (why !== undefined) {
+      stale.push({ signal, why });
+      continue;
+    }
+    const verdict = verdictOf(signal, ctx);
+    if ('ignored' in verdict) continue;
+    if (verdict.purpose === 'maintenance' && settings.maintenance === 'ignore') {
+      ignoredMaintenanceUntil = Math.max(ignoredMaintenanceUntil ?? 0, verdict.holdUntil ?? now);
+      continue;
+    }
+    const into = verdict.purpose === 'removal' ? removal : maintenance;
+    into.signals.push(signal);
+    into.reasons.push(signal.description);
+    into.drain ||= verdict.drain;
+    if (signal.deadline !== undefined) into.deadlines.push(signal.deadline);
+    if (verdict.holdUntil !== undefined) into.holdUntil = Math.max(into.holdUntil ?? 0, verdict.holdUntil);
     lifecycle ??= signal.lifecycle;
   }
 
   if (instance) {
-    if (instance.state === 'shutting-down' || instance.state === 'stopping') {
-      reasons.push(`instance is ${instance.state}`);
-      drain = true;
+    if (LEAVING_STATES.has(instance.state)) {
+      removal.reasons.push(`instance is ${instance.state}`);
+      removal.drain = true;
     }
     if (instance.tags[DECOMMISSION_TAG] !== undefined) {
-      reasons.push(`instance carries the ${DECOMMISSION_TAG} tag`);
-      drain = true;
+      removal.reasons.push(`instance carries the ${DECOMMISSION_TAG} tag`);
+      removal.drain = true;
     }
     const asg = instance.autoScaling;
     if (asg?.lifecycleState === 'Terminating:Wait') {
-      reasons.push(`Auto Scaling group ${asg.group} is terminating it (Terminating:Wait)`);
-      drain = true;
+      removal.reasons.push(`Auto Scaling group ${asg.group} is terminating it (Terminating:Wait)`);
+      removal.drain = true;
       if (asg.terminateHook !== undefined) lifecycle ??= { group: asg.group, hook: asg.terminateHook };
     }
+    // A sweep-found deadline days away (a retirement) is capped: the drain runs now, bounded by drainTimeout.
+    const cap = now + settings.drainTimeout;
     for (const event of instance.scheduledEvents) {
-      if (!REMOVAL_EVENT_CODES.has(event.code)) continue;
-      reasons.push(`scheduled ${event.code} not before ${new Date(event.notBefore).toISOString()}`);
-      deadlines.push(event.notBefore);
-      drain = true;
+      const when = `not before ${new Date(event.notBefore).toISOString()}`;
+      if (INSTANCE_STATUS_EVENT_CLASSES[event.code] === 'removal') {
+        removal.reasons.push(`scheduled ${event.code} ${when}`);
+        removal.deadlines.push(Math.min(event.notBefore, cap));
+        removal.drain = true;
+        continue;
+      }
+      // Still listed, so not done yet, whatever its window says.
+      const holdUntil = Math.max(event.notAfter ?? event.notBefore, now);
+      if (settings.maintenance === 'ignore') {
+        ignoredMaintenanceUntil = Math.max(ignoredMaintenanceUntil ?? 0, holdUntil);
+        continue;
+      }
+      maintenance.reasons.push(`scheduled ${event.code} ${when} (maintenance: policy ${settings.maintenance})`);
+      maintenance.deadlines.push(Math.min(event.notBefore, cap));
+      maintenance.drain ||= settings.maintenance === 'drain';
+      maintenance.holdUntil = Math.max(maintenance.holdUntil ?? 0, holdUntil);
     }
   }
 
-  if (reasons.length === 0) return undefined;
-  const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+  const chosen = removal.reasons.length > 0 ? { purpose: 'removal' as const, found: removal } : maintenance.reasons.length > 0 ? { purpose: 'maintenance' as const, found: maintenance } : undefined;
+  const hold = ignoredMaintenanceUntil !== undefined ? { holdCordonUntil: ignoredMaintenanceUntil } : {};
+  if (!chosen) return { stale, ...hold };
+  const { purpose, found } = chosen;
+  const deadline = found.deadlines.length > 0 ? Math.min(...found.deadlines) : undefined;
   return {
-    reasons,
-    signals: slatingSignals,
-    drain,
-    ...(deadline !== undefined ? { deadline } : {}),
-    ...(lifecycle !== undefined ? { lifecycle } : {}),
+    stale,
+    ...hold,
+    slating: {
+      purpose,
+      reasons: found.reasons,
+      signals: found.signals,
+      drain: found.drain,
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(lifecycle !== undefined && purpose === 'removal' ? { lifecycle } : {}),
+      ...(found.holdUntil !== undefined ? { holdUntil: found.holdUntil } : {}),
+    },
   };
 }
+

@@ -43,13 +43,17 @@ const CONNECTION: Options = {
   cluster: { type: 'string' },
   region: { type: 'string' },
   'endpoint-url': { type: 'string' },
+  'drain-state-machine': { type: 'string' },
 };
 const CONNECTION_HELP = `Connection:
   --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
   --context NAME        kubeconfig context (default: the current one)
   --cluster NAME        EKS cluster name (default: from an EKS context's ARN)
   --region REGION       AWS region (default: $AWS_REGION, or from the context's ARN)
-  --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)`;
+  --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)
+  --drain-state-machine ARN
+                        the deployed drain workflow (stack output DrainStateMachineArn): asks it
+                        whether a drain a Node records still runs, instead of leaving that Node be`;
 const SETTINGS_HELP = `Settings (same names as the deployed configuration, in kebab case), e.g.:
   --heartbeat-grace 2m  --not-found-grace 10m  --min-node-age 10m  --max-deletions 10
   --max-deletion-percent 20  --rebalance cordon|drain|ignore  --drain-timeout 15m ...`;
@@ -61,6 +65,7 @@ const liveOptions = (v: Record<string, unknown>): LiveOptions => ({
   ...(str(v['cluster']) ? { cluster: str(v['cluster']) } : {}),
   ...(str(v['region']) ? { region: str(v['region']) } : {}),
   ...(str(v['endpoint-url']) ? { endpointUrl: str(v['endpoint-url']) } : {}),
+  ...(str(v['drain-state-machine']) ? { drainStateMachineArn: str(v['drain-state-machine']) } : {}),
 });
 
 function outputMode(v: Record<string, unknown>): 'table' | 'json' {
@@ -186,7 +191,8 @@ ${CONNECTION_HELP}`,
     const result = await runDrain(live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)), {
       node,
       deadline: Date.now() + settings.drainTimeout,
-      cordon: { reason: str(v['reason']) ?? 'manual drain' },
+      // The operator's cordon, not the reconciler's: no sweep reverses it.
+      cordon: { reason: str(v['reason']) ?? 'manual drain', by: 'operator' },
     });
     out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
     for (const b of result.blocked) out(`  blocked ${b.pod.namespace}/${b.pod.name}: ${b.reason}`);
@@ -212,12 +218,18 @@ ${CONNECTION_HELP}`,
     out(`tagged ${instanceId} with ec2-node-reconciler/decommission=${reason}`);
     if (v['now'] !== true) return EXIT.ok;
     const lookup = await ec2.describeByIds([instanceId]);
-    const node = await new NodeFinder(new NodeClient(new KubeClient(live.kube))).find(instanceId, lookup.found[0]?.privateDnsName);
+    const dnsName = lookup.found[0]?.privateDnsName;
+    // The operator named the instance: its Node may be looked for everywhere, by name too.
+    const { node } = await new NodeFinder(new NodeClient(new KubeClient(live.kube))).find(instanceId, {
+      ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}),
+      scan: true,
+    });
     if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
     const result = await runDrain(live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)), {
       node: node.name,
       deadline: Date.now() + settings.drainTimeout,
-      cordon: { reason, expectedUid: node.uid },
+      // The operator's cordon, not the reconciler's: no sweep reverses it.
+      cordon: { reason, expectedUid: node.uid, by: 'operator' },
     });
     out(`${node.name}: ${result.status}`);
     return result.status === 'drained' ? EXIT.ok : EXIT.findings;
@@ -229,7 +241,7 @@ const invokeCommand: Command = {
   usage: 'invoke --function NAME [--dry-run] [-o table|json] [--region REGION]',
   options: { function: { type: 'string' }, 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, region: { type: 'string' }, 'endpoint-url': { type: 'string' } },
   help: `  --function NAME       the sweep function (the stack output SweepFunctionName)
-  --dry-run             ask the function to plan and report only
+  --dry-run             ask the function to plan and report only (without it, the deployed dryRun setting applies)
   -o, --output FORMAT   table (default) or json`,
   async run(v) {
     const name = str(v['function']);
@@ -238,7 +250,9 @@ const invokeCommand: Command = {
     if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
     const endpoint = str(v['endpoint-url']);
     const lambda = new LambdaClient({ region, ...(endpoint ? { endpoint } : {}) });
-    const response = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify({ dryRun: v['dry-run'] === true })) }));
+    // Only --dry-run says anything about dryRun: otherwise the deployed setting stands (a stack deployed dry stays dry).
+    const payload = v['dry-run'] === true ? { dryRun: true } : {};
+    const response = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }));
     const body = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
     if (response.FunctionError) throw new CliError(`the sweep function failed: ${body}`, EXIT.error);
     return printReport(JSON.parse(body) as RunReport, outputMode(v));

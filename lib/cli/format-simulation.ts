@@ -10,20 +10,28 @@ function stepLines(step: StepRecord, start: number): string[][] {
       return [[at, 'clock', `advance ${Math.round(step.ms / 1000)}s`, '', '']];
     case 'settle':
       return [[at, 'drains', 'settle', '', '']];
+    case 'drain':
+      return [[at, 'operator', `drain (CLI) → ${step.status}`, step.node, step.message ?? '']];
+    case 'cordon':
+    case 'uncordon':
+      return [[at, 'operator', `kubectl ${step.kind}`, step.node, '']];
     case 'sweep':
     case 'event': {
-      const source = step.kind === 'sweep' ? 'sweep' : `event: ${step.detailType}`;
+      const source = step.kind === 'sweep' ? 'sweep' : `event: ${step.detailType}${step.attempt > 1 ? ` (receive ${step.attempt})` : ''}`;
+      if (step.kind === 'event' && step.deadLettered) return [[at, source, 'DEAD-LETTERED', '', step.failed ?? '']];
       if (step.kind === 'event' && step.ignored) return [[at, source, 'ignored', '', step.ignored]];
-      if (step.kind === 'event' && step.rejected) return [[at, source, 'REJECTED (→ DLQ)', '', step.rejected]];
+      if (step.kind === 'event' && step.rejected) return [[at, source, 'REJECTED (retried, then → DLQ)', '', step.rejected]];
+      if (step.kind === 'event' && step.failed && !step.report) return [[at, source, 'FAILED (retried after the visibility timeout)', '', step.failed]];
       const actions = (step.report?.actions ?? []).filter((a) => a.kind !== 'report' || a.condition !== undefined);
-      if (actions.length === 0) return [[at, source, 'nothing to do', '', '']];
-      return actions.map((a) => [
+      const retry: string[][] = step.kind === 'event' && step.failed ? [[at, source, 'FAILED (retried after the visibility timeout)', '', step.failed]] : [];
+      if (actions.length === 0) return retry.length > 0 ? retry : [[at, source, 'nothing to do', '', '']];
+      return [...actions.map((a) => [
         at,
         source,
         a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
         a.node ?? a.instanceId ?? '',
         a.reason,
-      ]);
+      ]), ...retry];
     }
   }
 }

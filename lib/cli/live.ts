@@ -2,8 +2,9 @@
 // the default AWS credential chain, the same adapters the Lambdas use, and drains run locally.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
+import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
+import { forgetDrain } from '../drain/claim.js';
 import { createAwsClients } from '../aws/clients.js';
-import type { DrainLauncher } from '../aws/drain-launcher.js';
 import { runDrain } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
 import { progressLine } from '../drain/report.js';
@@ -15,7 +16,8 @@ import { systemClock } from '../model/clock.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
-import type { DrainWorkflowInput } from '../workflow/contract.js';
+import type { DrainExecutionState } from '../model/observation.js';
+import { drainExecutionName, type DrainWorkflowInput } from '../workflow/contract.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export interface LiveOptions {
@@ -24,6 +26,11 @@ export interface LiveOptions {
   readonly cluster?: string;
   readonly region?: string;
   readonly endpointUrl?: string;
+  /**
+   * The deployed drain workflow (stack output DrainStateMachineArn): lets the CLI tell whether a
+   * drain a Node records is still running there. Without it such a drain is `unknown`.
+   */
+  readonly drainStateMachineArn?: string;
 }
 
 /** EKS contexts name the cluster by ARN (`arn:aws:eks:<region>:<account>:cluster/<name>`). */
@@ -69,11 +76,19 @@ export function connect(options: LiveOptions): Live {
     deps: (settings, drains) =>
       wireReconciler({
         clusterName: cluster,
+        region,
         settings,
         clock: systemClock,
         kube,
         aws,
-        drains: () => drains ?? new LocalDrainLauncher(drainDeps(settings), new AutoScalingAdapter(aws.autoScaling), (line) => process.stderr.write(`${line}\n`)),
+        drains: () =>
+          drains ??
+          new LocalDrainLauncher(
+            drainDeps(settings),
+            new AutoScalingAdapter(aws.autoScaling),
+            (line) => process.stderr.write(`${line}\n`),
+            options.drainStateMachineArn ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn) : undefined,
+          ),
       }),
   };
 }
@@ -81,15 +96,28 @@ export function connect(options: LiveOptions): Live {
 /**
  * Runs a drain to its end in this process, with progress on stderr, then completes the ASG
  * lifecycle action as the workflow would. Used by `event`, `sweep` and `decommission --now`.
+ * Its drains end before the command does, so the Node's record of one is removed when it ends: a
+ * record a Node carries is the deployed workflow's, which `deployed` (when given) can ask about.
  */
 export class LocalDrainLauncher implements DrainLauncher {
   constructor(
     private readonly deps: DrainDeps,
     private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
     private readonly print: (line: string) => void,
+    private readonly deployed?: Pick<DrainLauncher, 'status'>,
   ) {}
 
+  async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
+    if (this.deployed) return this.deployed.status(executions);
+    const unknown: DrainExecutionState = {
+      status: 'unknown',
+      error: 'a drain recorded by the deployed workflow: pass --drain-state-machine <DrainStateMachineArn> to ask Step Functions about it',
+    };
+    return new Map(executions.map((name): [string, DrainExecutionState] => [name, unknown]));
+  }
+
   async launch(input: DrainWorkflowInput): Promise<'started'> {
+    const execution = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
     this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
     const result = await runDrain(
       { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
@@ -100,6 +128,7 @@ export class LocalDrainLauncher implements DrainLauncher {
       await this.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
       this.print(`  completed lifecycle action of ${input.instanceId} (${input.lifecycle.group}/${input.lifecycle.hook}): CONTINUE`);
     }
+    await forgetDrain(this.deps.api, input.node, { expectedUid: input.nodeUid, execution });
     return 'started';
   }
 }

@@ -1,10 +1,15 @@
 import type { Clock } from '../model/clock.js';
 import {
   CORDON_REASON_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
   CORDONED_AT_ANNOTATION,
   CORDONED_BY_ANNOTATION,
+  CORDONED_BY_OPERATOR_VALUE,
   CORDONED_BY_VALUE,
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
+  LIFECYCLE_ANNOTATION,
   PREFIX,
 } from '../model/labels.js';
 import { isConflict, isNotFound, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
@@ -34,6 +39,14 @@ export interface CordonOptions extends ReadOptions {
   readonly taint?: Taint;
   /** Label the node `node.kubernetes.io/exclude-from-external-load-balancers` so load balancers stop sending it traffic before its pods go. */
   readonly excludeFromLoadBalancers?: boolean;
+  /**
+   * Whose decision the cordon is: the reconciler's for a signal (a sweep may reverse it), or an
+   * operator's made through the CLI (`drain`, `decommission --now`: never reversed by a sweep).
+   * @default 'reconciler'
+   */
+  readonly by?: 'reconciler' | 'operator';
+  /** Epoch ms before which a sweep keeps the cordon (a maintenance window's end). */
+  readonly until?: number;
 }
 
 export type CordonResult =
@@ -67,9 +80,10 @@ export function cordonPatch(node: DrainNode, options: CordonOptions, now: number
   // An operator's cordon stays theirs: claiming it would let our uncordon undo their decision.
   if (!node.unschedulable) {
     unschedulable = true;
-    annotations[CORDONED_BY_ANNOTATION] = CORDONED_BY_VALUE;
+    annotations[CORDONED_BY_ANNOTATION] = options.by === 'operator' ? CORDONED_BY_OPERATOR_VALUE : CORDONED_BY_VALUE;
     annotations[CORDON_REASON_ANNOTATION] = options.reason;
     annotations[CORDONED_AT_ANNOTATION] = new Date(now).toISOString();
+    if (options.until !== undefined) annotations[CORDON_UNTIL_ANNOTATION] = new Date(options.until).toISOString();
   }
   if (options.excludeFromLoadBalancers && node.labels[EXCLUDE_FROM_LB_LABEL] === undefined) {
     labels[EXCLUDE_FROM_LB_LABEL] = 'true';
@@ -91,7 +105,9 @@ export function cordonPatch(node: DrainNode, options: CordonOptions, now: number
 /** Pure: the patch that undoes our cordon, or undefined when there is nothing of ours left. Call only on our own cordon. */
 export function uncordonPatch(node: DrainNode): NodePatch | undefined {
   const annotations: Record<string, null> = {};
-  for (const key of [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, EXCLUDED_FROM_LB_ANNOTATION]) {
+  // The drain records go with the cordon: a new removal after our uncordon gets a drain of its own.
+  const ours = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDON_UNTIL_ANNOTATION, EXCLUDED_FROM_LB_ANNOTATION];
+  for (const key of [...ours, DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION]) {
     if (node.annotations[key] !== undefined) annotations[key] = null;
   }
   const removeLabel = node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
@@ -109,11 +125,11 @@ export function uncordonPatch(node: DrainNode): NodePatch | undefined {
 // A guarded patch can lose a race with another writer; a fresh read settles it.
 const PATCH_ATTEMPTS = 3;
 
-type Decision<R> =
+export type Decision<R> =
   | { readonly stop: R }
   | { readonly patch: NodePatch | undefined; readonly result: (node: DrainNode, changed: boolean) => R };
 
-type Missing = { readonly kind: 'not-found' } | { readonly kind: 'uid-mismatch'; readonly uid: string };
+export type Missing = { readonly kind: 'not-found' } | { readonly kind: 'uid-mismatch'; readonly uid: string };
 
 async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefined> {
   try {
@@ -127,7 +143,7 @@ async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefi
  * Reads the node (or starts from the observed one), lets `decide` choose a patch and sends it with
  * the node's uid and resourceVersion as preconditions; reads again after a conflict.
  */
-async function readDecidePatch<R>(api: DrainApi, name: string, options: ReadOptions, decide: (node: DrainNode) => Decision<R>): Promise<R | Missing> {
+export async function readDecidePatch<R>(api: DrainApi, name: string, options: ReadOptions, decide: (node: DrainNode) => Decision<R>): Promise<R | Missing> {
   const { expectedUid } = options;
   let observed = options.observed?.name === name && options.observed.resourceVersion !== '' ? options.observed : undefined;
   for (let patches = 0; ; ) {

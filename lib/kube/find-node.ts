@@ -1,12 +1,50 @@
 import type { InstanceId } from '../model/instance-id.js';
 import type { NodeView } from '../model/observation.js';
-import { ec2InstanceIdOf } from '../model/provider-id.js';
+import { instanceIdOfNodeName, MalformedProviderIdError, parseProviderId } from '../model/provider-id.js';
 import type { NodeClient } from './nodes.js';
 
-/** Whether this Node is the one running on this instance (by providerID, else by name). */
+/** How far a search for an instance's Node may go, by how sure we are that the instance is this cluster's. */
+export interface FindOptions {
+  /**
+   * The instance's private DNS name, when a Node without providerID may be linked by it (the
+   * instance is tagged as this cluster's: names repeat across VPCs with overlapping CIDRs).
+   */
+  readonly privateDnsName?: string;
+  /** Names worth a GET (the private DNS name, which most Nodes are named after), beside the warm hint. */
+  readonly names?: readonly string[];
+  /** List every Node when no named one matches (custom hostnames): only for this cluster's instances. */
+  readonly scan: boolean;
+}
+
+export interface FoundNode {
+  readonly node?: NodeView;
+  /** Nodes met whose providerID does not parse: any of them may be the instance's. */
+  readonly unlinked: readonly NodeView[];
+}
+
+/** Whether this Node is the one running on this instance: by providerID, instance-id name, or (when allowed) private DNS name. */
 export function nodeBelongsTo(node: NodeView, instanceId: InstanceId, privateDnsName: string | undefined): boolean {
-  if (node.providerID) return ec2InstanceIdOf(node.providerID) === instanceId;
-  return privateDnsName !== undefined && node.name === privateDnsName;
+  if (node.providerID) {
+    try {
+      const ref = parseProviderId(node.providerID);
+      return ref.kind === 'ec2' && ref.instanceId === instanceId;
+    } catch (error) {
+      if (error instanceof MalformedProviderIdError) return false;
+      throw error;
+    }
+  }
+  return instanceIdOfNodeName(node.name) === instanceId || (privateDnsName !== undefined && node.name === privateDnsName);
+}
+
+function isUnparseable(node: NodeView): boolean {
+  if (!node.providerID) return false;
+  try {
+    parseProviderId(node.providerID);
+    return false;
+  } catch (error) {
+    if (error instanceof MalformedProviderIdError) return true;
+    throw error;
+  }
 }
 
 /**
@@ -24,17 +62,29 @@ export class NodeFinder {
     private readonly names: Map<InstanceId, string> = new Map(),
   ) {}
 
-  async find(instanceId: InstanceId, privateDnsName: string | undefined): Promise<NodeView | undefined> {
-    const candidates = [this.names.get(instanceId), privateDnsName].filter((n): n is string => n !== undefined);
+  /** The name the warm container remembers for this instance, if any (to read alongside other lookups). */
+  hint(instanceId: InstanceId): string | undefined {
+    return this.names.get(instanceId);
+  }
+
+  async find(instanceId: InstanceId, options: FindOptions): Promise<FoundNode> {
+    const unlinked: NodeView[] = [];
+    const candidates = [this.names.get(instanceId), ...(options.names ?? [])].filter((n): n is string => n !== undefined);
     for (const name of new Set(candidates)) {
       const node = await this.nodes.getNode(name);
-      if (node && nodeBelongsTo(node, instanceId, privateDnsName)) return this.remember(instanceId, node);
+      if (!node) continue;
+      if (nodeBelongsTo(node, instanceId, options.privateDnsName)) return { node: this.remember(instanceId, node), unlinked };
+      if (isUnparseable(node)) unlinked.push(node);
     }
-    // Names that do not follow the private DNS name (custom --hostname-override): scan.
-    const match = (await this.nodes.listNodes()).find((n) => nodeBelongsTo(n, instanceId, privateDnsName));
-    if (match) return this.remember(instanceId, match);
+    if (options.scan) {
+      // Names that do not follow the private DNS name (custom --hostname-override): scan.
+      const all = await this.nodes.listNodes();
+      const match = all.find((n) => nodeBelongsTo(n, instanceId, options.privateDnsName));
+      if (match) return { node: this.remember(instanceId, match), unlinked: [] };
+      for (const node of all) if (isUnparseable(node) && !unlinked.some((u) => u.name === node.name)) unlinked.push(node);
+    }
     this.names.delete(instanceId);
-    return undefined;
+    return { unlinked };
   }
 
   private remember(instanceId: InstanceId, node: NodeView): NodeView {

@@ -9,6 +9,8 @@ export interface FunctionConfig {
   readonly settings: Settings;
   readonly drainStateMachineArn?: string;
   readonly outputEventBusName?: string;
+  /** Auto Scaling groups configured as the cluster's (the deployment's autoScalingGroupNames). */
+  readonly autoScalingGroupNames?: readonly string[];
 }
 
 const EnvSchema = z.object({
@@ -17,6 +19,7 @@ const EnvSchema = z.object({
   [FUNCTION_ENV.settings]: z.string().optional(),
   [FUNCTION_ENV.drainStateMachineArn]: z.string().min(1).optional(),
   [FUNCTION_ENV.outputEventBusName]: z.string().min(1).optional(),
+  [FUNCTION_ENV.autoScalingGroupNames]: z.string().optional(),
 });
 
 /**
@@ -44,11 +47,13 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
   }
   const arn = vars[FUNCTION_ENV.drainStateMachineArn];
   const bus = vars[FUNCTION_ENV.outputEventBusName];
+  const groups = (vars[FUNCTION_ENV.autoScalingGroupNames] ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
   return {
     clusterName: vars[FUNCTION_ENV.clusterName],
     region: vars.AWS_REGION,
     settings: settings.data,
     ...(arn ? { drainStateMachineArn: arn } : {}),
     ...(bus ? { outputEventBusName: bus } : {}),
+    ...(groups.length > 0 ? { autoScalingGroupNames: groups } : {}),
   };
 }

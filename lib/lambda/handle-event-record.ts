@@ -5,6 +5,19 @@ import type { RunPlace } from '../report/notify.js';
 import type { RunReport } from '../report/report.js';
 import { parseEvent } from '../signals/index.js';
 
+/** A record that was reconciled but must be tried again (something could not be observed, or an action failed). */
+export class EventRecordFailure extends Error {
+  override readonly name = 'EventRecordFailure';
+
+  constructor(
+    message: string,
+    /** What the run saw and did before it failed. */
+    readonly report: RunReport,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * One SQS record holding one EventBridge event. Throws to fail the record (the batch reports it;
  * after the queue's retries it lands in the DLQ): a poison event (SignalRejection naming the
@@ -33,11 +46,14 @@ export async function handleEventRecord(
     logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
     if (report.incomplete.length > 0) {
       // Nothing was decided for what could not be observed: retry the record rather than lose the event.
-      throw new Error(`event ${parsed.header.id}: not fully observed: ${report.incomplete.join('; ')}`);
+      throw new EventRecordFailure(`event ${parsed.header.id}: not fully observed: ${report.incomplete.join('; ')}`, report);
     }
     const failed = report.actions.filter((a) => a.outcome === 'failed');
     if (failed.length > 0) {
-      throw new Error(`event ${parsed.header.id}: ${failed.length} action(s) failed: ${failed.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''}: ${a.detail ?? ''}`).join('; ')}`);
+      throw new EventRecordFailure(
+        `event ${parsed.header.id}: ${failed.length} action(s) failed: ${failed.map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''}: ${a.detail ?? ''}`).join('; ')}`,
+        report,
+      );
     }
     return report;
   } finally {

@@ -58,6 +58,8 @@ export class WarmRuntime {
     const arn = this.config.drainStateMachineArn;
     return wireReconciler({
       clusterName: this.config.clusterName,
+      region: this.config.region,
+      ...(this.config.autoScalingGroupNames ? { ownGroups: this.config.autoScalingGroupNames } : {}),
       settings,
       clock: this.clock,
       kube,

@@ -2,6 +2,16 @@ import type { InstanceId } from './instance-id.js';
 import type { Condition } from './condition.js';
 import type { LifecycleRef } from './signal.js';
 
+/** Records a drain execution as the owner of a Node's removal (lib/drain/claim.ts). */
+export interface DrainClaimRequest {
+  readonly execution: string;
+  /** A claim whose execution never started, which may be overwritten. */
+  readonly replaces?: string;
+  /** Epoch ms. */
+  readonly deadline: number;
+  readonly lifecycle?: LifecycleRef;
+}
+
 interface NodeTarget {
   readonly node: string;
   readonly uid: string;
@@ -11,7 +21,15 @@ interface NodeTarget {
 /** What plan() decides; act() carries it out. Every action says why. */
 export type Action =
   | ({ readonly kind: 'delete'; readonly instanceId?: InstanceId; readonly reason: string } & NodeTarget)
-  | ({ readonly kind: 'cordon'; readonly instanceId?: InstanceId; readonly reason: string } & NodeTarget)
+  | ({
+      readonly kind: 'cordon';
+      readonly instanceId?: InstanceId;
+      readonly reason: string;
+      /** Epoch ms before which the cordon is not reversed (the end of a maintenance window). */
+      readonly until?: number;
+      /** The drain that follows, claimed in the same patch (one write before the workflow starts). */
+      readonly claim?: DrainClaimRequest;
+    } & NodeTarget)
   | ({
       readonly kind: 'drain';
       readonly instanceId?: InstanceId;
@@ -22,10 +40,21 @@ export type Action =
       readonly lifecycle?: LifecycleRef;
       /** Id of the signal that caused it (for a deterministic workflow execution name). */
       readonly cause: string;
+      /** The workflow execution: the one to start, or the running one to join. */
+      readonly execution: string;
+      /**
+       * `start`: claim the Node for this execution (guarded) and start it; `replaces` is a claim
+       * whose execution never started, which may be overwritten. `join`: a drain of this removal
+       * is running: hand it an earlier deadline or a lifecycle action, start nothing.
+       */
+      readonly mode: 'start' | 'join';
+      readonly replaces?: string;
     } & NodeTarget)
   | ({ readonly kind: 'taint-shutdown'; readonly instanceId: InstanceId; readonly reason: string } & NodeTarget)
   | ({ readonly kind: 'remove-shutdown-taint'; readonly instanceId: InstanceId; readonly reason: string } & NodeTarget)
   | ({ readonly kind: 'uncordon-own'; readonly instanceId?: InstanceId; readonly reason: string } & NodeTarget)
+  /** Nothing slates the machine any more: its removal is over, and the Node's record of that removal's drain goes. */
+  | ({ readonly kind: 'forget-drain'; readonly instanceId?: InstanceId; readonly reason: string; readonly execution: string } & NodeTarget)
   | {
       readonly kind: 'complete-lifecycle';
       readonly instanceId: InstanceId;

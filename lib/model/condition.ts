@@ -33,4 +33,16 @@ export interface ClassifiedPair {
   readonly lifecycle?: LifecycleRef;
   /** For slated-for-removal: whether the remedy includes a drain (a rebalance under policy `cordon` does not). */
   readonly drain?: boolean;
+  /** For slated-for-removal: the machine goes (`removal`), or goes down and comes back (`maintenance`). */
+  readonly purpose?: 'removal' | 'maintenance';
+  /** A cordon of ours on this Node is kept until then (a maintenance window that has not ended). */
+  readonly holdCordonUntil?: number;
+  /**
+   * The instance is this cluster's (tagged for it, in a configured group, or named by one of its
+   * Nodes' providerIDs): only then may its lifecycle action be completed, its Node drained, or the
+   * instance marked unhealthy.
+   */
+  readonly ours?: boolean;
+  /** Signals about an earlier life of the machine: reported, not acted on. */
+  readonly staleSignals?: readonly { readonly signal: Signal; readonly why: string }[];
 }

@@ -63,7 +63,20 @@ export interface InstanceView {
   readonly autoScaling?: { readonly group: string; readonly lifecycleState: string; readonly terminateHook?: string };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];
+  /**
+   * Lookups about this instance that failed in this run (its Auto Scaling state, its scheduled
+   * events): no action that needs "nothing slates it" may be taken for it this run.
+   */
+  readonly enrichmentErrors?: readonly string[];
 }
+
+/**
+ * What the workflow says of a drain execution a Node names (DRAIN_ANNOTATION): `absent` when it
+ * never started (a claim whose start failed) or is long gone; `unknown` when asking failed.
+ */
+export type DrainExecutionState =
+  | { readonly status: 'running' | 'ended' | 'absent' }
+  | { readonly status: 'unknown'; readonly error: string };
 
 /**
  * Everything one run saw. A sweep sees the whole cluster; an event sees one instance and its node.
@@ -87,4 +100,6 @@ export interface Observation {
   readonly clusterInstancesComplete: boolean;
   /** Number of Nodes in the cluster, for the breaker's percentage (unknown in the event path). */
   readonly clusterNodeCount?: number;
+  /** The drain executions the observed Nodes name, by execution name. */
+  readonly drains: ReadonlyMap<string, DrainExecutionState>;
 }

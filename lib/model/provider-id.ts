@@ -16,7 +16,17 @@ export class MalformedProviderIdError extends Error {
   }
 }
 
-const ZONE_PATTERN = /^[a-z]{2}(-[a-z0-9]+)+-\d+[a-z]$/;
+/**
+ * Every availability-zone form an EC2 providerID carries, the region first: standard
+ * (`us-east-1a`, `us-gov-west-1a`, `cn-north-1a`, `us-isob-east-1a`), Local Zones
+ * (`us-east-1-bos-1a`) and Wavelength Zones (`us-east-1-wl1-bos-wlz-1`).
+ */
+const ZONE_PATTERN = /^([a-z]{2}(?:-[a-z]+)+-\d+)(?:[a-z]|-[a-z]+-\d+[a-z]|-wl\d+-[a-z]+-wlz-\d+)$/;
+
+/** The region of an availability zone (any form above), or undefined when it is not one. */
+export function regionOfZone(zone: string): string | undefined {
+  return ZONE_PATTERN.exec(zone)?.[1];
+}
 
 /**
  * Parses a providerID. Malformed `aws://` ids throw a MalformedProviderIdError: never a guess,
@@ -34,7 +44,9 @@ export function parseProviderId(providerID: string): ProviderRef {
   if (!rest.startsWith('/')) throw new MalformedProviderIdError(providerID, 'expected aws:///<zone>/<instance-id>');
   const parts = rest.slice(1).split('/');
   const [zone, second, third] = parts;
-  if (parts.length === 3 && third?.startsWith('fargate-')) {
+  // Fargate: aws:///<zone>/<hex id>/<node name>; the name is normally fargate-ip-…, but the shape
+  // alone says it is no instance (and calling it not-ec2 only keeps the reconciler's hands off it).
+  if (parts.length === 3 && (third?.startsWith('fargate-') || /^[0-9a-f]{6,}$/.test(second ?? ''))) {
     return { kind: 'not-ec2', platform: 'fargate', raw: providerID };
   }
   if (parts.length !== 2 || zone === undefined || second === undefined) {
@@ -57,6 +69,16 @@ export function ec2InstanceIdOf(providerID: string): InstanceId | undefined {
     if (error instanceof MalformedProviderIdError) return undefined;
     throw error;
   }
+}
+
+/**
+ * The instance a resource-based hostname names (`i-0123456789abcdef0.ec2.internal`,
+ * `i-0123456789abcdef0.us-west-2.compute.internal`): its first label is the instance id, so
+ * the name identifies its machine as surely as a providerID does. IP-based names return undefined.
+ */
+export function instanceIdOfNodeName(name: string): InstanceId | undefined {
+  const first = name.split('.', 1)[0];
+  return first !== undefined && isInstanceId(first) ? first : undefined;
 }
 
 export function formatProviderId(zone: string, instanceId: InstanceId): string {

@@ -1,4 +1,5 @@
 import type { InstanceId } from './instance-id.js';
+import type { ScheduledChangeClass } from './scheduled-change.js';
 
 /** Every kind of signal DESIGN §2 lists, one module each in lib/signals. */
 export const SIGNAL_KINDS = [
@@ -35,6 +36,8 @@ export interface Signal {
   readonly lifecycle?: LifecycleRef;
   /** For state-change: the state the event announced. */
   readonly state?: InstanceState;
+  /** For scheduled-change: whether the machine goes (removal) or comes back (maintenance), and when. */
+  readonly scheduled?: { readonly change: ScheduledChangeClass; readonly code: string; readonly start: number; readonly end?: number };
   /** EventBridge event id: correlation id in logs and the drain workflow's execution name. */
   readonly eventId: string;
   /** Human-readable summary for reports and Kubernetes Events. */

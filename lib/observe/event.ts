@@ -1,15 +1,26 @@
+import { ownershipOf } from '../classify/ownership.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
-import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { formatDuration } from '../model/duration.js';
+import { drainStates } from './drains.js';
+import type { ObserveDeps } from './deps.js';
+
+export interface ObservedSignals {
+  readonly observation: Observation;
+  /** What could not be observed: the event must be tried again (its record fails, SQS redelivers it). */
+  readonly errors: readonly string[];
+}
 
 /**
  * Observes only what the signals are about (DESIGN §3): each instance (by the `instance-id`
  * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease (fetched
  * together when the Node is named after the private DNS name): DescribeInstances → GET node and
- * GET lease → act; a list of the whole cluster only when the Node's name is not its DNS name.
+ * GET lease → act. How far the Node is looked for depends on whose instance it is (DESIGN §1a):
+ * another cluster's costs its DescribeInstances and nothing more; an untagged one a GET by name;
+ * only this cluster's a list of every Node when its Node is not named after it.
  */
-export async function observeSignals(deps: ReconcilerDeps, signals: readonly Signal[]): Promise<Observation> {
+export async function observeSignals(deps: ObserveDeps, signals: readonly Signal[]): Promise<ObservedSignals> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
   const lookup = await deps.ec2.describeByIds(ids);
   const byId = new Map<InstanceId, InstanceView>(lookup.found.map((i) => [i.id, i]));
@@ -20,9 +31,19 @@ export async function observeSignals(deps: ReconcilerDeps, signals: readonly Sig
     ids
       .filter((id) => !lookup.errors.has(id))
       .map(async (id) => {
-        const dnsName = byId.get(id)?.privateDnsName;
+        const instance = byId.get(id);
+        const owner = instance ? ownershipOf(instance, deps) : undefined;
+        if (owner?.kind === 'foreign') return;
+        const ours = owner?.kind === 'ours';
+        // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
+        const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
         // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
-        const [node, guessedLease] = await Promise.all([deps.finder.find(id, dnsName), dnsName ? deps.leases.getLease(dnsName) : undefined]);
+        const [found, guessedLease] = await Promise.all([
+          deps.finder.find(id, { ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}), scan: ours }),
+          dnsName ? deps.leases.getLease(dnsName) : undefined,
+        ]);
+        for (const node of found.unlinked) nodes.set(node.name, node);
+        const node = found.node;
         if (!node) return;
         nodes.set(node.name, node);
         const lease = node.name === dnsName ? guessedLease : await deps.leases.getLease(node.name);
@@ -30,13 +51,29 @@ export async function observeSignals(deps: ReconcilerDeps, signals: readonly Sig
       }),
   );
 
+  const drains = await drainStates(deps, [...nodes.values()]);
+  const now = deps.clock.now();
+  const errors = [
+    ...[...lookup.errors].map(([id, error]) => `looking up ${id} failed: ${error}`),
+    // EC2 reads are eventually consistent: a machine just launched may not be returned yet. Until the
+    // event is notFoundGrace old, its absence is not an answer: try again rather than lose the event.
+    ...signals
+      .filter((s) => lookup.notFound.includes(s.instanceId) && now - s.observedAt < deps.settings.notFoundGrace)
+      .map((s) => `EC2 does not return ${s.instanceId} yet (the ${s.kind} event is ${formatDuration(Math.max(0, Math.round((now - s.observedAt) / 1000)) * 1000)} old, under notFoundGrace ${formatDuration(deps.settings.notFoundGrace)})`),
+    ...drains.errors,
+  ];
+
   return {
-    scope: 'event',
-    nodes: [...nodes.values()],
-    leases,
-    instances: lookup.found,
-    notFound: new Set(lookup.notFound),
-    lookupErrors: lookup.errors,
-    clusterInstancesComplete: false,
+    observation: {
+      scope: 'event',
+      nodes: [...nodes.values()],
+      leases,
+      instances: lookup.found,
+      notFound: new Set(lookup.notFound),
+      lookupErrors: lookup.errors,
+      clusterInstancesComplete: false,
+      drains: drains.states,
+    },
+    errors: [...new Set(errors)],
   };
 }

@@ -31,9 +31,13 @@ async function reconcile(
   const { observation, errors: observeErrors } = await observe();
   const observed = performance.now();
 
-  const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName };
+  const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName, region: deps.region, ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}) };
   const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, { ...ctx, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const planned = plan(pairs, {
+    ...ctx,
+    drains: observation.drains,
+    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+  });
   const decided = performance.now();
 
   const outcomes = await act(planned, deps, observation.nodes);
@@ -69,18 +73,8 @@ export async function runSweep(deps: ReconcilerDeps, options: RunOptions = {}): 
 
 /** One event's signals (a Health event may carry several instances). */
 export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions = {}): Promise<RunReport> {
-  return reconcile(
-    'event',
-    deps,
-    async () => {
-      const observation = await observeSignals(deps, signals);
-      // A failed lookup leaves no pair to classify (the node is not looked for without EC2's
-      // answer): the error must still show, or the event would pass for handled.
-      const errors = [...observation.lookupErrors].map(([id, error]) => `looking up ${id} failed: ${error}`);
-      return { observation, errors };
-    },
-    signals,
-    options,
-  );
+  // A failed lookup leaves no pair to classify (the node is not looked for without EC2's answer):
+  // observeSignals says so, and the event is not passed off as handled.
+  return reconcile('event', deps, () => observeSignals(deps, signals), signals, options);
 }
 

@@ -20,6 +20,10 @@ import type { ReconcilerDeps } from './deps.js';
 
 export interface WireOptions {
   readonly clusterName: string;
+  /** The region the AWS clients ask. */
+  readonly region: string;
+  /** Auto Scaling groups configured as this cluster's. */
+  readonly ownGroups?: readonly string[];
   readonly settings: Settings;
   readonly clock: Clock;
   /** The API server and the credentials to reach it. */
@@ -50,6 +54,8 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
   const nodes = new NodeClient(kube);
   const base: Omit<ReconcilerDeps, 'drains'> = {
     clusterName: options.clusterName,
+    region: options.region,
+    ...(options.ownGroups ? { ownGroups: options.ownGroups } : {}),
     settings: options.settings,
     clock: options.clock,
     nodes,

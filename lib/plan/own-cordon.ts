@@ -1,19 +1,66 @@
-import { CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, CORDONED_BY_VALUE, SHUTDOWN_TAINT_KEY } from '../model/labels.js';
+import {
+  CORDON_UNTIL_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  CORDONED_BY_VALUE,
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+  SHUTDOWN_TAINT_KEY,
+} from '../model/labels.js';
 import type { NodeView } from '../model/observation.js';
+import type { LifecycleRef } from '../model/signal.js';
+import { LifecycleRefSchema } from '../workflow/contract.js';
 
-/** True only for a cordon the reconciler made and recorded; an operator's cordon is never ours. */
+/**
+ * True only for a cordon the reconciler made for a signal and recorded: the only kind a sweep may
+ * reverse. An operator's cordon, made by hand or through the CLI, is never ours.
+ */
 export function isOwnCordon(node: NodeView): boolean {
   return node.unschedulable && node.annotations[CORDONED_BY_ANNOTATION] === CORDONED_BY_VALUE;
 }
 
-/** When the reconciler cordoned the node, from its annotation; undefined when absent or unreadable. */
-export function ownCordonTime(node: NodeView): number | undefined {
-  const at = node.annotations[CORDONED_AT_ANNOTATION];
+function timeAnnotation(node: NodeView, key: string): number | undefined {
+  const at = node.annotations[key];
   if (at === undefined) return undefined;
   const time = Date.parse(at);
   return Number.isNaN(time) ? undefined : time;
 }
 
+/** When the reconciler cordoned the node, from its annotation; undefined when absent or unreadable. */
+export const ownCordonTime = (node: NodeView): number | undefined => timeAnnotation(node, CORDONED_AT_ANNOTATION);
+
+/** The time before which our cordon is kept (a maintenance window's end); undefined when none. */
+export const cordonHeldUntil = (node: NodeView): number | undefined => timeAnnotation(node, CORDON_UNTIL_ANNOTATION);
+
 export function hasShutdownTaint(node: NodeView): boolean {
   return node.taints.some((t) => t.key === SHUTDOWN_TAINT_KEY);
+}
+
+/** The drain that owns the Node's current removal, as the Node records it (one removal, one drain). */
+export interface DrainClaim {
+  readonly execution: string;
+  readonly deadline?: number;
+  readonly lifecycle?: LifecycleRef;
+}
+
+/** The lifecycle action a Node hands its drain; an unreadable one counts as none (the sweep finds the action again). */
+export function lifecycleOf(text: string | undefined): LifecycleRef | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = LifecycleRefSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function drainClaimOf(node: NodeView): DrainClaim | undefined {
+  const execution = node.annotations[DRAIN_ANNOTATION];
+  if (execution === undefined || execution === '') return undefined;
+  const deadline = timeAnnotation(node, DRAIN_DEADLINE_ANNOTATION);
+  const lifecycle = lifecycleOf(node.annotations[LIFECYCLE_ANNOTATION]);
+  return { execution, ...(deadline !== undefined ? { deadline } : {}), ...(lifecycle ? { lifecycle } : {}) };
 }

@@ -14,6 +14,7 @@ export const EVENT_REASONS = {
   'taint-shutdown': 'ShutdownTaintAdded',
   'remove-shutdown-taint': 'ShutdownTaintRemoved',
   'uncordon-own': 'NodeUncordoned',
+  'forget-drain': 'RemovalOver',
   'complete-lifecycle': 'LifecycleActionCompleted',
   'mark-unhealthy': 'InstanceMarkedUnhealthy',
 } as const satisfies Record<Exclude<Action['kind'], 'report'>, string>;

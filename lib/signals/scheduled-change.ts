@@ -1,7 +1,9 @@
 /**
- * AWS Health Event: only EC2 scheduled changes (instance retirement, stop, reboot, system
- * maintenance) concern nodes. Each affected instance gets its own signal, due before the
- * change's start time. Every other service or category is ignored with its reason.
+ * AWS Health Event: only EC2 scheduled changes concern nodes. Their type code says what kind
+ * (lib/model/scheduled-change.ts, the table the sweep uses too): retirement and stop are removals,
+ * reboot and maintenance are maintenance (the machine comes back). Each affected instance gets its
+ * own signal, due before the change's start time. Every other service or category, and a type code
+ * that names neither kind, is ignored with its reason.
  *
  * Example (AWS Health User Guide, "AWS Health events Amazon EventBridge schema"):
  * ```json
@@ -34,6 +36,7 @@
  */
 import { z } from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
+import { scheduledChangeClass } from '../model/scheduled-change.js';
 import type { Signal } from '../model/signal.js';
 import { emit, eventSchema, fromEnvelope, ignore, isoTime, preview, type SignalModule } from './signal-module.js';
 
@@ -124,8 +127,13 @@ export const scheduledChange = {
     // A closed scheduled change is over (the reboot or maintenance happened); draining now would move pods for nothing.
     if (detail.statusCode === 'closed') return ignore(`AWS Health ${detail.eventTypeCode ?? 'scheduled change'} is closed`);
 
-    const change = detail.eventTypeCode ?? 'EC2 scheduled change';
+    const code = detail.eventTypeCode;
+    const change = code === undefined ? undefined : scheduledChangeClass(code);
+    if (code === undefined || change === undefined) {
+      return ignore(`AWS Health EC2 scheduled change ${code ?? 'without an eventTypeCode'}: not a known retirement, stop, reboot or maintenance code, so nothing is done`);
+    }
     const envelope = fromEnvelope(event);
+    const what = change === 'removal' ? 'is scheduled to go' : 'has scheduled maintenance';
     const seen = new Set<InstanceId>();
     const signals: Signal[] = [];
     const skipped: string[] = [];
@@ -142,7 +150,8 @@ export const scheduledChange = {
           instanceId: entityValue,
           ...envelope,
           deadline: detail.startTime,
-          description: `AWS Health ${change}: ${entityValue} is affected from ${isoTime(detail.startTime)}.`,
+          scheduled: { change, code, start: detail.startTime, ...(detail.endTime !== undefined ? { end: detail.endTime } : {}) },
+          description: `AWS Health ${code}: ${entityValue} ${what} from ${isoTime(detail.startTime)}${detail.endTime !== undefined ? ` to ${isoTime(detail.endTime)}` : ''}.`,
         });
       }
     });

@@ -66,6 +66,13 @@ export function drainExecutionName(cluster: string, subject: string, cause: stri
   return `${name.slice(0, 71)}-${hash.toString(16).padStart(8, '0')}`;
 }
 
+/**
+ * The signal queue as deployed: a record the events function fails comes back after the visibility
+ * timeout (six times the function's 60 s timeout, Lambda's advice for SQS sources), and after
+ * maxReceiveCount receives it goes to the dead-letter queue. The sandbox's queue behaves the same.
+ */
+export const SIGNAL_QUEUE = { eventsFunctionTimeoutSeconds: 60, visibilityTimeoutSeconds: 360, maxReceiveCount: 3 } as const;
+
 /** Output events on the reconciler's own bus (source and detail-types). */
 export const OUTPUT_EVENT_SOURCE = 'ec2-node-reconciler';
 export const OUTPUT_DETAIL_TYPES = ['Node Deleted', 'Node Drained', 'Drain Failed', 'Divergence Detected'] as const;
@@ -77,4 +84,6 @@ export const FUNCTION_ENV = {
   settings: 'RECONCILER_SETTINGS',
   drainStateMachineArn: 'DRAIN_STATE_MACHINE_ARN',
   outputEventBusName: 'OUTPUT_EVENT_BUS_NAME',
+  /** Comma-separated: the Auto Scaling groups configured as the cluster's (their instances are ours). */
+  autoScalingGroupNames: 'AUTO_SCALING_GROUP_NAMES',
 } as const;

@@ -4,10 +4,10 @@ import type { ClassifiedPair, Condition } from '../../lib/model/condition.js';
 import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import type { Settings } from '../../lib/settings.js';
-import { aNode, anInstance, anObservation, aSignal, CLUSTER, clockAt, HOUR, instanceId, MINUTE, NOW, settings } from '../support/world.js';
+import { aNode, anInstance, anObservation, aSignal, CLUSTER, REGION, clockAt, HOUR, instanceId, MINUTE, NOW, settings } from '../support/world.js';
 
 function classifyOne(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): ClassifiedPair {
-  const pairs = classify(observation, signals, { settings: settings(over), clock: clockAt(), clusterName: CLUSTER });
+  const pairs = classify(observation, signals, { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION });
   const [first] = pairs;
   if (!first) throw new Error('no pair');
   return first;
@@ -54,8 +54,15 @@ describe('classify', () => {
       expected: 'slated-for-removal',
     },
     {
-      name: 'a scheduled reboot (not a removal)',
+      name: 'a scheduled reboot (maintenance, drained by default policy)',
       world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })] }),
+      expected: 'slated-for-removal',
+      reason: /system-reboot .*maintenance: policy drain/,
+    },
+    {
+      name: 'a scheduled reboot under maintenance policy ignore',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })] }),
+      over: { maintenance: 'ignore' },
       expected: 'in-sync',
     },
     { name: 'a rebalance recommendation under policy ignore', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), signals: [aSignal('rebalance-recommendation', 1)], over: { rebalance: 'ignore' }, expected: 'in-sync' },

@@ -41,6 +41,14 @@ describe('NodeReconciler props: validation', () => {
     expect(attempt).toThrow(/settings\.heartbeatGrace: must be a duration/);
   });
 
+  it('should refuse settings that would disarm a rail: a heartbeat grace under the Lease duration, a duration over 30 days', () => {
+    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '30s' } })).toThrow(/settings\.heartbeatGrace: must be at least 40s \(the kubelet Lease duration\)/);
+    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '0s' } })).toThrow(/settings\.heartbeatGrace: must be at least 40s/);
+    expect(build({ clusterName: 'demo', settings: { drainTimeout: '99999999999999999999d' } })).toThrow(/settings\.drainTimeout: must be at most 30d/);
+    expect(build({ clusterName: 'demo', settings: { uncordonAfter: '31d' } })).toThrow(/settings\.uncordonAfter: must be at most 30d/);
+    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '40s', notFoundGrace: '30d' } })).not.toThrow();
+  });
+
   it('should refuse an unknown setting (a typo would otherwise be ignored)', () => {
     expect(build({ clusterName: 'demo', settings: { maxDeletion: 3 } as never })).toThrow(/settings\./);
   });
@@ -78,7 +86,6 @@ describe('NodeReconciler props: warnings', () => {
   it.each<[string, Partial<NodeReconcilerProps>, RegExp]>([
     ['dryRun', { settings: { dryRun: true } }, /settings\.dryRun is true/],
     ['maxDeletions 0', { settings: { maxDeletions: 0 } }, /settings\.maxDeletions is 0/],
-    ['a heartbeat grace under the Lease duration', { settings: { heartbeatGrace: '30s' } }, /heartbeatGrace .* below the kubelet Lease duration/],
     ['a drain limit shorter than the drain timeout', { settings: { drainTimeout: '2h' }, maxDrainDuration: Duration.hours(1) }, /maxDrainDuration .* shorter than settings\.drainTimeout/],
     ['a long heartbeat interval', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHeartbeatInterval .* is long/],
   ])('should warn, not fail, on %s', (_name, props, message) => {

@@ -119,23 +119,23 @@ describe('LeaseClient', () => {
 describe('NodeFinder', () => {
   it('should find a node by its private DNS name, verified by providerID', async () => {
     seedNode(1);
-    const node = await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(1), nodeName(1));
+    const { node } = await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(1), { names: [nodeName(1)], scan: true });
     expect(node?.name).toBe(nodeName(1));
     expect(kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(0);
   });
 
   it('should not take a node of the same name that belongs to another instance', async () => {
     seedNode(1);
-    expect(await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(2), nodeName(1))).toBeUndefined();
+    expect((await new NodeFinder(new NodeClient(kubeClient)).find(instanceId(2), { names: [nodeName(1)], scan: false })).node).toBeUndefined();
   });
 
   it('should scan when the node is not named after the private DNS name, then remember the name', async () => {
     kube.store.seedNode({ name: 'custom-name', instanceId: instanceId(3), zone: 'us-east-1a' });
     const hints = new Map<InstanceId, string>();
-    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
+    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), { names: [nodeName(3)], scan: true })).node?.name).toBe('custom-name');
     expect(hints.get(instanceId(3))).toBe('custom-name');
     const lists = kube.requestLog.filter({ verb: 'list', resource: 'nodes' }).length;
-    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), nodeName(3)))?.name).toBe('custom-name');
+    expect((await new NodeFinder(new NodeClient(kubeClient), hints).find(instanceId(3), { names: [nodeName(3)], scan: true })).node?.name).toBe('custom-name');
     expect(kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(lists);
   });
 });

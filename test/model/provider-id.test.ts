@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '../../lib/model/instance-id.js';
-import { ec2InstanceIdOf, MalformedProviderIdError, parseProviderId } from '../../lib/model/provider-id.js';
+import { ec2InstanceIdOf, instanceIdOfNodeName, MalformedProviderIdError, parseProviderId, regionOfZone } from '../../lib/model/provider-id.js';
 
 describe('parseProviderId', () => {
   it.each([
     ['aws:///us-east-1a/i-0123456789abcdef0', 'us-east-1a', 'i-0123456789abcdef0'],
     ['aws:///eu-west-1c/i-b188560f', 'eu-west-1c', 'i-b188560f'],
     ['aws:///us-gov-west-1a/i-0123456789abcdef0', 'us-gov-west-1a', 'i-0123456789abcdef0'],
+    ['aws:///us-east-1-bos-1a/i-0123456789abcdef0', 'us-east-1-bos-1a', 'i-0123456789abcdef0'],
+    ['aws:///us-east-1-wl1-bos-wlz-1/i-0123456789abcdef0', 'us-east-1-wl1-bos-wlz-1', 'i-0123456789abcdef0'],
+    ['aws:///cn-northwest-1b/i-0123456789abcdef0', 'cn-northwest-1b', 'i-0123456789abcdef0'],
+    ['aws:///us-isob-east-1a/i-0123456789abcdef0', 'us-isob-east-1a', 'i-0123456789abcdef0'],
   ])('should read %s as an EC2 instance', (providerID, zone, instanceId) => {
     expect(parseProviderId(providerID)).toEqual({ kind: 'ec2', zone, instanceId });
   });
@@ -33,6 +37,34 @@ describe('parseProviderId', () => {
   ])('should reject %j with a typed error, never a guess', (providerID, why) => {
     expect(() => parseProviderId(providerID)).toThrow(MalformedProviderIdError);
     expect(() => parseProviderId(providerID)).toThrow(why);
+  });
+});
+
+describe('regionOfZone', () => {
+  it.each([
+    ['us-east-1a', 'us-east-1'],
+    ['us-east-1-bos-1a', 'us-east-1'],
+    ['us-west-2-lax-1b', 'us-west-2'],
+    ['us-east-1-wl1-bos-wlz-1', 'us-east-1'],
+    ['ap-northeast-1-wl1-kix-wlz-1', 'ap-northeast-1'],
+    ['us-gov-west-1a', 'us-gov-west-1'],
+    ['cn-north-1a', 'cn-north-1'],
+    ['eu-isoe-west-1a', 'eu-isoe-west-1'],
+  ])('should find the region of %s: %s', (zone, region) => {
+    expect(regionOfZone(zone)).toBe(region);
+  });
+
+  it.each(['us-east-1', 'use1-az1', 'us-east-1-', '../x', 'US-EAST-1A', ''])('should find no region in %j', (zone) => {
+    expect(regionOfZone(zone)).toBeUndefined();
+  });
+});
+
+describe('instanceIdOfNodeName', () => {
+  it('should read the instance of a resource-based hostname, and nothing from an IP-based one', () => {
+    expect(instanceIdOfNodeName('i-0123456789abcdef0.ec2.internal')).toBe('i-0123456789abcdef0');
+    expect(instanceIdOfNodeName('i-0123456789abcdef0.us-west-2.compute.internal')).toBe('i-0123456789abcdef0');
+    expect(instanceIdOfNodeName('ip-10-0-0-1.ec2.internal')).toBeUndefined();
+    expect(instanceIdOfNodeName('i-0123.ec2.internal')).toBeUndefined();
   });
 });
 

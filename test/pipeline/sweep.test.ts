@@ -280,13 +280,14 @@ describe('sweep: slated-for-removal', () => {
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(5)} done`, `drain ${nodeName(5)} started`]);
   });
 
-  it('should drain before a scheduled instance-retirement, with the event as deadline', async () => {
+  it('should drain before a scheduled instance-retirement, the deadline capped at drainTimeout', async () => {
     pairs.retiring(world, 6);
     const retirement = world.clock.now() + 2 * HOUR;
 
     const report = await world.sweep();
 
-    expect(drainExecutions(world).map((e) => e.input['deadline'])).toEqual([iso(retirement)]);
+    // A sweep-found deadline hours or days away is capped (DESIGN §2): the drain is bounded by drainTimeout.
+    expect(drainExecutions(world).map((e) => e.input['deadline'])).toEqual([iso(world.clock.now() + 15 * MINUTE)]);
     expect(report.rows).toEqual([expect.objectContaining({ condition: 'slated-for-removal', reason: `scheduled instance-retirement not before ${iso(retirement)}` })]);
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(6)} done`, `drain ${nodeName(6)} started`]);
     expect(report.errors).toEqual([]);
@@ -310,10 +311,11 @@ describe('sweep: slated-for-removal', () => {
 
     const report = await world.sweep();
 
-    // Already cordoned: no patch; same execution name, other deadline: Step Functions refuses it.
-    expect(actionsOf(report)).toEqual([`drain ${nodeName(5)} already-running`]);
+    // The Node names the running drain of its removal (one removal, one drain): nothing to start or write.
+    expect(actionsOf(report)).toEqual([]);
+    expect(report.skipped).toContainEqual(expect.objectContaining({ kind: 'drain', node: nodeName(5), reason: expect.stringMatching(/^drain .* of this removal is running$/) as unknown }));
     expect(drainExecutions(world)).toHaveLength(1);
-    expect(kubeWrites(world)).toEqual(['create events']);
+    expect(kubeWrites(world)).toEqual([]);
   });
 });
 

@@ -5,11 +5,11 @@ import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import { plan } from '../../lib/plan/plan.js';
 import type { Settings } from '../../lib/settings.js';
-import { aNode, anInstance, anObservation, aSignal, CLUSTER, clockAt, HOUR, MINUTE, NOW, settings } from '../support/world.js';
+import { aNode, anInstance, anObservation, aSignal, CLUSTER, REGION, clockAt, HOUR, MINUTE, NOW, settings } from '../support/world.js';
 
 function planFor(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): Plan {
-  const ctx = { settings: settings(over), clock: clockAt(), clusterName: CLUSTER };
-  return plan(classify(observation, signals, ctx), { ...ctx, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const ctx = { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION };
+  return plan(classify(observation, signals, ctx), { ...ctx, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
 }
 const kinds = (p: Plan): Action['kind'][] => p.actions.map((a) => a.kind);
 const stale = (n: number, over: Parameters<typeof aNode>[1] = {}) => aNode(n, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown', ...over });
@@ -110,7 +110,7 @@ describe('plan', () => {
 
   it('should give a drain without a signal deadline the drainTimeout', () => {
     const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }));
-    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep-2026112912' }));
+    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep-202611291200' }));
   });
 
   it('should hand the lifecycle action to the drain', () => {

@@ -1,34 +1,93 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../lib/classify/classify.js';
+import type { Action } from '../../lib/model/action.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
-import { parseProviderId } from '../../lib/model/provider-id.js';
+import type { InstanceView, NodeView } from '../../lib/model/observation.js';
 import { deletionAllowance } from '../../lib/plan/breaker.js';
 import { plan } from '../../lib/plan/plan.js';
 import { worldArb, type World } from '../support/arbitraries.js';
-import { CLUSTER, clockAt, NOW } from '../support/world.js';
+import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
 
 // Each property checks at least 10,000 generated worlds per run.
 const RUNS = { numRuns: 10_000 };
 
 function decide({ observation, signals, settings }: World) {
-  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER };
+  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
   const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, { ...ctx, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const planned = plan(pairs, { ...ctx, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
   return { pairs, planned };
 }
 
-/** The instance a node names, read straight from the world (not through classify). */
-function instanceOfNode(world: World, nodeName: string) {
-  const node = world.observation.nodes.find((n) => n.name === nodeName);
-  if (!node?.providerID) return { node, instance: world.observation.instances.find((i) => i.privateDnsName === nodeName) };
-  try {
-    const ref = parseProviderId(node.providerID);
-    return { node, instance: ref.kind === 'ec2' ? world.observation.instances.find((i) => i.id === ref.instanceId) : undefined };
-  } catch {
-    return { node, instance: undefined };
+// The oracle reads the world with its own, plainer rules (never through classify or its helpers).
+const EC2_PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]+)\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/;
+
+/** The instance a node names for certain (providerID, or an instance-id hostname), and the zone it names. */
+function namedBy(node: NodeView): { id: string; zone?: string } | undefined {
+  if (node.providerID) {
+    const match = EC2_PROVIDER_ID.exec(node.providerID);
+    return match?.[1] !== undefined && match[2] !== undefined ? { zone: match[1], id: match[2] } : undefined;
   }
+  const first = node.name.split('.')[0] ?? '';
+  return /^i-[0-9a-f]{8}(?:[0-9a-f]{9})?$/.test(first) ? { id: first } : undefined;
 }
+
+const inRegion = (zone: string | undefined): boolean => zone === undefined || zone === REGION || zone.startsWith(`${REGION}-`) || /^us-east-1[a-z]$/.test(zone);
+
+/** Whether any node points at the instance at all: by providerID text, by name, by DNS name. */
+function anyNodeLinks(world: World, instance: InstanceView): boolean {
+  return world.observation.nodes.some(
+    (n) => (n.providerID ?? '').includes(instance.id) || n.name.startsWith(instance.id) || (instance.state !== 'terminated' && n.name === instance.privateDnsName),
+  );
+}
+
+function instanceOf(world: World, id: string | undefined): InstanceView | undefined {
+  return world.observation.instances.find((i) => i.id === id);
+}
+
+/** This cluster's: tagged for it, or (tagged for no other cluster) named by one of its nodes for certain. */
+function isOurs(world: World, instance: InstanceView): boolean {
+  const tags = instance.tags;
+  if (tags['eks:cluster-name'] === CLUSTER || tags[`kubernetes.io/cluster/${CLUSTER}`] !== undefined) return true;
+  const foreign = tags['eks:cluster-name'] !== undefined || Object.keys(tags).some((k) => k.startsWith('kubernetes.io/cluster/'));
+  if (foreign) return false;
+  return world.observation.nodes.some((n) => {
+    const named = namedBy(n);
+    return named?.id === instance.id && inRegion(named.zone);
+  });
+}
+
+/** A non-stale reason to cordon, drain or complete a lifecycle action: a signal or an observed state (DESIGN §2). */
+function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean {
+  const { settings } = world;
+  const signalSays = world.signals.some((s) => {
+    if (s.instanceId !== instance.id || s.observedAt < instance.launchedAt) return false;
+    switch (s.kind) {
+      case 'spot-interruption':
+      case 'capacity-reservation-interruption':
+      case 'asg-terminate-lifecycle-action':
+      case 'decommission-tag':
+        return true;
+      case 'rebalance-recommendation':
+        return settings.rebalance !== 'ignore';
+      case 'state-change':
+        return s.state === 'shutting-down' || s.state === 'stopping' || s.state === 'terminated';
+      case 'scheduled-change':
+        return s.scheduled?.change !== 'maintenance' || (settings.maintenance !== 'ignore' && (s.scheduled.end ?? s.scheduled.start) > NOW);
+      case 'asg-terminate-successful':
+        return false;
+    }
+  });
+  const stateSays =
+    instance.state === 'shutting-down' ||
+    instance.state === 'stopping' ||
+    instance.tags['ec2-node-reconciler/decommission'] !== undefined ||
+    instance.autoScaling?.lifecycleState === 'Terminating:Wait' ||
+    instance.scheduledEvents.some((e) => e.code === 'instance-retirement' || e.code === 'instance-stop' || settings.maintenance !== 'ignore');
+  return signalSays || stateSays;
+}
+
+const nodeOf = (world: World, action: Action) => ('node' in action && action.node !== undefined ? world.observation.nodes.find((n) => n.name === action.node) : undefined);
 
 describe('plan invariants (fast-check)', () => {
   it('should never plan a delete for a machine that is pending, running, stopping, stopped or shutting-down', () => {
@@ -36,7 +95,11 @@ describe('plan invariants (fast-check)', () => {
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (action.kind !== 'delete') continue;
-          const { instance } = instanceOfNode(world, action.node);
+          const node = nodeOf(world, action);
+          // A node with a providerID names its machine by it; only a node without one goes by its DNS name.
+          const named = node ? namedBy(node) : undefined;
+          const byName = node?.providerID ? undefined : world.observation.instances.find((i) => i.privateDnsName === node?.name && i.state !== 'terminated');
+          const instance = instanceOf(world, named?.id) ?? byName;
           expect(instance === undefined || instance.state === 'terminated').toBe(true);
         }
       }),
@@ -44,12 +107,12 @@ describe('plan invariants (fast-check)', () => {
     );
   });
 
-  it('should never plan a delete for a node with a fresh Lease or Ready heartbeat', () => {
+  it('should never plan a delete for a node with a fresh (or future) Lease or Ready heartbeat', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (action.kind !== 'delete') continue;
-          const { node } = instanceOfNode(world, action.node);
+          const node = nodeOf(world, action);
           const lease = world.observation.leases.get(action.node)?.renewTime;
           for (const beat of [lease, node?.readyHeartbeatAt]) {
             if (beat !== undefined) expect(NOW - beat).toBeGreaterThan(world.settings.heartbeatGrace);
@@ -73,12 +136,12 @@ describe('plan invariants (fast-check)', () => {
     );
   });
 
-  it('should never uncordon a node that does not carry the reconciler cordon annotation', () => {
+  it("should never uncordon a node that does not carry the reconciler's own cordon annotation (an operator's, via the CLI or not, stays)", () => {
     fc.assert(
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (action.kind !== 'uncordon-own') continue;
-          const node = world.observation.nodes.find((n) => n.name === action.node);
+          const node = nodeOf(world, action);
           expect(node?.annotations['ec2-node-reconciler/cordoned-by']).toBe('ec2-node-reconciler');
           expect(node?.unschedulable).toBe(true);
         }
@@ -93,9 +156,6 @@ describe('plan invariants (fast-check)', () => {
         const first = decide(world);
         const nodePairs = first.pairs.filter((p) => p.node !== undefined);
         expect(nodePairs.map((p) => p.node?.name)).toEqual(world.observation.nodes.map((n) => n.name));
-        const claimed = new Set(first.pairs.filter((p) => p.node && p.instanceId).map((p) => p.instanceId));
-        const unclaimed = world.observation.instances.filter((i) => !claimed.has(i.id));
-        expect(first.pairs.filter((p) => p.node === undefined).map((p) => p.instanceId)).toEqual(unclaimed.map((i) => i.id));
         for (const pair of first.pairs) expect(CONDITIONS).toContain(pair.condition);
         expect(decide(world)).toEqual(first);
       }),
@@ -108,8 +168,79 @@ describe('plan invariants (fast-check)', () => {
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (!('node' in action) || action.kind === 'report' || action.node === undefined) continue;
-          const node = world.observation.nodes.find((n) => n.name === action.node);
-          expect(node?.labels['ec2-node-reconciler/exclude'] ?? 'false').toBe('false');
+          expect(nodeOf(world, action)?.labels['ec2-node-reconciler/exclude'] ?? 'false').toBe('false');
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('(a) should never cordon, drain or complete a lifecycle action without a non-stale removal or maintenance signal (or state) for an instance of this cluster', () => {
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        for (const action of decide(world).planned.actions) {
+          if (action.kind !== 'cordon' && action.kind !== 'drain' && action.kind !== 'complete-lifecycle') continue;
+          const instance = instanceOf(world, action.instanceId);
+          expect(instance, `${action.kind} without an instance EC2 returned`).toBeDefined();
+          if (!instance) continue;
+          expect(isOurs(world, instance), `${action.kind} for ${instance.id}, which is not this cluster's`).toBe(true);
+          expect(hasRemovalOrMaintenance(world, instance), `${action.kind} for ${instance.id} with nothing current slating it`).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('(b) should never mark an instance unhealthy that any node links to', () => {
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        for (const action of decide(world).planned.actions) {
+          if (action.kind !== 'mark-unhealthy') continue;
+          const instance = instanceOf(world, action.instanceId);
+          expect(instance !== undefined && anyNodeLinks(world, instance)).toBe(false);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('(c) should never mutate for an instance whose lookup failed in the run, nor undo anything for one whose Auto Scaling or scheduled-event lookup failed', () => {
+    const UNDOING = new Set<Action['kind']>(['uncordon-own', 'remove-shutdown-taint', 'mark-unhealthy', 'complete-lifecycle', 'forget-drain']);
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        const failed = world.observation.lookupErrors;
+        for (const action of decide(world).planned.actions) {
+          if (action.kind === 'report') continue;
+          const node = nodeOf(world, action);
+          const named = node ? namedBy(node)?.id : undefined;
+          for (const id of [action.instanceId, named]) if (id !== undefined) expect([...failed.keys()].includes(id as never), `${action.kind} for ${id}, whose lookup failed`).toBe(false);
+          if (UNDOING.has(action.kind)) expect(instanceOf(world, action.instanceId)?.enrichmentErrors ?? []).toEqual([]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('(d) should never delete a node whose providerID is in another region', () => {
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        for (const action of decide(world).planned.actions) {
+          if (action.kind !== 'delete') continue;
+          const zone = /^aws:\/\/\/([^/]+)\//.exec(nodeOf(world, action)?.providerID ?? '')?.[1];
+          expect(inRegion(zone), `deleted ${action.node} in zone ${zone ?? ''}`).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('should never start a second drain for a removal whose drain runs, or ran', () => {
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        for (const action of decide(world).planned.actions) {
+          if (action.kind !== 'drain' || action.mode !== 'start') continue;
+          const recorded = nodeOf(world, action)?.annotations['ec2-node-reconciler/drain'];
+          if (recorded !== undefined) expect(world.observation.drains.get(recorded)?.status).toBe('absent');
         }
       }),
       RUNS,
@@ -118,13 +249,22 @@ describe('plan invariants (fast-check)', () => {
 });
 
 describe('the world generator', () => {
-  it('should produce worlds where deletes, uncordons, drains and breaker trips all happen (the properties are not vacuous)', () => {
+  it('should produce worlds where deletes, uncordons, drains, breaker trips, joins, stale signals and refusals all happen (the properties are not vacuous)', () => {
     const worlds = fc.sample(worldArb, { numRuns: 3_000, seed: 42 });
-    const outcomes = worlds.map((w) => decide(w).planned);
-    const share = (test: (p: (typeof outcomes)[number]) => boolean) => outcomes.filter(test).length / outcomes.length;
-    expect(share((p) => p.actions.some((a) => a.kind === 'delete'))).toBeGreaterThan(0.05);
-    expect(share((p) => p.actions.some((a) => a.kind === 'uncordon-own'))).toBeGreaterThan(0.005);
-    expect(share((p) => p.actions.some((a) => a.kind === 'drain'))).toBeGreaterThan(0.05);
-    expect(share((p) => p.breaker !== undefined)).toBeGreaterThan(0.01);
+    const decided = worlds.map((w) => ({ world: w, ...decide(w) }));
+    const share = (test: (d: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
+    const has = (kind: Action['kind']) => (d: (typeof decided)[number]) => d.planned.actions.some((a) => a.kind === kind);
+    expect(share(has('delete'))).toBeGreaterThan(0.05);
+    expect(share(has('uncordon-own'))).toBeGreaterThan(0.001);
+    expect(share(has('forget-drain'))).toBeGreaterThan(0.001);
+    expect(share(has('drain'))).toBeGreaterThan(0.05);
+    expect(share(has('complete-lifecycle'))).toBeGreaterThan(0.01);
+    expect(share(has('mark-unhealthy'))).toBeGreaterThan(0.001);
+    expect(share((d) => d.planned.breaker !== undefined)).toBeGreaterThan(0.004);
+    expect(share((d) => d.planned.actions.some((a) => a.kind === 'drain' && a.mode === 'join'))).toBeGreaterThan(0.002);
+    expect(share((d) => d.planned.skipped.some((s) => s.reason.startsWith('stale signal')))).toBeGreaterThan(0.02);
+    expect(share((d) => d.pairs.some((p) => /is in [a-z-]+\d, not us-east-1/.test(p.reason)))).toBeGreaterThan(0.02);
+    expect(share((d) => d.pairs.some((p) => /another cluster's/.test(p.reason)))).toBeGreaterThan(0.02);
+    expect(share((d) => d.planned.skipped.some((s) => /lookup about .* failed this run/.test(s.reason)))).toBeGreaterThan(0.005);
   });
 });

@@ -1,9 +1,14 @@
-// fast-check generators of whole worlds: nodes, instances, Leases and signals drawn from a small
-// pool of instance ids so that conflicts, duplicates and mismatches come up often.
+// fast-check generators of whole worlds: nodes, instances, Leases, signals and drain records drawn
+// from a small pool of instance ids so that conflicts, duplicates and mismatches come up often.
+// Besides the plain cases they draw what goes wrong in real accounts: settings at their bounds,
+// heartbeats from a skewed clock (in the future), signals about an earlier life of the machine,
+// lookups that failed for some instances, other clusters' instances, and providerIDs in every zone
+// form, in this region and in others.
 import fc from 'fast-check';
 import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
+import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
 import { INSTANCE_STATES, SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
+import { MAX_SETTING_DURATION_MS } from '../../lib/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
 
@@ -11,25 +16,55 @@ const POOL = 8;
 /** Present one time in four: fast-check's option() is present four times in five by default. */
 const rarely = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 2 }).chain((v) => (v === undefined ? fc.constant(undefined) : fc.option(fc.constant(v), { nil: undefined, freq: 2 })));
 const ago = fc.integer({ min: 0, max: 6 * HOUR }).map((ms) => NOW - ms);
-// Half the heartbeats are fresh, so live nodes (in-sync, own cordons to reverse) are common too.
-const heartbeat = fc.oneof(fc.integer({ min: 0, max: 90_000 }).map((ms) => NOW - ms), ago);
-// Mostly the zone nodes name, sometimes another: zone mismatches are identity conflicts.
-const zone = fc.oneof({ weight: 5, arbitrary: fc.constant('us-east-1a') }, { weight: 1, arbitrary: fc.constant('us-east-1b') });
+// Half the heartbeats are fresh, so live nodes (in-sync, own cordons to reverse) are common too; a
+// few come from a kubelet whose clock runs ahead (a heartbeat in the future).
+const heartbeat = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: 90_000 }).map((ms) => NOW - ms) },
+  { weight: 4, arbitrary: ago },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 10 * MINUTE }).map((ms) => NOW + ms) },
+);
+/** This region's zones in every form, and (rarely) other regions' and partitions'. */
+const OUR_ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1-bos-1a', 'us-east-1-wl1-bos-wlz-1'] as const;
+const OTHER_ZONES = ['eu-west-1a', 'us-gov-west-1a', 'cn-north-1a', 'us-west-2-lax-1a'] as const;
+const ourZone = fc.oneof({ weight: 6, arbitrary: fc.constant('us-east-1a') }, { weight: 3, arbitrary: fc.constantFrom(...OUR_ZONES) });
+const anyZone = fc.oneof({ weight: 8, arbitrary: ourZone }, { weight: 2, arbitrary: fc.constantFrom(...OTHER_ZONES) });
 const poolId = fc.integer({ min: 1, max: POOL }).map(instanceId);
 
-// Usually a node claims its own instance; sometimes any instance of the pool (duplicate claims).
-const providerID = (index: number) => fc.oneof(
-  { weight: 6, arbitrary: fc.constant(`aws:///us-east-1a/${instanceId(index)}`) },
-  { weight: 2, arbitrary: fc.tuple(zone, poolId).map(([z, id]) => `aws:///${z}/${id}`) },
-  { weight: 1, arbitrary: fc.constant('aws:///us-east-1a/0a1b2c/fargate-ip-10-0-9-9.ec2.internal') },
-  { weight: 1, arbitrary: fc.constant('aws:///us-east-1a/i-nothex') },
-  { weight: 1, arbitrary: fc.constant(undefined) },
-);
+// Usually a node claims its own instance; sometimes any instance of the pool (duplicate claims), in any zone.
+const providerID = (index: number) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant(`aws:///us-east-1a/${instanceId(index)}`) },
+    { weight: 3, arbitrary: fc.tuple(anyZone, poolId).map(([z, id]) => `aws:///${z}/${id}`) },
+    { weight: 1, arbitrary: fc.constant('aws:///us-east-1a/0a1b2c/fargate-ip-10-0-9-9.ec2.internal') },
+    { weight: 1, arbitrary: fc.constantFrom('aws:///us-east-1a/i-nothex', `aws:///us-east-1a/${instanceId(index)}/x`, `aws:///nowhere/${instanceId(index)}`) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
 
 const annotations: fc.Arbitrary<Record<string, string>> = fc.oneof(
-  fc.constant({}),
-  ago.map((at) => ({ 'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler', 'ec2-node-reconciler/reason': 'x', 'ec2-node-reconciler/at': new Date(at).toISOString() })),
-  fc.constant({ 'ec2-node-reconciler/cordoned-by': 'someone-else' }),
+  { weight: 2, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: ago.map((at) => ({ 'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler', 'ec2-node-reconciler/reason': 'x', 'ec2-node-reconciler/at': new Date(at).toISOString() })) },
+  { weight: 1, arbitrary: ago.map((at) => ({ 'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler/operator', 'ec2-node-reconciler/reason': 'x', 'ec2-node-reconciler/at': new Date(at).toISOString() })) },
+  { weight: 1, arbitrary: fc.constant({ 'ec2-node-reconciler/cordoned-by': 'someone-else' }) },
+);
+
+/** A record of the drain that owns the node's removal: which execution, and (rarely) a lifecycle handed to it. */
+const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ deadline: fc.integer({ min: -HOUR, max: HOUR }), lifecycle: fc.boolean() }).map((r) => ({
+        'ec2-node-reconciler/drain': `drain-${index}`,
+        'ec2-node-reconciler/drain-deadline': new Date(NOW + r.deadline).toISOString(),
+        ...(r.lifecycle ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) } : {}),
+      })),
+    },
+  );
+
+const drainState: fc.Arbitrary<DrainExecutionState> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ status: 'running' as const }) },
+  { weight: 3, arbitrary: fc.constantFrom({ status: 'ended' as const }, { status: 'absent' as const }) },
+  { weight: 1, arbitrary: fc.constant({ status: 'unknown' as const, error: 'ThrottlingException' }) },
 );
 
 function excludeLabel(value: string | undefined): Record<string, string> {
@@ -40,18 +75,21 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
   fc
     .record({
       providerID: providerID(index),
+      // Now and then a resource-based hostname (the instance id), which links a node without providerID.
+      resourceName: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       createdAt: ago,
       ready: fc.oneof({ weight: 4, arbitrary: fc.constant('True' as const) }, { weight: 1, arbitrary: fc.constantFrom('False' as const, 'Unknown' as const, undefined) }),
       readyHeartbeatAt: fc.option(heartbeat, { nil: undefined }),
       unschedulable: fc.boolean(),
       excluded: fc.constantFrom(undefined, 'true', 'false'),
       annotations,
+      drain: drainRecord(index),
       shutdownTaint: fc.boolean(),
     })
     .map((r) => ({
       // Node names are unique (as in Kubernetes); node k is named like instance k's private DNS
       // name, so that a node without providerID can match an instance.
-      name: `ip-10-0-0-${index}.ec2.internal`,
+      name: r.resourceName ? `${instanceId(index)}.ec2.internal` : `ip-10-0-0-${index}.ec2.internal`,
       uid: `uid-${index}`,
       resourceVersion: String(index),
       ...(r.providerID !== undefined ? { providerID: r.providerID } : {}),
@@ -60,22 +98,34 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       ...(r.readyHeartbeatAt !== undefined ? { readyHeartbeatAt: r.readyHeartbeatAt } : {}),
       unschedulable: r.unschedulable,
       labels: excludeLabel(r.excluded),
-      annotations: r.annotations,
+      annotations: { ...r.annotations, ...r.drain },
       taints: r.shutdownTaint ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }] : [],
     }));
+
+/** Whose the instance is: mostly this cluster's, sometimes another cluster's, sometimes nobody's. */
+const OWNER_TAGS: readonly Record<string, string>[] = [
+  ...Array.from({ length: 6 }, () => ({ 'eks:cluster-name': CLUSTER })),
+  { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' },
+  { 'eks:cluster-name': 'other' },
+  { 'kubernetes.io/cluster/other': 'owned' },
+  {},
+  {},
+];
+const ownerTags: fc.Arbitrary<Record<string, string>> = fc.constantFrom(...OWNER_TAGS);
 
 const instance = (n: number): fc.Arbitrary<InstanceView> =>
   fc
     .record({
       // Mostly running, as in a real cluster; every other state still comes up.
       state: fc.oneof({ weight: 6, arbitrary: fc.constant('running' as const) }, { weight: 5, arbitrary: fc.constantFrom(...INSTANCE_STATES) }),
-      zone,
+      zone: ourZone,
       launchedAt: ago,
-      clusterTag: fc.boolean(),
+      owner: ownerTags,
       decommission: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       excluded: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       asg: rarely(fc.constantFrom('InService', 'Terminating:Wait')),
-      retirement: rarely(fc.integer({ min: -HOUR, max: 48 * HOUR })),
+      scheduled: rarely(fc.record({ code: fc.constantFrom('instance-retirement' as const, 'instance-stop' as const, 'instance-reboot' as const, 'system-maintenance' as const), at: fc.integer({ min: -HOUR, max: 48 * HOUR }) })),
+      enrichmentFailed: rarely(fc.constantFrom('describing Auto Scaling instances: Throttling', 'describing scheduled events: RequestLimitExceeded')),
     })
     .map((r) => ({
       id: instanceId(n),
@@ -84,13 +134,14 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
       ...(r.state !== 'terminated' ? { privateDnsName: `ip-10-0-0-${n}.ec2.internal` } : {}),
       launchedAt: r.launchedAt,
       tags: {
-        ...(r.clusterTag ? { 'eks:cluster-name': CLUSTER } : {}),
+        ...r.owner,
         ...(r.decommission ? { 'ec2-node-reconciler/decommission': 'true' } : {}),
         ...(r.excluded ? { 'ec2-node-reconciler/exclude': 'true' } : {}),
       },
       spot: false,
       ...(r.asg !== undefined ? { autoScaling: { group: 'ng-a', lifecycleState: r.asg, terminateHook: 'drain-hook' } } : {}),
-      scheduledEvents: r.retirement !== undefined ? [{ code: 'instance-retirement' as const, notBefore: NOW + r.retirement }] : [],
+      scheduledEvents: r.scheduled !== undefined ? [{ code: r.scheduled.code, notBefore: NOW + r.scheduled.at, notAfter: NOW + r.scheduled.at + HOUR }] : [],
+      ...(r.enrichmentFailed !== undefined ? { enrichmentErrors: [r.enrichmentFailed] } : {}),
     }));
 
 const signal: fc.Arbitrary<Signal> = fc
@@ -99,25 +150,46 @@ const signal: fc.Arbitrary<Signal> = fc
     id: poolId,
     state: fc.constantFrom(...INSTANCE_STATES),
     deadline: fc.option(fc.integer({ min: -MINUTE, max: HOUR }), { nil: undefined }),
+    // Mostly just now; sometimes hours old, i.e. possibly before the instance was last launched.
+    age: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 * HOUR }) }),
+    change: fc.constantFrom('removal' as const, 'maintenance' as const),
+    windowEnd: fc.integer({ min: -HOUR, max: 4 * HOUR }),
   })
   .map((r) => ({
     kind: r.kind,
     instanceId: r.id,
-    observedAt: NOW,
+    observedAt: NOW - r.age,
     eventId: `evt-${r.kind}`,
     description: r.kind,
     ...(r.kind === 'state-change' ? { state: r.state } : {}),
     ...(r.deadline !== undefined ? { deadline: NOW + r.deadline } : {}),
     ...(r.kind === 'asg-terminate-lifecycle-action' ? { lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 't' } } : {}),
+    ...(r.kind === 'scheduled-change' ? { scheduled: { change: r.change, code: 'AWS_EC2_X', start: NOW + (r.deadline ?? 0), end: NOW + r.windowEnd } } : {}),
   }));
+
+/** A duration setting anywhere in its range, its bounds (and zero where allowed) coming up often. */
+const duration = (min: number, typical: number) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(typical) },
+    { weight: 1, arbitrary: fc.constantFrom(min, MAX_SETTING_DURATION_MS) },
+    { weight: 2, arbitrary: fc.integer({ min, max: 2 * HOUR }) },
+    { weight: 1, arbitrary: fc.integer({ min, max: MAX_SETTING_DURATION_MS }) },
+  );
 
 export const settingsArb: fc.Arbitrary<Settings> = fc
   .record({
     dryRun: fc.boolean(),
     rebalance: fc.constantFrom('cordon' as const, 'drain' as const, 'ignore' as const),
+    maintenance: fc.constantFrom('cordon' as const, 'drain' as const, 'ignore' as const),
     maxDeletions: fc.integer({ min: 0, max: 10 }),
     maxDeletionPercent: fc.integer({ min: 0, max: 100 }),
     markUnregisteredUnhealthy: fc.boolean(),
+    heartbeatGrace: duration(40_000, DEFAULT_SETTINGS.heartbeatGrace),
+    notFoundGrace: duration(0, DEFAULT_SETTINGS.notFoundGrace),
+    minNodeAge: duration(0, DEFAULT_SETTINGS.minNodeAge),
+    uncordonAfter: duration(0, DEFAULT_SETTINGS.uncordonAfter),
+    drainTimeout: duration(0, DEFAULT_SETTINGS.drainTimeout),
+    registrationGrace: duration(0, DEFAULT_SETTINGS.registrationGrace),
   })
   .map((over) => ({ ...DEFAULT_SETTINGS, ...over }));
 
@@ -136,6 +208,7 @@ export const worldArb: fc.Arbitrary<World> = fc
     signals: fc.array(signal, { maxLength: 4 }),
     settings: settingsArb,
     scope: fc.constantFrom('sweep' as const, 'event' as const),
+    drainStates: fc.array(drainState, { minLength: 8, maxLength: 8 }),
   })
   .chain((r) =>
     fc
@@ -153,6 +226,12 @@ export const worldArb: fc.Arbitrary<World> = fc
         const notFound = new Set(
           Array.from({ length: POOL }, (_, i) => instanceId(i + 1)).filter((id) => !present.has(id) && !errored.has(id)),
         );
+        const drains = new Map<string, DrainExecutionState>();
+        nodes.forEach((n, i) => {
+          const execution = n.annotations['ec2-node-reconciler/drain'];
+          const state = r.drainStates[i];
+          if (execution !== undefined && state !== undefined) drains.set(execution, state);
+        });
         const observation: Observation = {
           scope: r.scope,
           nodes,
@@ -162,6 +241,7 @@ export const worldArb: fc.Arbitrary<World> = fc
           lookupErrors: new Map([...errored].map((id) => [id, 'RequestLimitExceeded'])),
           clusterInstancesComplete: r.scope === 'sweep',
           ...(r.scope === 'sweep' ? { clusterNodeCount: nodes.length } : {}),
+          drains,
         };
         return { observation, signals: r.signals, settings: r.settings };
       }),

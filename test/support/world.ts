@@ -1,7 +1,7 @@
 // Typed builders for observations: tests say only what matters to them.
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId, type InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
+import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
 import type { Signal, SignalKind } from '../../lib/model/signal.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 
@@ -9,6 +9,7 @@ export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const CLUSTER = 'demo';
+export const REGION = 'us-east-1';
 
 export const clockAt = (now = NOW): VirtualClock => new VirtualClock(now);
 
@@ -58,6 +59,7 @@ export interface WorldSpec {
   notFound?: InstanceId[];
   lookupErrors?: [InstanceId, string][];
   scope?: Observation['scope'];
+  drains?: [string, DrainExecutionState][];
 }
 
 /** An observation; by default every node's instance that is not among `instances` is reported not found. */
@@ -81,6 +83,7 @@ export function anObservation(spec: WorldSpec): Observation {
     lookupErrors: new Map(spec.lookupErrors ?? []),
     clusterInstancesComplete: (spec.scope ?? 'sweep') === 'sweep',
     clusterNodeCount: (spec.scope ?? 'sweep') === 'sweep' ? nodes.length : undefined,
+    drains: new Map(spec.drains ?? []),
   };
 }
 

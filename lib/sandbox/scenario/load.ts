@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { isServiceName, SERVICE_NAMES } from '../aws/services/names.js';
 import { ScenarioSchema, type Scenario } from './schema.js';
 
 /** A scenario that cannot be run: exit 2, naming the path of the offending key. */
@@ -55,6 +56,15 @@ function danglingReferences(scenario: Scenario): string[] {
   duplicates(scenario.pods.map((p) => `${p.namespace}/${p.name}`), 'pods');
   scenario.pods.forEach((pod, i) => {
     if (!nodes.has(pod.node)) problems.push(`pods[${i}].node: no node named ${pod.node}`);
+  });
+  scenario.faults.forEach((fault, i) => {
+    const service = fault.api.split(':')[0] ?? '';
+    if (service !== 'kube' && !isServiceName(service)) problems.push(`faults[${i}].api: the sandbox emulates no ${service} (it has kube, ${SERVICE_NAMES.join(', ')})`);
+  });
+  scenario.steps.forEach((step, i) => {
+    const named = 'drain' in step ? step.drain.node : 'cordon' in step ? step.cordon : 'uncordon' in step ? step.uncordon : undefined;
+    const key = 'drain' in step ? 'drain.node' : 'cordon' in step ? 'cordon' : 'uncordon';
+    if (named !== undefined && !nodes.has(named)) problems.push(`steps[${i}].${key}: no node named ${named}`);
   });
   for (const name of Object.keys(scenario.expect?.nodes ?? {})) {
     if (!nodes.has(name)) problems.push(`expect.nodes.${name}: no node named ${name}`);

@@ -1,4 +1,4 @@
-// The scenario file format v1 (shared/scenario-format.md), exactly: unknown keys are errors.
+// The scenario file format v1.1 (docs/scenarios.md), exactly: unknown keys are errors.
 import { z } from 'zod';
 import { CONDITIONS } from '../../model/condition.js';
 import { DurationSchema } from '../../model/duration.js';
@@ -91,7 +91,25 @@ const StepSchema = z.union([
   z.object({ sweep: z.object({}).strict().nullable() }).strict(),
   z.object({ advance: Duration }).strict(),
   z.object({ settle: z.object({}).strict().nullable() }).strict(),
+  // v1.1: the CLI's `drain` command, and an operator's `kubectl cordon` / `kubectl uncordon`.
+  z.object({ drain: z.object({ node: z.string().min(1), reason: z.string().min(1).optional() }).strict() }).strict(),
+  z.object({ cordon: z.string().min(1) }).strict(),
+  z.object({ uncordon: z.string().min(1) }).strict(),
 ]);
+
+/** v1.1: `service:Operation` (IAM action names) or `kube:VERB /path` with `*` for one path segment. */
+const FAULT_API = /^(?:[a-z0-9-]+:[A-Za-z0-9]+|kube:(?:GET|POST|PUT|PATCH|DELETE) \/\S*)$/;
+const FaultSchema = z
+  .object({
+    api: z.string().regex(FAULT_API, { message: 'must be service:Operation (e.g. ec2:DescribeInstances) or kube:VERB /path (e.g. kube:PATCH /api/v1/nodes/*)' }),
+    status: z.number().int().min(400).max(599).default(500),
+    code: z.string().min(1).optional(),
+    times: z.number().int().min(1).optional(),
+    from: Duration.optional(),
+    until: Duration.optional(),
+  })
+  .strict()
+  .refine((f) => f.from === undefined || f.until === undefined || f.until > f.from, { message: 'until must be after from', path: ['until'] });
 
 const NODE_WORDS = ['deleted', 'present', 'cordoned', 'drained', 'untouched'] as const;
 const NodeExpectSchema = z.union([
@@ -114,6 +132,8 @@ const ExpectSchema = z
     conditions: z.partialRecord(z.enum(CONDITIONS), z.number().int().min(0)).optional(),
     deletions: z.number().int().min(0).optional(),
     evictionsBlocked: z.number().int().min(0).optional(),
+    drainsStarted: z.number().int().min(0).optional(),
+    deadLetters: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -128,6 +148,7 @@ export const ScenarioSchema = z
     pods: z.array(PodSchema).default([]),
     pdbs: z.array(PdbSchema).default([]),
     steps: z.array(StepSchema).default([{ sweep: {} }]),
+    faults: z.array(FaultSchema).default([]),
     expect: ExpectSchema.optional(),
   })
   .strict();
@@ -139,4 +160,5 @@ export type ScenarioPod = Scenario['pods'][number];
 export type ScenarioPdb = Scenario['pdbs'][number];
 export type ScenarioStep = Scenario['steps'][number];
 export type ScenarioExpect = NonNullable<Scenario['expect']>;
+export type ScenarioFault = Scenario['faults'][number];
 export type NodeExpectation = z.output<typeof NodeExpectSchema>;

@@ -15,7 +15,9 @@
 // - Auto Scaling "Terminate Successful": the machine is terminated.
 // - Tag change: the instance carries the event's tags for the keys it says changed.
 //
-// Nothing else changes the world: a rebalance recommendation or a Health notice only warns.
+// Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
+// event older than the instance's current launch (a late delivery about an earlier life of the
+// machine, stopped and started since) changed nothing that is still true: it has no effect.
 import type { InstanceState } from '../../model/signal.js';
 import type { Sandbox } from './world.js';
 
@@ -50,9 +52,15 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     else apply();
   };
 
+  const history = (id: string | undefined) => {
+    const launchedAt = record(id)?.launchedAt;
+    return launchedAt !== undefined && Number.isFinite(eventTime) && eventTime < launchedAt;
+  };
+
   switch (`${text(event.source) ?? ''}|${text(event['detail-type']) ?? ''}`) {
     case 'aws.ec2|EC2 Instance State-change Notification': {
       const id = text(detail['instance-id']);
+      if (history(id)) return;
       const to = text(detail.state) as InstanceState | undefined;
       const current = record(id)?.state;
       if (id === undefined || to === undefined || current === undefined || current === to) return;
@@ -63,7 +71,7 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     }
     case 'aws.ec2|EC2 Spot Instance Interruption Warning': {
       const id = text(detail['instance-id']);
-      if (id === undefined || record(id) === undefined) return;
+      if (id === undefined || record(id) === undefined || history(id)) return;
       later(id, eventTime + SPOT_NOTICE_MS, detail['instance-action'] === 'terminate' ? 'terminate' : 'stop');
       return;
     }

@@ -121,5 +121,16 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
     record(blocked === expect.evictionsBlocked ? [] : [`evictionsBlocked: expected ${expect.evictionsBlocked}, got ${blocked}`]);
   }
 
+  if (expect.drainsStarted !== undefined) {
+    const started = sandbox.drains.runs.size;
+    record(started === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started} (${[...sandbox.drains.runs.keys()].join(', ') || 'none'})`]);
+  }
+
+  if (expect.deadLetters !== undefined) {
+    const dead = sandbox.queue.deadLetters;
+    const which = dead.map((d) => `${d.detailType}: ${d.lastError ?? ''}`).join('; ');
+    record(dead.length === expect.deadLetters ? [] : [`deadLetters: expected ${expect.deadLetters}, got ${dead.length}${which ? ` (${which})` : ''}`]);
+  }
+
   return { passed, failures };
 }

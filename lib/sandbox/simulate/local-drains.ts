@@ -7,6 +7,7 @@ import type { OutputEventPublisher } from '../../aws/output-events.js';
 import type { DrainDeps, DrainStepResult } from '../../drain/step.js';
 import { drainStep } from '../../drain/step.js';
 import type { VirtualClock } from '../../model/clock.js';
+import type { DrainExecutionState } from '../../model/observation.js';
 import { errorText } from '../../pipeline/errors.js';
 import { drainExecutionName, type DrainWorkflowInput } from '../../workflow/contract.js';
 
@@ -16,6 +17,8 @@ const STEP_BUDGET_MS = 60_000;
 export interface DrainRun {
   readonly name: string;
   readonly input: DrainWorkflowInput;
+  /** When the execution was started. */
+  readonly launchedAt: number;
   status: 'running' | 'drained' | 'deadline' | 'node-gone' | 'failed';
   nextStepAt: number;
   state: unknown;
@@ -43,8 +46,18 @@ export class LocalDrains implements DrainLauncher {
   launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
     const name = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
     if (this.runs.has(name)) return Promise.resolve('already-running');
-    this.runs.set(name, { name, input, status: 'running', nextStepAt: this.deps.clock.now(), state: undefined, steps: 0 });
+    const now = this.deps.clock.now();
+    this.runs.set(name, { name, input, launchedAt: now, status: 'running', nextStepAt: now, state: undefined, steps: 0 });
     return Promise.resolve('started');
+  }
+
+  status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
+    const out = new Map<string, DrainExecutionState>();
+    for (const name of executions) {
+      const run = this.runs.get(name);
+      out.set(name, { status: run === undefined ? 'absent' : run.status === 'running' ? 'running' : 'ended' });
+    }
+    return Promise.resolve(out);
   }
 
   pending(): DrainRun[] {

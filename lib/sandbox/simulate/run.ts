@@ -1,8 +1,12 @@
-// Runs a scenario's steps through the same code the Lambdas run: events through the event path,
-// sweeps through the sweep path, drains through the same drain step the workflow loops.
+// Runs a scenario's steps through the same code the Lambdas run: events through the signal queue
+// into the events function's record handler, sweeps through the sweep path, drains through the same
+// drain step the workflow loops.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runSignals, runSweep } from '../../pipeline/run.js';
+import { runDrain } from '../../drain/driver.js';
+import { EventRecordFailure, handleEventRecord } from '../../lambda/handle-event-record.js';
+import { errorText } from '../../pipeline/errors.js';
+import { runSweep } from '../../pipeline/run.js';
 import type { RunReport } from '../../report/report.js';
 import { parseEvent, SignalRejection } from '../../signals/index.js';
 import type { LoadedScenario } from '../scenario/load.js';
@@ -10,13 +14,31 @@ import type { ScenarioStep } from '../scenario/schema.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import type { DrainRun } from './local-drains.js';
+import type { QueuedSignal } from './signal-queue.js';
 import { startSandbox, type Sandbox } from './world.js';
 
 export type StepRecord =
   | { readonly step: number; readonly at: number; readonly kind: 'sweep'; readonly report: RunReport }
-  | { readonly step: number; readonly at: number; readonly kind: 'event'; readonly detailType: string; readonly report?: RunReport; readonly ignored?: string; readonly rejected?: string }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'event';
+      readonly detailType: string;
+      /** Which receive of the record this was (1 = first delivery; more after failures). */
+      readonly attempt: number;
+      readonly report?: RunReport;
+      readonly ignored?: string;
+      /** A poison event: the record fails on every receive and ends in the dead-letter queue. */
+      readonly rejected?: string;
+      /** The record failed this time and comes back after the visibility timeout. */
+      readonly failed?: string;
+      /** The record moved to the dead-letter queue. */
+      readonly deadLettered?: boolean;
+    }
   | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
-  | { readonly step: number; readonly at: number; readonly kind: 'settle' };
+  | { readonly step: number; readonly at: number; readonly kind: 'settle' }
+  | { readonly step: number; readonly at: number; readonly kind: 'drain'; readonly node: string; readonly status: string; readonly message?: string }
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string };
 
 export interface DrainRecord {
   readonly node: string;
@@ -48,30 +70,103 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
   return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }
 
-async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord> {
-  const at = sandbox.clock.now();
-  if ('sweep' in step) return { step: index, at, kind: 'sweep', report: await runSweep(await sandbox.deps(), { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId }) };
-  if ('advance' in step) {
-    await sandbox.drains.runUntil(at + step.advance);
-    return { step: index, at, kind: 'advance', ms: step.advance };
+const place = (sandbox: Sandbox) => ({ region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId });
+
+/** The events function's logger, quiet: the timeline says what happened. */
+const quietLogger = { info: () => undefined, appendKeys: () => undefined, removeKeys: () => undefined };
+
+/** One receive of one record by the events function (the same code the Lambda runs). */
+async function deliver(sandbox: Sandbox, record: QueuedSignal, step: number): Promise<StepRecord> {
+  const base = { step, at: sandbox.clock.now(), kind: 'event' as const, detailType: record.detailType, attempt: record.receives };
+  try {
+    const parsed = parseEvent(record.event);
+    if (parsed.outcome === 'ignored') {
+      sandbox.queue.delete(record);
+      return { ...base, ignored: parsed.reason };
+    }
+    const report = await handleEventRecord(JSON.stringify(record.event), () => sandbox.deps(), quietLogger, place(sandbox));
+    sandbox.queue.delete(record);
+    return { ...base, ...(report ? { report } : {}) };
+  } catch (error) {
+    sandbox.queue.fail(record, errorText(error));
+    if (error instanceof SignalRejection) return { ...base, rejected: error.message };
+    return { ...base, failed: errorText(error), ...(error instanceof EventRecordFailure ? { report: error.report } : {}) };
   }
-  if ('settle' in step) {
+}
+
+/** Receives what the queue holds now: redeliveries, and records moving to the dead-letter queue. */
+async function drainQueue(sandbox: Sandbox, step: number): Promise<StepRecord[]> {
+  const dead = sandbox.queue.deadLetters.length;
+  const received = sandbox.queue.receive(sandbox.clock.now());
+  const records: StepRecord[] = sandbox.queue.deadLetters.slice(dead).map((d) => ({
+    step,
+    at: d.at,
+    kind: 'event' as const,
+    detailType: d.detailType,
+    attempt: d.receives,
+    deadLettered: true,
+    ...(d.lastError !== undefined ? { failed: d.lastError } : {}),
+  }));
+  for (const record of received) records.push(await deliver(sandbox, record, step));
+  return records;
+}
+
+/** Moves the world to `until`: drains step, the queue redelivers, in time order. */
+async function advanceTo(sandbox: Sandbox, until: number, step: number): Promise<StepRecord[]> {
+  const records: StepRecord[] = [];
+  for (let next = sandbox.queue.nextVisibleAt(); next !== undefined && next <= until; next = sandbox.queue.nextVisibleAt()) {
+    await sandbox.drains.runUntil(Math.max(next, sandbox.clock.now()));
+    records.push(...(await drainQueue(sandbox, step)));
+  }
+  await sandbox.drains.runUntil(until);
+  return records;
+}
+
+/** Runs every drain to its end and lets the queue deliver or dead-letter every record. */
+async function settle(sandbox: Sandbox, step: number): Promise<StepRecord[]> {
+  const records: StepRecord[] = [];
+  for (let guard = 0; guard < 1_000; guard++) {
     await sandbox.drains.settle();
-    return { step: index, at, kind: 'settle' };
+    const next = sandbox.queue.nextVisibleAt();
+    if (next === undefined) return records;
+    records.push(...(await advanceTo(sandbox, Math.max(next, sandbox.clock.now()), step)));
+  }
+  throw new Error('settling: the signal queue never emptied');
+}
+
+async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord[]> {
+  const at = sandbox.clock.now();
+  if ('sweep' in step) return [{ step: index, at, kind: 'sweep', report: await runSweep(await sandbox.deps(), place(sandbox)) }];
+  if ('advance' in step) return [{ step: index, at, kind: 'advance', ms: step.advance }, ...(await advanceTo(sandbox, at + step.advance, index))];
+  if ('settle' in step) return [{ step: index, at, kind: 'settle' }, ...(await settle(sandbox, index))];
+  if ('drain' in step) {
+    // The CLI's drain: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
+    const result = await runDrain(await sandbox.drainDeps(), {
+      node: step.drain.node,
+      deadline: at + sandbox.settings.drainTimeout,
+      cordon: { reason: step.drain.reason ?? 'manual drain', by: 'operator' },
+    });
+    return [{ step: index, at, kind: 'drain', node: step.drain.node, status: result.status, ...(result.message ? { message: result.message } : {}) }];
+  }
+  if ('cordon' in step || 'uncordon' in step) {
+    // kubectl cordon / uncordon: spec.unschedulable and nothing else.
+    const node = 'cordon' in step ? step.cordon : step.uncordon;
+    const store = sandbox.kube.store;
+    store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', { spec: { unschedulable: 'cordon' in step ? true : null } });
+    return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
   }
   const event = await readEvent(step, baseDir);
   const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
   try {
-    const parsed = parseEvent(event);
+    parseEvent(event);
     // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
     applyEventEffects(sandbox, event);
-    if (parsed.outcome === 'ignored') return { step: index, at, kind: 'event', detailType, ignored: parsed.reason };
-    return { step: index, at, kind: 'event', detailType, report: await runSignals(await sandbox.deps(), parsed.signals, { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId }) };
   } catch (error) {
-    // A rejected event would be a failed SQS record (→ DLQ); the scenario goes on, as the queue does.
-    if (error instanceof SignalRejection) return { step: index, at, kind: 'event', detailType, rejected: error.message };
-    throw error;
+    if (!(error instanceof SignalRejection)) throw error;
   }
+  // The rule puts it on the queue; the events function takes it from there (and gets it again after a failure).
+  sandbox.queue.send(event, detailType, at);
+  return drainQueue(sandbox, index);
 }
 
 function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
@@ -102,16 +197,13 @@ export interface SimulateOptions {
 export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox }> {
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true });
   try {
-    const launchedAt = new Map<string, number>();
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];
     for (const [index, step] of loaded.scenario.steps.entries()) {
-      const known = new Set(sandbox.drains.runs.keys());
-      steps.push(await runStep(sandbox, step, index + 1, loaded.baseDir));
-      for (const name of sandbox.drains.runs.keys()) if (!known.has(name)) launchedAt.set(name, steps.at(-1)?.at ?? sandbox.clock.now());
+      steps.push(...(await runStep(sandbox, step, index + 1, loaded.baseDir)));
     }
     const after = await snapshot(sandbox);
-    const drains = [...sandbox.drains.runs.values()].map((run) => drainRecord(run, launchedAt.get(run.name) ?? sandbox.start));
+    const drains = [...sandbox.drains.runs.values()].map((run) => drainRecord(run, run.launchedAt));
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
     return { simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, ...(expectations ? { expectations } : {}) }, sandbox };
   } finally {

@@ -8,6 +8,7 @@ import { sleepOn } from '../../drain/driver.js';
 import { kubeDrainApi } from '../../drain/kube-api.js';
 import { KubeClient } from '../../kube/client.js';
 import { drainSettings } from '../../drain/settings.js';
+import type { DrainDeps } from '../../drain/step.js';
 import { placeOf } from '../../lambda/place.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
 import { sweepSettings } from '../../lambda/sweep-payload.js';
@@ -19,7 +20,9 @@ import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/index.js';
 import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
+import { injectFaults } from './faults.js';
 import { LocalDrains, type DrainRun } from './local-drains.js';
+import { SignalQueue } from './signal-queue.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
 export const OUTPUT_BUS = 'ec2-node-reconciler';
@@ -36,6 +39,10 @@ export interface Sandbox {
   readonly aws: AwsEmulator;
   readonly settings: Settings;
   readonly drains: LocalDrains;
+  /** The signal queue between the event rules and the events function. */
+  readonly queue: SignalQueue;
+  /** What a drain run by hand (the CLI's `drain`) works with: the emulators, the virtual clock, the workload controllers. */
+  drainDeps(): Promise<DrainDeps>;
   /** The nodes as seeded (after the emulator's defaults), to tell `untouched` from changed. */
   readonly seededNodes: ReadonlyMap<string, NodeObject>;
   /** Deps for one reconcile run, built the Lambda way (a warm runtime across runs). */
@@ -81,6 +88,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     }
     for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
     for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));
+    injectFaults(scenario.faults, { clock, start, aws, kube });
   } catch (error) {
     await Promise.all([kube.close(), aws.close()]);
     throw error;
@@ -105,9 +113,15 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     await sleep(ms);
     controllers.reconcile();
   };
+  const drainDeps = async (): Promise<DrainDeps> => ({
+    api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), { sleep })),
+    clock,
+    settings: drainSettings(settings),
+    sleep: sleepThenReplace,
+  });
   const drains = new LocalDrains({
     clock,
-    drainDeps: async () => ({ api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), { sleep })), clock, settings: drainSettings(settings), sleep: sleepThenReplace }),
+    drainDeps,
     autoScaling,
     output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
     ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),
@@ -127,6 +141,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     aws,
     settings,
     drains,
+    queue: new SignalQueue(),
+    drainDeps,
     seededNodes,
     deps: (override) => runtime.reconcilerDeps(override ?? settings, { drains: () => drains }),
     close: async () => {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../../model/clock.js';
+import { regionOfZone } from '../../../model/provider-id.js';
 import type { InstanceId } from '../../../model/instance-id.js';
 import type { InstanceView } from '../../../model/observation.js';
 import type { InstanceState } from '../../../model/signal.js';
@@ -124,7 +125,8 @@ export class AwsState {
   seedInstance(input: SeedInstance): InstanceRecord | undefined {
     const seed = parseSeed(SeedInstanceSchema, input, `instances[${String(input.id)}]`);
     if (seed.state === 'absent') return undefined;
-    if (!seed.zone.startsWith(this.region) || seed.zone.length !== this.region.length + 1) {
+    // Every zone form of the region: standard, Local Zones and Wavelength Zones.
+    if (regionOfZone(seed.zone) !== this.region) {
       throw new Error(`seeding instance ${seed.id}: zone ${seed.zone} is not in the emulator's region ${this.region}`);
     }
     const now = this.clock.now();

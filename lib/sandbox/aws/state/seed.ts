@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { regionOfZone } from '../../../model/provider-id.js';
 import { DurationSchema } from '../../../model/duration.js';
 import { InstanceIdSchema } from '../../../model/instance-id.js';
 import { INSTANCE_STATES } from '../../../model/signal.js';
@@ -17,7 +18,7 @@ export const SeedInstanceSchema = z.strictObject({
   id: InstanceIdSchema,
   /** `absent`: EC2 does not know the id; nothing is stored. */
   state: z.enum([...INSTANCE_STATES, 'absent']),
-  zone: z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+-\d+[a-z]$/, { message: 'must be an availability zone such as us-east-1a' }),
+  zone: z.string().refine((zone) => regionOfZone(zone) !== undefined, { message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1' }),
   /** Default: derived from the id (`ip-10-….ec2.internal` in us-east-1, `….<region>.compute.internal` elsewhere). */
   privateDnsName: z.string().min(1).optional(),
   launchedAgo: Duration.optional(),

@@ -1,0 +1,23 @@
+import type { AutoScalingAdapter } from '../aws/autoscaling.js';
+import type { DrainLauncher } from '../aws/drain-launcher.js';
+import type { Ec2Adapter } from '../aws/ec2.js';
+import type { NodeFinder } from '../kube/find-node.js';
+import type { LeaseClient } from '../kube/leases.js';
+import type { NodeClient } from '../kube/nodes.js';
+import type { Clock } from '../model/clock.js';
+import type { Settings } from '../settings.js';
+
+/** What observing needs: reads only, the slice of each adapter it calls. */
+export interface ObserveDeps {
+  readonly clusterName: string;
+  /** Auto Scaling groups configured as this cluster's (beside its cluster tags). */
+  readonly ownGroups?: readonly string[];
+  readonly settings: Settings;
+  readonly clock: Clock;
+  readonly nodes: Pick<NodeClient, 'listNodes'>;
+  readonly leases: Pick<LeaseClient, 'listLeases' | 'getLease'>;
+  readonly finder: Pick<NodeFinder, 'find'>;
+  readonly ec2: Pick<Ec2Adapter, 'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'describeInstances' | 'terminateHook'>;
+  readonly drains: Pick<DrainLauncher, 'status'>;
+}

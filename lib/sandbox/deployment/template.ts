@@ -16,6 +16,7 @@ const TemplateSchema = z.object({
       Type: z.string(),
       Properties: z.record(z.string(), z.unknown()).optional(),
       DependsOn: z.union([z.string(), z.array(z.string())]).optional(),
+      Metadata: z.record(z.string(), z.unknown()).optional(),
     }),
   ),
 });
@@ -60,6 +61,8 @@ export interface FunctionSpec {
   readonly async: { readonly maximumRetryAttempts: number; readonly maximumEventAgeSeconds: number; readonly explicit: boolean };
   /** Logical ids this function's resource waits for (DependsOn). */
   readonly dependsOn: readonly string[];
+  /** The bundled code's directory in the cloud assembly (`aws:asset:path`), when the template was bundled. */
+  readonly assetPath?: string;
 }
 
 /** Lambda's documented defaults for asynchronous invocation: two retries, events kept six hours. */
@@ -291,6 +294,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       environment: fn.Environment?.Variables ?? {},
       async: { ...(configured ?? LAMBDA_ASYNC_DEFAULTS), explicit: configured !== undefined },
       dependsOn: asList(resource.DependsOn),
+      assetPath: typeof resource.Metadata?.['aws:asset:path'] === 'string' ? resource.Metadata['aws:asset:path'] : undefined,
     };
   });
 

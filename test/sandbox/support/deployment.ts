@@ -1,6 +1,6 @@
 // The project's real stack, synthesized once per test file (bundling skipped) and read as the
 // sandbox would deploy it.
-import { synthesize, type SynthOptions } from '../../infra/support/synth.js';
+import { synthesize } from '../../infra/support/synth.js';
 import { readDeployment, type Deployment, type DeploymentEnv } from '../../../lib/sandbox/deployment/template.js';
 
 export const ENV: DeploymentEnv = { stackName: 'Test', region: 'us-east-1', accountId: '123456789012' };
@@ -14,11 +14,6 @@ export function deployedStack(): { template: unknown; deployment: Deployment } {
     cached = { template, deployment: readDeployment(template, ENV) };
   }
   return cached;
-}
-
-/** A reconciler with other props, not cached. */
-export function deployedWith(options: SynthOptions): Deployment {
-  return readDeployment(synthesize(options).template.toJSON(), ENV);
 }
 
 /** The one resource of a list whose logical id starts with `prefix`. */

@@ -10,7 +10,7 @@ import type { DrainStepOutput, DrainWorkflowInput } from '../../../lib/workflow/
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
-const { deployment } = deployedStack();
+const { deployment } = await deployedStack();
 const machine = byLogicalId(deployment.stateMachines, 'ReconcilerDrainWorkflowStateMachine');
 const drainStep = byLogicalId(deployment.functions, 'ReconcilerFunctionsDrainStep');
 

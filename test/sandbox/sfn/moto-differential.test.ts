@@ -12,7 +12,7 @@ import { describeWithOracle, motoMissing, motoVersion } from '../aws/support/ora
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
-const { deployment } = deployedStack();
+const { deployment } = await deployedStack();
 const machine = byLogicalId(deployment.stateMachines, 'ReconcilerDrainWorkflowStateMachine');
 
 type Answer = { readonly Return: unknown } | { readonly Throw: { readonly Error: string; readonly Cause: string } };

@@ -71,8 +71,8 @@ interface Case {
   readonly moto?: { readonly allowed: boolean; readonly why: string };
 }
 
+const { deployment } = await deployedStack();
 const reconcilerPolicy = (): PolicyDocumentInput => {
-  const { deployment } = deployedStack();
   const role = byLogicalId(deployment.roles, 'ReconcilerFunctionsSweepRole');
   const policy = role.policies.find((p) => p.name.startsWith('ReconcilerReconcilerPolicy'));
   if (!policy) throw new Error('the sweep role has the ReconcilerPolicy');

@@ -6,7 +6,7 @@ import { IamAuthorizer, resourceTagKeys, requestTagKeys, type AuthorizationReque
 import { DECOMMISSION_TAG } from '../../../../lib/model/labels.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';
 
-const { deployment } = deployedStack();
+const { deployment } = await deployedStack();
 const authorizer = new IamAuthorizer();
 for (const role of deployment.roles) authorizer.attach(role.arn, ...role.policies);
 

@@ -26,8 +26,10 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
   if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);
-  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, output.summary.blocked.length);
-  logger.info('drain step', { outcome: output.outcome, summary: output.summary });
+  const { leftByReason } = output.summary;
+  const blocked = Object.entries(leftByReason).reduce((sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods), 0);
+  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, blocked);
+  logger.info('drain step', { outcome: output.outcome, deadline: output.deadline, summary: output.summary });
   return output;
 }
 

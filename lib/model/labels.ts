@@ -11,3 +11,12 @@ export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
 export const CLUSTER_TAG_EKS = 'eks:cluster-name';
 export const clusterOwnershipTag = (cluster: string): string => `kubernetes.io/cluster/${cluster}`;
+/**
+ * Written on a Node by the event path when it starts or joins a drain (issue #12), read by the drain
+ * step: the execution name of the drain that owns the removal…
+ */
+export const DRAIN_ANNOTATION = `${PREFIX}/drain`;
+/** …the removal's governing deadline (ISO 8601), which may be earlier than the drain's input… */
+export const DRAIN_DEADLINE_ANNOTATION = `${PREFIX}/drain-deadline`;
+/** …and an ASG lifecycle action handed over to the running drain: JSON `{"group","hook","token"?}`. */
+export const LIFECYCLE_ANNOTATION = `${PREFIX}/lifecycle`;

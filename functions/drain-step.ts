@@ -26,6 +26,7 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
   if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);
+  if (output.outcome === 'incomplete') metrics.addMetric('DrainsIncomplete', MetricUnit.Count, 1);
   const { leftByReason } = output.summary;
   const blocked = Object.entries(leftByReason).reduce((sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods), 0);
   metrics.addMetric('EvictionsBlocked', MetricUnit.Count, blocked);

@@ -8,7 +8,7 @@ import { rbacYaml } from '../../infra/rbac.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { createAwsClients } from '../aws/clients.js';
 import { runDrain } from '../drain/driver.js';
-import { progressLine } from '../drain/report.js';
+import { endLines, progressLine } from '../drain/report.js';
 import { KubeClient } from '../kube/client.js';
 import { NodeFinder } from '../kube/find-node.js';
 import { NodeClient } from '../kube/nodes.js';
@@ -22,7 +22,7 @@ import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
 import { formatSimulation } from './format-simulation.js';
-import { connect, outcomeLines, type LiveOptions, type LocalDrainLauncher } from './live.js';
+import { connect, type LiveOptions, type LocalDrainLauncher } from './live.js';
 import { settingOptions, settingsFromFlags } from './settings-flags.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -195,7 +195,7 @@ ${CONNECTION_HELP}`,
       cordon: { reason: str(v['reason']) ?? 'manual drain' },
     });
     out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-    for (const line of outcomeLines(result)) out(`  ${line}`);
+    for (const line of endLines(result.pods)) out(`  ${line}`);
     // Like kubectl drain: anything but a drained node (pods left, a replaced or vanished node, an uncordon) exits 1.
     return result.status === 'drained' ? EXIT.ok : EXIT.findings;
   },
@@ -227,7 +227,7 @@ ${CONNECTION_HELP}`,
       cordon: { reason, expectedUid: node.uid },
     });
     out(`${node.name}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-    for (const line of outcomeLines(result)) out(`  ${line}`);
+    for (const line of endLines(result.pods)) out(`  ${line}`);
     return result.status === 'drained' ? EXIT.ok : EXIT.findings;
   },
 };

@@ -6,7 +6,7 @@ import { createAwsClients } from '../aws/clients.js';
 import type { DrainLauncher } from '../aws/drain-launcher.js';
 import { runDrain } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
-import { formatReport, progressLine } from '../drain/report.js';
+import { endLines, progressLine } from '../drain/report.js';
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps, DrainStepResult } from '../drain/step.js';
@@ -111,7 +111,7 @@ export class LocalDrainLauncher implements DrainLauncher {
       const result = await runDrain({ ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) }, drainRequestOf(input));
       output = stepOutput(result, input);
       this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-      for (const line of outcomeLines(result)) this.print(`    ${line}`);
+      for (const line of endLines(result.pods)) this.print(`    ${line}`);
     } catch (error) {
       this.outcomes.push({ node: input.node, outcome: 'error' });
       await this.endLifecycle(input, 'error', input.lifecycle);
@@ -132,12 +132,4 @@ export class LocalDrainLauncher implements DrainLauncher {
     await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
     this.print(`  completed lifecycle action of ${which}: CONTINUE`);
   }
-}
-
-/** What an operator reads after a drain: each pod left and why, and each grace period shortened. */
-export function outcomeLines(result: DrainStepResult): string[] {
-  return [
-    ...result.pods.filter((r) => r.left !== undefined && r.status !== 'terminating').map((r) => `left ${formatReport(r)}`),
-    ...result.pods.flatMap((r) => (r.grace ? [`grace shortened ${r.pod.namespace}/${r.pod.name}: ${r.grace.pod}s → ${r.grace.given}s`] : [])),
-  ];
 }

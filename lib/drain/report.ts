@@ -134,6 +134,14 @@ export function formatReport(report: PodReport): string {
   return `${report.pod.namespace}/${report.pod.name}: ${report.status}${pdb} — ${report.reason}${left}`;
 }
 
+/** What an operator reads when a drain ends: each pod left (and why), and each grace period shortened. */
+export function endLines(reports: readonly PodReport[]): string[] {
+  return [
+    ...reports.filter((r) => r.left !== undefined && r.status !== 'terminating').map((r) => `left ${formatReport(r)}`),
+    ...reports.flatMap((r) => (r.grace ? [`grace shortened ${r.pod.namespace}/${r.pod.name}: ${r.grace.pod}s → ${r.grace.given}s`] : [])),
+  ];
+}
+
 /** Pods named in one progress line at most; the rest are counted. */
 const PROGRESS_NAMES = 5;
 

@@ -418,12 +418,12 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
   const deadlinePassed = now >= deadline;
   if (!deadlinePassed) {
     const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
-    const withGrace = (pod: DrainPod, seconds: number | undefined): RemovalOptions | undefined => (seconds === undefined ? undefined : { gracePeriodSeconds: seconds });
+    const withGrace = (seconds: number | undefined): RemovalOptions | undefined => (seconds === undefined ? undefined : { gracePeriodSeconds: seconds });
     const due: Removal[] = [...plan.toEvict.map((p) => ['evict', p] as const), ...plan.toDelete.map((p) => ['delete', p] as const)].flatMap(([via, { pod }]) => {
       const record = state.pods.get(podKey(pod));
       const ready = record?.stage === 'pending' || (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
       if (!ready) return [];
-      const options = isFinished(pod) ? undefined : withGrace(pod, fittedGrace(podGrace(pod), now, deadline, settings));
+      const options = isFinished(pod) ? undefined : withGrace(fittedGrace(podGrace(pod), now, deadline, settings));
       return [{ pod: podRef(pod), via, ...(options ? { options } : {}) }];
     });
     // Terminating pods whose grace period would still outlast the deadline (it came closer since they

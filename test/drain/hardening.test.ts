@@ -280,6 +280,40 @@ describe('case 7: deadline-aware grace periods', () => {
   });
 });
 
+describe('case 7, continued: a deadline that comes closer mid-drain', () => {
+  const graceOf = (entry: { body?: unknown }): number | undefined => (entry.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds;
+
+  it('should shorten the grace period of a pod it evicted when the Node announces an earlier deadline', async () => {
+    const { env, clock, deps, request } = await setup({ deadlineMs: 3_600_000 });
+    env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
+
+    const first = await drainStep(deps, request, undefined, 0);
+    clock.advance(10_000);
+    // A spot warning for the same machine: two minutes from now.
+    await env.api.patchNode(N1, { annotations: { [DRAIN_DEADLINE_ANNOTATION]: new Date(clock.now() + 120_000).toISOString() } });
+    const result = await runDrain(deps, request, { state: first.state });
+
+    expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([undefined, 115]);
+    expect(result.status).toBe('drained');
+    expect(result.deadline).toBe(START + 130_000);
+    expect(clock.now()).toBeLessThan(START + 130_000);
+    expect(result.pods.map((r) => [r.pod.name, r.status, r.grace])).toEqual([['api-1', 'evicted', { pod: 300, given: 115 }]]);
+  });
+
+  it('should never take a later deadline, nor a lifecycle action that does not parse, from the Node', async () => {
+    const { env, deps } = await setup({ deadlineMs: 120_000 });
+    env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 3_600_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a"}' } });
+    const input = workflowInput(env, { deadline: new Date(START + 120_000).toISOString(), lifecycle: { group: 'ng-input', hook: 'h' } });
+
+    const output = await runDrainStep({ input }, deps, 20_000);
+
+    expect(output.deadline).toBe(input.deadline);
+    expect(output.lifecycle).toEqual({ group: 'ng-input', hook: 'h' });
+    expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([115]);
+  });
+});
+
 describe('case 8: a Node deleted mid-drain', () => {
   it('should end as node-gone and keep every pod it knew in the report, with what became of it', async () => {
     const { env, clock, deps, request } = await setup();

@@ -10,6 +10,8 @@ import { kubeDrainApi } from '../lib/drain/kube-api.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
 import { sleepOn } from '../lib/drain/driver.js';
+import { endLines } from '../lib/drain/report.js';
+import type { DrainStepResult } from '../lib/drain/step.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runDrainStep } from '../lib/lambda/drain-step.js';
@@ -22,12 +24,26 @@ const runtime = new WarmRuntime(config);
 const { logger, metrics, tracer } = createTelemetry(config.clusterName);
 
 async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
-  const deps = { api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), timeLeftIn(context))), clock: runtime.clock, settings: drainSettings(config.settings), sleep: sleepOn(runtime.clock) };
+  let last: DrainStepResult | undefined;
+  const deps = {
+    api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), timeLeftIn(context))),
+    clock: runtime.clock,
+    settings: drainSettings(config.settings),
+    sleep: sleepOn(runtime.clock),
+    onProgress: (result: DrainStepResult) => {
+      last = result;
+    },
+  };
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
+  // The step output names 10 pods at most; the log of the last step names every pod left and every grace period shortened.
+  if (output.outcome !== 'continue' && last) logger.info('drain ended', { outcome: output.outcome, message: last.message, pods: endLines(last.pods) });
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
   if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);
-  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, output.summary.blocked.length);
-  logger.info('drain step', { outcome: output.outcome, summary: output.summary });
+  if (output.outcome === 'incomplete') metrics.addMetric('DrainsIncomplete', MetricUnit.Count, 1);
+  const { leftByReason } = output.summary;
+  const blocked = Object.entries(leftByReason).reduce((sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods), 0);
+  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, blocked);
+  logger.info('drain step', { outcome: output.outcome, deadline: output.deadline, summary: output.summary });
   return output;
 }
 

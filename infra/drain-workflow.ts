@@ -1,8 +1,10 @@
 // The drain workflow of DESIGN §5: a Step Functions Standard state machine that loops
 //   drain step → outcome? → (heartbeat) → wait → drain step …
-// until the step reports done or deadline, completes the ASG lifecycle action (CONTINUE) when the
-// drain came from one, and ends with an output event. Written in JSONata with workflow variables:
-// `$input` is the execution input (DrainWorkflowInput), `$step` the last DrainStepOutput.
+// until the step reports an end (done, incomplete, deadline, node-replaced, node-gone,
+// cancelled-by-uncordon) or fails, completes the ASG lifecycle action (CONTINUE) when the drain has
+// one — on every end but an operator's uncordon — and ends with an output event. Written in
+// JSONata with workflow variables: `$input` is the execution input (DrainWorkflowInput), `$step`
+// the last DrainStepOutput.
 //
 // Standard, not Express: Standard executions are exactly-once and their names are unique for 90
 // days, which is what makes the deterministic execution names of lib/workflow/contract.ts dedupe
@@ -14,12 +16,30 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../lib/workflow/contract.js';
+import {
+  COMPLETE_LIFECYCLE_COMMAND,
+  DRAIN_OUTCOMES,
+  LIFECYCLE_LEFT_OPEN,
+  OUTPUT_EVENT_SOURCE,
+  type DrainEnd,
+  type OutputDetailType,
+} from '../lib/workflow/contract.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
-export const STEP_OUTCOMES = ['done', 'deadline', 'continue'] as const;
+export const STEP_OUTCOMES = DRAIN_OUTCOMES;
+
+/** The error a drain execution that did not drain fails with, by how it ended (`error`: the step kept failing). */
+export const FAILURE_ERRORS: Record<Exclude<DrainEnd, 'done'> | 'error' | 'unexpected', string> = {
+  incomplete: 'DrainIncomplete',
+  deadline: 'DrainDeadlinePassed',
+  'node-replaced': 'DrainNodeReplaced',
+  'node-gone': 'DrainNodeGone',
+  'cancelled-by-uncordon': 'DrainCancelledByUncordon',
+  error: 'DrainStepFailed',
+  unexpected: 'UnexpectedDrainStepOutcome',
+};
 
 const DRAINED: OutputDetailType = 'Node Drained';
 const DRAIN_FAILED: OutputDetailType = 'Drain Failed';
@@ -35,6 +55,12 @@ const jsonata = (expression: string): string => `{% ${expression} %}`;
 export const DRAIN_STEP_PAYLOAD = jsonata("{'input': $input, 'state': $step.state}");
 
 /**
+ * The lifecycle action of the drain: one handed over to it on the Node (the step's `lifecycle`),
+ * else the input's. The step reports its lifecycle only once it has run, hence the fallback.
+ */
+export const LIFECYCLE = '($exists($step.lifecycle) ? $step.lifecycle : $input.lifecycle)';
+
+/**
  * Arguments of the lifecycle calls: the token when the signal carried one, else the instance id
  * (a drain the sweep found in Terminating:Wait has no token). The API takes either.
  */
@@ -43,24 +69,33 @@ export function lifecycleArguments(extra: Record<string, string> = {}): string {
     .map(([key, value]) => `, '${key}': '${value}'`)
     .join('');
   return jsonata(
-    "$merge([{'AutoScalingGroupName': $input.lifecycle.group, 'LifecycleHookName': $input.lifecycle.hook" +
+    `$merge([{'AutoScalingGroupName': ${LIFECYCLE}.group, 'LifecycleHookName': ${LIFECYCLE}.hook` +
       fixed +
-      "}, $exists($input.lifecycle.token) ? {'LifecycleActionToken': $input.lifecycle.token} : {'InstanceId': $input.instanceId}])",
+      `}, $exists(${LIFECYCLE}.token) ? {'LifecycleActionToken': ${LIFECYCLE}.token} : {'InstanceId': $input.instanceId}])`,
   );
 }
 
+/** COMPLETE_LIFECYCLE_COMMAND as a JSONata string expression over the drain's lifecycle action. */
+const COMPLETE_COMMAND = `'${COMPLETE_LIFECYCLE_COMMAND.replace('{group}', `' & ${LIFECYCLE}.group & '`)
+  .replace('{hook}', `' & ${LIFECYCLE}.hook & '`)
+  .replace('{instance}', "' & $input.instanceId & '")}'`;
+
+/** Ends after which the lifecycle action is left to the operator, as a JSONata condition on `$outcome`. */
+const LEFT_OPEN = LIFECYCLE_LEFT_OPEN.map((o) => `$outcome = '${o}'`).join(' or ');
+
 /**
  * The output event's detail. The lifecycle token is left out (it is a credential for the action);
- * undefined keys (no instanceId, no summary after a failed first step) are dropped by JSONata.
+ * undefined keys (no instanceId, no summary after a failed first step) are dropped by JSONata. A
+ * lifecycle action not completed comes with the command that completes it.
  */
 export const OUTPUT_DETAIL = jsonata(
   [
     '{',
     "'cluster': $input.cluster, 'node': $input.node, 'nodeUid': $input.nodeUid, 'instanceId': $input.instanceId,",
-    "'reason': $input.reason, 'cause': $input.cause, 'deadline': $input.deadline, 'outcome': $outcome,",
+    "'reason': $input.reason, 'cause': $input.cause, 'deadline': $exists($step.deadline) ? $step.deadline : $input.deadline, 'outcome': $outcome,",
     // `x ? x` is undefined, hence dropped, when x is null: no `"error": null` on a successful drain.
     "'summary': $step.summary, 'error': $failure ? $failure,",
-    "'lifecycle': $exists($input.lifecycle) ? {'group': $input.lifecycle.group, 'hook': $input.lifecycle.hook, 'completed': $lifecycleCompleted},",
+    `'lifecycle': $exists(${LIFECYCLE}) ? {'group': ${LIFECYCLE}.group, 'hook': ${LIFECYCLE}.hook, 'completed': $lifecycleCompleted, 'completeWith': $lifecycleCompleted = false ? ${COMPLETE_COMMAND}},`,
     "'execution': $states.context.Execution.Id",
     '}',
   ].join(' '),
@@ -131,28 +166,14 @@ export class DrainWorkflow extends Construct {
       bus: props.outputBus,
       detailType: jsonata(`$outcome = 'done' ? '${DRAINED}' : '${DRAIN_FAILED}'`),
     });
-    const reportFailure = putOutputEvent(this, 'ReportFailure', {
-      stateName: 'Report failure',
-      bus: props.outputBus,
-      detailType: DRAIN_FAILED,
-    });
 
     const drained = new sfn.Succeed(this, 'Drained', { stateName: 'Drained' });
-    // A drain that ran out of time is a failed execution, so ExecutionsFailed counts every drain that did not finish.
-    const deadlinePassed = sfn.Fail.jsonata(this, 'DeadlinePassed', {
-      stateName: 'Deadline passed',
-      error: 'DrainDeadlinePassed',
-      cause: 'The deadline passed with pods left on the node; see the Drain Failed event for the summary.',
-    });
-    const stepFailed = sfn.Fail.jsonata(this, 'StepFailed', {
-      stateName: 'Drain step failed',
-      error: 'DrainStepFailed',
-      cause: 'The drain step kept failing; see the Drain Failed event and the drain-step function logs.',
-    });
-    const unexpected = sfn.Fail.jsonata(this, 'UnexpectedOutcome', {
-      stateName: 'Unexpected outcome',
-      error: 'UnexpectedDrainStepOutcome',
-      cause: `The drain step returned an outcome other than ${STEP_OUTCOMES.join(', ')} (see lib/workflow/contract.ts).`,
+    // A drain that did not drain is a failed execution, so ExecutionsFailed counts every one of them;
+    // the error says how it ended, the Drain Failed event says what was left and why.
+    const notDrained = sfn.Fail.jsonata(this, 'NotDrained', {
+      stateName: 'Not drained',
+      error: jsonata(`$lookup(${JSON.stringify(FAILURE_ERRORS).replace(/"/g, "'")}, $outcome)`),
+      cause: jsonata("'The drain ended ' & $outcome & ': see the Drain Failed event for what was left and why, and the drain-step function logs.'"),
     });
 
     const wait = sfn.Wait.jsonata(this, 'Wait', {
@@ -160,7 +181,7 @@ export class DrainWorkflow extends Construct {
       time: sfn.WaitTime.seconds(jsonata('$step.waitSeconds')),
     });
     const heartbeatDue = sfn.Choice.jsonata(this, 'HeartbeatDue', { stateName: 'Heartbeat due?' })
-      .when(sfn.Condition.jsonata(jsonata(`$exists($input.lifecycle) and ($millis() - $heartbeatAt) >= ${heartbeatMs}`)), heartbeat)
+      .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and ($millis() - $heartbeatAt) >= ${heartbeatMs}`)), heartbeat)
       .otherwise(wait);
     // A failed heartbeat does not stop the drain (the action may have been completed by someone else);
     // the timestamp still moves so that a failing call is not repeated every loop.
@@ -168,25 +189,33 @@ export class DrainWorkflow extends Construct {
     heartbeat.next(wait);
     wait.next(drainStep);
 
+    // Every end completes the lifecycle action (the machine goes either way), except an operator's
+    // uncordon: completing it would end the machine they chose to keep using.
     const finish = sfn.Choice.jsonata(this, 'LifecycleHook', { stateName: 'Lifecycle hook?' })
-      .when(sfn.Condition.jsonata(jsonata('$exists($input.lifecycle)')), complete)
+      .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and $not(${LEFT_OPEN})`)), complete)
       .otherwise(report);
     complete.addCatch(report, { errors: ['States.ALL'], assign: { lifecycleCompleted: false } });
     complete.next(report);
     report.next(
       sfn.Choice.jsonata(this, 'WasDrained', { stateName: 'Drained?' })
         .when(sfn.Condition.jsonata(jsonata("$outcome = 'done'")), drained)
-        .otherwise(deadlinePassed),
+        .otherwise(notDrained),
     );
 
-    drainStep.addCatch(reportFailure, { errors: ['States.ALL'], assign: { outcome: 'error', failure: jsonata('$states.errorOutput') } });
-    reportFailure.next(stepFailed);
+    // The payload safety net: a step result over the 256 KiB limit raises States.DataLimitExceeded,
+    // which States.ALL does not match. Caught by name, it ends the drain like a failing step:
+    // lifecycle action completed, Drain Failed event (`$step` is still the previous step's).
+    const failed = { outcome: 'error', failure: jsonata('$states.errorOutput') };
+    drainStep.addCatch(finish, { errors: ['States.DataLimitExceeded'], assign: failed });
+    drainStep.addCatch(finish, { errors: ['States.ALL'], assign: failed });
 
-    const outcome = sfn.Choice.jsonata(this, 'Outcome', { stateName: 'Drain outcome?' })
-      .when(sfn.Condition.jsonata(jsonata("$step.outcome = 'done'")), finish, { assign: { outcome: 'done' } })
-      .when(sfn.Condition.jsonata(jsonata("$step.outcome = 'deadline'")), finish, { assign: { outcome: 'deadline' } })
-      .when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), heartbeatDue)
-      .otherwise(unexpected);
+    const outcome = sfn.Choice.jsonata(this, 'Outcome', { stateName: 'Drain outcome?' });
+    for (const end of STEP_OUTCOMES) {
+      if (end !== 'continue') outcome.when(sfn.Condition.jsonata(jsonata(`$step.outcome = '${end}'`)), finish, { assign: { outcome: end } });
+    }
+    // An outcome the contract does not have (a handler of another version) ends the drain too, named.
+    const unexpected = sfn.Pass.jsonata(this, 'UnexpectedOutcome', { stateName: 'Unexpected outcome', assign: { outcome: 'unexpected' } }).next(finish);
+    outcome.when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), heartbeatDue).otherwise(unexpected);
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {

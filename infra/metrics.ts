@@ -31,9 +31,11 @@ export const METRIC_NAMES = {
   actionsFailed: 'ActionsFailed',
   /** Drains whose pods all went before the deadline. */
   drainsCompleted: 'DrainsCompleted',
-  /** Drains that reached their deadline with pods left. */
+  /** Drains that reached their deadline with pods still to go or terminating. */
   drainsTimedOut: 'DrainsTimedOut',
-  /** Evictions refused (PodDisruptionBudget, several PDBs, errors). */
+  /** Drains that ended with pods left that were refused or blocked (PodDisruptionBudgets, errors). */
+  drainsIncomplete: 'DrainsIncomplete',
+  /** Pods left blocked after a drain step: refused by the settings, or their eviction refused (PodDisruptionBudget, several PDBs, errors). */
   evictionsBlocked: 'EvictionsBlocked',
   /** Pairs found in a divergent condition; dimension Condition. */
   divergences: 'Divergences',

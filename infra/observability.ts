@@ -138,6 +138,7 @@ export class Observability extends Construct {
             [
               metric(METRIC_NAMES.drainsCompleted, 'Completed'),
               metric(METRIC_NAMES.drainsTimedOut, 'Timed out'),
+              metric(METRIC_NAMES.drainsIncomplete, 'Incomplete'),
               metric(METRIC_NAMES.evictionsBlocked, 'Evictions blocked'),
             ],
             [

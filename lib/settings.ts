@@ -50,6 +50,12 @@ export const SettingsSchema = z
     deleteEmptyDirData: z.boolean().default(true),
     /** Evict pods no controller manages (they are not recreated), like kubectl drain --force. */
     evictUnreplicated: z.boolean().default(true),
+    /**
+     * `fit-deadline`: a pod whose terminationGracePeriodSeconds would outlast the drain's deadline is
+     * evicted with the time left (less a margin) as its grace period, like kubectl drain --grace-period;
+     * `pod`: every pod keeps its own.
+     */
+    gracePeriod: z.enum(['pod', 'fit-deadline']).default('fit-deadline'),
     /** A running cluster-tagged instance with no Node is reported only once older than this. */
     registrationGrace: SettingDuration.default(900_000),
     /** Opt-in: mark unregistered machines Unhealthy in their Auto Scaling group. */

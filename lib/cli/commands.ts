@@ -8,7 +8,7 @@ import { rbacYaml } from '../../infra/rbac.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { createAwsClients } from '../aws/clients.js';
 import { runDrain } from '../drain/driver.js';
-import { progressLine } from '../drain/report.js';
+import { endLines, progressLine } from '../drain/report.js';
 import { KubeClient } from '../kube/client.js';
 import { NodeFinder } from '../kube/find-node.js';
 import { NodeClient } from '../kube/nodes.js';
@@ -22,7 +22,7 @@ import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
 import { formatSimulation } from './format-simulation.js';
-import { connect, type LiveOptions } from './live.js';
+import { connect, type LiveOptions, type LocalDrainLauncher } from './live.js';
 import { settingOptions, settingsFromFlags } from './settings-flags.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -73,6 +73,10 @@ function outputMode(v: Record<string, unknown>): 'table' | 'json' {
   if (mode !== 'table' && mode !== 'json') throw new CliError(`-o/--output: expected table or json, got ${mode}`);
   return mode;
 }
+
+/** Exit 1 when a drain run in this process ended other than drained. */
+const drainsExit = (drains: LocalDrainLauncher): number => (drains.allDrained() ? EXIT.ok : EXIT.findings);
+const worst = (...codes: number[]): number => Math.max(...codes);
 
 function printReport(report: RunReport, mode: 'table' | 'json'): number {
   out(mode === 'json' ? JSON.stringify(report, null, 2) : formatRunReport(report));
@@ -132,7 +136,8 @@ ${SETTINGS_HELP}`,
     const mode = outputMode(v);
     const settings = settingsFromFlags(v, v['dry-run'] === true);
     const live = connect(liveOptions(v));
-    return printReport(await runSweep(live.deps(settings), { region: live.region }), mode);
+    const drains = live.localDrains(settings);
+    return worst(printReport(await runSweep(live.deps(settings, drains), { region: live.region }), mode), drainsExit(drains));
   },
 };
 
@@ -173,7 +178,8 @@ ${CONNECTION_HELP}`,
     }
     const settings = settingsFromFlags(v, v['dry-run'] === true);
     const live = connect(liveOptions(v));
-    return printReport(await runSignals(live.deps(settings), parsed.signals, { region: live.region }), mode);
+    const drains = live.localDrains(settings);
+    return worst(printReport(await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region }), mode), drainsExit(drains));
   },
 };
 
@@ -195,8 +201,9 @@ ${CONNECTION_HELP}`,
       cordon: { reason: str(v['reason']) ?? 'manual drain', by: 'operator' },
     });
     out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-    for (const b of result.blocked) out(`  blocked ${b.pod.namespace}/${b.pod.name}: ${b.reason}`);
-    return result.status === 'drained' || result.status === 'node-gone' ? EXIT.ok : EXIT.findings;
+    for (const line of endLines(result.pods)) out(`  ${line}`);
+    // Like kubectl drain: anything but a drained node (pods left, a replaced or vanished node, an uncordon) exits 1.
+    return result.status === 'drained' ? EXIT.ok : EXIT.findings;
   },
 };
 
@@ -231,7 +238,8 @@ ${CONNECTION_HELP}`,
       // The operator's cordon, not the reconciler's: no sweep reverses it.
       cordon: { reason, expectedUid: node.uid, by: 'operator' },
     });
-    out(`${node.name}: ${result.status}`);
+    out(`${node.name}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
+    for (const line of endLines(result.pods)) out(`  ${line}`);
     return result.status === 'drained' ? EXIT.ok : EXIT.findings;
   },
 };

@@ -1,5 +1,5 @@
 import type { RunReport } from '../report/report.js';
-import type { Simulation, StepRecord } from '../sandbox/simulate/run.js';
+import type { DrainRecord, Simulation, StepRecord } from '../sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
 import { offset, table } from './table.js';
 
@@ -48,6 +48,21 @@ function condensedTable(report: RunReport, involved: ReadonlySet<string>): strin
   return `${correspondenceTable({ ...report, rows: shown })}\n… and ${folded} more in-sync (nothing happened to them; -o json lists every row)`;
 }
 
+/** Pods named in a DRAINS row at most (-o json lists them all). */
+const NAMED = 3;
+const named = (items: readonly string[]): string => (items.length > NAMED ? `${items.slice(0, NAMED).join(', ')} and ${items.length - NAMED} more` : items.join(', '));
+
+/** A drain's row note: what was left and why, shortened grace periods, the lifecycle action left open, the error. */
+function drainNotes(d: DrainRecord): string {
+  const notes: string[] = [];
+  const reasons = Object.entries(d.leftByReason).map(([reason, n]) => `${reason} ${n}`);
+  if (reasons.length > 0) notes.push(`left: ${reasons.join(', ')}${d.blocked.length > 0 ? ` (${named(d.blocked)})` : ''}`);
+  if (d.graceShortened.length > 0) notes.push(`grace shortened: ${named(d.graceShortened)}`);
+  if (d.lifecycle && !d.lifecycle.completed) notes.push(`lifecycle action left open: ${d.lifecycle.completeWith ?? ''}`);
+  if (d.error) notes.push(d.error);
+  return notes.join('; ');
+}
+
 /** The demo and `simulate -o table`: before, timeline, drains, after, summary. */
 export function formatSimulation(sim: Simulation): string {
   const involved = new Set<string>(sim.drains.flatMap((d) => [d.node, d.instanceId ?? '']));
@@ -60,8 +75,8 @@ export function formatSimulation(sim: Simulation): string {
     d.node,
     d.status,
     `${offset(d.startedAt, sim.start)} → ${d.finishedAt !== undefined ? offset(d.finishedAt, sim.start) : '…'}`,
-    `${d.evicted} evicted, ${d.left} left`,
-    d.blocked.join('; ') || d.error || '',
+    `${d.evicted} evicted${d.terminating > 0 ? ` (${d.terminating} terminating)` : ''}, ${d.left} left`,
+    drainNotes(d),
   ]);
   const lines = [
     `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()})`,
@@ -73,7 +88,7 @@ export function formatSimulation(sim: Simulation): string {
     table(['TIME', 'SOURCE', 'ACTION', 'TARGET', 'WHY'], timeline, 70),
     '',
   ];
-  if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'BLOCKED / ERROR'], drains, 70), '');
+  if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'LEFT / NOTES'], drains, 70), '');
   lines.push('AFTER', condensedTable(sim.after, involved), '');
   const deletes = sim.steps.flatMap((s) => ('report' in s && s.report ? s.report.actions : [])).filter((a) => a.kind === 'delete' && a.outcome === 'done').length;
   const drained = sim.drains.filter((d) => d.status === 'drained').length;

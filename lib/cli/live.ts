@@ -2,12 +2,13 @@
 // the default AWS credential chain, the same adapters the Lambdas use, and drains run locally.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
+import { createAwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
 import { forgetDrain } from '../drain/claim.js';
-import { createAwsClients } from '../aws/clients.js';
 import { runDrain } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
-import { progressLine } from '../drain/report.js';
+import { endLines, progressLine } from '../drain/report.js';
+import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps, DrainStepResult } from '../drain/step.js';
 import { KubeClient, type KubeConnection } from '../kube/client.js';
@@ -17,7 +18,15 @@ import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
-import { drainExecutionName, type DrainWorkflowInput } from '../workflow/contract.js';
+import {
+  completeLifecycleCommand,
+  drainExecutionName,
+  leavesLifecycleOpen,
+  type DrainOutcome,
+  type DrainStepOutput,
+  type DrainWorkflowInput,
+  type LifecycleRef,
+} from '../workflow/contract.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export interface LiveOptions {
@@ -45,6 +54,8 @@ export interface Live {
   readonly region: string;
   deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
   drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
+  /** Drains in this process, with progress on stderr (what `deps` uses when given no launcher). */
+  localDrains(settings: Settings): LocalDrainLauncher;
 }
 
 export function connect(options: LiveOptions): Live {
@@ -68,11 +79,15 @@ export function connect(options: LiveOptions): Live {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(onProgress ? { onProgress } : {}),
   });
+  const deployed = options.drainStateMachineArn ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn) : undefined;
+  const localDrains = (settings: Settings) =>
+    new LocalDrainLauncher(drainDeps(settings), new AutoScalingAdapter(aws.autoScaling), (line) => process.stderr.write(`${line}\n`), deployed);
   return {
     kube,
     cluster,
     region,
     drainDeps,
+    localDrains,
     deps: (settings, drains) =>
       wireReconciler({
         clusterName: cluster,
@@ -81,25 +96,23 @@ export function connect(options: LiveOptions): Live {
         clock: systemClock,
         kube,
         aws,
-        drains: () =>
-          drains ??
-          new LocalDrainLauncher(
-            drainDeps(settings),
-            new AutoScalingAdapter(aws.autoScaling),
-            (line) => process.stderr.write(`${line}\n`),
-            options.drainStateMachineArn ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn) : undefined,
-          ),
+        drains: () => drains ?? localDrains(settings),
       }),
   };
 }
 
 /**
- * Runs a drain to its end in this process, with progress on stderr, then completes the ASG
- * lifecycle action as the workflow would. Used by `event`, `sweep` and `decommission --now`.
- * Its drains end before the command does, so the Node's record of one is removed when it ends: a
- * record a Node carries is the deployed workflow's, which `deployed` (when given) can ask about.
+ * Runs a drain to its end in this process, with progress on stderr, then does what the workflow
+ * does at its end: completes the ASG lifecycle action with CONTINUE (one handed over on the Node,
+ * else the input's), except after an operator's uncordon, which leaves it open and says how to
+ * complete it. Used by `event`, `sweep` and `decommission --now`; `outcomes` lets them exit 1
+ * when a drain did not drain. Its drains end before the command does, so the Node's record of one is
+ * removed when it ends: a record a Node carries is the deployed workflow's, which `deployed` (when
+ * given) can ask about.
  */
 export class LocalDrainLauncher implements DrainLauncher {
+  readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error' }[] = [];
+
   constructor(
     private readonly deps: DrainDeps,
     private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
@@ -116,19 +129,38 @@ export class LocalDrainLauncher implements DrainLauncher {
     return new Map(executions.map((name): [string, DrainExecutionState] => [name, unknown]));
   }
 
+  /** Every drain this launcher ran ended `done`. */
+  allDrained(): boolean {
+    return this.outcomes.every((o) => o.outcome === 'done');
+  }
+
   async launch(input: DrainWorkflowInput): Promise<'started'> {
-    const execution = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
     this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
-    const result = await runDrain(
-      { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
-      { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
-    );
-    this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-    if (input.lifecycle && input.instanceId) {
-      await this.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
-      this.print(`  completed lifecycle action of ${input.instanceId} (${input.lifecycle.group}/${input.lifecycle.hook}): CONTINUE`);
+    let output: DrainStepOutput | undefined;
+    try {
+      const result = await runDrain({ ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) }, drainRequestOf(input));
+      output = stepOutput(result, input);
+      this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
+      for (const line of endLines(result.pods)) this.print(`    ${line}`);
+    } catch (error) {
+      this.outcomes.push({ node: input.node, outcome: 'error' });
+      await this.endLifecycle(input, 'error', input.lifecycle);
+      throw error;
     }
-    await forgetDrain(this.deps.api, input.node, { expectedUid: input.nodeUid, execution });
+    this.outcomes.push({ node: input.node, outcome: output.outcome });
+    await this.endLifecycle(input, output.outcome, output.lifecycle);
+    await forgetDrain(this.deps.api, input.node, { expectedUid: input.nodeUid, execution: drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause) });
     return 'started';
+  }
+
+  private async endLifecycle(input: DrainWorkflowInput, outcome: DrainOutcome | 'error', lifecycle: LifecycleRef | undefined): Promise<void> {
+    if (!lifecycle || !input.instanceId) return;
+    const which = `${input.instanceId} (${lifecycle.group}/${lifecycle.hook})`;
+    if (leavesLifecycleOpen(outcome)) {
+      this.print(`  left the lifecycle action of ${which} open for you; complete it with: ${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: input.instanceId })}`);
+      return;
+    }
+    await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
+    this.print(`  completed lifecycle action of ${which}: CONTINUE`);
   }
 }

@@ -79,6 +79,12 @@ export type RemovalOutcome =
   /** Anything else the server answered (403 in a terminating namespace, 5xx, …). */
   | { readonly kind: 'failed'; readonly status: number; readonly message: string };
 
+/** DeleteOptions the drain sets on an eviction or delete besides the uid precondition. */
+export interface RemovalOptions {
+  /** Shorter than the pod's own terminationGracePeriodSeconds, so that it ends before the deadline (kubectl's --grace-period). */
+  readonly gracePeriodSeconds?: number;
+}
+
 export interface DrainApi {
   /** The node, or undefined when it does not exist. */
   getNode(name: string): Promise<DrainNode | undefined>;
@@ -88,9 +94,9 @@ export interface DrainApi {
   /** Whether apps/v1 DaemonSet namespace/name exists; throws when the server cannot say. */
   daemonSetExists(namespace: string, name: string): Promise<boolean>;
   /** policy/v1 Eviction with a uid precondition. Throws only when no HTTP answer came back. */
-  evictPod(pod: PodRef): Promise<RemovalOutcome>;
-  /** DELETE with a uid precondition and the pod's own grace period. Throws only when no HTTP answer came back. */
-  deletePod(pod: PodRef): Promise<RemovalOutcome>;
+  evictPod(pod: PodRef, options?: RemovalOptions): Promise<RemovalOutcome>;
+  /** DELETE with a uid precondition and the pod's own grace period unless options shorten it. Throws only when no HTTP answer came back. */
+  deletePod(pod: PodRef, options?: RemovalOptions): Promise<RemovalOutcome>;
 }
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';

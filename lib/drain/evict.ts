@@ -1,10 +1,11 @@
-import { podKey, type DrainApi, type PodRef, type RemovalOutcome } from './api.js';
+import { podKey, type DrainApi, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
 
 export type RemovalVia = 'evict' | 'delete';
 
 export interface Removal {
   readonly pod: PodRef;
   readonly via: RemovalVia;
+  readonly options?: RemovalOptions;
 }
 
 export type RemovalResult = Removal & {
@@ -55,7 +56,7 @@ export async function removePods(
 ): Promise<RemovalResult[]> {
   const settled = await settleBounded(removals, options.concurrency, async (removal): Promise<RemovalResult['outcome']> => {
     if (options.canStart && !options.canStart()) return { kind: 'not-attempted' };
-    return removal.via === 'evict' ? api.evictPod(removal.pod) : api.deletePod(removal.pod);
+    return removal.via === 'evict' ? api.evictPod(removal.pod, removal.options) : api.deletePod(removal.pod, removal.options);
   });
   return removals.map((removal, index) => {
     const result = settled[index];

@@ -8,4 +8,5 @@ export * from './report.js';
 export * from './settings.js';
 export * from './step.js';
 export * from './driver.js';
+export * from './step-output.js';
 export { kubeDrainApi, type KubeDrainApiOptions } from './kube-api.js';

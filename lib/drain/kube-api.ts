@@ -10,6 +10,7 @@ import {
   type DrainPod,
   type NodePatch,
   type PodRef,
+  type RemovalOptions,
   type RemovalOutcome,
 } from './api.js';
 
@@ -112,6 +113,10 @@ export interface KubeDrainApiOptions {
 
 const NODES = 'api/v1/nodes';
 const PodListSchema = listOf(PodSchema);
+const deleteOptions = (pod: PodRef, options: RemovalOptions) => ({
+  preconditions: { uid: pod.uid },
+  ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+});
 const podPath = (pod: PodRef, ...sub: string[]) => kubePath('api/v1/namespaces', pod.namespace, 'pods', pod.name, ...sub);
 
 /** DrainApi over the KubeClient: nodes, pods and policy/v1 evictions in core/v1; DaemonSets in apps/v1. */
@@ -163,13 +168,13 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
       }
     },
 
-    async evictPod(pod): Promise<RemovalOutcome> {
+    async evictPod(pod, options = {}): Promise<RemovalOutcome> {
       const body = {
         apiVersion: 'policy/v1',
         kind: 'Eviction',
         metadata: { name: pod.name, namespace: pod.namespace },
         // The uid precondition keeps a StatefulSet's replacement (same name) from being evicted in its predecessor's place.
-        deleteOptions: { preconditions: { uid: pod.uid } },
+        deleteOptions: deleteOptions(pod, options),
       };
       try {
         await kube.call({ method: 'POST', path: podPath(pod, 'eviction'), body }, IgnoredAnswer);
@@ -179,9 +184,9 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
       }
     },
 
-    async deletePod(pod): Promise<RemovalOutcome> {
+    async deletePod(pod, options = {}): Promise<RemovalOutcome> {
       try {
-        await kube.call({ method: 'DELETE', path: podPath(pod), body: { preconditions: { uid: pod.uid } } }, IgnoredAnswer);
+        await kube.call({ method: 'DELETE', path: podPath(pod), body: deleteOptions(pod, options) }, IgnoredAnswer);
         return { kind: 'accepted' };
       } catch (error) {
         return removalOutcome(error, pod, 'deleting');

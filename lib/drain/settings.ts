@@ -19,6 +19,13 @@ export interface DrainSettings {
   readonly failedEvictionRetryDelayMs: number;
   /** Pods terminating for longer than this are no longer waited on (kubectl's --skip-wait-for-delete-timeout); 0 waits for all. */
   readonly skipWaitForDeleteTimeoutMs: number;
+  /** `fit-deadline`: shorten a grace period that would outlast the deadline (kubectl's --grace-period); `pod`: never. */
+  readonly gracePeriod: 'pod' | 'fit-deadline';
+  /**
+   * Time kept between a shortened grace period's end and the deadline: the kubelet needs a moment to
+   * stop the containers and the drain to see the pod gone. A shortened grace is never under 1 s.
+   */
+  readonly graceMarginMs: number;
 }
 
 export const DEFAULT_DRAIN_SETTINGS: DrainSettings = {
@@ -29,22 +36,24 @@ export const DEFAULT_DRAIN_SETTINGS: DrainSettings = {
   evictionRetryDelayMs: 5_000,
   failedEvictionRetryDelayMs: 30_000,
   skipWaitForDeleteTimeoutMs: 0,
+  gracePeriod: 'fit-deadline',
+  graceMarginMs: 5_000,
 };
 
 /** Drain settings from the reconciler's settings, with drain-only overrides. */
 export function drainSettings(
-  settings?: Pick<Settings, 'deleteEmptyDirData' | 'evictUnreplicated'>,
+  settings?: Pick<Settings, 'deleteEmptyDirData' | 'evictUnreplicated' | 'gracePeriod'>,
   overrides: Partial<DrainSettings> = {},
 ): DrainSettings {
   const merged: DrainSettings = {
     ...DEFAULT_DRAIN_SETTINGS,
-    ...(settings ? { deleteEmptyDirData: settings.deleteEmptyDirData, evictUnreplicated: settings.evictUnreplicated } : {}),
+    ...(settings ? { deleteEmptyDirData: settings.deleteEmptyDirData, evictUnreplicated: settings.evictUnreplicated, gracePeriod: settings.gracePeriod } : {}),
     ...overrides,
   };
   if (!Number.isInteger(merged.evictionConcurrency) || merged.evictionConcurrency < 1) {
     throw new Error(`invalid drain settings: evictionConcurrency must be a whole number ≥ 1 (got ${merged.evictionConcurrency})`);
   }
-  for (const key of ['pollIntervalMs', 'evictionRetryDelayMs', 'failedEvictionRetryDelayMs'] as const) {
+  for (const key of ['pollIntervalMs', 'evictionRetryDelayMs', 'failedEvictionRetryDelayMs', 'graceMarginMs'] as const) {
     if (!(merged[key] > 0)) throw new Error(`invalid drain settings: ${key} must be > 0 (got ${merged[key]})`);
   }
   if (!(merged.skipWaitForDeleteTimeoutMs >= 0)) {

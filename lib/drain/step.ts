@@ -1,17 +1,37 @@
+import { z } from 'zod';
 import type { Clock } from '../model/clock.js';
-import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type PodRef } from './api.js';
+import { DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
+import { isFinished, podKey, podRef, type DrainApi, type DrainNode, type DrainPod, type RemovalOptions } from './api.js';
 import { cordon, type CordonOptions } from './cordon.js';
 import { describeError, removePods, type Removal, type RemovalResult } from './evict.js';
-import type { DaemonSetLookup } from './filters.js';
+import type { DaemonSetLookup, Verdict } from './filters.js';
 import { planDrain, type PlannedPod } from './plan-drain.js';
-import { countReports, isBlocked, isLeft, type BlockedPod, type DrainCounts, type PodReport } from './report.js';
+import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type DrainCounts, type LeftAt, type PodReport } from './report.js';
 import type { DrainSettings } from './settings.js';
-import { initialDrainState, readDrainState, type DrainState } from './state.js';
+import {
+  initialDrainState,
+  isFinishedStage,
+  isRetryStage,
+  packState,
+  readDrainState,
+  REFUSALS,
+  wasRemoved,
+  type DrainState,
+  type PodRecord,
+  type RetryStatus,
+  type Stage,
+  type WorkingState,
+} from './state.js';
 
 export interface DrainRequest {
   readonly node: string;
-  /** Epoch ms. The drain stops there and reports what is left (spot: warning + 2 min; lifecycle hook: its timeout; Health: the event's start). */
+  /**
+   * Epoch ms. The drain stops there and reports what is left (spot: warning + 2 min; lifecycle hook:
+   * its timeout; Health: the event's start). An earlier deadline announced on the Node wins.
+   */
   readonly deadline: number;
+  /** `expectedUid` binds the drain to that Node incarnation; without it, to the one the first step finds. */
   readonly cordon: CordonOptions;
 }
 
@@ -26,28 +46,48 @@ export interface DrainDeps {
 }
 
 /**
- * `drained`: every pod the drain should remove is gone (refused pods may remain, reported).
- * `deadline`: the deadline passed first; `remaining` says what is left and why.
- * `node-gone`: the node no longer exists, or a new node took its name.
+ * `in-progress`: step again after nextCheckAfterMs. Every other status ends the drain:
+ * `drained`: every pod the drain had to remove is gone.
+ * `incomplete`: pods it may not evict (refused) or could not (blocked) are left.
+ * `deadline`: the deadline passed while pods were still to go or terminating.
+ * `node-replaced` / `node-gone`: the Node the drain started on was replaced under its name, or deleted.
+ * `cancelled-by-uncordon`: someone else uncordoned the node; the drain leaves it to them.
  */
-export type DrainStatus = 'in-progress' | 'drained' | 'deadline' | 'node-gone';
+export type DrainStatus = 'in-progress' | 'drained' | LeftAt;
 
 export interface DrainStepResult {
   readonly status: DrainStatus;
-  /** Nothing more to do: drained, or the node is gone. */
-  readonly done: boolean;
-  /** Pods still on the node that the drain wants gone, each with its status and why. */
+  /** Pods still on the node that the drain wants gone (terminating ones included), each with its status and why. */
   readonly remaining: readonly PodReport[];
-  /** The remaining pods waiting cannot help: PDBs, refusals, failed evictions. */
+  /** The pods left that waiting cannot help: refused, or their eviction refused (PDBs, errors). */
   readonly blocked: readonly BlockedPod[];
-  /** Every pod's outcome: those on the node now, and those this drain saw go (as far as the state remembers). */
+  /** Every pod the drain knew and what became of it, by namespace/name. */
   readonly pods: readonly PodReport[];
   readonly counts: DrainCounts;
   /** When to step again; 0 once the drain has ended. */
   readonly nextCheckAfterMs: number;
+  /** Epoch ms: the deadline worked to (the request's, or an earlier one announced on the Node). */
+  readonly deadline: number;
+  /** A lifecycle action handed over to this drain on the Node (LIFECYCLE_ANNOTATION). */
+  readonly lifecycle?: LifecycleRef;
   readonly state: DrainState;
   readonly message?: string;
 }
+
+/** The API server's default terminationGracePeriodSeconds. */
+const DEFAULT_GRACE_SECONDS = 30;
+/** Kubelets report a little after the grace period ends: look again just after it. */
+const GRACE_END_MARGIN_MS = 100;
+
+const IsoDateSchema = z.iso.datetime({ offset: true });
+
+/** What this step learned that the state does not keep: DaemonSet lookups, and the server's words for refused removals. */
+interface StepMemory {
+  readonly daemonSets: Map<string, DaemonSetLookup>;
+  readonly messages: Map<string, string>;
+}
+
+type PassResult = Omit<DrainStepResult, 'state'>;
 
 /**
  * Looks up each DaemonSet that owns an unfinished pod on the node (the DaemonSet filter needs no
@@ -73,132 +113,259 @@ async function lookUpDaemonSets(api: DrainApi, pods: readonly DrainPod[], cache:
   });
 }
 
-/** The API server's default terminationGracePeriodSeconds. */
-const DEFAULT_GRACE_SECONDS = 30;
-/** Kubelets report a little after the grace period ends: look again just after it. */
-const GRACE_END_MARGIN_MS = 100;
-
-interface PassOutcome {
-  readonly result: Omit<DrainStepResult, 'state'>;
-  readonly state: DrainState;
+/**
+ * Takes what the event path announced on the Node: an earlier deadline (never a later one: a
+ * deadline is when the machine goes) and a lifecycle action handed over to this drain.
+ */
+function takeHandover(state: WorkingState, node: DrainNode): void {
+  const deadline = IsoDateSchema.safeParse(node.annotations[DRAIN_DEADLINE_ANNOTATION]);
+  if (deadline.success) {
+    const at = Date.parse(deadline.data);
+    state.deadline = Math.min(state.deadline ?? at, at);
+  }
+  const text = node.annotations[LIFECYCLE_ANNOTATION];
+  if (text === undefined) return;
+  try {
+    const lifecycle = LifecycleRefSchema.safeParse(JSON.parse(text));
+    if (lifecycle.success) state.lifecycle = lifecycle.data;
+  } catch {
+    // Not JSON: the annotation is ignored, as one that does not match the schema.
+  }
 }
 
-function ended(status: 'node-gone', state: DrainState, message: string): PassOutcome {
-  return {
-    state,
-    result: { status, done: true, remaining: [], blocked: [], pods: [], counts: countReports([]), nextCheckAfterMs: 0, message },
-  };
+const deadlineOf = (request: DrainRequest, state: WorkingState): number => Math.min(request.deadline, state.deadline ?? Infinity);
+
+/** Seconds: the grace period a removal gets when the pod's own would outlast the deadline (gracePeriod: fit-deadline). */
+function fittedGrace(seconds: number, now: number, deadline: number, settings: DrainSettings): number | undefined {
+  if (settings.gracePeriod !== 'fit-deadline') return undefined;
+  const fits = Math.floor((deadline - now - settings.graceMarginMs) / 1000);
+  return seconds > fits ? Math.max(1, fits) : undefined;
 }
 
-/** Records the server's answer to one removal in the state (and when to retry a refused one). */
-function recordRemoval(state: DrainState, result: RemovalResult, now: number, settings: DrainSettings): void {
-  const { pod, via, outcome } = result;
-  const base = { ns: pod.namespace, name: pod.name, uid: pod.uid, at: now };
-  const attempts = (state.retry.find((r) => r.uid === pod.uid)?.attempts ?? 0) + 1;
-  state.retry = state.retry.filter((r) => r.uid !== pod.uid);
+/** The stage a pod's verdict puts it in, given what the drain already did to it. */
+function stageFromVerdict(record: PodRecord | undefined, verdict: Verdict): Pick<PodRecord, 'stage' | 'refusal'> | undefined {
+  const stage = record?.stage;
+  // Sent and accepted: a lagging read or a terminating pod changes nothing.
+  if (stage === 'evicting' || stage === 'deleting') return undefined;
+  switch (verdict.action) {
+    case 'skip':
+      return { stage: verdict.code === 'daemonset' ? 'skipped-daemonset' : verdict.code === 'mirror' ? 'skipped-mirror' : 'skipped-terminating' };
+    case 'refuse': {
+      const refusal = REFUSALS.find((r) => r === verdict.code);
+      return { stage: 'refused', ...(refusal ? { refusal } : {}) };
+    }
+    case 'wait':
+      return { stage: verdict.code === 'terminating' ? 'terminating' : 'waiting' };
+    case 'evict':
+    case 'delete':
+      // A refused removal keeps its back-off while the pod still waits for it.
+      return stage !== undefined && isRetryStage(stage) ? undefined : { stage: 'pending' };
+  }
+}
+
+const FINISH: Partial<Record<Stage, Stage>> = { evicting: 'evicted', deleting: 'deleted', terminating: 'terminated' };
+
+/** The pod the record describes is no longer there: what became of it. */
+function finish(record: PodRecord): void {
+  if (isFinishedStage(record.stage)) return;
+  record.stage = FINISH[record.stage] ?? 'gone';
+  delete record.attempts;
+  delete record.retryAt;
+  delete record.pdb;
+}
+
+/** Records the server's answer to one removal (and when to retry a refused one). */
+function recordRemoval(record: PodRecord, result: RemovalResult, now: number, state: WorkingState, deps: DrainDeps, memory: StepMemory, podGrace: number): void {
+  const { via, outcome, options } = result;
   if (outcome.kind !== 'not-attempted' && outcome.kind !== 'error') {
     if (via === 'evict') state.sent.evictions++;
     else state.sent.deletions++;
   }
+  const shortening = record.stage === 'evicting' || record.stage === 'deleting' || record.stage === 'terminating';
+  if (outcome.kind === 'accepted') {
+    if (!shortening) record.stage = via === 'evict' ? 'evicting' : 'deleting';
+    delete record.attempts;
+    delete record.retryAt;
+    delete record.pdb;
+    if (options?.gracePeriodSeconds !== undefined) record.grace = { pod: podGrace, given: options.gracePeriodSeconds };
+    return;
+  }
+  if (outcome.kind === 'not-found' || outcome.kind === 'replaced') {
+    finish(record);
+    return;
+  }
+  // A refused shortening leaves the pod terminating as it was.
+  if (outcome.kind === 'not-attempted' || shortening) return;
+  const { settings } = deps;
+  const retry = (stage: PodRecord['stage'], delayMs: number, message: string, pdb?: string): void => {
+    record.stage = stage;
+    record.attempts = (record.attempts ?? 0) + 1;
+    record.retryAt = now + delayMs;
+    if (pdb !== undefined) record.pdb = pdb;
+    else delete record.pdb;
+    memory.messages.set(record.uid, message);
+  };
   switch (outcome.kind) {
-    case 'accepted':
-      state.removing.push({ ...base, via });
-      return;
-    case 'not-found':
-    case 'replaced':
-      state.gone.push({ ...base, how: 'vanished' });
-      return;
-    case 'not-attempted':
-      return;
     case 'too-many-requests':
-      state.retry.push({
-        ...base,
-        at: now + settings.evictionRetryDelayMs,
-        attempts,
-        ...(outcome.pdb !== undefined
-          ? { status: 'blocked-by-pdb', pdb: outcome.pdb, reason: `blocked by PodDisruptionBudget ${outcome.pdb}: ${outcome.message}` }
-          : { status: 'throttled', reason: `the API server asked to retry later: ${outcome.message}` }),
-      });
+      retry(outcome.pdb !== undefined ? 'blocked-by-pdb' : 'throttled', settings.evictionRetryDelayMs, outcome.message, outcome.pdb);
       return;
     case 'multiple-pdbs':
-      state.retry.push({
-        ...base,
-        at: now + settings.failedEvictionRetryDelayMs,
-        attempts,
-        status: 'multiple-pdbs',
-        reason: `covered by more than one PodDisruptionBudget, which the eviction API refuses (make one PDB select it): ${outcome.message}`,
-      });
+      retry('multiple-pdbs', settings.failedEvictionRetryDelayMs, outcome.message);
       return;
     case 'failed':
+      retry('eviction-failed', settings.failedEvictionRetryDelayMs, `${via === 'evict' ? 'eviction' : 'delete'} failed (${outcome.status}): ${outcome.message}`);
+      return;
     case 'error':
-      state.retry.push({
-        ...base,
-        at: now + settings.failedEvictionRetryDelayMs,
-        attempts,
-        status: 'eviction-failed',
-        reason: outcome.kind === 'failed' ? `${via === 'evict' ? 'eviction' : 'delete'} failed (${outcome.status}): ${outcome.message}` : outcome.message,
-      });
+      retry('eviction-failed', settings.failedEvictionRetryDelayMs, outcome.message);
       return;
   }
 }
 
-/** The report of a pod on the node; `final` when the drain ends with this pass (no next attempt to announce). */
-function reportPlanned(planned: PlannedPod, state: DrainState, now: number, final: boolean): PodReport {
-  const { pod, verdict } = planned;
-  const ref = podRef(pod);
-  const notes = planned.notes.length > 0 ? { notes: planned.notes.map((n) => n.reason) } : {};
-  switch (verdict.action) {
-    case 'skip': {
-      const status = verdict.code === 'daemonset' ? 'skipped-daemonset' : verdict.code === 'mirror' ? 'skipped-mirror' : 'skipped-terminating';
-      return { pod: ref, status, reason: verdict.reason };
-    }
-    case 'refuse':
-      return { pod: ref, status: 'refused', reason: verdict.hint ? `${verdict.reason}; ${verdict.hint}` : verdict.reason };
-    case 'wait': {
-      if (verdict.code !== 'terminating') return { pod: ref, status: 'waiting', reason: verdict.reason };
-      const ours = state.removing.find((r) => r.uid === pod.uid && r.via !== 'waited');
-      const reason = ours ? `${ours.via === 'evict' ? 'evicted' : 'deleted'}, ${verdict.reason}` : `already ${verdict.reason}`;
-      return { pod: ref, status: 'terminating', reason, ...notes };
-    }
-    case 'evict':
-    case 'delete': {
-      // Accepted earlier but listed without a deletionTimestamp (a lagging read): never evicted twice.
-      const ours = state.removing.find((r) => r.uid === pod.uid);
-      if (ours) return { pod: ref, status: 'terminating', reason: `${ours.via === 'delete' ? 'deleted' : 'evicted'}, waiting for it to terminate`, ...notes };
-      const retry = state.retry.find((r) => r.uid === pod.uid);
-      if (retry) {
-        const wait = Math.max(0, Math.ceil((retry.at - now) / 1000));
-        const when = final ? `${retry.attempts} attempts` : `attempt ${retry.attempts}, next in ${wait}s`;
-        return { pod: ref, status: retry.status, reason: `${retry.reason} (${when})`, ...(retry.pdb ? { pdb: retry.pdb } : {}), ...notes };
-      }
-      return { pod: ref, status: 'pending', reason: verdict.action === 'evict' ? 'to be evicted' : verdict.reason, ...notes };
-    }
+const SKIPPED_REASON: Partial<Record<Stage, string>> = {
+  'skipped-daemonset': 'managed by a DaemonSet',
+  'skipped-mirror': 'mirror pod of a static pod (the kubelet owns it)',
+  'skipped-terminating': 'terminating for longer than skipWaitForDeleteTimeout, no longer waited on',
+};
+const REFUSAL_REASON: Record<string, string> = {
+  'local-storage': 'uses emptyDir (local data would be lost); set deleteEmptyDirData to evict it',
+  unreplicated: 'declares no controller (nothing would recreate it); set evictUnreplicated to evict it',
+  'daemonset-missing': 'its DaemonSet is gone; set evictUnreplicated to delete orphaned DaemonSet pods',
+};
+
+/** Why a retry-stage pod is still there: the codes in words, with the server's message when this step heard it. */
+function retryReason(stage: RetryStatus, record: PodRecord, memory: StepMemory, now: number, final: boolean): string {
+  const heard = memory.messages.get(record.uid);
+  const said = heard !== undefined ? `: ${heard}` : '';
+  const attempts = record.attempts ?? 1;
+  const when = final ? `${attempts} attempts` : `attempt ${attempts}, next in ${Math.max(0, Math.ceil(((record.retryAt ?? now) - now) / 1000))}s`;
+  switch (stage) {
+    case 'blocked-by-pdb':
+      return `blocked by PodDisruptionBudget ${record.pdb ?? '(unnamed)'}${said} (${when})`;
+    case 'throttled':
+      return `the API server asked to retry later${said} (${when})`;
+    case 'multiple-pdbs':
+      return `covered by more than one PodDisruptionBudget, which the eviction API refuses (make one PDB select it)${said} (${when})`;
+    case 'eviction-failed':
+      return `${heard ?? 'the eviction failed'} (${when})`;
   }
 }
 
-function reportGone(record: DrainState['gone'][number]): PodReport {
-  const pod: PodRef = { namespace: record.ns, name: record.name, uid: record.uid };
-  switch (record.how) {
+/** One pod's report, from its record and, when it is listed now, the verdict on it. */
+function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: StepMemory, now: number, final: boolean): PodReport {
+  const pod = { namespace: record.namespace, name: record.name, uid: record.uid };
+  const notes = planned && planned.notes.length > 0 ? { notes: planned.notes.map((n) => n.reason) } : {};
+  const removal: PodReport['removal'] =
+    record.stage === 'evicting' || record.stage === 'evicted' ? 'evicted' : record.stage === 'deleting' || record.stage === 'deleted' ? 'deleted' : undefined;
+  const grace = record.grace
+    ? { grace: record.grace, graceNote: ` (grace period ${record.grace.given}s instead of ${record.grace.pod}s, to end before the deadline)` }
+    : { graceNote: '' };
+  const base = { pod, ...(removal ? { removal } : {}), ...(grace.grace ? { grace: grace.grace } : {}), ...notes };
+  const verdict = planned?.verdict;
+  // kubectl's skip-wait-for-delete-timeout applies to pods this drain evicted too.
+  if (verdict?.action === 'skip' && verdict.code === 'terminating-too-long') return { ...base, status: 'skipped-terminating', reason: verdict.reason };
+  switch (record.stage) {
+    case 'pending':
+      return { ...base, status: 'pending', reason: verdict?.action === 'delete' ? verdict.reason : 'to be evicted' };
+    case 'waiting':
+      return { ...base, status: 'waiting', reason: verdict?.reason ?? 'its DaemonSet could not be looked up' };
+    case 'skipped-daemonset':
+    case 'skipped-mirror':
+    case 'skipped-terminating':
+      return { ...base, status: record.stage, reason: verdict?.reason ?? SKIPPED_REASON[record.stage] ?? record.stage };
+    case 'refused': {
+      const reason = verdict ? (verdict.hint ? `${verdict.reason}; ${verdict.hint}` : verdict.reason) : (REFUSAL_REASON[record.refusal ?? ''] ?? 'refused by the drain settings');
+      return { ...base, status: 'refused', reason, ...(record.refusal ? { refusal: record.refusal } : {}) };
+    }
+    case 'blocked-by-pdb':
+    case 'throttled':
+    case 'multiple-pdbs':
+    case 'eviction-failed':
+      return { ...base, status: record.stage, reason: retryReason(record.stage, record, memory, now, final), ...(record.pdb ? { pdb: record.pdb } : {}) };
+    case 'evicting':
+    case 'deleting': {
+      const how = record.stage === 'evicting' ? 'evicted' : 'deleted';
+      const progress = verdict?.code === 'terminating' ? verdict.reason : 'waiting for it to terminate';
+      return { ...base, status: 'terminating', reason: `${how}, ${progress}${grace.graceNote}` };
+    }
+    case 'terminating':
+      return { ...base, status: 'terminating', reason: `already ${verdict?.code === 'terminating' ? verdict.reason : 'terminating'}${grace.graceNote}` };
     case 'evicted':
-      return { pod, status: 'evicted', reason: 'evicted and gone' };
+      return { ...base, status: 'evicted', reason: `evicted and gone${grace.graceNote}` };
     case 'deleted':
-      return { pod, status: 'deleted', reason: 'deleted and gone' };
-    case 'vanished':
-      return { pod, status: 'gone', reason: 'went away without an eviction from this drain (already terminating, or replaced under its name)' };
+      return { ...base, status: 'deleted', reason: `deleted and gone${grace.graceNote}` };
+    case 'terminated':
+      return { ...base, status: 'gone', reason: 'was terminating before the drain began, and went' };
+    case 'gone':
+      return { ...base, status: 'gone', reason: 'went away without an eviction from this drain' };
   }
 }
 
-/** One look at the node: cordon if needed, list, plan, send what is due, report. */
-async function pass(deps: DrainDeps, request: DrainRequest, state: DrainState, daemonSets: Map<string, DaemonSetLookup>): Promise<PassOutcome> {
-  const { api, clock, settings } = deps;
-  if (!state.cordoned) {
-    const result = await cordon(api, request.node, request.cordon, clock);
-    if (result.kind === 'not-found') return ended('node-gone', state, `node ${request.node} not found`);
-    if (result.kind === 'uid-mismatch') {
-      return ended('node-gone', state, `node ${request.node} now has uid ${result.uid}: a new node took the name, it is not drained`);
-    }
-    state.cordoned = true;
+const byKey = (a: PodReport, b: PodReport): number => podKey(a.pod).localeCompare(podKey(b.pod));
+
+/** The drain ends before looking at the pods: every pod it knew, as it last saw it. */
+function ended(status: 'node-gone' | 'node-replaced' | 'cancelled-by-uncordon', state: WorkingState, request: DrainRequest, memory: StepMemory, now: number, message: string): PassResult {
+  const pods = [...state.pods.values()]
+    .map((record) => {
+      const report = reportOf(record, undefined, memory, now, true);
+      return isFinishedStage(record.stage) || !(isLeft(report) || report.status === 'terminating') ? report : { ...report, left: status };
+    })
+    .sort(byKey);
+  const remaining = pods.filter((r) => r.left !== undefined);
+  return {
+    status,
+    remaining,
+    blocked: remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) })),
+    pods,
+    counts: countReports(pods),
+    nextCheckAfterMs: 0,
+    deadline: deadlineOf(request, state),
+    ...(state.lifecycle ? { lifecycle: state.lifecycle } : {}),
+    message,
+  };
+}
+
+async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefined> {
+  try {
+    return await api.getNode(name);
+  } catch (cause) {
+    throw new Error(`reading node ${name}`, { cause });
   }
+}
+
+/**
+ * The Node, checked every pass: still the incarnation this drain is bound to, and (once the drain
+ * confirmed its cordon) still cordoned. Returns how the drain ends, or undefined to go on.
+ */
+async function checkNode(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult | undefined> {
+  const { api, clock } = deps;
+  const name = request.node;
+  const node = await readNode(api, name);
+  const bound = state.nodeUid ?? request.cordon.expectedUid;
+  const gone = () => ended('node-gone', state, request, memory, clock.now(), `node ${name} no longer exists`);
+  const replaced = (uid: string) =>
+    ended('node-replaced', state, request, memory, clock.now(), `node ${name} is now another Node (uid ${uid}), not the one this drain started on (${bound ?? 'unknown'}): it is left alone`);
+  if (!node) return gone();
+  if (bound !== undefined && node.uid !== bound) return replaced(node.uid);
+  state.nodeUid = node.uid;
+  takeHandover(state, node);
+  if (state.cordoned) {
+    // Never cordoned again: whoever uncordoned it decided to keep it.
+    if (!node.unschedulable) return ended('cancelled-by-uncordon', state, request, memory, clock.now(), `node ${name} was uncordoned by someone else mid-drain; the drain stops and leaves it schedulable`);
+    return undefined;
+  }
+  const result = await cordon(api, name, { ...request.cordon, expectedUid: node.uid, observed: node }, clock);
+  if (result.kind === 'not-found') return gone();
+  if (result.kind === 'uid-mismatch') return replaced(result.uid);
+  state.cordoned = true;
+  return undefined;
+}
+
+/** One look at the node: check it, list its pods, plan, send what is due, report. */
+async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult> {
+  const { api, clock, settings } = deps;
+  const stop = await checkNode(deps, request, state, memory);
+  if (stop) return stop;
+  const deadline = deadlineOf(request, state);
 
   let pods: DrainPod[];
   try {
@@ -206,26 +373,41 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: DrainState, d
   } catch (cause) {
     throw new Error(`listing pods on node ${request.node}`, { cause });
   }
-  await lookUpDaemonSets(api, pods, daemonSets);
+  await lookUpDaemonSets(api, pods, memory.daemonSets);
   const now = clock.now();
-  const plan = planDrain(pods, { settings, now, daemonSets });
 
-  // Removals the server accepted earlier and whose pod is no longer listed are done.
-  const present = new Set(pods.map((p) => p.uid));
-  for (const record of state.removing.filter((r) => !present.has(r.uid))) {
-    const how = record.via === 'evict' ? 'evicted' : record.via === 'delete' ? 'deleted' : 'vanished';
-    state.gone.push({ ns: record.ns, name: record.name, uid: record.uid, at: now, how });
+  // A pod under the name of one this drain removed, with another uid, is its successor: the removed
+  // one is finished (kubectl's waitForDelete), and the successor is never evicted. Any other pod the
+  // drain has not judged yet, however late it appeared, is judged and evicted at most once.
+  const recreated: DrainPod[] = [];
+  const judged: DrainPod[] = [];
+  const listedUid = new Map<string, string>();
+  for (const pod of pods) {
+    const key = podKey(pod);
+    listedUid.set(key, pod.uid);
+    const record = state.pods.get(key);
+    if (record && record.uid !== pod.uid && wasRemoved(record.stage)) recreated.push(pod);
+    else judged.push(pod);
   }
-  state.removing = state.removing.filter((r) => present.has(r.uid));
-  // A back-off matters only while the pod still waits for its removal (someone else may have deleted it meanwhile).
-  const removable = new Set([...plan.toEvict, ...plan.toDelete].map((p) => p.pod.uid));
-  state.retry = state.retry.filter((r) => removable.has(r.uid));
+  for (const [key, record] of state.pods) if (listedUid.get(key) !== record.uid) finish(record);
 
-  // Pods that were terminating before we came are watched too, so the report can say they went.
-  const watched = new Set(state.removing.map((r) => r.uid));
-  for (const { pod } of plan.waiting) {
-    if (pod.deletionTimestamp !== undefined && !watched.has(pod.uid)) {
-      state.removing.push({ ns: pod.namespace, name: pod.name, uid: pod.uid, at: now, via: 'waited' });
+  const plan = planDrain(judged, { settings, now, daemonSets: memory.daemonSets });
+  const planned = [...plan.toEvict, ...plan.toDelete, ...plan.waiting, ...plan.refused, ...plan.skipped];
+  const plannedByKey = new Map(planned.map((p) => [podKey(p.pod), p]));
+  for (const { pod, verdict } of planned) {
+    const key = podKey(pod);
+    let record = state.pods.get(key);
+    if (!record || record.uid !== pod.uid) {
+      record = { namespace: pod.namespace, name: pod.name, uid: pod.uid, stage: 'pending' };
+      state.pods.set(key, record);
+    }
+    const next = stageFromVerdict(record, verdict);
+    if (next && next.stage !== record.stage) {
+      record.stage = next.stage;
+      delete record.attempts;
+      delete record.retryAt;
+      delete record.pdb;
+      if (next.refusal) record.refusal = next.refusal;
     }
   }
 
@@ -233,80 +415,102 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: DrainState, d
   // deletionTimestamp is truncated to whole seconds, so the grace period may run up to a second past it.
   const graceEnds = plan.waiting.flatMap((p) => (p.pod.deletionTimestamp === undefined ? [] : [p.pod.deletionTimestamp + 1000]));
 
-  const deadlinePassed = now >= request.deadline;
+  const deadlinePassed = now >= deadline;
   if (!deadlinePassed) {
-    const removing = new Set(state.removing.map((r) => r.uid));
-    const notBefore = new Map(state.retry.map((r) => [r.uid, r.at]));
-    const due: Removal[] = [
-      ...plan.toEvict.map((p) => ({ pod: podRef(p.pod), via: 'evict' as const })),
-      ...plan.toDelete.map((p) => ({ pod: podRef(p.pod), via: 'delete' as const })),
-    ].filter(({ pod }) => !removing.has(pod.uid) && (notBefore.get(pod.uid) ?? 0) <= now);
-    const results = await removePods(api, due, {
-      concurrency: settings.evictionConcurrency,
-      canStart: () => clock.now() < request.deadline,
+    const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+    const withGrace = (seconds: number | undefined): RemovalOptions | undefined => (seconds === undefined ? undefined : { gracePeriodSeconds: seconds });
+    const due: Removal[] = [...plan.toEvict.map((p) => ['evict', p] as const), ...plan.toDelete.map((p) => ['delete', p] as const)].flatMap(([via, { pod }]) => {
+      const record = state.pods.get(podKey(pod));
+      const ready = record?.stage === 'pending' || (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
+      if (!ready) return [];
+      const options = isFinished(pod) ? undefined : withGrace(fittedGrace(podGrace(pod), now, deadline, settings));
+      return [{ pod: podRef(pod), via, ...(options ? { options } : {}) }];
     });
-    const graceOf = new Map([...plan.toEvict, ...plan.toDelete].map((p) => [p.pod.uid, p.pod]));
+    // Terminating pods whose grace period would still outlast the deadline (it came closer since they
+    // were evicted): an eviction of a terminating pod only shortens its grace period, PDBs aside.
+    for (const { pod } of plan.waiting) {
+      const record = state.pods.get(podKey(pod));
+      if (pod.deletionTimestamp === undefined || (record?.stage !== 'evicting' && record?.stage !== 'terminating' && record?.stage !== 'deleting')) continue;
+      const left = Math.ceil((pod.deletionTimestamp - now) / 1000);
+      const seconds = fittedGrace(left, now, deadline, settings);
+      if (seconds !== undefined && now + seconds * 1000 < pod.deletionTimestamp - 1000) {
+        due.push({ pod: podRef(pod), via: record.stage === 'deleting' ? 'delete' : 'evict', options: { gracePeriodSeconds: seconds } });
+      }
+    }
+    const results = await removePods(api, due, { concurrency: settings.evictionConcurrency, canStart: () => clock.now() < deadline });
+    const byUid = new Map(pods.map((p) => [p.uid, p]));
     for (const result of results) {
       const at = clock.now();
-      recordRemoval(state, result, at, settings);
-      if (result.outcome.kind === 'accepted') {
-        const pod = graceOf.get(result.pod.uid);
-        graceEnds.push(pod && isFinished(pod) ? at : at + (pod?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000);
-      }
+      const pod = byUid.get(result.pod.uid);
+      const record = state.pods.get(podKey(result.pod));
+      if (!pod || !record) continue;
+      recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod));
+      if (result.outcome.kind === 'accepted') graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
     }
   }
 
-  const goneNow = new Set(state.gone.map((r) => r.uid));
-  const planned = [...plan.toEvict, ...plan.toDelete, ...plan.waiting, ...plan.refused, ...plan.skipped].filter((p) => !goneNow.has(p.pod.uid));
-  const onNode = planned
-    .map((p) => reportPlanned(p, state, clock.now(), deadlinePassed))
-    .sort((a, b) => podKey(a.pod).localeCompare(podKey(b.pod)));
-  const unfinished = onNode.filter((r) => isLeft(r) && r.status !== 'refused');
-  const status: DrainStatus = unfinished.length === 0 ? 'drained' : deadlinePassed ? 'deadline' : 'in-progress';
-  const current = status === 'deadline' ? onNode.map((r): PodReport => (isLeft(r) ? { ...r, leftAtDeadline: true } : r)) : onNode;
-  const everyPod = [...state.gone.map(reportGone), ...current];
-  const remaining = current.filter(isLeft);
+  const reports = (final: boolean): PodReport[] => {
+    const at = clock.now();
+    const known = [...state.pods.values()].map((record) => {
+      const listed = listedUid.get(podKey(record)) === record.uid;
+      return reportOf(record, listed ? plannedByKey.get(podKey(record)) : undefined, memory, at, final);
+    });
+    const successors = recreated.map(
+      (pod): PodReport => ({ pod: podRef(pod), status: 'recreated', reason: 'a new pod under the name of one this drain removed: not evicted (as kubectl drain does not)' }),
+    );
+    // Finished ones first: a removed pod comes before its successor.
+    return [...known, ...successors].sort((a, b) => byKey(a, b) || Number(a.status === 'recreated') - Number(b.status === 'recreated'));
+  };
+
+  const first = reports(deadlinePassed);
+  const unfinished = first.filter(isUnfinished);
+  let status: DrainStatus;
+  if (unfinished.length === 0) status = first.some((r) => r.status === 'refused') ? 'incomplete' : 'drained';
+  else if (deadlinePassed) status = first.some(isBlocked) ? 'incomplete' : 'deadline';
+  else status = 'in-progress';
+  const leftAt: LeftAt | undefined = status === 'in-progress' || status === 'drained' ? undefined : status;
+  const everyPod = (status === 'in-progress' ? first : reports(true)).map((r): PodReport => (leftAt && (isLeft(r) || r.status === 'terminating') ? { ...r, left: leftAt } : r));
+  const remaining = everyPod.filter((r) => isLeft(r) || r.status === 'terminating');
 
   let nextCheckAfterMs = 0;
   if (status === 'in-progress') {
     const at = clock.now();
-    const waits = state.retry.map((r) => r.at - at);
+    const waits = [...state.pods.values()].flatMap((r) => (isRetryStage(r.stage) && listedUid.get(podKey(r)) === r.uid ? [(r.retryAt ?? at) - at] : []));
     if (unfinished.some((r) => r.status === 'terminating' || r.status === 'waiting' || r.status === 'pending')) waits.push(settings.pollIntervalMs);
     // A grace period ending before the next poll is worth a look just after it (kubectl polls every second);
     // one already over (a kubelet that does not answer) is not worth more than the usual poll.
     for (const end of graceEnds) if (end > at) waits.push(end - at + GRACE_END_MARGIN_MS);
-    nextCheckAfterMs = Math.max(0, Math.min(request.deadline - at, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
+    nextCheckAfterMs = Math.max(0, Math.min(deadline - at, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
   }
 
   return {
-    state,
-    result: {
-      status,
-      done: status === 'drained',
-      remaining,
-      blocked: remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) })),
-      pods: everyPod,
-      counts: countReports(everyPod),
-      nextCheckAfterMs,
-    },
+    status,
+    remaining,
+    blocked: remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) })),
+    pods: everyPod,
+    counts: countReports(everyPod),
+    nextCheckAfterMs,
+    deadline,
+    ...(state.lifecycle ? { lifecycle: state.lifecycle } : {}),
   };
 }
 
 /**
- * Drains as much as fits in `budgetMs` (measured on the injected clock): cordons, then passes over
- * the node's pods until the drain ends or the next check would fall outside the budget. `state` is
- * the previous step's, or undefined: without it the step re-reads everything and carries on.
+ * Drains as much as fits in `budgetMs` (measured on the injected clock): checks the Node (same uid,
+ * still cordoned once cordoned), cordons it the first time, then passes over its pods until the
+ * drain ends or the next check would fall outside the budget. `state` is the previous step's, or
+ * undefined: without it the step re-reads everything and carries on.
  */
 export async function drainStep(deps: DrainDeps, request: DrainRequest, state: unknown, budgetMs: number): Promise<DrainStepResult> {
   const started = deps.clock.now();
   // A working copy: the caller's state object is never changed under it.
-  const working = structuredClone(readDrainState(state, request.node) ?? initialDrainState(request.node, started));
+  const working = readDrainState(state, request.node) ?? initialDrainState(request.node, started);
   working.steps++;
-  const daemonSets = new Map<string, DaemonSetLookup>();
+  const memory: StepMemory = { daemonSets: new Map(), messages: new Map() };
   for (;;) {
-    const { result, state: next } = await pass(deps, request, working, daemonSets);
+    const result = await pass(deps, request, working, memory);
     // A snapshot: later passes keep working on `working`, and a progress listener may keep what it got.
-    const full: DrainStepResult = { ...result, state: structuredClone(next) };
+    const full: DrainStepResult = { ...result, state: packState(working) };
     deps.onProgress?.(full);
     if (full.status !== 'in-progress') return full;
     if (deps.clock.now() + full.nextCheckAfterMs >= started + budgetMs) return full;

@@ -1,3 +1,4 @@
+import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainStep, type DrainDeps } from '../drain/step.js';
 import { describeIssues } from '../model/zod-issues.js';
 import { DrainStepInputSchema, type DrainStepOutput } from '../workflow/contract.js';
@@ -12,21 +13,6 @@ export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingM
     throw new Error(`invalid drain step input: ${describeIssues(parsed.error)}`);
   }
   const { input, state } = parsed.data;
-  const result = await drainStep(
-    deps,
-    { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
-    state,
-    Math.max(1_000, remainingMs - STEP_MARGIN_MS),
-  );
-  const outcome = result.status === 'deadline' ? 'deadline' : result.done ? 'done' : 'continue';
-  return {
-    outcome,
-    waitSeconds: Math.max(1, Math.ceil(result.nextCheckAfterMs / 1000)),
-    state: result.state,
-    summary: {
-      evicted: result.counts.evicted + result.counts.deleted + result.counts.gone,
-      remaining: result.remaining.length,
-      blocked: result.blocked.map((b) => ({ pod: `${b.pod.namespace}/${b.pod.name}`, reason: b.reason })),
-    },
-  };
+  const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, remainingMs - STEP_MARGIN_MS));
+  return stepOutput(result, input);
 }

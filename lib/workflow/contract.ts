@@ -24,6 +24,7 @@ export const DrainWorkflowInputSchema = z.object({
   cause: z.string().min(1),
   lifecycle: LifecycleRefSchema.optional(),
 });
+export type LifecycleRef = z.infer<typeof LifecycleRefSchema>;
 export type DrainWorkflowInput = z.infer<typeof DrainWorkflowInputSchema>;
 
 /**
@@ -36,19 +37,84 @@ export const DrainStepInputSchema = z.object({
 });
 export type DrainStepInput = z.infer<typeof DrainStepInputSchema>;
 
+/**
+ * How a drain step ends. `continue`: wait and step again. Every other outcome ends the drain:
+ * `done` (every pod the drain had to remove is gone), `incomplete` (pods refused or blocked are
+ * left), `deadline` (the deadline passed while pods were still to go or terminating),
+ * `node-replaced` / `node-gone` (the Node the drain started on was replaced or deleted),
+ * `cancelled-by-uncordon` (someone else uncordoned the node: the operator wins).
+ */
+export const DRAIN_OUTCOMES = ['continue', 'done', 'incomplete', 'deadline', 'node-replaced', 'node-gone', 'cancelled-by-uncordon'] as const;
+export type DrainOutcome = (typeof DRAIN_OUTCOMES)[number];
+export type DrainEnd = Exclude<DrainOutcome, 'continue'>;
+
+/**
+ * Ends after which the lifecycle action is left open for the operator: completing it would end the
+ * machine they just chose to keep using. Every other end completes it with CONTINUE.
+ */
+export const LIFECYCLE_LEFT_OPEN: readonly DrainEnd[] = ['cancelled-by-uncordon'];
+export const leavesLifecycleOpen = (outcome: string): boolean => (LIFECYCLE_LEFT_OPEN as readonly string[]).includes(outcome);
+
+/**
+ * The command that completes a lifecycle action a drain left open, for the output event and the
+ * report: `{group}`, `{hook}` and `{instance}` are filled in (the token stays out of both).
+ */
+export const COMPLETE_LIFECYCLE_COMMAND =
+  'aws autoscaling complete-lifecycle-action --auto-scaling-group-name {group} --lifecycle-hook-name {hook} --instance-id {instance} --lifecycle-action-result CONTINUE';
+
+export function completeLifecycleCommand(values: { readonly group: string; readonly hook: string; readonly instance: string }): string {
+  return COMPLETE_LIFECYCLE_COMMAND.replace(/\{(group|hook|instance)\}/g, (_m, key: 'group' | 'hook' | 'instance') => values[key]);
+}
+
+/** Step Functions' limit on a state's input, output and result, and on each variable: 256 KiB. */
+export const STATE_PAYLOAD_LIMIT_BYTES = 256 * 1024;
+
+/** Named examples a summary carries at most (the rest are counted). */
+export const SUMMARY_EXAMPLES = 10;
+
+const PodCount = z.number().int().min(0);
+
+/** What a drain did, bounded whatever the node holds: counts, reason codes, PDB names and a few named pods. */
+export const DrainSummarySchema = z.object({
+  /** Pods this drain evicted (or deleted), terminating ones included. */
+  evicted: PodCount,
+  /** Pods still terminating (evicted by this drain, or terminating before it came). */
+  terminating: PodCount,
+  /** Pods that went away without this drain's eviction. */
+  gone: PodCount,
+  /** Pods still on the node that the drain had to remove and did not: refused, blocked, not yet evicted. */
+  left: PodCount,
+  /** DaemonSet and mirror pods, and pods recreated under the name of an evicted one. */
+  skipped: PodCount,
+  /** The pods left, by reason code (`blocked-by-pdb`, `unreplicated`, `local-storage`, …). */
+  leftByReason: z.record(z.string(), PodCount),
+  /** PodDisruptionBudgets that blocked pods, with how many each. */
+  blockingPdbs: z.array(z.object({ pdb: z.string(), pods: PodCount })).max(SUMMARY_EXAMPLES),
+  /** Some of the pods left: `namespace/name` and reason code. */
+  examples: z.array(z.object({ pod: z.string(), reason: z.string(), pdb: z.string().optional() })).max(SUMMARY_EXAMPLES),
+  /** Pods evicted with a grace period shortened to fit the deadline (gracePeriod: fit-deadline). */
+  graceShortened: z.object({
+    pods: PodCount,
+    examples: z.array(z.object({ pod: z.string(), seconds: PodCount })).max(SUMMARY_EXAMPLES),
+  }),
+});
+export type DrainSummary = z.infer<typeof DrainSummarySchema>;
+
 /** What the drain-step task returns; the state machine's Choice reads `outcome`. */
 export const DrainStepOutputSchema = z.object({
-  /** done: every pod to evict is gone; deadline: the deadline passed first; continue: wait and step again. */
-  outcome: z.enum(['done', 'deadline', 'continue']),
+  outcome: z.enum(DRAIN_OUTCOMES),
   /** Seconds for the Wait state before the next step (>= 1). */
   waitSeconds: z.number().int().min(1),
   state: z.unknown(),
-  /** Counts for the output event and metrics. */
-  summary: z.object({
-    evicted: z.number().int().min(0),
-    remaining: z.number().int().min(0),
-    blocked: z.array(z.object({ pod: z.string(), reason: z.string() })),
-  }),
+  /** The deadline the step worked to: the input's, or an earlier one set on the Node (DRAIN_DEADLINE_ANNOTATION). */
+  deadline: z.iso.datetime(),
+  /**
+   * The lifecycle action to heartbeat and complete: one handed over to this drain on the Node
+   * (LIFECYCLE_ANNOTATION), else the input's. Absent when there is none.
+   */
+  lifecycle: LifecycleRefSchema.optional(),
+  /** Bounded: for the output event and metrics, never per-pod messages. */
+  summary: DrainSummarySchema,
 });
 export type DrainStepOutput = z.infer<typeof DrainStepOutputSchema>;
 

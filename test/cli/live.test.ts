@@ -15,6 +15,7 @@ const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathna
 const SPOT = 'i-0bbbbbbbbbbbbbbb1';
 const STALE = 'i-0bbbbbbbbbbbbbbb2';
 const TAGGED = 'i-0bbbbbbbbbbbbbbb3';
+const MANUAL = 'i-0bbbbbbbbbbbbbbb4';
 const node = (id: string) => `node-${id.slice(-1)}.ec2.internal`;
 
 let sandbox: Sandbox;
@@ -48,13 +49,17 @@ instances:
   - { id: ${SPOT}, state: running, zone: us-east-1a, tags: { eks:cluster-name: demo } }
   - { id: ${STALE}, state: terminated, zone: us-east-1a, tags: { eks:cluster-name: demo } }
   - { id: ${TAGGED}, state: running, zone: us-east-1a, privateDnsName: ${node(TAGGED)}, tags: { eks:cluster-name: demo } }
+  - { id: ${MANUAL}, state: running, zone: us-east-1a, tags: { eks:cluster-name: demo } }
 nodes:
   - { name: ${node(SPOT)}, providerID: "aws:///us-east-1a/${SPOT}", createdAgo: 2h }
   - { name: ${node(STALE)}, providerID: "aws:///us-east-1a/${STALE}", createdAgo: 2h, heartbeatAgo: 1h, ready: Unknown }
   - { name: ${node(TAGGED)}, providerID: "aws:///us-east-1a/${TAGGED}", createdAgo: 2h }
+  - { name: ${node(MANUAL)}, providerID: "aws:///us-east-1a/${MANUAL}", createdAgo: 2h }
 pods:
   - { name: web-1, node: ${node(SPOT)}, owner: ReplicaSet/web-1a2b, terminationGracePeriodSeconds: 0 }
   - { name: api-1, node: ${node(TAGGED)}, owner: ReplicaSet/api-1a2b, terminationGracePeriodSeconds: 0 }
+  - { name: debug-shell, node: ${node(MANUAL)}, terminationGracePeriodSeconds: 0 }
+  - { name: batch-1, node: ${node(MANUAL)}, owner: ReplicaSet/batch-1a2b, terminationGracePeriodSeconds: 0 }
 `,
       'cli.yaml',
     ),
@@ -106,6 +111,14 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
     expect(stdout).toMatch(/tagged i-0bbbbbbbbbbbbbbb3/);
     expect(stdout).toMatch(/node-3\.ec2\.internal: drained/);
     expect(sandbox.aws.state.instanceView(TAGGED)?.tags['ec2-node-reconciler/decommission']).toBe('disk failing');
+  });
+
+  it('should exit 1 from a drain that leaves refused pods, naming them, like kubectl drain without --force', async () => {
+    const { code, stdout, stderr } = await cli(['drain', node(MANUAL), '--evict-unreplicated', 'false', '--timeout', '1m']);
+    expect(code, stderr).toBe(1);
+    expect(stdout).toMatch(/node-4\.ec2\.internal: incomplete/);
+    expect(stdout).toMatch(/left default\/debug-shell: refused — declares no controller/);
+    expect(sandbox.kube.store.listPods({ node: node(MANUAL) }).map((p) => p.metadata.name)).toEqual(['debug-shell']);
   });
 
   it('should invoke the deployed sweep function (through the Lambda emulator) and print its dry-run report', async () => {

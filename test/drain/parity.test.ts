@@ -32,7 +32,8 @@ describe('parity with kubectl drain --ignore-daemonsets --delete-emptydir-data -
 
     expect(kubectl.exitCode).not.toBe(0);
     expect(kubectl.stderr).toContain('db-0');
-    expect(ours.result.status).toBe('deadline');
+    // kubectl exits 1; we end incomplete (Drain Failed, CLI exit 1).
+    expect(ours.result.status).toBe('incomplete');
     expect(ours.result.blocked.map((b) => [b.pod.name, b.pdb])).toEqual([['db-0', 'default/db']]);
     expect(ours.endState).toEqual(kubectl.endState);
     expect(kubectl.endState).toEqual(

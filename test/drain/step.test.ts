@@ -17,7 +17,7 @@ describe('drainStep', () => {
 
     const result = await runDrain(deps, request);
 
-    expect(result).toMatchObject({ status: 'drained', done: true, remaining: [], blocked: [], nextCheckAfterMs: 0 });
+    expect(result).toMatchObject({ status: 'drained', remaining: [], blocked: [], nextCheckAfterMs: 0 });
     expect(cluster.podsOn('node-a').map(podKey)).toEqual(['kube-system/agent-x', 'kube-system/etcd-node-a']);
     expect(cluster.podsOn('node-b').map(podKey)).toEqual(['default/elsewhere']);
     expect(statusOf(result)).toEqual({
@@ -76,7 +76,7 @@ describe('drainStep', () => {
     expect(cluster.evictions().length).toBeLessThanOrEqual(3 + 2 * Math.ceil(60_000 / deps.settings.evictionRetryDelayMs));
   });
 
-  it('should report a pod under several PDBs and drain the others', async () => {
+  it('should report a pod under several PDBs, drain the others, and end incomplete', async () => {
     const { cluster, deps, request } = harness({ deadlineMs: 120_000 });
     cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'] }));
     cluster.addPod(pod('api-1', { owner: ['ReplicaSet', 'api'] }));
@@ -87,14 +87,14 @@ describe('drainStep', () => {
 
     const result = await runDrain(deps, request);
 
-    expect(result.status).toBe('deadline');
+    expect(result.status).toBe('incomplete');
     expect(statusOf(result)).toEqual({ 'default/web-1': 'evicted', 'default/api-1': 'multiple-pdbs' });
     expect(result.blocked).toEqual([{ pod: expect.objectContaining({ name: 'api-1' }) as unknown, reason: expect.stringContaining('more than one PodDisruptionBudget') as unknown }]);
-    expect(result.remaining[0]?.leftAtDeadline).toBe(true);
+    expect(result.remaining[0]?.left).toBe('incomplete');
   });
 
   it('should stop at the deadline and say exactly what is left and why', async () => {
-    const { cluster, clock, deps, request } = harness({ deadlineMs: 45_000 });
+    const { cluster, clock, deps, request } = harness({ deadlineMs: 45_000, settings: { gracePeriod: 'pod' } });
     cluster.addPod(pod('stuck', { owner: ['ReplicaSet', 'a'] }));
     cluster.addPod(pod('slow', { owner: ['ReplicaSet', 'b'], grace: 600 }));
     cluster.addPod(pod('quick', { owner: ['ReplicaSet', 'c'], grace: 5 }));
@@ -103,11 +103,13 @@ describe('drainStep', () => {
     const result = await runDrain(deps, request);
 
     expect(clock.now()).toBe(request.deadline);
-    expect(result).toMatchObject({ status: 'deadline', done: false, nextCheckAfterMs: 0 });
+    // A blocked pod is left: the drain is incomplete, not merely late.
+    expect(result).toMatchObject({ status: 'incomplete', nextCheckAfterMs: 0 });
     expect(result.remaining).toEqual([
-      expect.objectContaining({ status: 'terminating', leftAtDeadline: true, reason: expect.stringContaining('evicted') as unknown }),
-      expect.objectContaining({ status: 'blocked-by-pdb', pdb: 'default/stuck-pdb', leftAtDeadline: true }),
+      expect.objectContaining({ status: 'terminating', removal: 'evicted', left: 'incomplete', reason: expect.stringContaining('evicted') as unknown }),
+      expect.objectContaining({ status: 'blocked-by-pdb', pdb: 'default/stuck-pdb', left: 'incomplete' }),
     ]);
+    expect(result.counts).toMatchObject({ evicted: 2, terminating: 1, left: 1, blocked: 1 });
     expect(result.remaining.map((r) => r.pod.name)).toEqual(['slow', 'stuck']);
     expect(statusOf(result)['default/quick']).toBe('evicted');
   });
@@ -127,7 +129,7 @@ describe('drainStep', () => {
     expect(result.pods).toEqual([{ pod: { namespace: 'default', name: 'web', uid: p.uid }, status: 'gone', reason: expect.any(String) as unknown }]);
   });
 
-  it('should leave refused pods, report them, and call the drain done', async () => {
+  it('should evict the others, leave refused pods, report them, and call the drain incomplete', async () => {
     const { cluster, deps, request } = harness({ settings: { deleteEmptyDirData: false, evictUnreplicated: false } });
     cluster.addPod(pod('bare'));
     cluster.addPod(pod('cache', { owner: ['ReplicaSet', 'c'], emptyDir: true }));
@@ -135,7 +137,7 @@ describe('drainStep', () => {
 
     const result = await runDrain(deps, request);
 
-    expect(result).toMatchObject({ status: 'drained', done: true });
+    expect(result).toMatchObject({ status: 'incomplete', counts: { evicted: 1, left: 2 } });
     expect(result.blocked.map((b) => [b.pod.name, b.reason])).toEqual([
       ['bare', 'declares no controller (nothing would recreate it); set evictUnreplicated to evict it'],
       ['cache', 'uses emptyDir (local data would be lost); set deleteEmptyDirData to evict it'],
@@ -158,11 +160,11 @@ describe('drainStep', () => {
     expect(statusOf(final)).toEqual({ 'default/agent-1': 'skipped-daemonset' });
   });
 
-  it('should stop when the node is gone or a new node took its name', async () => {
+  it('should stop when the node is gone or a new node took its name, never calling either drained', async () => {
     const { cluster, deps, request } = harness();
-    expect(await drainStep(deps, { ...request, node: 'nope' }, undefined, 0)).toMatchObject({ status: 'node-gone', done: true });
+    expect(await drainStep(deps, { ...request, node: 'nope' }, undefined, 0)).toMatchObject({ status: 'node-gone', nextCheckAfterMs: 0 });
     const result = await drainStep(deps, { ...request, cordon: { reason: 'x', expectedUid: 'old' } }, undefined, 0);
-    expect(result).toMatchObject({ status: 'node-gone', message: expect.stringContaining('a new node took the name') as unknown });
+    expect(result).toMatchObject({ status: 'node-replaced', message: expect.stringContaining('is now another Node') as unknown });
     expect(cluster.nodes.get('node-a')?.unschedulable).toBe(false);
   });
 
@@ -182,8 +184,9 @@ describe('drainStep', () => {
     }
     expect(result?.status).toBe('drained');
     expect(steps).toBeGreaterThan(5);
-    // The cordon is checked once; later steps trust the state.
-    expect(cluster.calls.filter((c) => c.op === 'getNode')).toHaveLength(1);
+    // Cordoned once; every step checks the Node's identity and cordon with one read.
+    expect(cluster.calls.filter((c) => c.op === 'patchNode')).toHaveLength(1);
+    expect(cluster.calls.filter((c) => c.op === 'getNode')).toHaveLength(steps + 1);
   });
 
   it('should keep at most evictionConcurrency evictions in flight', async () => {
@@ -214,7 +217,7 @@ function bind(api: DrainApi): DrainApi {
     patchNode: (name, patch) => api.patchNode(name, patch),
     listPodsOnNode: (node) => api.listPodsOnNode(node),
     daemonSetExists: (namespace, name) => api.daemonSetExists(namespace, name),
-    evictPod: (ref) => api.evictPod(ref),
-    deletePod: (ref) => api.deletePod(ref),
+    evictPod: (ref, options) => api.evictPod(ref, options),
+    deletePod: (ref, options) => api.deletePod(ref, options),
   };
 }

@@ -116,7 +116,8 @@ describe('drain-step handler (the Step Functions task)', () => {
     };
     const output = await handlers.drainStep(payload, lambdaContext(sandbox, 'drain-step'));
     expect(output.outcome).toBe('done');
-    expect(output.summary).toEqual(expect.objectContaining({ evicted: 1, remaining: 0, blocked: [] }));
+    expect(output.summary).toEqual(expect.objectContaining({ evicted: 1, left: 0, leftByReason: {}, examples: [] }));
+    expect(output.deadline).toBe(payload.input.deadline);
     expect(sandbox.kube.store.listPods({ node: node(DRAIN) }).map((p) => p.metadata.name)).toEqual(['agent-1']);
   });
 

@@ -6,8 +6,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { DrainWorkflow, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
-import { DrainStepInputSchema, DrainStepOutputSchema, OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/workflow/contract.js';
+import { DrainWorkflow, FAILURE_ERRORS, LIFECYCLE, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
+import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema, OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/workflow/contract.js';
 import { joinedJson, only } from './support/template.js';
 
 interface State {
@@ -23,6 +23,7 @@ interface State {
   readonly Assign?: Record<string, unknown>;
   readonly Seconds?: string;
   readonly Error?: string;
+  readonly Cause?: string;
 }
 
 interface Definition {
@@ -94,14 +95,14 @@ describe('drain workflow', () => {
     expect([...seen].sort()).toEqual(Object.keys(STATES).sort());
   });
 
-  it('should end only in Drained (succeeded) or a named failure', () => {
+  it('should end only in Drained (succeeded) or Not drained, failing with an error named after how the drain ended', () => {
     const terminal = Object.entries(STATES).filter(([, s]) => successors(s).length === 0);
-    expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Error ?? s.Type]))).toEqual({
-      Drained: 'Succeed',
-      'Deadline passed': 'DrainDeadlinePassed',
-      'Drain step failed': 'DrainStepFailed',
-      'Unexpected outcome': 'UnexpectedDrainStepOutcome',
-    });
+    expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Type]))).toEqual({ Drained: 'Succeed', 'Not drained': 'Fail' });
+    const error = state('Not drained').Error ?? '';
+    for (const [outcome, name] of Object.entries(FAILURE_ERRORS)) expect(error).toContain(`'${outcome}':'${name}'`);
+    // Every end of the contract but done, a failing step and an unexpected outcome.
+    expect(Object.keys(FAILURE_ERRORS).sort()).toEqual([...DRAIN_OUTCOMES.filter((o) => o !== 'continue' && o !== 'done'), 'error', 'unexpected'].sort());
+    expect(error).toContain('$outcome');
   });
 
   it('should loop drain step → outcome → heartbeat due → wait → drain step', () => {
@@ -118,15 +119,16 @@ describe('drain workflow', () => {
     expect(Object.keys(DrainStepOutputSchema.shape)).toContain('waitSeconds');
   });
 
-  it('should branch on exactly the outcomes of the contract and fail on any other', () => {
+  it('should branch on exactly the outcomes of the contract, ending the drain on every one but continue, and on any other', () => {
     expect([...STEP_OUTCOMES].sort()).toEqual([...DrainStepOutputSchema.shape.outcome.options].sort());
     const choices = state('Drain outcome?').Choices ?? [];
-    expect(choices.map((c) => /'(\w+)'/.exec(c.Condition)?.[1]).sort()).toEqual([...STEP_OUTCOMES].sort());
-    expect(state('Drain outcome?').Default).toBe('Unexpected outcome');
-    for (const outcome of ['done', 'deadline']) {
-      const choice = choices.find((c) => c.Condition.includes(`'${outcome}'`));
-      expect(choice).toMatchObject({ Next: 'Lifecycle hook?', Assign: { outcome } });
+    expect(choices.map((c) => /'([\w-]+)'/.exec(c.Condition)?.[1]).sort()).toEqual([...STEP_OUTCOMES].sort());
+    for (const outcome of STEP_OUTCOMES.filter((o) => o !== 'continue')) {
+      const choice = choices.find((c) => c.Condition === `{% $step.outcome = '${outcome}' %}`);
+      expect(choice, outcome).toMatchObject({ Next: 'Lifecycle hook?', Assign: { outcome } });
     }
+    expect(state('Drain outcome?').Default).toBe('Unexpected outcome');
+    expect(state('Unexpected outcome')).toMatchObject({ Type: 'Pass', Assign: { outcome: 'unexpected' }, Next: 'Lifecycle hook?' });
   });
 
   it('should send the drain step the DrainStepInput of the contract', () => {
@@ -138,18 +140,25 @@ describe('drain workflow', () => {
     expect(drainStep.Assign).toEqual({ step: '{% $states.result.Payload %}' });
   });
 
-  it('should retry the drain step, then report the failure and fail', () => {
+  it('should retry the drain step, then complete the lifecycle action, report Drain Failed and fail', () => {
     const drainStep = state('Drain step');
     const retried = (drainStep.Retry ?? []).flatMap((r) => r.ErrorEquals);
     expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'States.TaskFailed']));
-    expect(drainStep.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Report failure' })]);
-    expect(state('Report failure').Next).toBe('Drain step failed');
+    expect(drainStep.Catch?.at(-1)).toEqual({ ErrorEquals: ['States.ALL'], Next: 'Lifecycle hook?', Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' } });
+  });
+
+  it('should catch a step output over the payload limit (States.DataLimitExceeded, which States.ALL does not match) and still end with the hook completed and Drain Failed', () => {
+    const catchers = state('Drain step').Catch ?? [];
+    expect(catchers.map((c) => c.ErrorEquals)).toEqual([['States.DataLimitExceeded'], ['States.ALL']]);
+    expect(catchers[0]).toEqual({ ErrorEquals: ['States.DataLimitExceeded'], Next: 'Lifecycle hook?', Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' } });
+    // A payload error is never retried: the same state would be as large again.
+    expect((state('Drain step').Retry ?? []).flatMap((r) => r.ErrorEquals)).not.toContain('States.DataLimitExceeded');
   });
 
   it('should heartbeat only for a lifecycle drain and only when the interval has passed', () => {
     const [due] = state('Heartbeat due?').Choices ?? [];
     expect(due?.Next).toBe('Record lifecycle heartbeat');
-    expect(due?.Condition).toContain('$exists($input.lifecycle)');
+    expect(due?.Condition).toContain(`$exists(${LIFECYCLE})`);
     expect(due?.Condition).toContain('>= 60000');
     const [slower] = definition({ heartbeatInterval: Duration.minutes(5) }).States['Heartbeat due?']?.Choices ?? [];
     expect(slower?.Condition).toContain('>= 300000');
@@ -164,24 +173,26 @@ describe('drain workflow', () => {
     expect(complete.Resource).toMatch(/:states:::aws-sdk:autoscaling:completeLifecycleAction$/);
     for (const call of [heartbeat, complete]) {
       const args = String(call.Arguments);
-      expect(args).toContain("$exists($input.lifecycle.token) ? {'LifecycleActionToken': $input.lifecycle.token} : {'InstanceId': $input.instanceId}");
-      expect(args).toContain("'AutoScalingGroupName': $input.lifecycle.group");
-      expect(args).toContain("'LifecycleHookName': $input.lifecycle.hook");
+      expect(args).toContain(`$exists(${LIFECYCLE}.token) ? {'LifecycleActionToken': ${LIFECYCLE}.token} : {'InstanceId': $input.instanceId}`);
+      expect(args).toContain(`'AutoScalingGroupName': ${LIFECYCLE}.group`);
+      expect(args).toContain(`'LifecycleHookName': ${LIFECYCLE}.hook`);
     }
+    // The step's lifecycle (one handed over on the Node) before the input's.
+    expect(LIFECYCLE).toBe('($exists($step.lifecycle) ? $step.lifecycle : $input.lifecycle)');
     expect(String(complete.Arguments)).toContain("'LifecycleActionResult': 'CONTINUE'");
     expect(String(heartbeat.Arguments)).not.toContain('LifecycleActionResult');
   });
 
-  it('should complete the lifecycle action at done and at deadline, and report even when completing fails', () => {
+  it('should complete the lifecycle action at every end but an operator’s uncordon, and report even when completing fails', () => {
     const hook = state('Lifecycle hook?');
-    expect(hook.Choices).toEqual([{ Condition: '{% $exists($input.lifecycle) %}', Next: 'Complete lifecycle action' }]);
+    expect(hook.Choices).toEqual([{ Condition: `{% $exists(${LIFECYCLE}) and $not($outcome = 'cancelled-by-uncordon') %}`, Next: 'Complete lifecycle action' }]);
     expect(hook.Default).toBe('Report outcome');
     expect(state('Complete lifecycle action').Next).toBe('Report outcome');
     expect(state('Complete lifecycle action').Catch).toEqual([expect.objectContaining({ Next: 'Report outcome', Assign: { lifecycleCompleted: false } })]);
   });
 
   it('should end with an output event of the contract: Node Drained at done, Drain Failed otherwise', () => {
-    for (const name of ['Report outcome', 'Report failure']) {
+    for (const name of ['Report outcome']) {
       const report = state(name);
       expect(report.Resource).toMatch(/:states:::events:putEvents$/);
       const [entry] = (report.Arguments as { Entries: { Source: string; DetailType: string; Detail: string }[] }).Entries;
@@ -192,7 +203,16 @@ describe('drain workflow', () => {
       expect(entry?.Detail).not.toContain('token');
     }
     expect(state('Report outcome').Next).toBe('Drained?');
-    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' %}", Next: 'Drained' }], Default: 'Deadline passed' });
+    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' %}", Next: 'Drained' }], Default: 'Not drained' });
+  });
+
+  it('should say in the output event how the drain ended, and give the command that completes a lifecycle action left open', () => {
+    const [entry] = (state('Report outcome').Arguments as { Entries: { Detail: string }[] }).Entries;
+    const detail = entry?.Detail ?? '';
+    expect(detail).toContain("'outcome': $outcome");
+    expect(detail).toContain("'completed': $lifecycleCompleted");
+    expect(detail).toContain(`'completeWith': $lifecycleCompleted = false ? 'aws autoscaling complete-lifecycle-action --auto-scaling-group-name ' & ${LIFECYCLE}.group & ' --lifecycle-hook-name ' & ${LIFECYCLE}.hook & ' --instance-id ' & $input.instanceId & ' --lifecycle-action-result CONTINUE'`);
+    expect(detail).toContain("'deadline': $exists($step.deadline) ? $step.deadline : $input.deadline");
   });
 
   it('should read only variables the first state assigns', () => {

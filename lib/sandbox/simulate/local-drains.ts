@@ -1,31 +1,53 @@
-// The drain workflow, locally: the same drainStep the Step Functions task runs, looped on the
-// sandbox's virtual clock, completing the ASG lifecycle action and publishing the output event at
-// the end exactly as the state machine does.
+// The drain workflow, locally: the same drainStep the Step Functions task runs, mapped to the same
+// step output, looped on the sandbox's virtual clock, completing the ASG lifecycle action and
+// publishing the output event at the end exactly as the state machine does (including its safety
+// net: a step output over the 256 KiB payload limit fails the step, and the drain ends Drain Failed).
 import type { AutoScalingAdapter } from '../../aws/autoscaling.js';
 import type { DrainLauncher, LaunchOutcome } from '../../aws/drain-launcher.js';
 import type { OutputEventPublisher } from '../../aws/output-events.js';
-import type { DrainDeps, DrainStepResult } from '../../drain/step.js';
+import type { DrainDeps, DrainStatus, DrainStepResult } from '../../drain/step.js';
 import { drainStep } from '../../drain/step.js';
+import { drainRequestOf, outcomeOf, stepOutput } from '../../drain/step-output.js';
 import type { VirtualClock } from '../../model/clock.js';
 import type { DrainExecutionState } from '../../model/observation.js';
 import { errorText } from '../../pipeline/errors.js';
-import { drainExecutionName, type DrainWorkflowInput } from '../../workflow/contract.js';
+import {
+  completeLifecycleCommand,
+  drainExecutionName,
+  leavesLifecycleOpen,
+  STATE_PAYLOAD_LIMIT_BYTES,
+  type DrainOutcome,
+  type DrainStepOutput,
+  type DrainWorkflowInput,
+} from '../../workflow/contract.js';
 
 /** A Lambda invocation's budget for one step. */
 const STEP_BUDGET_MS = 60_000;
+
+/** What became of the drain's lifecycle action; `completeWith` when it was left open or completing it failed. */
+export interface LifecycleOutcome {
+  readonly group: string;
+  readonly hook: string;
+  readonly completed: boolean;
+  readonly completeWith?: string;
+}
 
 export interface DrainRun {
   readonly name: string;
   readonly input: DrainWorkflowInput;
   /** When the execution was started. */
   readonly launchedAt: number;
-  status: 'running' | 'drained' | 'deadline' | 'node-gone' | 'failed';
+  status: 'running' | Exclude<DrainStatus, 'in-progress'> | 'failed';
   nextStepAt: number;
   state: unknown;
   steps: number;
+  /** The last step's full report (every pod). */
   last?: DrainStepResult;
+  /** The last step's output, as the state machine holds it in `$step`. */
+  output?: DrainStepOutput;
   error?: string;
   finishedAt?: number;
+  lifecycle?: LifecycleOutcome;
 }
 
 export interface LocalDrainDeps {
@@ -102,14 +124,14 @@ export class LocalDrains implements DrainLauncher {
     run.steps += 1;
     this.deps.beforeStep?.();
     try {
-      const result = await drainStep(
-        await this.deps.drainDeps(),
-        { node: input.node, deadline: Date.parse(input.deadline), cordon: { reason: input.reason, expectedUid: input.nodeUid } },
-        run.state,
-        budgetMs,
-      );
+      const result = await drainStep(await this.deps.drainDeps(), drainRequestOf(input), run.state, budgetMs);
+      const output = stepOutput(result, input);
+      // Step Functions refuses a task result over its payload limit (States.DataLimitExceeded): `$step` keeps the previous one.
+      const bytes = Buffer.byteLength(JSON.stringify(output), 'utf8');
+      if (bytes > STATE_PAYLOAD_LIMIT_BYTES) throw new Error(`States.DataLimitExceeded: the drain step returned ${bytes} bytes, over the ${STATE_PAYLOAD_LIMIT_BYTES}-byte payload limit`);
       run.last = result;
-      run.state = result.state;
+      run.output = output;
+      run.state = output.state;
       if (result.status === 'in-progress') {
         run.nextStepAt = this.deps.clock.now() + Math.max(1_000, result.nextCheckAfterMs);
         return;
@@ -122,23 +144,44 @@ export class LocalDrains implements DrainLauncher {
     await this.finish(run);
   }
 
-  /** What the state machine does after its loop: complete the lifecycle action, publish the outcome. */
+  /** What the state machine does after its loop: complete the lifecycle action (unless left to the operator), publish the outcome. */
   private async finish(run: DrainRun): Promise<void> {
     run.finishedAt = this.deps.clock.now();
     const { input } = run;
-    if (input.lifecycle && input.instanceId && run.status !== 'failed') {
-      try {
-        await this.deps.autoScaling.completeLifecycleAction(input.instanceId, input.lifecycle, 'CONTINUE');
-      } catch (error) {
-        run.error = `completing the lifecycle action: ${errorText(error)}`;
+    const outcome: DrainOutcome | 'error' = run.status === 'failed' || run.status === 'running' ? 'error' : outcomeOf(run.status);
+    const lifecycle = run.output?.lifecycle ?? input.lifecycle;
+    if (lifecycle && input.instanceId) {
+      const leftOpen = leavesLifecycleOpen(outcome);
+      let completed = false;
+      if (!leftOpen) {
+        try {
+          await this.deps.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
+          completed = true;
+        } catch (error) {
+          run.error ??= `completing the lifecycle action: ${errorText(error)}`;
+        }
       }
+      const { group, hook } = lifecycle;
+      run.lifecycle = { group, hook, completed, ...(completed ? {} : { completeWith: completeLifecycleCommand({ group, hook, instance: input.instanceId }) }) };
     }
-    const drained = run.status === 'drained' || run.status === 'node-gone';
     await this.deps.output
       ?.publish([
         {
-          detailType: drained ? 'Node Drained' : 'Drain Failed',
-          detail: { cluster: input.cluster, node: input.node, instanceId: input.instanceId, status: run.status, counts: run.last?.counts, error: run.error },
+          detailType: outcome === 'done' ? 'Node Drained' : 'Drain Failed',
+          detail: {
+            cluster: input.cluster,
+            node: input.node,
+            nodeUid: input.nodeUid,
+            ...(input.instanceId ? { instanceId: input.instanceId } : {}),
+            reason: input.reason,
+            cause: input.cause,
+            deadline: run.output?.deadline ?? input.deadline,
+            outcome,
+            ...(run.output ? { summary: run.output.summary } : {}),
+            ...(run.error ? { error: run.error } : {}),
+            ...(run.lifecycle ? { lifecycle: run.lifecycle } : {}),
+            execution: run.name,
+          },
         },
       ])
       .catch((error: unknown) => {

@@ -13,7 +13,7 @@ import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
-import type { DrainRun } from './local-drains.js';
+import type { DrainRun, LifecycleOutcome } from './local-drains.js';
 import type { QueuedSignal } from './signal-queue.js';
 import { startSandbox, type Sandbox } from './world.js';
 
@@ -47,9 +47,19 @@ export interface DrainRecord {
   readonly startedAt: number;
   readonly finishedAt?: number;
   readonly steps: number;
+  /** Pods this drain evicted (or deleted), terminating ones included. */
   readonly evicted: number;
+  /** Of those, still terminating when the drain ended. */
+  readonly terminating: number;
+  /** Pods left on the node that the drain had to remove: refused, blocked, not yet evicted. */
   readonly left: number;
+  /** The pods left, by reason code. */
+  readonly leftByReason: Readonly<Record<string, number>>;
+  /** Every pod left that waiting could not help, with why. */
   readonly blocked: readonly string[];
+  /** Every pod evicted with a grace period shortened to fit the deadline: `namespace/name 300s→115s`. */
+  readonly graceShortened: readonly string[];
+  readonly lifecycle?: LifecycleOutcome;
   readonly error?: string;
 }
 
@@ -170,6 +180,7 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
 }
 
 function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
+  const counts = run.last?.counts;
   return {
     node: run.input.node,
     ...(run.input.instanceId ? { instanceId: run.input.instanceId } : {}),
@@ -177,9 +188,13 @@ function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
     startedAt,
     ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
     steps: run.steps,
-    evicted: (run.last?.counts.evicted ?? 0) + (run.last?.counts.deleted ?? 0) + (run.last?.counts.gone ?? 0),
-    left: run.last?.remaining.length ?? 0,
+    evicted: (counts?.evicted ?? 0) + (counts?.deleted ?? 0),
+    terminating: (run.last?.pods ?? []).filter((p) => p.status === 'terminating' && p.removal !== undefined).length,
+    left: counts?.left ?? 0,
+    leftByReason: run.output?.summary.leftByReason ?? {},
     blocked: (run.last?.blocked ?? []).map((b) => `${b.pod.namespace}/${b.pod.name}: ${b.reason}`),
+    graceShortened: (run.last?.pods ?? []).flatMap((p) => (p.grace ? [`${p.pod.namespace}/${p.pod.name} ${p.grace.pod}s→${p.grace.given}s`] : [])),
+    ...(run.lifecycle ? { lifecycle: run.lifecycle } : {}),
     ...(run.error ? { error: run.error } : {}),
   };
 }

@@ -7,6 +7,7 @@ import {
   type DrainPod,
   type NodePatch,
   type PodRef,
+  type RemovalOptions,
   type RemovalOutcome,
 } from '../../../lib/drain/api.js';
 
@@ -129,7 +130,7 @@ export class FakeCluster implements DrainApi {
     return Promise.resolve(this.daemonSets.has(`${namespace}/${name}`));
   }
 
-  evictPod(ref: PodRef): Promise<RemovalOutcome> {
+  evictPod(ref: PodRef, options: RemovalOptions = {}): Promise<RemovalOutcome> {
     this.record({ op: 'evictPod', name: podKey(ref), uid: ref.uid });
     const pod = this.pods.get(podKey(ref));
     if (!pod) return Promise.resolve({ kind: 'not-found' });
@@ -152,18 +153,18 @@ export class FakeCluster implements DrainApi {
       }
       if (pdb) pdb.allowed--;
     }
-    this.terminate(pod, finished ? 0 : (pod.terminationGracePeriodSeconds ?? 30));
+    this.terminate(pod, finished ? 0 : (options.gracePeriodSeconds ?? pod.terminationGracePeriodSeconds ?? 30));
     this.accepted.push(podKey(pod));
     return Promise.resolve({ kind: 'accepted' });
   }
 
-  deletePod(ref: PodRef): Promise<RemovalOutcome> {
+  deletePod(ref: PodRef, options: RemovalOptions = {}): Promise<RemovalOutcome> {
     this.record({ op: 'deletePod', name: podKey(ref), uid: ref.uid });
     const pod = this.pods.get(podKey(ref));
     if (!pod) return Promise.resolve({ kind: 'not-found' });
     if (pod.uid !== ref.uid) return Promise.resolve({ kind: 'replaced' });
     if (pod.deletionTimestamp !== undefined) this.redundant.push(podKey(pod));
-    this.terminate(pod, pod.terminationGracePeriodSeconds ?? 30);
+    this.terminate(pod, options.gracePeriodSeconds ?? pod.terminationGracePeriodSeconds ?? 30);
     return Promise.resolve({ kind: 'accepted' });
   }
 

@@ -1,6 +1,7 @@
 // The interpreter running the drain workflow exactly as `cdk synth` writes it (read from the
-// synthesized template, ARNs resolved), with stub tasks: each terminal state is reached, and the
-// defects issue #15 describes show as they would in a real account. The infra is not fixed here.
+// synthesized template, ARNs resolved), with stub tasks: each terminal state is reached, every end
+// but an operator's uncordon completes the lifecycle action (the one handed over on the Node first),
+// and the heartbeat gap issue #15 describes shows as it would in a real account.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../lib/model/clock.js';
@@ -25,11 +26,15 @@ const INPUT: DrainWorkflowInput = {
   lifecycle: { group: 'eks-ng-1', hook: 'drain', token: 'token-1' },
 };
 
-const step = (outcome: DrainStepOutput['outcome'], waitSeconds = 30): DrainStepOutput => ({
+const SUMMARY: DrainStepOutput['summary'] = { evicted: 3, terminating: 0, gone: 0, left: 0, skipped: 1, leftByReason: {}, blockingPdbs: [], examples: [], graceShortened: { pods: 0, examples: [] } };
+
+const step = (outcome: DrainStepOutput['outcome'], waitSeconds = 30, over: Partial<DrainStepOutput> = {}): DrainStepOutput => ({
   outcome,
   waitSeconds,
   state: { round: 1 },
-  summary: { evicted: 3, remaining: outcome === 'done' ? 0 : 2, blocked: [] },
+  deadline: INPUT.deadline,
+  summary: outcome === 'done' ? SUMMARY : { ...SUMMARY, left: 2, leftByReason: { 'blocked-by-pdb': 2 } },
+  ...over,
 });
 
 interface Stubs {
@@ -109,6 +114,7 @@ describe('the synthesized drain workflow', () => {
   it('should complete the action and end Deadline passed when the step reports the deadline', async () => {
     const { result, sdk, events } = await drain([step('deadline')]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
+    expect(sdk[0]?.parameters).toEqual(expect.objectContaining({ LifecycleActionToken: 'token-1' }));
     expect(sdk.map((c) => c.action)).toEqual(['completeLifecycleAction']);
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
   });
@@ -121,21 +127,45 @@ describe('the synthesized drain workflow', () => {
     expect(events[0]?.detail.lifecycle).toBeUndefined();
   });
 
-  it('should end Drain step failed WITHOUT completing the lifecycle action after the step fails its tries (issue #15)', async () => {
+  it('should complete the lifecycle action and report Drain Failed when the step fails its tries', async () => {
     const { result, sdk, events, steps, states } = await drain([new StatesError('Error', '{"errorMessage":"api server unreachable"}')]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
     expect(steps).toHaveLength(3); // one try and two retries (States.TaskFailed)
-    expect(states).toContain('Report failure');
+    expect(states).toContain('Complete lifecycle action');
+    expect(sdk.map((c) => c.action)).toEqual(['completeLifecycleAction']);
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
-    // The defect: the machine's hook is left to lapse; its default result applies later.
-    expect(sdk).toEqual([]);
   });
 
-  it('should end Unexpected outcome with neither completion nor outcome event (issue #15)', async () => {
-    const { result, sdk, events } = await drain([{ outcome: 'paused', waitSeconds: 5, state: {}, summary: { evicted: 0, remaining: 0, blocked: [] } }]);
+  it('should complete the lifecycle action and report Drain Failed on an outcome the contract does not have', async () => {
+    const { result, sdk, events } = await drain([{ outcome: 'paused', waitSeconds: 5, state: {}, summary: SUMMARY }]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'UnexpectedDrainStepOutcome' });
-    expect(sdk).toEqual([]);
-    expect(events).toEqual([]);
+    expect(sdk.map((c) => c.action)).toEqual(['completeLifecycleAction']);
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should leave the lifecycle action open after an operator uncordoned the node, and say so', async () => {
+    const { result, sdk, events } = await drain([step('continue', 30), step('cancelled-by-uncordon')]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainCancelledByUncordon' });
+    expect(sdk.map((c) => c.action)).not.toContain('completeLifecycleAction');
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should heartbeat and complete the lifecycle action the Node handed over to the drain, when its input had none', async () => {
+    const { lifecycle: _lifecycle, ...noHook } = INPUT;
+    const handedOver = { group: 'eks-ng-2', hook: 'late-hook' };
+    const { result, sdk } = await drain([step('continue', 70, { lifecycle: handedOver }), step('continue', 30, { lifecycle: handedOver }), step('done', 30, { lifecycle: handedOver })], noHook);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(sdk.map((c) => c.action)).toEqual(['recordLifecycleActionHeartbeat', 'completeLifecycleAction']);
+    expect(sdk[1]?.parameters).toEqual({ AutoScalingGroupName: 'eks-ng-2', LifecycleHookName: 'late-hook', LifecycleActionResult: 'CONTINUE', InstanceId: INPUT.instanceId });
+  });
+
+  it('should still complete the lifecycle action and report Drain Failed when a step answers over the 256 KiB payload limit', async () => {
+    const huge = step('continue', 30, { state: { padding: 'x'.repeat(300 * 1024) } });
+    const { result, sdk, events, states } = await drain([huge]);
+    expect(states).toContain('Complete lifecycle action');
+    expect(sdk.map((c) => c.action)).toEqual(['completeLifecycleAction']);
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+    expect(result.status).toBe('FAILED');
   });
 
   it('should let heartbeats lapse past half a 300 s hook timeout while the step is retried (issue #15)', async () => {

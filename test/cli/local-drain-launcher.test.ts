@@ -1,0 +1,107 @@
+// The CLI's in-process drain (event, sweep): what it does with the lifecycle action at each end,
+// and what it tells the command about the exit code.
+import { describe, expect, it } from 'vitest';
+import { LocalDrainLauncher } from '../../lib/cli/live.js';
+import type { DrainApi } from '../../lib/drain/api.js';
+import { toInstanceId } from '../../lib/model/instance-id.js';
+import { LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import type { LifecycleRef } from '../../lib/model/signal.js';
+import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { pod } from '../drain/support/fake-api.js';
+import { harness, START } from '../drain/support/scenario.js';
+
+const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
+const LIFECYCLE = { group: 'ng-a', hook: 'drain-hook' };
+
+function launcher(options: { settings?: Parameters<typeof harness>[0]; api?: (base: DrainApi) => DrainApi } = {}) {
+  const h = harness(options.settings);
+  const completed: { lifecycle: LifecycleRef; result: string }[] = [];
+  const lines: string[] = [];
+  const drains = new LocalDrainLauncher(
+    { ...h.deps, api: options.api ? options.api(h.cluster) : h.cluster },
+    {
+      completeLifecycleAction: (_instance, lifecycle, result) => {
+        completed.push({ lifecycle, result });
+        return Promise.resolve();
+      },
+    },
+    (line) => lines.push(line),
+  );
+  const input: DrainWorkflowInput = {
+    cluster: 'demo',
+    node: 'node-a',
+    nodeUid: 'node-uid-node-a',
+    instanceId: INSTANCE,
+    deadline: new Date(START + 600_000).toISOString(),
+    reason: 'scale-in',
+    cause: 'evt-1',
+    lifecycle: LIFECYCLE,
+  };
+  return { ...h, drains, completed, lines, input };
+}
+
+describe('LocalDrainLauncher', () => {
+  it('should complete the lifecycle action handed over on the Node once the node drained', async () => {
+    const l = launcher();
+    const handedOver = { group: 'ng-b', hook: 'other-hook' };
+    l.cluster.addNode('node-a', { annotations: { [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
+    l.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
+
+    await l.drains.launch(l.input);
+
+    expect(l.completed).toEqual([{ lifecycle: handedOver, result: 'CONTINUE' }]);
+    expect(l.drains.allDrained()).toBe(true);
+  });
+
+  it('should complete the lifecycle action but report not drained when refused pods are left', async () => {
+    const l = launcher({ settings: { settings: { evictUnreplicated: false } } });
+    l.cluster.addPod(pod('bare'));
+
+    await l.drains.launch(l.input);
+
+    expect(l.completed.map((c) => c.result)).toEqual(['CONTINUE']);
+    expect(l.drains.allDrained()).toBe(false);
+    expect(l.lines).toContain('    left default/bare: refused — declares no controller (nothing would recreate it); set evictUnreplicated to evict it [left: incomplete]');
+  });
+
+  it('should leave the lifecycle action open after an uncordon, printing the command that completes it', async () => {
+    let passes = 0;
+    const uncordonAfterTwoPasses = (base: DrainApi): DrainApi => ({
+      ...bound(base),
+      listPodsOnNode: async (node) => {
+        if (++passes === 2) await base.patchNode('node-a', { unschedulable: false });
+        return base.listPodsOnNode(node);
+      },
+    });
+    const u = launcher({ api: uncordonAfterTwoPasses });
+    u.cluster.addPod(pod('db-0', { owner: ['StatefulSet', 'db'] }));
+    u.cluster.pdbs.push({ namespace: 'default', name: 'db', covers: () => true, allowed: 0 });
+
+    await u.drains.launch(u.input);
+
+    expect(u.completed).toEqual([]);
+    expect(u.drains.outcomes).toEqual([{ node: 'node-a', outcome: 'cancelled-by-uncordon' }]);
+    expect(u.lines.some((line) => line.includes(`complete-lifecycle-action --auto-scaling-group-name ng-a --lifecycle-hook-name drain-hook --instance-id ${INSTANCE}`))).toBe(true);
+  });
+
+  it('should still complete the lifecycle action when the drain fails, and say it failed', async () => {
+    const l = launcher({ api: (base) => ({ ...bound(base), listPodsOnNode: () => Promise.reject(new Error('connection refused')) }) });
+
+    await expect(l.drains.launch(l.input)).rejects.toThrow('listing pods on node node-a');
+
+    expect(l.completed.map((c) => c.result)).toEqual(['CONTINUE']);
+    expect(l.drains.allDrained()).toBe(false);
+  });
+});
+
+/** The fake's methods bound, so that a test can replace one of them. */
+function bound(api: DrainApi): DrainApi {
+  return {
+    getNode: (name) => api.getNode(name),
+    patchNode: (name, patch) => api.patchNode(name, patch),
+    listPodsOnNode: (node) => api.listPodsOnNode(node),
+    daemonSetExists: (namespace, name) => api.daemonSetExists(namespace, name),
+    evictPod: (ref, options) => api.evictPod(ref, options),
+    deletePod: (ref, options) => api.deletePod(ref, options),
+  };
+}

@@ -3,9 +3,8 @@ import type { Action, DrainClaimRequest, Plan, SkippedAction } from '../model/ac
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import type { LifecycleRef } from '../model/signal.js';
 import type { Settings } from '../settings.js';
-import { drainExecutionName } from '../workflow/contract.js';
+import { completeLifecycleCommand, drainExecutionName } from '../workflow/contract.js';
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf } from './exclusion.js';
 import { cordonHeldUntil, drainClaimOf, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
@@ -51,10 +50,6 @@ function target(node: NodeView): { node: string; uid: string; resourceVersion: s
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The command an operator runs to let the group go on, for reports that leave the action to them. */
-function completeCommand(instanceId: string, lifecycle: LifecycleRef): string {
-  return `aws autoscaling complete-lifecycle-action --lifecycle-action-result CONTINUE --auto-scaling-group-name ${lifecycle.group} --lifecycle-hook-name ${lifecycle.hook} --instance-id ${instanceId}`;
-}
 
 interface PairPlanner {
   readonly pair: ClassifiedPair;
@@ -297,7 +292,7 @@ function planClaimedRemoval(
       // Uncordoned since (the drain's own cordon stays until the machine goes): the operator stopped the drain to keep the machine.
       p.skip(
         'complete-lifecycle',
-        `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeCommand(pair.instanceId, pair.lifecycle)})`,
+        `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeLifecycleCommand({ group: pair.lifecycle.group, hook: pair.lifecycle.hook, instance: pair.instanceId })})`,
       );
       return;
     case 'absent':

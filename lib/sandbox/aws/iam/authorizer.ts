@@ -45,8 +45,11 @@ export interface AuthorizedDecision {
  */
 export class IamAuthorizer {
   private readonly roles = new Map<string, NamedPolicy[]>();
-  /** Every decision, in order, for tests and for a scenario's `expect.denied`. */
+  /** Every decision, in order, for tests and for a scenario's `expect.denied`; the oldest go first past the capacity. */
   readonly decisions: AuthorizedDecision[] = [];
+
+  /** @param decisionCapacity decisions kept (every call of a long sandbox run is one or more). @default 100000 */
+  constructor(private readonly decisionCapacity = 100_000) {}
 
   /** Attaches policies to a role or an IAM user (by its ARN); validates their condition operators now. */
   attach(principalArn: string, ...policies: readonly NamedPolicy[]): void {
@@ -81,6 +84,7 @@ export class IamAuthorizer {
     const context = { 'aws:PrincipalArn': principalArn, 'aws:PrincipalAccount': account, ...request.context };
     const decision = evaluate(this.policiesOf(request.principal), { ...request, context });
     this.decisions.push({ request, decision });
+    if (this.decisions.length > this.decisionCapacity) this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
     return decision;
   }
 }

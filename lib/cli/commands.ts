@@ -17,7 +17,7 @@ import { runSignals, runSweep } from '../pipeline/run.js';
 import type { RunReport } from '../report/report.js';
 import { loadScenario, ScenarioError } from '../sandbox/scenario/load.js';
 import { simulate } from '../sandbox/simulate/run.js';
-import { ADMIN_TOKEN, SWEEP_FUNCTION } from '../sandbox/simulate/world.js';
+import { ADMIN_TOKEN } from '../sandbox/simulate/world.js';
 import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
@@ -115,7 +115,7 @@ const simulateCommand: Command = {
         '\nsandbox serving (Ctrl-C to stop):',
         `  kubectl --kubeconfig ${kubeconfig} get nodes`,
         `  aws ${aws} ec2 describe-instances  (any credentials)`,
-        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${aws} --dry-run`,
+        `  ec2-node-reconciler invoke --function ${sandbox.functions.sweep} ${aws} --dry-run`,
       ].join('\n'),
     );
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -1,7 +1,7 @@
 // What `cdk deploy -c clusterName=<name>` would deploy for a scenario's cluster: the project's app,
 // synthesized (bundled, cached per source hash on disk and per process here) for the scenario's
 // cluster, region and account, and read as CloudFormation would create it.
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import type { Settings } from '../../settings.js';
 import { synthesizeApp } from '../deployment/synth.js';
 import { readDeployment, type Deployment, type FunctionSpec } from '../deployment/template.js';
@@ -54,5 +54,6 @@ export function deploy(target: DeployTarget): Promise<DeployedStack> {
 /** The directory of a function's bundled code. */
 export function assetDirOf(stack: DeployedStack, fn: FunctionSpec): string {
   if (fn.assetPath === undefined) throw new Error(`${fn.logicalId}: the template names no bundled asset (was it synthesized without bundling?)`);
-  return join(stack.assemblyDir, fn.assetPath);
+  // Relative to the cloud assembly, as synthesized; absolute when a test put another bundle in its place.
+  return resolve(stack.assemblyDir, fn.assetPath);
 }

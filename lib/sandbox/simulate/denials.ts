@@ -14,14 +14,14 @@ export interface Denial {
   readonly by: string;
 }
 
-export function denialsOf(world: { readonly aws: AwsEmulator; readonly kube: KubeEmulator }): Denial[] {
+export function denialsOf(world: { readonly aws: AwsEmulator; readonly kube: KubeEmulator; readonly serviceDenials: readonly Denial[] }): Denial[] {
   const aws = world.aws.requestLog.filter({ denied: true }).map(
     (e): Denial => ({ at: e.at, api: 'aws', call: `${e.service}:${e.operation}`, by: e.principal ?? e.accessKeyId ?? '(unsigned)' }),
   );
   const kube = world.kube.requestLog.entries
     .filter((e) => e.status === 403)
     .map((e): Denial => ({ at: e.at, api: 'kube', call: `${e.method} ${e.path}`, by: e.user }));
-  return [...aws, ...kube].sort((a, b) => a.at - b.at);
+  return [...aws, ...world.serviceDenials, ...kube].sort((a, b) => a.at - b.at);
 }
 
 export const describeDenial = (d: Denial): string => `${d.call} by ${d.by}`;

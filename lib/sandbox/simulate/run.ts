@@ -16,7 +16,7 @@ import { drainRecords, type DrainRecord } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import { functionLogLines } from './function-logs.js';
-import { startSandbox, type Sandbox } from './world.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
 
 export type { DrainRecord } from './drain-records.js';
 
@@ -153,10 +153,12 @@ async function snapshot(sandbox: Sandbox): Promise<RunReport> {
 export interface SimulateOptions {
   /** Keep the emulators running (the caller closes the returned sandbox). */
   readonly keepOpen?: boolean;
+  /** How the sandbox is built (tests: an altered deployment). */
+  readonly sandbox?: SandboxOptions;
 }
 
 export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox }> {
-  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true });
+  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
   try {
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];

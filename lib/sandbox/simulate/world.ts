@@ -21,6 +21,7 @@ import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aw
 import { IamAuthorizer } from '../aws/iam/index.js';
 import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
 import { deploy, type DeployedStack } from '../deployed/deploy.js';
+import type { Deployment } from '../deployment/template.js';
 import { WorldDriver } from '../deployed/driver.js';
 import { LambdaService, type AsyncInvocation } from '../deployed/lambda-service.js';
 import { QueuePoller } from '../deployed/queue-poller.js';
@@ -30,6 +31,7 @@ import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/i
 import { Activity } from '../lambda/activity.js';
 import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
+import type { Denial } from './denials.js';
 import { injectFaults } from './faults.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
@@ -72,6 +74,8 @@ export interface Sandbox {
   scheduledSweep(): AsyncInvocation;
   /** What an operator's drain (the CLI's, with the admin's kubeconfig) works with, on the virtual clock. */
   operatorDrainDeps(): DrainDeps;
+  /** Calls AWS services make for the stack (Step Functions and the Scheduler invoking functions) that the deployed policies refused. */
+  readonly serviceDenials: readonly Denial[];
   /** In-process reconciler deps signed as the sweep function's role (dry-run snapshots, tests). */
   deps(settings?: Settings): Promise<ReconcilerDeps>;
   close(): Promise<void>;
@@ -83,6 +87,11 @@ export interface SandboxOptions {
    * does): kubectl sends bearer tokens only over https, so a served sandbox needs it.
    */
   readonly tls?: boolean;
+  /**
+   * Changes the synthesized deployment before the world is built from it: tests that show what a
+   * defect of the stack does (a permission removed, a function of another version).
+   */
+  readonly alterDeployment?: (deployment: Deployment) => Deployment;
 }
 
 /** The functions' RECONCILER_SETTINGS for the scenario: as a deployment with these settings would set it. */
@@ -95,7 +104,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const { name: clusterName, region, accountId } = scenario.cluster;
   // The loader already parsed them (durations are milliseconds now): only the defaults are missing.
   const settings: Settings = { ...DEFAULT_SETTINGS, ...scenario.settings };
-  const stack = await deploy({ clusterName, region, accountId, settings });
+  const synthesized = await deploy({ clusterName, region, accountId, settings });
+  const stack: DeployedStack = options.alterDeployment ? { ...synthesized, deployment: options.alterDeployment(synthesized.deployment) } : synthesized;
   const { deployment } = stack;
 
   // Every role session the stack's services use, known to the emulator before it opens.
@@ -171,7 +181,22 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   });
   const activity = new Activity();
   const lambda = new LambdaService({ stack, clock, clockBuffer, activity, aws, environment: settingsVariable(settings), credentialsFor: (fn) => session(fn.roleArn, fn.name) });
-  const stepFunctions = new StepFunctionsService({ clock, aws, lambda, stateMachines: deployment.stateMachines, credentialsFor: (roleArn) => session(roleArn, SERVICE_SESSION) });
+  // Services invoke functions as their roles: Step Functions for the workflow, the Scheduler for the sweep.
+  const serviceDenials: Denial[] = [];
+  const mayInvoke = (roleArn: string, functionArn: string): string | undefined => {
+    const principal = session(roleArn, SERVICE_SESSION).arn ?? roleArn;
+    if (iam.authorize({ principal, action: 'lambda:InvokeFunction', resources: [functionArn] }).allowed) return undefined;
+    serviceDenials.push({ at: clock.now(), api: 'aws', call: 'lambda:InvokeFunction', by: principal });
+    return `User: ${principal} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} because no identity-based policy allows the lambda:InvokeFunction action`;
+  };
+  const stepFunctions = new StepFunctionsService({
+    clock,
+    aws,
+    lambda,
+    stateMachines: deployment.stateMachines,
+    credentialsFor: (roleArn) => session(roleArn, SERVICE_SESSION),
+    authorizeInvoke: mayInvoke,
+  });
   const driver = new WorldDriver(clock, activity, [stepFunctions], () => controllers.reconcile());
 
   const mapping = deployment.eventSourceMappings[0];
@@ -218,7 +243,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       for (const rule of matched) for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
       return matched.map((rule) => rule.name);
     },
+    serviceDenials,
     scheduledSweep() {
+      const targetArn = lambda.host(schedule.targetArn)?.fn.arn ?? schedule.targetArn;
+      // A refused target invocation fails the schedule's attempt; the function never runs.
+      if (mayInvoke(schedule.roleArn, targetArn) !== undefined) return { functionName: targetArn, payload: {}, queuedAt: clock.now(), attempts: 0, throttles: 0, results: [], status: 'failed' };
       return lambda.invokeAsync(schedule.targetArn, schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown));
     },
     operatorDrainDeps: () => ({

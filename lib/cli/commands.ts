@@ -18,6 +18,7 @@ import type { RunReport } from '../report/report.js';
 import { humanDuration } from '../sandbox/kube/time.js';
 import { loadScenario, ScenarioError } from '../sandbox/scenario/load.js';
 import { simulate } from '../sandbox/simulate/run.js';
+import { serveInRealTime } from '../sandbox/simulate/serve.js';
 import { ADMIN_TOKEN, SWEEP_FUNCTION } from '../sandbox/simulate/world.js';
 import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -110,16 +111,24 @@ const simulateCommand: Command = {
     const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
     if (!serve) return code;
     const kubeconfig = await sandbox.kube.writeKubeconfig(join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`), { token: ADMIN_TOKEN });
-    const aws = `--endpoint-url ${sandbox.aws.endpoint} --region ${sandbox.scenario.cluster.region}`;
+    const { region, name: cluster } = sandbox.scenario.cluster;
+    const { credentials } = sandbox.aws.clientConfig();
+    const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;
+    // The served cluster lives on: its clock runs at wall speed from where the scenario ended.
+    const stop = serveInRealTime(sandbox);
     out(
       [
-        '\nsandbox serving (Ctrl-C to stop):',
+        `\nsandbox serving (Ctrl-C to stop); its clock runs at wall speed from the scenario's end, ${new Date(sandbox.clock.now()).toISOString()}:`,
         `  kubectl --kubeconfig ${kubeconfig} get nodes`,
-        `  aws ${aws} ec2 describe-instances  (any credentials)`,
-        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${aws} --dry-run`,
+        `  export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}`,
+        `  aws ${endpoint} ec2 describe-instances`,
+        `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts, as the reconciler)`,
+        `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --dry-run`,
+        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${endpoint} --dry-run`,
       ].join('\n'),
     );
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    stop();
     await sandbox.close();
     return code;
   },

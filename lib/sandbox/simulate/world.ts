@@ -12,7 +12,7 @@ import type { DrainDeps } from '../../drain/step.js';
 import { placeOf } from '../../lambda/place.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
 import { sweepSettings } from '../../lambda/sweep-payload.js';
-import { VirtualClock } from '../../model/clock.js';
+import { systemClock, VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
 import { runSweep } from '../../pipeline/run.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../settings.js';
@@ -73,8 +73,13 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     tls: options.tls === true,
     auth: {
       tokens: { [ADMIN_TOKEN]: { user: 'sandbox-admin', groups: ['system:masters'] } },
-      // Like aws-iam-authenticator: the token is a presigned STS call, validated by STS.
-      authenticate: async (token) => ((await aws.verifyEksToken(token, clusterName)).ok ? { name: 'ec2-node-reconciler', groups: [RECONCILER_GROUP] } : null),
+      // Like aws-iam-authenticator: the token is a presigned STS call, validated by STS. Its time is
+      // the signer's: the sandbox's own clients sign on the virtual clock, clients outside it
+      // (`aws eks get-token` against a served sandbox) on the wall clock.
+      authenticate: async (token) =>
+        (await aws.verifyEksToken(token, clusterName)).ok || (await aws.verifyEksToken(token, clusterName, { clock: systemClock })).ok
+          ? { name: 'ec2-node-reconciler', groups: [RECONCILER_GROUP] }
+          : null,
     },
     rbac: rbacManifests(),
   });

@@ -14,6 +14,7 @@ import { handleResource, type Answer } from './handlers.js';
 import type { KubeletOptions } from './kubelet.js';
 import { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
+import { PROTOBUF, protobufBodyToJson } from './protobuf.js';
 import { forbiddenMessage, RbacAuthorizer, rbacObjects } from './rbac.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { RequestLog } from './request-log.js';
@@ -74,7 +75,7 @@ export type KubeEmulator = {
 
 const MAX_BODY = 16 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -87,7 +88,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -166,7 +167,9 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     let user: UserInfo | undefined;
     let body = '';
     try {
-      body = await readBody(req);
+      const raw = await readBody(req);
+      const protobuf = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === PROTOBUF;
+      body = protobuf ? '' : raw.toString('utf8');
       // Authentication comes first, as in the API server's filter chain (API Priority and Fairness
       // classifies requests by user): injected faults are logged with who was refused.
       user = await authenticate(options.auth, req.headers.authorization);
@@ -193,13 +196,15 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       if (rbac !== undefined && !rbac.authorize(user, info).allowed) {
         throw forbidden(forbiddenMessage(user, info), { group: info.apiGroup, resource: info.resource }, info.name);
       }
+      // Protobuf bodies (kubectl ≥1.32's access reviews) are decoded to their JSON shape.
+      if (protobuf && raw.length > 0) body = protobufBodyToJson(raw, info.resource);
       const answer = info.isResourceRequest
         ? handleResource({
             store,
             info,
             query: url.searchParams,
             body,
-            contentType: req.headers['content-type'] ?? 'application/json',
+            contentType: (req.headers['content-type'] ?? '').startsWith(PROTOBUF) ? 'application/json' : (req.headers['content-type'] ?? 'application/json'),
             accept: req.headers.accept ?? '',
             user,
             rbac,

@@ -251,6 +251,34 @@ describe('access reviews', () => {
   });
 });
 
+/** A length-delimited protobuf field. */
+const field = (n: number, value: Buffer | string): Buffer => {
+  const bytes = typeof value === 'string' ? Buffer.from(value) : value;
+  return Buffer.concat([Buffer.from([(n << 3) | 2, bytes.length]), bytes]);
+};
+
+describe('protobuf request bodies', () => {
+  const post = (k: KubeEmulator, path: string, body: Buffer, token = 'reader') =>
+    fetch(`${k.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body });
+  const envelope = (kind: string, object: Buffer) =>
+    Buffer.concat([Buffer.from('k8s\0'), field(1, Buffer.concat([field(1, 'authorization.k8s.io/v1'), field(2, kind)])), field(2, object)]);
+
+  it('should decode the access reviews kubectl ≥1.32 sends as protobuf, and refuse other kinds with 415', async () => {
+    const k = await start();
+    const access = envelope('SelfSubjectAccessReview', field(2, field(1, Buffer.concat([field(2, 'list'), field(5, 'nodes')]))));
+    const allowed = await post(k, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', access);
+    expect(allowed.status).toBe(201);
+    expect(await allowed.json()).toMatchObject({ spec: { resourceAttributes: { verb: 'list', resource: 'nodes' } }, status: { allowed: true } });
+    const rules = envelope('SelfSubjectRulesReview', field(2, field(1, 'kube-system')));
+    expect(await (await post(k, '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', rules)).json()).toMatchObject({
+      spec: { namespace: 'kube-system' },
+      status: { resourceRules: expect.arrayContaining([{ verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] }]) as unknown },
+    });
+    const pod = await post(k, '/api/v1/namespaces/default/pods', Buffer.concat([Buffer.from('k8s\0'), field(2, Buffer.alloc(0))]), 'admin');
+    expect(pod.status).toBe(415);
+  });
+});
+
 describe('what kubectl reads besides objects', () => {
   it('should print events with the columns of kubectl get events', async () => {
     const k = await start();

@@ -19,10 +19,20 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
-  // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
-  const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
-  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
-  if (report) recordRunMetrics(metrics, report);
+  // Every line about a record names its message, so a record that keeps failing can be followed to the DLQ.
+  logger.appendKeys({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
+  try {
+    // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
+    const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
+    const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
+    if (report) recordRunMetrics(metrics, report);
+  } catch (error) {
+    // The batch response names only the message: why it failed is said here, once.
+    logger.warn('record failed', { error: error instanceof Error ? error : new Error(String(error)) });
+    throw error;
+  } finally {
+    logger.removeKeys(['messageId', 'receiveCount']);
+  }
 }
 
 export const handler = middy((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context })).use(

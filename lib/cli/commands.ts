@@ -19,7 +19,7 @@ import { humanDuration } from '../sandbox/kube/time.js';
 import { loadScenario, ScenarioError } from '../sandbox/scenario/load.js';
 import { simulate } from '../sandbox/simulate/run.js';
 import { serveInRealTime } from '../sandbox/simulate/serve.js';
-import { ADMIN_TOKEN, SWEEP_FUNCTION } from '../sandbox/simulate/world.js';
+import { ADMIN_TOKEN } from '../sandbox/simulate/world.js';
 import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
@@ -124,7 +124,7 @@ const simulateCommand: Command = {
         `  aws ${endpoint} ec2 describe-instances`,
         `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts, as the reconciler)`,
         `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --dry-run`,
-        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${endpoint} --dry-run`,
+        `  ec2-node-reconciler invoke --function ${sandbox.functions.sweep} ${endpoint} --dry-run`,
       ].join('\n'),
     );
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -188,7 +188,7 @@ const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** A role session's pair, derived from the role and session name only, so every run signs alike. */
-function roleSessionCredential(roleArn: string, sessionName: string): EmulatorCredential {
+export function roleSessionCredential(roleArn: string, sessionName: string): EmulatorCredential {
   const role = ROLE_ARN.exec(roleArn);
   if (!role) throw new Error(`session credentials: ${roleArn} is not a role ARN`);
   if (!SESSION_NAME.test(sessionName)) throw new Error(`session credentials: ${sessionName} is not a role session name (2 to 64 of letters, digits and +=,.@_-)`);

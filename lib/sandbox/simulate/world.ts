@@ -12,7 +12,7 @@ import type { DrainDeps } from '../../drain/step.js';
 import { KubeClient } from '../../kube/client.js';
 import { bearerConnection } from '../../kube/connection.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
-import { VirtualClock } from '../../model/clock.js';
+import { systemClock, VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
 import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../settings.js';
 import { FUNCTION_ENV } from '../../workflow/contract.js';
@@ -134,7 +134,10 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       tokens: { [ADMIN_TOKEN]: { user: 'sandbox-admin', groups: ['system:masters'] } },
       // Like EKS: the token is a presigned STS call, validated by STS; the access entry of the caller's role names its groups.
       authenticate: async (token) => {
-        const verified = await aws.verifyEksToken(token, clusterName);
+        // (#15 serve) A token is checked on the signer's clock: the sandbox's clients sign on the
+        // virtual clock, clients outside it (`aws eks get-token` against --serve) on the wall clock.
+        let verified = await aws.verifyEksToken(token, clusterName);
+        if (!verified.ok) verified = await aws.verifyEksToken(token, clusterName, { clock: systemClock });
         if (!verified.ok) return null;
         const role = roleOfSession(verified.arn);
         const entry = entries.find((e) => role !== null && e.principalArn.endsWith(`:role/${role[3] ?? ''}`));

@@ -122,8 +122,8 @@ const simulateCommand: Command = {
         `  kubectl --kubeconfig ${kubeconfig} get nodes`,
         `  export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}`,
         `  aws ${endpoint} ec2 describe-instances`,
-        `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts, as the reconciler)`,
-        `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --dry-run`,
+        `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts: these credentials created the cluster, so they are its admin)`,
+        `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --drain-state-machine ${sandbox.stack.deployment.stateMachines[0]?.arn ?? ''} --dry-run`,
         `  ec2-node-reconciler invoke --function ${sandbox.functions.sweep} ${endpoint} --dry-run`,
       ].join('\n'),
     );

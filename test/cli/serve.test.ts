@@ -131,16 +131,19 @@ describe('simulate demo.yaml --serve, driven by the real binaries', () => {
     expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe('yes\n');
   });
 
-  it('should accept the token of `aws eks get-token` as the reconciler', async () => {
+  it("should accept the token of `aws eks get-token` as the cluster creator's: cluster admin, as EKS bootstraps it", async () => {
     const got = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], { env: served.env });
     expect(got.stderr).toBe('');
     const token = z.object({ status: z.object({ token: z.string().startsWith('k8s-aws-v1.') }) }).parse(JSON.parse(got.stdout)).status.token;
     const whoami = await kubectl(served.kubeconfig, ['--token', token, 'auth', 'whoami', '-o', 'json']);
     expect(whoami.stderr).toBe('');
-    expect(JSON.parse(whoami.stdout)).toMatchObject({ status: { userInfo: { username: 'ec2-node-reconciler', groups: ['ec2-node-reconciler', 'system:authenticated'] } } });
-    // The reconciler's RBAC applies to it: it lists nodes, and may not delete pods.
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ status: { userInfo: { username: expect.stringMatching(/^arn:aws:iam::\d{12}:user\//), groups: ['system:masters', 'system:authenticated'] } } });
     expect((await kubectl(served.kubeconfig, ['--token', token, 'get', 'nodes', '-o', 'name'])).stdout).toContain('node/ip-');
-    expect((await kubectl(served.kubeconfig, ['--token', token, 'auth', 'can-i', 'delete', 'pods'])).stdout).toBe('no\n');
+    expect((await kubectl(served.kubeconfig, ['--token', token, 'auth', 'can-i', 'delete', 'pods'])).stdout).toBe('yes\n');
+    // A token signed with a key the sandbox never issued is refused.
+    const forged = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], { env: { ...served.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' } });
+    const forgedToken = z.object({ status: z.object({ token: z.string() }) }).parse(JSON.parse(forged.stdout)).status.token;
+    expect((await kubectl(served.kubeconfig, ['--token', forgedToken, 'get', 'nodes'])).stderr).toMatch(/Unauthorized|provide credentials/);
   });
 
   it("should run the CLI's sweep on the served sandbox's clock, seeing what the scenario's last sweep saw", async () => {

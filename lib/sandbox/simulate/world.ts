@@ -126,6 +126,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name, credentials: [DEFAULT_CREDENTIALS, ...sessions.values()], iam });
   // EKS access entries: who the API server takes a role's sessions for.
   const entries = deployment.accessEntries;
+  const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
   const roleOfSession = (arn: string) => /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\//.exec(arn);
   const kube = await startKubeEmulator({
     clock,
@@ -139,6 +140,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         let verified = await aws.verifyEksToken(token, clusterName);
         if (!verified.ok) verified = await aws.verifyEksToken(token, clusterName, { clock: systemClock });
         if (!verified.ok) return null;
+        // The cluster's creator (the sandbox's own credentials) is its admin, as EKS's bootstrapClusterCreatorAdminPermissions makes it.
+        if (verified.arn === creatorArn) return { name: verified.arn, groups: ['system:masters'] };
         const role = roleOfSession(verified.arn);
         const entry = entries.find((e) => role !== null && e.principalArn.endsWith(`:role/${role[3] ?? ''}`));
         return entry ? { name: entry.username ?? verified.arn, groups: [...entry.kubernetesGroups] } : null;

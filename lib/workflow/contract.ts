@@ -106,7 +106,7 @@ export const DrainSummarySchema = z.object({
   /** Pods evicted with a grace period shortened to fit the deadline (gracePeriod: fit-deadline). */
   graceShortened: z.object({
     pods: PodCount,
-    examples: z.array(z.object({ pod: z.string(), seconds: PodCount })).max(SUMMARY_EXAMPLES),
+    examples: z.array(z.object({ pod: z.string(), seconds: PodCount, podSeconds: PodCount.optional() })).max(SUMMARY_EXAMPLES),
   }),
 });
 export type DrainSummary = z.infer<typeof DrainSummarySchema>;

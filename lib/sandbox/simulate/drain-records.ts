@@ -30,7 +30,7 @@ export interface DrainRecord {
   readonly leftByReason: Readonly<Record<string, number>>;
   /** Pods left that waiting could not help, with why (the summary's examples). */
   readonly blocked: readonly string[];
-  /** Pods evicted with a grace period shortened to fit the deadline: `namespace/name →115s`. */
+  /** Pods evicted with a grace period shortened to fit the deadline: `namespace/name 300s→115s`. */
   readonly graceShortened: readonly string[];
   readonly lifecycle?: LifecycleOutcome;
   readonly error?: string;
@@ -88,7 +88,7 @@ export function drainRecords(sandbox: Sandbox): DrainRecord[] {
       left: summary?.left ?? 0,
       leftByReason: summary?.leftByReason ?? {},
       blocked: (summary?.examples ?? []).filter((e) => !WAITING.has(e.reason)).map((e) => `${e.pod}: ${e.reason}${e.pdb ? ` (${e.pdb})` : ''}`),
-      graceShortened: (summary?.graceShortened.examples ?? []).map((e) => `${e.pod} →${e.seconds}s`),
+      graceShortened: (summary?.graceShortened.examples ?? []).map((e) => `${e.pod} ${e.podSeconds !== undefined ? `${e.podSeconds}s` : ''}→${e.seconds}s`),
       ...(lifecycle ? { lifecycle } : {}),
       ...(error ? { error } : {}),
       execution: record.name,

@@ -88,6 +88,11 @@ describe('NodeReconciler props: warnings', () => {
     ['maxDeletions 0', { settings: { maxDeletions: 0 } }, /settings\.maxDeletions is 0/],
     ['a drain limit shorter than the drain timeout', { settings: { drainTimeout: '2h' }, maxDrainDuration: Duration.hours(1) }, /maxDrainDuration .* shorter than settings\.drainTimeout/],
     ['a long heartbeat interval', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHeartbeatInterval .* is long/],
+    [
+      'a drain limit shorter than the repair drain timeout',
+      { settings: { repair: { enabled: true, drainTimeout: '2h' } }, maxDrainDuration: Duration.hours(1) },
+      /maxDrainDuration .* shorter than settings\.repair\.drainTimeout/,
+    ],
   ])('should warn, not fail, on %s', (_name, props, message) => {
     const warnings = warningsOf(props);
     expect(warnings).toHaveLength(1);

@@ -15,6 +15,8 @@ function stepLines(step: StepRecord, start: number): string[][] {
     case 'cordon':
     case 'uncordon':
       return [[at, 'operator', `kubectl ${step.kind}`, step.node, '']];
+    case 'condition':
+      return [[at, 'node', `condition ${step.type}=${step.status}`, step.node, '']];
     case 'sweep':
     case 'event': {
       const source = step.kind === 'sweep' ? 'sweep' : `event: ${step.detailType}${step.attempt > 1 ? ` (receive ${step.attempt})` : ''}`;

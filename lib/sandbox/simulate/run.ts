@@ -38,7 +38,8 @@ export type StepRecord =
   | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
   | { readonly step: number; readonly at: number; readonly kind: 'settle' }
   | { readonly step: number; readonly at: number; readonly kind: 'drain'; readonly node: string; readonly status: string; readonly message?: string }
-  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string };
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | { readonly step: number; readonly at: number; readonly kind: 'condition'; readonly node: string; readonly type: string; readonly status: string };
 
 export interface DrainRecord {
   readonly node: string;
@@ -162,6 +163,10 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', { spec: { unschedulable: 'cordon' in step ? true : null } });
     return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
   }
+  if ('condition' in step) {
+    postCondition(sandbox, step.condition);
+    return [{ step: index, at, kind: 'condition', ...step.condition }];
+  }
   const event = await readEvent(step, baseDir);
   const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
   try {
@@ -194,6 +199,28 @@ function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
     ...(run.lifecycle ? { lifecycle: run.lifecycle } : {}),
     ...(run.error ? { error: run.error } : {}),
   };
+}
+
+/**
+ * The node's kubelet or monitoring agent posts a condition now (through /status, as they do): a status
+ * that changes takes the moment as its lastTransitionTime. Ready True means the kubelet is back (it
+ * heartbeats again); Ready Unknown means it went quiet.
+ */
+function postCondition(sandbox: Sandbox, posted: Extract<ScenarioStep, { condition: unknown }>['condition']): void {
+  const store = sandbox.kube.store;
+  const node = store.getNode(posted.node);
+  if (node === undefined) throw new Error(`condition step: node ${posted.node} does not exist (any more)`);
+  if (posted.type === 'Ready' && posted.status !== 'False') store.kubelets.setHeartbeating(posted.node, posted.status === 'True');
+  const now = new Date(sandbox.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const conditions = [...(node.status?.conditions ?? [])];
+  const index = conditions.findIndex((c) => c.type === posted.type);
+  const current = index >= 0 ? conditions[index] : undefined;
+  const changed = current?.status !== posted.status;
+  const next = { ...(current ?? { type: posted.type }), status: posted.status, lastHeartbeatTime: now, ...(changed ? { lastTransitionTime: now } : {}) };
+  if (index >= 0) conditions[index] = next;
+  else conditions.push(next);
+  const { resourceVersion: _read, ...metadata } = node.metadata;
+  store.update(store.resource('nodes'), undefined, posted.node, { ...node, metadata, status: { ...node.status, conditions } }, { subresource: 'status' });
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */

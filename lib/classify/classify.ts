@@ -8,6 +8,7 @@ import { instanceIdOfNodeName } from '../model/provider-id.js';
 import type { Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
 import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
+import { badAgentConditions } from './node-health.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
 import { findSlating, type SlatingFindings } from './slating.js';
@@ -168,6 +169,11 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
   if (node.ready !== 'True') {
     return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}` };
+  }
+  const agent = badAgentConditions(node);
+  if (agent.length > 0) {
+    const said = agent.map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`).join(', ');
+    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}` };
   }
   return { ...withInstance, ...extras, condition: 'in-sync', reason: `${instanceId} is ${instance.state} and the node is Ready` };
 }

@@ -30,7 +30,7 @@ function stepLines(step: StepRecord, start: number): string[][] {
       return [...actions.map((a) => [
         at,
         source,
-        a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
+        a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind}${a.step !== undefined ? ` ${a.step}` : ''} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
         a.node ?? a.instanceId ?? '',
         a.reason,
       ]), ...retry];

@@ -67,7 +67,13 @@ export interface InstanceView {
    * From DescribeAutoScalingInstances: the group and its LifecycleState (e.g. `Terminating:Wait`),
    * and the group's terminate lifecycle hook, which a sweep needs to complete the action.
    */
-  readonly autoScaling?: { readonly group: string; readonly lifecycleState: string; readonly terminateHook?: string };
+  readonly autoScaling?: {
+    readonly group: string;
+    readonly lifecycleState: string;
+    readonly terminateHook?: string;
+    /** What the group says of the instance's health (DescribeAutoScalingInstances HealthStatus): an Unhealthy one is being replaced. */
+    readonly healthStatus?: 'Healthy' | 'Unhealthy';
+  };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];
   /**

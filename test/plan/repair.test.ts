@@ -274,6 +274,17 @@ describe('repair: after the drain', () => {
     expect(repairs(planFor(anew, { repair: { after: { ...REPAIR_ON.after, Ready: 5 * MINUTE } } }))).toEqual([expect.objectContaining({ step: 'drain' })]);
   });
 
+  it('should take the lifecycle event of a repaired machine (announced after its repair drain) as already drained', () => {
+    const base = drained('deadline');
+    const signal = { kind: 'asg-terminate-lifecycle-action' as const, instanceId: instanceId(3), observedAt: NOW, eventId: 'evt-lc-3', description: 'Auto Scaling terminates it', lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 't-3' } };
+    const result = planFor({ ...base, scope: 'event' }, { signals: [signal] });
+    expect(result.actions.filter((a) => a.kind !== 'report')).toEqual([expect.objectContaining({ kind: 'complete-lifecycle', instanceId: instanceId(3), lifecycle: expect.objectContaining({ token: 't-3' }) as unknown })]);
+    // An operator's uncordon stopped the repair: the machine stayed, so this removal is new and is drained.
+    const cancelled = drained('cancelled-by-uncordon', {});
+    const uncordoned = { ...cancelled, scope: 'event' as const, nodes: cancelled.nodes.map((n) => (n.name === aNode(3).name ? { ...n, unschedulable: false } : n)) };
+    expect(planFor(uncordoned, { signals: [signal] }).actions.map((a) => a.kind)).toEqual(['cordon', 'drain']);
+  });
+
   it('should take a removal of a repaired machine as already drained: its lifecycle action is completed, nothing drained again', () => {
     const base = drained('deadline');
     const terminating = { ...base, instances: base.instances.map((i) => (i.id === instanceId(3) ? { ...i, autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', terminateHook: 'drain-hook', healthStatus: 'Unhealthy' as const } } : i)) };

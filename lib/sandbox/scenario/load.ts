@@ -72,6 +72,9 @@ function danglingReferences(scenario: Scenario): string[] {
   scenario.expect?.lifecycleActions?.forEach((a, i) => {
     if (!ids.has(a.instance)) problems.push(`expect.lifecycleActions[${i}].instance: no instance ${a.instance}`);
   });
+  scenario.expect?.repairs?.forEach((r, i) => {
+    if (!ids.has(r.instance)) problems.push(`expect.repairs[${i}].instance: no instance ${r.instance}`);
+  });
   return problems;
 }
 

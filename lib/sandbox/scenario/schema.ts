@@ -148,6 +148,8 @@ const ExpectSchema = z
     evictionsBlocked: z.number().int().min(0).optional(),
     drainsStarted: z.number().int().min(0).optional(),
     deadLetters: z.number().int().min(0).optional(),
+    // v1.1 (issue #19): the machines the reconciler had replaced (drained, then marked Unhealthy for their group), or [] for none.
+    repairs: z.array(z.object({ instance: InstanceIdSchema, action: z.enum(['replace']) }).strict()).optional(),
   })
   .strict();
 

@@ -89,7 +89,9 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const withId = { ...base, instanceId };
   const others = (scope.claimants.get(instanceId) ?? []).filter((name) => name !== node.name);
   if (others.length > 0) {
-    return { ...withId, condition: 'identity-conflict', reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}` };
+    // The machine is still its group's member (a repair's stand-down counts it, and these Nodes' health).
+    const claimed = scope.byId.get(instanceId);
+    return { ...withId, ...(claimed ? { instance: claimed } : {}), condition: 'identity-conflict', reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}` };
   }
 
   const lookupError = observation.lookupErrors.get(instanceId);

@@ -150,6 +150,15 @@ describe('repair: stand-down and parallelism', () => {
     expect(repairSkips(planFor(more))[0]?.standDown).toEqual(expect.objectContaining({ unhealthy: 4, members: 12, allowed: 3 }));
   });
 
+  it('should count a machine two Nodes claim (an identity conflict), and their health, in its group', () => {
+    const base = group(4, [1, 2]);
+    const twin = silentNode(9, 40 * MINUTE, { name: 'twin-of-1', providerID: `aws:///us-east-1a/${instanceId(1)}` });
+    const result = planFor({ ...base, nodes: [...base.nodes, twin], leases: new Map([...base.leases, [twin.name, { nodeName: twin.name, renewTime: NOW - HOUR }]]) });
+    // 2 of 4 unhealthy (machine 1 through its two silent Nodes, machine 2) > ceil(0.8) = 1: stand down.
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).map((s) => s.standDown)).toEqual([expect.objectContaining({ unhealthy: 2, members: 4, allowed: 1 })]);
+  });
+
   it('should judge each group on its own', () => {
     const observation = anObservation({
       nodes: [silentNode(1), silentNode(2), aNode(3), silentNode(4), aNode(5), aNode(6), aNode(7), aNode(8)],

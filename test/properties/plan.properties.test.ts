@@ -284,7 +284,11 @@ describe('plan invariants (fast-check)', () => {
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (action.kind !== 'complete-lifecycle') continue;
-          const node = world.observation.nodes.find((n) => (n.providerID ?? '').endsWith(`/${action.instanceId}`));
+          // The Node that names it in this region: one naming it in another region's zone is not its Node.
+          const node = world.observation.nodes.find((n) => {
+            const named = namedBy(n);
+            return named?.id === action.instanceId && inRegion(named.zone);
+          });
           const annotations = node?.annotations ?? {};
           if (annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon') expect(isNewToRecord(world, action.instanceId, annotations)).toBe(true);
         }

@@ -14,6 +14,7 @@ import type { ScenarioStep } from '../scenario/schema.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import type { DrainRun, LifecycleOutcome } from './local-drains.js';
+import { postCondition } from './node-health.js';
 import type { QueuedSignal } from './signal-queue.js';
 import { startSandbox, type Sandbox } from './world.js';
 
@@ -199,28 +200,6 @@ function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
     ...(run.lifecycle ? { lifecycle: run.lifecycle } : {}),
     ...(run.error ? { error: run.error } : {}),
   };
-}
-
-/**
- * The node's kubelet or monitoring agent posts a condition now (through /status, as they do): a status
- * that changes takes the moment as its lastTransitionTime. Ready True means the kubelet is back (it
- * heartbeats again); Ready Unknown means it went quiet.
- */
-function postCondition(sandbox: Sandbox, posted: Extract<ScenarioStep, { condition: unknown }>['condition']): void {
-  const store = sandbox.kube.store;
-  const node = store.getNode(posted.node);
-  if (node === undefined) throw new Error(`condition step: node ${posted.node} does not exist (any more)`);
-  if (posted.type === 'Ready' && posted.status !== 'False') store.kubelets.setHeartbeating(posted.node, posted.status === 'True');
-  const now = new Date(sandbox.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const conditions = [...(node.status?.conditions ?? [])];
-  const index = conditions.findIndex((c) => c.type === posted.type);
-  const current = index >= 0 ? conditions[index] : undefined;
-  const changed = current?.status !== posted.status;
-  const next = { ...(current ?? { type: posted.type }), status: posted.status, lastHeartbeatTime: now, ...(changed ? { lastTransitionTime: now } : {}) };
-  if (index >= 0) conditions[index] = next;
-  else conditions.push(next);
-  const { resourceVersion: _read, ...metadata } = node.metadata;
-  store.update(store.resource('nodes'), undefined, posted.node, { ...node, metadata, status: { ...node.status, conditions } }, { subresource: 'status' });
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */

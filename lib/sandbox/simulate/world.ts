@@ -22,6 +22,7 @@ import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
 import { injectFaults } from './faults.js';
 import { LocalDrains, type DrainRun } from './local-drains.js';
+import { joinReplacements } from './node-health.js';
 import { SignalQueue } from './signal-queue.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
@@ -96,24 +97,14 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const seededNodes = new Map<string, NodeObject>();
   for (const node of kube.store.listNodes()) if (node.metadata.name) seededNodes.set(node.metadata.name, structuredClone(node));
 
-  // Machines stop heartbeating when they stop or go, and start again when they run. A machine Auto
-  // Scaling launched to replace an Unhealthy one joins the cluster once it runs (its kubelet registers
-  // its Node under its private DNS name), as a node group's launch template makes it do.
+  // Machines stop heartbeating when they stop or go, and start again when they run.
   const nodeOfInstance = (instanceId: string) => kube.store.listNodes().find((n) => n.spec?.providerID?.endsWith(`/${instanceId}`))?.metadata.name;
-  const replacements = new Set<string>();
   aws.state.onChange((change) => {
-    if (change.kind === 'instance-launched') replacements.add(change.instanceId);
     if (change.kind !== 'instance-state') return;
     const node = nodeOfInstance(change.instanceId);
     if (node) kube.store.kubelets.setHeartbeating(node, change.to === 'running' || change.to === 'pending');
-    else if (change.to === 'running' && replacements.has(change.instanceId)) joinCluster(change.instanceId, change.at);
   });
-  const joinCluster = (instanceId: string, at: number) => {
-    // The record as it is (not instanceView, which settles: this runs inside a settle's change).
-    const instance = aws.state.instances.get(instanceId);
-    if (instance === undefined) return;
-    kube.store.seedNode({ name: instance.privateDnsName, instanceId, zone: instance.zone, createdAt: at, lastHeartbeat: at, readyHeartbeat: at, heartbeating: true });
-  };
+  joinReplacements(aws, kube);
 
   const runtime = new WarmRuntime({ clusterName, region, settings, outputEventBusName: OUTPUT_BUS }, clock, { endpoint: aws.endpoint, credentials: aws.clientConfig().credentials });
   const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);

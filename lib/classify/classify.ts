@@ -96,7 +96,7 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
 
   const lookupError = observation.lookupErrors.get(instanceId);
   if (lookupError !== undefined) {
-    return { ...withId, condition: 'unknown', reason: `looking up ${instanceId} failed: ${lookupError}` };
+    return { ...withId, condition: 'unknown', lookupError, reason: `looking up ${instanceId} failed: ${lookupError}` };
   }
 
   const instance = scope.byId.get(instanceId);

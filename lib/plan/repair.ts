@@ -24,7 +24,15 @@ export interface GroupCensus {
   inFlight: number;
 }
 
-export type Census = ReadonlyMap<string, GroupCensus>;
+/** What a sweep knows of its Auto Scaling groups, for the stand-down and maxParallel. */
+export interface Census {
+  readonly groups: ReadonlyMap<string, GroupCensus>;
+  /**
+   * Unhealthy Nodes whose machine's lookup failed this run: which group they count against is unknown,
+   * so no group's unhealthy share is known for certain.
+   */
+  readonly unlocated: readonly string[];
+}
 
 /** The most unhealthy machines a group of `members` may have for repairs to go on: the percentage, rounded up (as Karpenter and EKS do). */
 export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number): number => Math.ceil((members * maxUnhealthyPercent) / 100);
@@ -54,8 +62,17 @@ function isUnhealthy(pair: ClassifiedPair, ctx: PlanContext, now: number): boole
   return pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0;
 }
 
-/** Every group's members, unhealthy machines and repairs in flight, each instance counted once. */
-export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, GroupCensus> {
+/** Every group's members, unhealthy machines and repairs in flight, each instance counted once; and the unhealthy Nodes no group can be told for. */
+export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Census {
+  const unlocated = pairs.flatMap((pair) =>
+    pair.condition === 'unknown' && pair.lookupError !== undefined && pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
+      ? [pair.node.name]
+      : [],
+  );
+  return { groups: groupCensus(pairs, ctx, now), unlocated };
+}
+
+function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, GroupCensus> {
   const machines = new Map<InstanceId, { group: string; unhealthy: boolean; inFlight: boolean }>();
   for (const pair of pairs) {
     const group = groupOf(pair);
@@ -151,7 +168,13 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
 
-  const counts = census.get(group);
+  // A cautious stand-down: an unhealthy Node whose machine could not be looked up may be this group's.
+  if (census.unlocated.length > 0) {
+    const nodes = census.unlocated.slice(0, 3).join(', ') + (census.unlocated.length > 3 ? ` and ${census.unlocated.length - 3} more` : '');
+    p.skip('repair', `stand down: the machine of unhealthy node ${nodes} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`);
+    return;
+  }
+  const counts = census.groups.get(group);
   if (counts === undefined) return;
   const allowed = unhealthyAllowance(counts.members, repair.maxUnhealthyPercent);
   if (counts.unhealthy > allowed) {

@@ -185,6 +185,20 @@ describe('repair: stand-down and parallelism', () => {
     const result = planFor(group(20, [1, 2, 3, 4]), { repair: { maxParallel: 3 } });
     expect(repairs(result).map((a) => a.instanceId)).toEqual([instanceId(1), instanceId(2), instanceId(3)]);
   });
+
+  it('should stand down while an unhealthy Node\'s machine could not be looked up (its group is unknown), and go on once it can be', () => {
+    // Two of ten are unhealthy where the run can see them (within 20 %); a third unhealthy Node's machine lookup failed.
+    const world = group(10, [1, 2]);
+    const hidden = silentNode(11);
+    const blind = { ...world, nodes: [...world.nodes, hidden], leases: new Map([...world.leases, [hidden.name, silentLease(11)]]), lookupErrors: new Map([[instanceId(11), 'RequestLimitExceeded']]) };
+    const result = planFor(blind);
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).map((s) => s.node)).toEqual([aNode(1).name, aNode(2).name]);
+    for (const skip of repairSkips(result)) expect(skip.reason).toMatch(new RegExp(`stand down: the machine of unhealthy node ${hidden.name} could not be looked up this run`));
+    // A healthy Node whose lookup failed tells nothing about unhealthy shares: repairs go on.
+    const healthy = aNode(11, { createdAt: NOW - 9 * HOUR });
+    expect(repairs(planFor({ ...blind, nodes: [...world.nodes, healthy], leases: new Map([...world.leases, [healthy.name, { nodeName: healthy.name, renewTime: NOW - 5_000 }]]) })).map((a) => a.instanceId)).toEqual([instanceId(1)]);
+  });
 });
 
 describe('repair: never', () => {

@@ -1,6 +1,7 @@
 // Repair invariants (DESIGN §1b, issue #19), each over at least 10,000 generated worlds: never more
 // than repair.maxParallel in flight per group, none while more than repair.maxUnhealthyPercent of the
-// group is unhealthy, none before repair.after, none for a pair that is not unresponsive-machine; and
+// group is unhealthy (nor while an unhealthy Node cannot be placed in a group), none before repair.after,
+// none for a pair that is not unresponsive-machine; and
 // the rails around them: never a machine not ours, excluded, outside an InService Auto Scaling group
 // or whose lookup failed; replaced only once its repair drain has ended; cancelled only when the node
 // has recovered; under dryRun planned exactly the same and not carried out. "A repair" is a repair
@@ -14,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { act } from '../../lib/act/act.js';
 import { classify } from '../../lib/classify/classify.js';
 import type { Action } from '../../lib/model/action.js';
+import { isInstanceId } from '../../lib/model/instance-id.js';
 import type { InstanceView, NodeView } from '../../lib/model/observation.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { plan } from '../../lib/plan/plan.js';
@@ -151,10 +153,18 @@ describe('repair invariants (fast-check)', () => {
     );
   });
 
-  it('should never repair while more than repair.maxUnhealthyPercent of the group is unhealthy (rounded up)', () => {
+  it('should never repair while more than repair.maxUnhealthyPercent of the group is unhealthy (rounded up), nor while an unhealthy Node cannot be placed in a group', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        for (const repair of repairsOf(decide(world).planned.actions)) {
+        const { nodes, lookupErrors } = world.observation;
+        // An unhealthy Node (the only one naming its machine) whose machine's lookup failed may be any group's: no repair at all.
+        const unlocated = nodes.filter((n) => {
+          const id = linkedId(n);
+          return isInstanceId(id) && lookupErrors.has(id) && nodes.filter((m) => linkedId(m) === id).length === 1 && badSince(world, n).length > 0;
+        });
+        const planned = repairsOf(decide(world).planned.actions);
+        if (unlocated.length > 0) expect(planned.map((r) => `${r.step} ${r.node}`), `repairs beside unhealthy ${unlocated.map((n) => n.name).join(', ')}, whose lookup failed`).toEqual([]);
+        for (const repair of planned) {
           const members = membersOf(world, repair.group);
           const unhealthy = members.filter((i) => isUnhealthy(world, i)).length;
           const allowed = Math.ceil((members.length * world.settings.repair.maxUnhealthyPercent) / 100);
@@ -291,6 +301,7 @@ describe('the world generator, for repair', () => {
     // The rails come up too: excluded machines, failed lookups, other clusters' machines, machines out of service.
     expect(share(skipped(/^excluded by/))).toBeGreaterThan(0.01);
     expect(share(skipped(/a lookup about .* failed this run/))).toBeGreaterThan(0.005);
+    expect(share(skipped(/could not be looked up this run/))).toBeGreaterThan(0.005);
     const foreignAndBad =
       worlds.filter((w) =>
         w.observation.nodes.some((n) => {

@@ -124,3 +124,28 @@ export function parseSettings(input: unknown): Settings {
   if (result.success) return result.data;
   throw new Error(`invalid settings: ${describeIssues(result.error)}`);
 }
+
+/**
+ * Settings written back in the form people and the deployment write them (durations as `5m`):
+ * what a function's RECONCILER_SETTINGS holds. Each number the schema refuses where a duration
+ * belongs is written as one; the result parses back to the same settings.
+ */
+export function settingsInput(settings: Settings): SettingsInput {
+  const input = structuredClone(settings) as Record<string, unknown>;
+  for (let round = 0; round < 64; round++) {
+    const parsed = SettingsSchema.safeParse(input);
+    if (parsed.success) return input as SettingsInput;
+    let changed = false;
+    for (const issue of parsed.error.issues) {
+      const parent = issue.path.slice(0, -1).reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
+      const key = issue.path.at(-1);
+      if (key === undefined || typeof parent !== 'object' || parent === null) continue;
+      const holder = parent as Record<PropertyKey, unknown>;
+      if (typeof holder[key] !== 'number') continue;
+      holder[key] = formatDuration(holder[key]);
+      changed = true;
+    }
+    if (!changed) throw new Error(`settings cannot be written as input: ${describeIssues(parsed.error)}`);
+  }
+  throw new Error('settings cannot be written as input: too many nested durations');
+}

@@ -67,13 +67,19 @@ export class AutoScalingAdapter {
     );
   }
 
-  async recordHeartbeat(instanceId: InstanceId, lifecycle: LifecycleRef): Promise<void> {
+  /**
+   * Keeps the lifecycle action alive (the drain-step function, at the start of each step): by token
+   * when there is one, else by instance id. `abortSignal` bounds the call with its retries.
+   */
+  async recordHeartbeat(instanceId: InstanceId | undefined, lifecycle: LifecycleRef, abortSignal?: AbortSignal): Promise<void> {
+    if (lifecycle.token === undefined && instanceId === undefined) throw new Error('recording a lifecycle heartbeat: neither a token nor an instance id');
     await this.asg.send(
       new RecordLifecycleActionHeartbeatCommand({
         AutoScalingGroupName: lifecycle.group,
         LifecycleHookName: lifecycle.hook,
         ...(lifecycle.token ? { LifecycleActionToken: lifecycle.token } : { InstanceId: instanceId }),
       }),
+      abortSignal ? { abortSignal } : {},
     );
   }
 

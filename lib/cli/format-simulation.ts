@@ -93,6 +93,10 @@ export function formatSimulation(sim: Simulation): string {
     '',
   ];
   if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'LEFT / NOTES'], drains, 70), '');
+  if (sim.denied.length > 0) {
+    const rows = sim.denied.map((d) => [offset(d.at, sim.start), d.api === 'aws' ? 'IAM' : 'RBAC', d.call, d.by]);
+    lines.push('DENIED', table(['TIME', 'BY', 'CALL', 'CALLER'], rows, 90), '');
+  }
   lines.push('AFTER', condensedTable(sim.after, involved), '');
   const deletes = sim.steps.flatMap((s) => ('report' in s && s.report ? s.report.actions : [])).filter((a) => a.kind === 'delete' && a.outcome === 'done').length;
   const drained = sim.drains.filter((d) => d.status === 'drained').length;

@@ -39,6 +39,12 @@ export type DrainWorkflowInput = z.infer<typeof DrainWorkflowInputSchema>;
 export const DrainStepInputSchema = z.object({
   input: DrainWorkflowInputSchema,
   state: z.unknown().optional(),
+  /**
+   * The lifecycle action the drain works for: the one the previous step reported (handed over on
+   * the Node), else the input's. The step records a heartbeat for it at its start, so that retries
+   * and long steps never leave the hook without one for long (infra/heartbeat-gap.ts).
+   */
+  lifecycle: LifecycleRefSchema.optional(),
 });
 export type DrainStepInput = z.infer<typeof DrainStepInputSchema>;
 
@@ -118,6 +124,8 @@ export const DrainStepOutputSchema = z.object({
    * (LIFECYCLE_ANNOTATION), else the input's. Absent when there is none.
    */
   lifecycle: LifecycleRefSchema.optional(),
+  /** ISO 8601: when the step recorded the lifecycle heartbeat at its start; absent when it recorded none. */
+  heartbeatAt: z.iso.datetime().optional(),
   /** Bounded: for the output event and metrics, never per-pod messages. */
   summary: DrainSummarySchema,
 });

@@ -7,13 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { PREFIX } from '../../lib/model/labels.js';
 import { loadScenario, parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
-import { OUTPUT_BUS, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import type { Sandbox } from '../../lib/sandbox/simulate/world.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../scenarios/${name}.yaml`, import.meta.url));
 
 async function run(name: string): Promise<{ simulation: Awaited<ReturnType<typeof simulate>>['simulation']; sandbox: Sandbox }> {
   return simulate(await loadScenario(scenario(name)), { keepOpen: true });
 }
+
+/** What the reconciler published on its own bus (the stack's one event bus). */
+const outputEvents = (sandbox: Sandbox) => sandbox.stack.deployment.eventBuses.flatMap((bus) => sandbox.aws.state.eventBus.on(bus.name));
 
 const nodeEvents = (sandbox: Sandbox) =>
   sandbox.kube.store
@@ -26,10 +29,10 @@ describe('repair scenarios, beyond their expectations', () => {
     const { simulation, sandbox } = await run('repair-dry-run-plans-only');
     try {
       const sweep = simulation.steps.find((s) => s.kind === 'sweep');
-      const planned = sweep?.kind === 'sweep' ? sweep.report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind}${a.step ? ` ${a.step}` : ''} ${a.outcome}`) : [];
+      const planned = sweep?.kind === 'sweep' && sweep.report ? sweep.report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind}${a.step ? ` ${a.step}` : ''} ${a.outcome}`) : [];
       expect(planned).toEqual(['cordon dry-run', 'repair drain dry-run']);
       expect(nodeEvents(sandbox)).toEqual([]);
-      expect(sandbox.aws.state.eventBus.on(OUTPUT_BUS)).toEqual([]);
+      expect(outputEvents(sandbox)).toEqual([]);
     } finally {
       await sandbox.close();
     }
@@ -40,7 +43,7 @@ describe('repair scenarios, beyond their expectations', () => {
     try {
       const blocked = nodeEvents(sandbox).filter((e) => e.startsWith('RepairBlocked'));
       expect(new Set(blocked).size).toBe(3);
-      const published = sandbox.aws.state.eventBus.on(OUTPUT_BUS).filter((e) => e.detailType === 'Node Repair Blocked');
+      const published = outputEvents(sandbox).filter((e) => e.detailType === 'Node Repair Blocked');
       expect(published).toHaveLength(6);
       expect(published[0]?.detail).toEqual(expect.objectContaining({ group: 'eks-ng-general', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 }));
     } finally {
@@ -54,7 +57,7 @@ describe('repair scenarios, beyond their expectations', () => {
       const node = sandbox.kube.store.getNode('ip-10-72-0-6.eu-west-1.compute.internal');
       expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith(`${PREFIX}/`))).toEqual([]);
       expect(nodeEvents(sandbox)).toEqual(expect.arrayContaining(['RepairStarted ip-10-72-0-6.eu-west-1.compute.internal', 'RepairCancelled ip-10-72-0-6.eu-west-1.compute.internal']));
-      const detailTypes = sandbox.aws.state.eventBus.on(OUTPUT_BUS).map((e) => e.detailType);
+      const detailTypes = outputEvents(sandbox).map((e) => e.detailType);
       expect(detailTypes).toContain('Node Repair Started');
       expect(detailTypes).not.toContain('Node Repaired');
     } finally {

@@ -29,7 +29,15 @@ const InstanceSchema = z
     tags: Labels.default({}),
     spot: z.boolean().default(false),
     autoScaling: z
-      .object({ group: z.string().min(1), lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'), hook: z.string().min(1).optional(), token: z.string().min(1).optional() })
+      .object({
+        group: z.string().min(1),
+        lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'),
+        hook: z.string().min(1).optional(),
+        token: z.string().min(1).optional(),
+        /** v1.1: the hook's heartbeat timeout (default 1h) and the result the group applies when it lapses (default ABANDON). */
+        heartbeatTimeout: Duration.optional(),
+        defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
+      })
       .strict()
       .optional(),
     scheduledEvents: z.array(ScheduledEventSchema).default([]),
@@ -142,12 +150,25 @@ const NodeExpectSchema = z.union([
 const ExpectSchema = z
   .object({
     nodes: z.record(z.string(), NodeExpectSchema).optional(),
-    lifecycleActions: z.array(z.object({ instance: InstanceIdSchema, result: z.enum(['CONTINUE', 'ABANDON']) }).strict()).optional(),
+    lifecycleActions: z
+      .array(
+        z
+          .object({
+            instance: InstanceIdSchema,
+            result: z.enum(['CONTINUE', 'ABANDON']),
+            /** v1.1: `timeout` for a result the group applied itself when the hook lapsed; absent: completed by the reconciler. */
+            by: z.literal('timeout').optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     conditions: z.partialRecord(z.enum(CONDITIONS), z.number().int().min(0)).optional(),
     deletions: z.number().int().min(0).optional(),
     evictionsBlocked: z.number().int().min(0).optional(),
     drainsStarted: z.number().int().min(0).optional(),
     deadLetters: z.number().int().min(0).optional(),
+    /** v1.1: calls refused by the deployed IAM policies or the shipped RBAC. */
+    denied: z.number().int().min(0).optional(),
     // v1.1 (issue #19): the machines the reconciler had replaced (drained, then marked Unhealthy for their group), or [] for none.
     repairs: z.array(z.object({ instance: InstanceIdSchema, action: z.enum(['replace']) }).strict()).optional(),
   })

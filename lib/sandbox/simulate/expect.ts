@@ -1,4 +1,6 @@
 // Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
+import { denialsOf, describeDenial } from './denials.js';
+import { drainRecords } from './drain-records.js';
 import { isFinished, MIRROR_POD_ANNOTATION } from '../../drain/api.js';
 import type { Condition } from '../../model/condition.js';
 import type { NodeObject, PodObject } from '../kube/index.js';
@@ -90,17 +92,16 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   for (const [name, want] of Object.entries(expect.nodes ?? {})) record(checkNode(sandbox, name, want));
 
   if (expect.lifecycleActions !== undefined) {
-    const got = sandbox.aws.state.autoScaling.completions
-      .filter((c) => c.by === 'api')
-      .map((c) => `${c.instanceId}:${c.result}`)
-      .sort();
-    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}`).sort();
+    // A completion by the reconciler is `instance:RESULT`; one the group applied when the hook lapsed carries `by timeout`.
+    const got = sandbox.aws.state.autoScaling.completions.map((c) => `${c.instanceId}:${c.result}${c.by === 'timeout' ? ' by timeout' : ''}`).sort();
+    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}${a.by === 'timeout' ? ' by timeout' : ''}`).sort();
     record(JSON.stringify(got) === JSON.stringify(wanted) ? [] : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`]);
   }
 
   if (expect.conditions !== undefined) {
     const lastSweep = steps.filter((s) => s.kind === 'sweep').at(-1);
     if (!lastSweep || lastSweep.kind !== 'sweep') record(['conditions: no sweep step ran']);
+    else if (!lastSweep.report) record([`conditions: the last sweep failed (${lastSweep.failed ?? 'no report'})`]);
     else {
       const problems: string[] = [];
       for (const [condition, count] of Object.entries(expect.conditions)) {
@@ -122,8 +123,8 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   }
 
   if (expect.drainsStarted !== undefined) {
-    const started = sandbox.drains.runs.size;
-    record(started === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started} (${[...sandbox.drains.runs.keys()].join(', ') || 'none'})`]);
+    const started = [...sandbox.stepFunctions.executions.values()].map((e) => e.record.name);
+    record(started.length === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started.length} (${started.join(', ') || 'none'})`]);
   }
 
   if (expect.deadLetters !== undefined) {
@@ -133,6 +134,11 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   }
 
   if (expect.repairs !== undefined) record(checkRepairs(sandbox, expect.repairs));
+  if (expect.denied !== undefined) {
+    const denied = denialsOf(sandbox);
+    const which = denied.slice(0, 5).map(describeDenial).join('; ');
+    record(denied.length === expect.denied ? [] : [`denied: expected ${expect.denied}, got ${denied.length}${which ? ` (${which}${denied.length > 5 ? '; …' : ''})` : ''}`]);
+  }
 
   return { passed, failures };
 }
@@ -154,7 +160,7 @@ function checkRepairs(sandbox: Sandbox, wanted: NonNullable<ScenarioExpect['repa
   for (const id of expected) {
     const marked = Math.min(...marks.filter((c) => c.instanceId === id).map((c) => c.at));
     const hadNode = [...sandbox.seededNodes.values()].some((n) => n.spec?.providerID?.endsWith(`/${id}`) === true);
-    const drained = [...sandbox.drains.runs.values()].some((r) => r.input.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
+    const drained = drainRecords(sandbox).some((r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
     if (hadNode && !drained) problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
     const instance = state.instances.get(id);
     const lifecycle = state.autoScaling.member(id)?.lifecycleState ?? '';

@@ -91,6 +91,8 @@ export function instanceSeed(instance: Scenario['instances'][number]): SeedInsta
             lifecycleState: instance.autoScaling.lifecycleState,
             ...(instance.autoScaling.hook ? { hook: instance.autoScaling.hook } : {}),
             ...(instance.autoScaling.token ? { token: instance.autoScaling.token } : {}),
+            ...(instance.autoScaling.heartbeatTimeout !== undefined ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout } : {}),
+            ...(instance.autoScaling.defaultResult ? { defaultResult: instance.autoScaling.defaultResult } : {}),
           },
         }
       : {}),

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Clock } from '../../../model/clock.js';
 import { PREFIX } from '../../../model/labels.js';
 import { regionOfZone } from '../../../model/provider-id.js';
@@ -179,15 +180,15 @@ export class AwsState {
     return record;
   }
 
-  private seedMembership(instanceId: InstanceId, group: NonNullable<SeedInstance['autoScaling']>, now: number): void {
+  private seedMembership(instanceId: InstanceId, group: NonNullable<z.output<typeof SeedInstanceSchema>['autoScaling']>, now: number): void {
     const lifecycleState: LifecycleState = group.lifecycleState ?? 'InService';
     const waiting = lifecycleState.endsWith(':Wait');
     if (group.hook !== undefined && !this.autoScaling.hook(group.group, group.hook)) {
       this.autoScaling.putHook(group.group, {
         name: group.hook,
         transition: lifecycleState.includes('Pending') ? 'autoscaling:EC2_INSTANCE_LAUNCHING' : 'autoscaling:EC2_INSTANCE_TERMINATING',
-        heartbeatTimeoutMs: this.timings.lifecycleHeartbeatTimeoutMs,
-        defaultResult: 'ABANDON',
+        heartbeatTimeoutMs: group.heartbeatTimeout ?? this.timings.lifecycleHeartbeatTimeoutMs,
+        defaultResult: group.defaultResult ?? 'ABANDON',
       });
     }
     this.autoScaling.addMember(

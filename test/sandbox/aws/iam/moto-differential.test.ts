@@ -190,7 +190,7 @@ const CASES: readonly Case[] = [
   { name: 'the stack’s ReconcilerPolicy: DescribeInstances', policies: [reconcilerPolicy()], call: CALLS.describeInstances, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstanceStatus', policies: [reconcilerPolicy()], call: CALLS.describeInstanceStatus, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingInstances', policies: [reconcilerPolicy()], call: CALLS.describeAsgInstances, allowed: true },
-  { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: false },
+  { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (denied before issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: true },
   {
     // Same inputs on both sides (resource `*`): denied, as the statements are scoped to group ARNs.
     // With the group's ARN and tags, AWS and our evaluator allow it (template-policies.test.ts).

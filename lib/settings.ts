@@ -134,7 +134,7 @@ export function settingsInput(settings: Settings): SettingsInput {
   const input = structuredClone(settings) as Record<string, unknown>;
   for (let round = 0; round < 64; round++) {
     const parsed = SettingsSchema.safeParse(input);
-    if (parsed.success) return input as SettingsInput;
+    if (parsed.success) return input;
     let changed = false;
     for (const issue of parsed.error.issues) {
       const parent = issue.path.slice(0, -1).reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);

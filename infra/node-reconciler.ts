@@ -484,6 +484,12 @@ export class NodeReconciler extends Construct {
         `maxDrainDuration (${maxDrainDuration.toHumanString()}) is shorter than settings.drainTimeout: drains time out before their own deadline.`,
       );
     }
+    if (settings.repair.enabled && maxDrainDuration.toMilliseconds() < settings.repair.drainTimeout) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:maxDrainDurationShortForRepair',
+        `maxDrainDuration (${maxDrainDuration.toHumanString()}) is shorter than settings.repair.drainTimeout: repair drains time out before their own deadline.`,
+      );
+    }
     const hookTimeout = props.lifecycleHookTimeout ?? DEFAULTS.lifecycleHookTimeout;
     if (!hookTimeout.isUnresolved() && hookTimeout.toSeconds() < 2 * gap.seconds) {
       const interval = (props.lifecycleHeartbeatInterval ?? DEFAULTS.lifecycleHeartbeatInterval).toHumanString();

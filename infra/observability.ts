@@ -189,6 +189,18 @@ export class Observability extends Construct {
             [props.stateMachine.metricTime({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'Drain execution (ms, max)' })],
           ),
         ],
+        [
+          // Repair (DESIGN §1b): what it started, replaced and cancelled, and when it stood down.
+          graph(
+            'Repairs',
+            [
+              metric(METRIC_NAMES.repairsStarted, 'Repair drains started'),
+              metric(METRIC_NAMES.nodesRepaired, 'Machines marked Unhealthy (replaced)'),
+              metric(METRIC_NAMES.repairsCancelled, 'Cancelled (recovered)'),
+            ],
+            [metric(METRIC_NAMES.repairsBlocked, 'Stood down (group too unhealthy)')],
+          ),
+        ],
       ],
     });
   }

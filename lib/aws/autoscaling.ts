@@ -15,6 +15,14 @@ const ASG_BATCH = 50;
 export interface AsgMembership {
   readonly group: string;
   readonly lifecycleState: string;
+  /** The group's view of the instance's health; absent when the answer does not say. */
+  readonly healthStatus?: 'Healthy' | 'Unhealthy';
+}
+
+/** HealthStatus as Auto Scaling words it (`HEALTHY`, `Unhealthy`, …), in one spelling. */
+export function healthStatusOf(value: string | undefined): AsgMembership['healthStatus'] {
+  const lower = value?.toLowerCase();
+  return lower === 'healthy' ? 'Healthy' : lower === 'unhealthy' ? 'Unhealthy' : undefined;
 }
 
 export class AutoScalingAdapter {
@@ -31,7 +39,8 @@ export class AutoScalingAdapter {
         for (const instance of page.AutoScalingInstances ?? []) {
           const id = batch.find((b) => b === instance.InstanceId);
           if (id !== undefined && instance.AutoScalingGroupName && instance.LifecycleState) {
-            out.set(id, { group: instance.AutoScalingGroupName, lifecycleState: instance.LifecycleState });
+            const healthStatus = healthStatusOf(instance.HealthStatus);
+            out.set(id, { group: instance.AutoScalingGroupName, lifecycleState: instance.LifecycleState, ...(healthStatus ? { healthStatus } : {}) });
           }
         }
         token = page.NextToken;

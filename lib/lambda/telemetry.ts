@@ -44,6 +44,11 @@ export function recordRunMetrics(metrics: Metrics, report: RunReport): void {
   metrics.addMetric('DrainsStarted', MetricUnit.Count, report.actions.filter((a) => a.kind === 'drain' && a.outcome === 'started').length);
   metrics.addMetric('ActionsFailed', MetricUnit.Count, report.actions.filter((a) => a.outcome === 'failed').length);
   metrics.addMetric('BreakerTripped', MetricUnit.Count, report.breaker ? 1 : 0);
+  const repaired = (step: string, outcome: string) => report.actions.filter((a) => a.kind === 'repair' && a.step === step && a.outcome === outcome).length;
+  metrics.addMetric('RepairsStarted', MetricUnit.Count, repaired('drain', 'started'));
+  metrics.addMetric('NodesRepaired', MetricUnit.Count, repaired('replace', 'done'));
+  metrics.addMetric('RepairsCancelled', MetricUnit.Count, repaired('cancel', 'done'));
+  metrics.addMetric('RepairsBlocked', MetricUnit.Count, report.skipped.filter((s) => s.kind === 'repair' && s.standDown !== undefined).length);
   if (report.kind === 'sweep') metrics.addMetric('SweepDurationMs', MetricUnit.Milliseconds, report.durationMs);
   const divergences = new Map<string, number>();
   for (const action of report.actions) {

@@ -157,7 +157,16 @@ export const SIGNAL_QUEUE = { eventsFunctionTimeoutSeconds: 60, visibilityTimeou
 
 /** Output events on the reconciler's own bus (source and detail-types). */
 export const OUTPUT_EVENT_SOURCE = 'ec2-node-reconciler';
-export const OUTPUT_DETAIL_TYPES = ['Node Deleted', 'Node Drained', 'Drain Failed', 'Divergence Detected'] as const;
+export const OUTPUT_DETAIL_TYPES = [
+  'Node Deleted',
+  'Node Drained',
+  'Drain Failed',
+  'Divergence Detected',
+  // Repair (DESIGN §1b): its drain started; it stood down (the group's unhealthy share); the machine was marked Unhealthy for its group to replace.
+  'Node Repair Started',
+  'Node Repair Blocked',
+  'Node Repaired',
+] as const;
 export type OutputDetailType = (typeof OUTPUT_DETAIL_TYPES)[number];
 
 /** Environment the functions read at cold start (validated there). */

@@ -97,6 +97,11 @@ describe('NodeReconciler props: warnings', () => {
       /lifecycleHookTimeout \(4 minutes\) is under twice the drain workflow's worst-case gap between lifecycle heartbeats \(136 s: a 70 s drain step attempt, 10 s before its retry and 51 s of Lambda throttling retries.*at least 272 s/,
     ],
     ['a heartbeat interval as long as the default hook timeout', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHookTimeout \(1 hour\) is under twice .* \(3656 s.*the 1 hour heartbeat interval\)/],
+    [
+      'a drain limit shorter than the repair drain timeout',
+      { settings: { repair: { enabled: true, drainTimeout: '2h' } }, maxDrainDuration: Duration.hours(1) },
+      /maxDrainDuration .* shorter than settings\.repair\.drainTimeout/,
+    ],
   ])('should warn, not fail, on %s', (_name, props, message) => {
     const warnings = warningsOf(props);
     expect(warnings).toHaveLength(1);

@@ -1,5 +1,6 @@
 // Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
 import { denialsOf, describeDenial } from './denials.js';
+import { drainRecords } from './drain-records.js';
 import { isFinished, MIRROR_POD_ANNOTATION } from '../../drain/api.js';
 import type { Condition } from '../../model/condition.js';
 import type { NodeObject, PodObject } from '../kube/index.js';
@@ -132,6 +133,7 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
     record(dead.length === expect.deadLetters ? [] : [`deadLetters: expected ${expect.deadLetters}, got ${dead.length}${which ? ` (${which})` : ''}`]);
   }
 
+  if (expect.repairs !== undefined) record(checkRepairs(sandbox, expect.repairs));
   if (expect.denied !== undefined) {
     const denied = denialsOf(sandbox);
     const which = denied.slice(0, 5).map(describeDenial).join('; ');
@@ -139,4 +141,32 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   }
 
   return { passed, failures };
+}
+
+/**
+ * `repairs`: the machines the reconciler marked Unhealthy are exactly those listed, and each was
+ * repaired as the format says: a machine that had a Node was drained first (a drain of it had ended
+ * when it was marked), and its group replaced it (it is terminated or terminating, and a new member
+ * was launched in its place).
+ */
+function checkRepairs(sandbox: Sandbox, wanted: NonNullable<ScenarioExpect['repairs']>): string[] {
+  const state = sandbox.aws.state;
+  const marks = state.autoScaling.healthChanges.filter((c) => c.healthStatus === 'UNHEALTHY');
+  const got = [...new Set(marks.map((c) => c.instanceId))].sort();
+  const expected = wanted.map((r) => r.instance).sort();
+  if (JSON.stringify(got) !== JSON.stringify(expected)) return [`repairs: expected [${expected.join(', ')}], got [${got.join(', ')}] marked Unhealthy`];
+  const problems: string[] = [];
+  const at = (ms: number) => `+${Math.round((ms - sandbox.start) / 1000)}s`;
+  for (const id of expected) {
+    const marked = Math.min(...marks.filter((c) => c.instanceId === id).map((c) => c.at));
+    const hadNode = [...sandbox.seededNodes.values()].some((n) => n.spec?.providerID?.endsWith(`/${id}`) === true);
+    const drained = drainRecords(sandbox).some((r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
+    if (hadNode && !drained) problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
+    const instance = state.instances.get(id);
+    const lifecycle = state.autoScaling.member(id)?.lifecycleState ?? '';
+    const going = instance?.state === 'terminated' || instance?.state === 'shutting-down' || lifecycle.startsWith('Terminating');
+    const replacement = state.changes.find((c) => c.kind === 'instance-launched' && c.replaces === id);
+    if (!going || replacement === undefined) problems.push(`repairs.${id}: not replaced by its group (instance ${instance?.state ?? 'unknown'}, ${lifecycle || 'no lifecycle state'}, ${replacement ? 'a replacement launched' : 'no replacement launched'})`);
+  }
+  return problems;
 }

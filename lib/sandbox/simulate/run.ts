@@ -16,6 +16,7 @@ import { drainRecords, type DrainRecord } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import { functionLogLines } from './function-logs.js';
+import { postCondition } from './node-health.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
 
 export type { DrainRecord } from './drain-records.js';
@@ -49,7 +50,8 @@ export type StepRecord =
   | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
   | { readonly step: number; readonly at: number; readonly kind: 'settle' }
   | { readonly step: number; readonly at: number; readonly kind: 'drain'; readonly node: string; readonly status: string; readonly message?: string }
-  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string };
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | { readonly step: number; readonly at: number; readonly kind: 'condition'; readonly node: string; readonly type: string; readonly status: string };
 
 export interface Simulation {
   readonly name: string;
@@ -123,6 +125,10 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', { spec: { unschedulable: 'cordon' in step ? true : null } });
     await driver.quiesce();
     return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
+  }
+  if ('condition' in step) {
+    postCondition(sandbox, step.condition);
+    return [{ step: index, at, kind: 'condition', ...step.condition }];
   }
   const event = await readEvent(step, baseDir);
   try {

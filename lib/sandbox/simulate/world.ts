@@ -33,6 +33,7 @@ import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
 import type { Denial } from './denials.js';
 import { injectFaults } from './faults.js';
+import { joinReplacements } from './node-health.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
 /** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
@@ -178,6 +179,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     const node = nodeOfInstance(change.instanceId);
     if (node) kube.store.kubelets.setHeartbeating(node, change.to === 'running' || change.to === 'pending');
   });
+  joinReplacements(aws, kube);
 
   // The functions read the clock the world moves.
   const clockBuffer = new SharedArrayBuffer(8);

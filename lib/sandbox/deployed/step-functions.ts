@@ -146,7 +146,7 @@ export class StepFunctionsService {
     const { aws } = this.deps;
     // The service's own calls are not retried by an SDK: the definition's Retry decides.
     const Client = SDK_SERVICES[service].client;
-    return new Client({ endpoint: aws.endpoint, region: aws.region, credentials, maxAttempts: 1 }) as unknown as SendingClient;
+    return new Client({ endpoint: aws.endpoint, region: aws.region, credentials, maxAttempts: 1 });
   }
 
   private async callApi(credentials: RoleCredentials, service: string, action: string, parameters: unknown): Promise<unknown> {
@@ -191,5 +191,5 @@ function eventsOfTask(args: unknown): PutEventsCommandInput {
       const detail = fields['Detail'];
       return { ...fields, Detail: typeof detail === 'string' || detail === undefined ? detail : JSON.stringify(detail) };
     }),
-  } as PutEventsCommandInput;
+  };
 }

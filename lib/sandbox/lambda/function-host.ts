@@ -247,7 +247,9 @@ export class FunctionHost {
         this.end(env, running, result);
         return;
       }
-      default:
+      // Loading is the environment's own business (Environment.start).
+      case 'loaded':
+      case 'init-error':
         return;
     }
   }

@@ -82,7 +82,7 @@ export async function acquireRuntimeThread(): Promise<RuntimeThread> {
   const thread: RuntimeThread = { worker, environments: 0 };
   worker.on('message', (message: WorkerMessage) => thread.listener?.message(message));
   for (const stream of [worker.stdout, worker.stderr]) stream.on('data', (chunk: Buffer) => thread.listener?.output(chunk.toString('utf8')));
-  worker.on('error', (error) => thread.listener?.death(error, undefined));
+  worker.on('error', (error: Error) => thread.listener?.death(error, undefined));
   worker.on('exit', (code) => thread.listener?.death(undefined, code));
   return thread;
 }

@@ -132,7 +132,7 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   class VirtualDate extends RealDate {
     constructor(...args: ConstructorParameters<DateConstructor> | []) {
       if (args.length === 0) super(now());
-      else super(...(args as ConstructorParameters<DateConstructor>));
+      else super(...(args));
     }
     static override now(): number {
       return now();
@@ -148,14 +148,15 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   const sleep = <T>(delay?: number, value?: T, options?: { signal?: AbortSignal }): Promise<T | undefined> =>
     new Promise((resolve, reject) => {
       const signal = options?.signal;
+      const abortError = (): Error => (signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError'));
       if (signal?.aborted) {
-        reject(signal.reason);
+        reject(abortError());
         return;
       }
       const handle = virtual.add(() => resolve(value), delay, [], false);
       signal?.addEventListener('abort', () => {
         handle.close();
-        reject(signal.reason);
+        reject(abortError());
       }, { once: true });
     });
 

@@ -38,8 +38,8 @@ function capture(chunk: unknown): boolean {
   logs.push(...lines.filter((line) => line !== ''));
   return true;
 }
-process.stdout.write = capture as typeof process.stdout.write;
-process.stderr.write = capture as typeof process.stderr.write;
+process.stdout.write = capture;
+process.stderr.write = capture;
 const takeLogs = (): string[] => {
   const taken = [...logs, ...(partial === '' ? [] : [partial])];
   logs = [];

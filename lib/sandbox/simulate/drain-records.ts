@@ -62,7 +62,7 @@ function lifecycleOf(value: unknown): LifecycleOutcome | undefined {
 function errorOf(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (isRecord(value)) return [value.Error, value.Cause].filter((part) => typeof part === 'string').join(': ') || JSON.stringify(value);
-  return String(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 export function drainRecords(sandbox: Sandbox): DrainRecord[] {

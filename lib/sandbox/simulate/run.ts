@@ -86,7 +86,7 @@ function deliveryRecord(delivery: Delivery, step: number): StepRecord {
   const report = asReport(reconciled?.report);
   const error = isRecord(failure?.error) ? failure.error : undefined;
   const errorText = error ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}` : undefined;
-  if (delivery.succeeded) return { ...base, ...(report ? { report } : {}), ...(ignored ? { ignored: String(ignored.reason ?? 'ignored') } : {}) };
+  if (delivery.succeeded) return { ...base, ...(report ? { report } : {}), ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}) };
   if (error?.name === SignalRejection.name) return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
   return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }

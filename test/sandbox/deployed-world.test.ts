@@ -113,3 +113,63 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
     }
   });
 });
+
+describe('what the world refuses shows as denied', () => {
+  const drainStepRole = (deployment: Deployment) => {
+    const definitions = JSON.stringify(deployment.stateMachines.map((m) => m.definition));
+    return deployment.functions.find((fn) => definitions.includes(fn.arn))?.roleArn ?? '';
+  };
+
+  it('should count the 401s of a role without an EKS access entry', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-drain-step-failing-completes-and-reports.yaml'));
+    const noEntry = (deployment: Deployment): Deployment => {
+      const role = drainStepRole(deployment).replace(/^.*:role\//, '');
+      return { ...deployment, accessEntries: deployment.accessEntries.filter((e) => !e.principalArn.endsWith(`:role/${role}`)) };
+    };
+    const { simulation } = await simulate({ ...loaded, scenario: { ...loaded.scenario, faults: [] } }, { sandbox: { alterDeployment: noEntry } });
+
+    expect(simulation.denied.length).toBeGreaterThan(0);
+    expect(simulation.denied.every((d) => d.api === 'kube')).toBe(true);
+  });
+
+  it('should deliver nothing, and say why, when the events function’s role may not receive from its queue', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'spot-warning-drain.yaml'));
+    const noSqs = (deployment: Deployment): Deployment => ({
+      ...deployment,
+      roles: deployment.roles.map((role) => ({
+        ...role,
+        policies: role.policies.map((p) => ({ ...p, document: { ...p.document, Statement: p.document.Statement.filter((st) => !(st.Action ?? []).some((a) => a.startsWith('sqs:'))) } })),
+      })),
+    });
+    const { simulation } = await simulate(loaded, { sandbox: { alterDeployment: noSqs } });
+
+    expect(simulation.denied.map((d) => d.call)).toContain('sqs:ReceiveMessage');
+    expect(simulation.steps.filter((s) => s.kind === 'event').map((s) => 'ignored' in s && s.ignored)).toEqual([expect.stringMatching(/does not poll the queue/)]);
+    expect(simulation.drains).toEqual([]);
+  });
+});
+
+describe('Lambda as the services meet it', () => {
+  it('should refuse a second sweep while the first holds the reserved concurrency of 1, cold or warm', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'in-sync-nothing-to-do.yaml'));
+    const { sandbox } = await simulate(loaded, { keepOpen: true });
+    try {
+      const sweep = sandbox.lambda.host(sandbox.functions.sweep);
+      expect(sweep?.fn.reservedConcurrency).toBe(1);
+      await sandbox.lambda.close();
+      const both = await Promise.allSettled([sandbox.lambda.invoke(sandbox.functions.sweep, {}), sandbox.lambda.invoke(sandbox.functions.sweep, {})]);
+      expect(both.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+      expect(both[1]).toMatchObject({ reason: { code: 'TooManyRequestsException' } });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('should fail the scheduled sweep when Lambda refuses the Scheduler’s invoke (a fault on lambda:InvokeFunction)', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'in-sync-nothing-to-do.yaml'));
+    const faulty = { ...loaded, scenario: { ...loaded.scenario, faults: [{ api: 'lambda:InvokeFunction', status: 500 }] } };
+    const { simulation } = await simulate(faulty);
+
+    expect(simulation.steps.filter((s) => s.kind === 'sweep').map((s) => 'failed' in s && s.failed)).toEqual([expect.stringMatching(/did not run/), expect.stringMatching(/did not run/)]);
+  });
+});

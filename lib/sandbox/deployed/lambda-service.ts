@@ -156,14 +156,22 @@ export class LambdaService {
     activity.acquire();
     const run = host.invoke(invocation.payload);
     activity.release();
-    void run.then((result) => {
-      invocation.results.push(result);
-      if (result.ok) return end('succeeded');
-      const retry = invocation.attempts - 1;
-      const delay = ASYNC_RETRY_DELAYS_MS[retry];
-      if (retry >= spec.async.maximumRetryAttempts || delay === undefined) return end('failed');
-      clock.schedule(clock.now() + delay, () => this.attempt(host, invocation));
-    });
+    void run.then(
+      (result) => {
+        invocation.results.push(result);
+        if (result.ok) return end('succeeded');
+        const retry = invocation.attempts - 1;
+        const delay = ASYNC_RETRY_DELAYS_MS[retry];
+        if (retry >= spec.async.maximumRetryAttempts || delay === undefined) return end('failed');
+        clock.schedule(clock.now() + delay, () => this.attempt(host, invocation));
+      },
+      (error: unknown) => {
+        // The host could not run it at all (its runtime failed to start): nothing is left to wait for.
+        const message = error instanceof Error ? error.message : String(error);
+        invocation.results.push({ ok: false, kind: 'error', error: { errorType: 'Sandbox.HostError', errorMessage: message, trace: [] }, logs: [], requestId: '' });
+        end('failed');
+      },
+    );
   }
 
   private spec(name: string): FunctionSpec {

@@ -35,9 +35,22 @@ export class QueuePoller {
   private readonly scheduled = new Set<number>();
 
   constructor(
-    private readonly deps: { readonly clock: VirtualClock; readonly queue: SignalQueue; readonly mapping: EventSourceMappingSpec; readonly lambda: LambdaService; readonly region: string },
+    private readonly deps: {
+      readonly clock: VirtualClock;
+      readonly queue: SignalQueue;
+      readonly mapping: EventSourceMappingSpec;
+      readonly lambda: LambdaService;
+      readonly region: string;
+      /** Lambda's Invoke API refusing the mapping's call (an injected fault): the error, or undefined to go on. */
+      readonly invokeFault?: () => string | undefined;
+    },
   ) {
     deps.queue.onVisible = (at) => this.pollAt(at);
+  }
+
+  /** Whether the mapping takes messages from the queue at all (enabled, and allowed to). */
+  get polling(): boolean {
+    return this.deps.mapping.enabled;
   }
 
   /** Batches being handled now. */
@@ -75,6 +88,8 @@ export class QueuePoller {
       this.inFlight += 1;
       void this.deliver(batch).finally(() => {
         this.inFlight -= 1;
+        // A slot is free: what stayed visible while every slot was taken goes now.
+        this.poll();
       });
     }
   }
@@ -108,6 +123,8 @@ export class QueuePoller {
     let batchError: string | undefined;
     let failedIds = new Set<string>();
     try {
+      const refused = this.deps.invokeFault?.();
+      if (refused !== undefined) throw new Error(refused);
       invocation = await lambda.invoke(mapping.functionName, this.sqsEvent(batch));
       if (!invocation.ok) batchError = `${invocation.error.errorType}: ${invocation.error.errorMessage}`;
       else if (mapping.reportBatchItemFailures) {

@@ -120,8 +120,11 @@ export class FunctionHost {
 
   /** Invocations running now (each in its own execution environment). */
   get concurrency(): number {
-    return [...this.environments].filter((env) => env.running).length;
+    return [...this.environments].filter((env) => env.running).length + this.starting;
   }
+
+  /** Invocations whose new environment is being started: they hold concurrency already, as in Lambda. */
+  private starting = 0;
 
   /**
    * Runs one invocation to its end: the handler's result, its error, or a timeout. Throws
@@ -141,7 +144,12 @@ export class FunctionHost {
     let env = [...this.environments].find((e) => !e.running && !e.dead);
     if (env) env.running = placeholder;
     else {
-      env = await this.start(placeholder);
+      this.starting += 1;
+      try {
+        env = await this.start(placeholder);
+      } finally {
+        this.starting -= 1;
+      }
     }
     const initFailure = await env.ready;
     if (initFailure || env.dead) {

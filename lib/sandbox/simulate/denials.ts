@@ -18,8 +18,9 @@ export function denialsOf(world: { readonly aws: AwsEmulator; readonly kube: Kub
   const aws = world.aws.requestLog.filter({ denied: true }).map(
     (e): Denial => ({ at: e.at, api: 'aws', call: `${e.service}:${e.operation}`, by: e.principal ?? e.accessKeyId ?? '(unsigned)' }),
   );
+  // 401: the caller's role has no access entry (or its token is bad); 403: RBAC refused it.
   const kube = world.kube.requestLog.entries
-    .filter((e) => e.status === 403)
+    .filter((e) => e.status === 401 || e.status === 403)
     .map((e): Denial => ({ at: e.at, api: 'kube', call: `${e.method} ${e.path}`, by: e.user }));
   return [...aws, ...world.serviceDenials, ...kube].sort((a, b) => a.at - b.at);
 }

@@ -92,7 +92,7 @@ function deliveryRecord(delivery: Delivery, step: number): StepRecord {
 }
 
 /** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
-const pending = (sandbox: Sandbox): boolean => sandbox.stepFunctions.running > 0 || sandbox.lambda.asyncPending > 0 || sandbox.queue.size > 0;
+const pending = (sandbox: Sandbox): boolean => sandbox.stepFunctions.running > 0 || sandbox.lambda.asyncPending > 0 || (sandbox.poller.polling && sandbox.queue.size > 0);
 
 async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord[]> {
   const { driver, clock } = sandbox;
@@ -147,6 +147,8 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   // The step lasts until the events function has had each copy once.
   const sent = sandbox.queue.size - before;
   const deliveredFrom = sandbox.poller.deliveries.length;
+  const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
+  if (!sandbox.poller.polling) return [{ step: index, at, kind: 'event', detailType, attempt: 0, ignored: 'queued, but the event source mapping does not poll the queue (see DENIED)' }];
   await driver.runUntil(() => sandbox.poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent, 'delivering the event');
   return [];
 }

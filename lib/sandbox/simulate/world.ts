@@ -39,6 +39,8 @@ import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 /** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
 export const ADMIN_TOKEN = 'sandbox-admin';
 /** The session name AWS services give the roles they assume for a state machine or a schedule. */
+/** What Lambda's event source mapping does with the queue, as the function's role. */
+const MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'];
 // What Step Functions and the Scheduler name the sessions of their roles.
 const SERVICE_SESSION = 'aws-service-session';
 
@@ -189,6 +191,12 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   });
   const activity = new Activity();
   const lambda = new LambdaService({ stack, clock, clockBuffer, activity, aws, environment: settingsVariable(settings), credentialsFor: (fn) => session(fn.roleArn, fn.name) });
+  // An injected fault on Lambda's Invoke API hits the services' calls too (the Scheduler's, the event source mapping's).
+  const invokeFault = (): string | undefined => {
+    const fault = aws.faults.decide('lambda', 'Invoke');
+    if (!fault) return undefined;
+    return fault.kind === 'throttle' ? 'TooManyRequestsException: Rate Exceeded.' : `${fault.code}: ${fault.message}`;
+  };
   // Services invoke functions as their roles: Step Functions for the workflow, the Scheduler for the sweep.
   const serviceDenials: Denial[] = [];
   const mayInvoke = (roleArn: string, functionArn: string): string | undefined => {
@@ -216,7 +224,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     throw new Error('the synthesized stack lacks the signal queue, its event source mapping, the sweep schedule or the drain workflow');
   }
   const queue = new SignalQueue(queueSpec.arn, queueSpec.visibilityTimeoutSeconds * 1000, queueSpec.deadLetter?.maxReceiveCount);
-  const poller = new QueuePoller({ clock, queue, mapping, lambda, region });
+  // The mapping polls the queue as the function's role: without the SQS permissions it never receives (CloudFormation would refuse to create it).
+  const pollerRole = deployment.functions.find((fn) => fn.name === lambda.host(mapping.functionName)?.fn.name)?.roleArn;
+  const pollingRefused = pollerRole === undefined ? ['sqs:ReceiveMessage'] : MAPPING_ACTIONS.filter((action) => !iam.authorize({ principal: pollerRole, action, resources: [queue.arn] }).allowed);
+  for (const action of pollingRefused) serviceDenials.push({ at: clock.now(), api: 'aws', call: action, by: pollerRole ?? mapping.functionName });
+  const poller = new QueuePoller({ clock, queue, mapping: pollingRefused.length > 0 ? { ...mapping, enabled: false } : mapping, lambda, region, invokeFault });
   const functions: DeployedFunctions = {
     events: lambda.host(mapping.functionName)?.fn.name ?? mapping.functionName,
     sweep: lambda.host(schedule.targetArn)?.fn.name ?? schedule.targetArn,
@@ -255,7 +267,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     scheduledSweep() {
       const targetArn = lambda.host(schedule.targetArn)?.fn.arn ?? schedule.targetArn;
       // A refused target invocation fails the schedule's attempt; the function never runs.
-      if (mayInvoke(schedule.roleArn, targetArn) !== undefined) return { functionName: targetArn, payload: {}, queuedAt: clock.now(), attempts: 0, throttles: 0, results: [], status: 'failed' };
+      if (mayInvoke(schedule.roleArn, targetArn) !== undefined || invokeFault() !== undefined) return { functionName: targetArn, payload: {}, queuedAt: clock.now(), attempts: 0, throttles: 0, results: [], status: 'failed' };
       return lambda.invokeAsync(schedule.targetArn, schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown));
     },
     operatorDrainDeps: () => ({

@@ -171,6 +171,12 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   timersModule.clearTimeout = clearVirtual;
   timersModule.clearInterval = clearVirtual;
   (timersPromises as unknown as Record<string, unknown>).setTimeout = sleep;
+  // A deadline signal (the SDK's request timeouts, a handler's own bounds) fires on the clock too.
+  AbortSignal.timeout = (delay: number): AbortSignal => {
+    const controller = new AbortController();
+    virtual.add(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), delay, [], false);
+    return controller.signal;
+  };
   // ESM `import { setTimeout } from 'node:timers'` binds to these from now on.
   syncBuiltinESMExports();
   return virtual;

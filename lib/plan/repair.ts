@@ -3,6 +3,7 @@
 // it ended, the instance is marked Unhealthy so that its Auto Scaling group replaces it; a node that
 // is Ready again before that has its repair cancelled (our cordon and the record go, which also
 // stops a drain still running). Pure, like the rest of plan().
+import { ownershipOf } from '../classify/ownership.js';
 import { badConditions, type BadCondition } from '../classify/node-health.js';
 import type { RepairTrigger } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
@@ -39,6 +40,9 @@ export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number)
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
 
+/** Drain ends after which the machine may be replaced: it drained, or the drain gave up at its deadline or with pods left it could not move. */
+const DRAINED_ENOUGH: ReadonlySet<string> = new Set(['done', 'deadline', 'incomplete']);
+
 /** A drain that ended because someone else uncordoned the node: the operator took the node back. */
 const cancelledByOperator = (claim: DrainClaim): boolean => claim.outcome !== undefined && leavesLifecycleOpen(claim.outcome);
 
@@ -73,13 +77,15 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
 }
 
 function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, GroupCensus> {
-  const machines = new Map<InstanceId, { group: string; unhealthy: boolean; inFlight: boolean }>();
+  const machines = new Map<InstanceId, { group: string; unhealthy: boolean; inFlight: boolean; serving: boolean }>();
   for (const pair of pairs) {
     const group = groupOf(pair);
     const id = pair.instance?.id;
     if (group === undefined || id === undefined) continue;
-    const known = machines.get(id) ?? { group, unhealthy: false, inFlight: false };
+    const known = machines.get(id) ?? { group, unhealthy: false, inFlight: false, serving: false };
     known.unhealthy ||= isUnhealthy(pair, ctx, now);
+    // A member still launching (or leaving) is no healthy capacity yet: counting it would hide an outage behind a scale-out.
+    known.serving ||= pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
     known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
     machines.set(id, known);
   }
@@ -87,7 +93,7 @@ function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: nu
   for (const machine of machines.values()) {
     const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
     census.set(machine.group, {
-      members: counts.members + 1,
+      members: counts.members + (machine.serving || machine.unhealthy ? 1 : 0),
       unhealthy: counts.unhealthy + (machine.unhealthy ? 1 : 0),
       inFlight: counts.inFlight + (machine.inFlight ? 1 : 0),
     });
@@ -114,6 +120,9 @@ function refusal(p: PairPlanner, ownGroups: readonly string[] | undefined): stri
   const { pair } = p;
   const instance = pair.instance;
   if (pair.ours !== true || instance === undefined) return `${pair.instanceId ?? 'the instance'} is not this cluster's instance`;
+  // Marking a machine Unhealthy has it terminated: only a machine its own tags (or the configured groups) make ours, never one a Node merely names.
+  const owner = ownershipOf(instance, { clusterName: p.ctx.clusterName, ...(ownGroups !== undefined ? { ownGroups } : {}) });
+  if (owner.kind !== 'ours') return `${instance.id} is not tagged for this cluster nor in a configured Auto Scaling group: a Node naming it is not enough to replace it`;
   if (p.excluded) return `excluded by ${p.excluded}`;
   if (p.blindSpot !== undefined) return p.blindSpot;
   const asg = instance.autoScaling;
@@ -187,6 +196,16 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
 
   if (drain && isOpenRepair(drain)) {
+    // A drain that failed (the step's errors, an aborted execution) did not drain: the machine waits out the drain window before it is marked.
+    const drained = drain.claim.outcome !== undefined && DRAINED_ENOUGH.has(drain.claim.outcome);
+    const deadline = drain.claim.deadline;
+    if (!drained && (deadline === undefined || now < deadline)) {
+      p.skip(
+        'repair',
+        `repair drain ${drain.claim.execution} ended ${drain.claim.outcome !== undefined ? `${drain.claim.outcome}` : 'without an outcome (failed or stopped)'}: not replaced before its deadline${deadline !== undefined ? ` (${iso(deadline)})` : ''}`,
+      );
+      return;
+    }
     out.actions.push({
       kind: 'repair',
       step: 'replace',

@@ -159,6 +159,22 @@ describe('repair: stand-down and parallelism', () => {
     expect(repairSkips(result).map((s) => s.standDown)).toEqual([expect.objectContaining({ unhealthy: 2, members: 4, allowed: 1 })]);
   });
 
+  it('should not count members still launching as healthy capacity: 3 silent of 10 stand down though 5 more are pending', () => {
+    const base = group(10, [1, 2, 3]);
+    const launching = [11, 12, 13, 14, 15].map((n) => member(n, 'ng-a', { state: 'pending', launchedAt: NOW - MINUTE, autoScaling: { group: 'ng-a', lifecycleState: 'Pending', healthStatus: 'Healthy' } }));
+    const result = planFor({ ...base, instances: [...base.instances, ...launching] });
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).find((s) => s.standDown !== undefined)?.standDown).toMatchObject({ unhealthy: 3, members: 10 });
+  });
+
+  it('should not repair a machine only a Node names (no cluster tag, not in a configured group): replacing it would terminate someone else’s machine', () => {
+    const base = group(10, [3]);
+    const instances = base.instances.map((i) => (i.id === instanceId(3) ? { ...i, tags: {} } : i));
+    const result = planFor({ ...base, instances });
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(/not tagged for this cluster nor in a configured Auto Scaling group/)]);
+  });
+
   it('should judge each group on its own', () => {
     const observation = anObservation({
       nodes: [silentNode(1), silentNode(2), aNode(3), silentNode(4), aNode(5), aNode(6), aNode(7), aNode(8)],
@@ -267,6 +283,21 @@ describe('repair: after the drain', () => {
   it.each(['done', 'deadline', 'incomplete'])('should mark the machine Unhealthy in its group once its repair drain ended %s', (outcome) => {
     const result = planFor(drained(outcome));
     expect(repairs(result)).toEqual([expect.objectContaining({ kind: 'repair', step: 'replace', instanceId: instanceId(3), group: 'ng-a', execution: 'demo-repair-3', drainOutcome: outcome })]);
+  });
+
+  it('should not mark a machine whose repair drain failed (no outcome: the step errored, or it was stopped) before the drain’s deadline, and mark it after', () => {
+    const failed = (deadline: number) => {
+      const base = group(10, [3], { drains: [['demo-repair-3', { status: 'ended' }]] });
+      const annotations = { ...ownCordon(), ...record('demo-repair-3', { 'ec2-node-reconciler/drain-deadline': new Date(deadline).toISOString() }) };
+      return { ...base, nodes: base.nodes.map((n) => (n.name === aNode(3).name ? { ...n, unschedulable: true, annotations } : n)) };
+    };
+
+    const early = planFor(failed(NOW + 5 * MINUTE));
+    const late = planFor(failed(NOW - MINUTE));
+
+    expect(repairs(early)).toEqual([]);
+    expect(repairSkips(early).map((s) => s.reason)).toEqual([expect.stringMatching(/ended without an outcome \(failed or stopped\): not replaced before its deadline/)]);
+    expect(repairs(late)).toEqual([expect.objectContaining({ step: 'replace', instanceId: instanceId(3) })]);
   });
 
   it('should not replace while the repair drain runs, and count it in flight', () => {

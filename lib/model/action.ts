@@ -128,6 +128,9 @@ export interface SkippedAction {
 
 /** A group with more unhealthy machines than repair.maxUnhealthyPercent allows (rounded up). */
 export interface StandDown {
+  /** What stood down: the Auto Scaling group's share, or the whole cluster's (every group's machines). */
+  readonly scope: 'group' | 'cluster';
+  /** The group the machine is in (whatever the scope). */
   readonly group: string;
   readonly unhealthy: number;
   readonly members: number;

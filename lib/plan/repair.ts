@@ -5,7 +5,7 @@
 // stops a drain still running). Pure, like the rest of plan().
 import { ownershipOf } from '../classify/ownership.js';
 import { badConditions, type BadCondition } from '../classify/node-health.js';
-import type { RepairTrigger } from '../model/action.js';
+import type { RepairTrigger, StandDown } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
@@ -28,6 +28,12 @@ export interface GroupCensus {
 /** What a sweep knows of its Auto Scaling groups, for the stand-down and maxParallel. */
 export interface Census {
   readonly groups: ReadonlyMap<string, GroupCensus>;
+  /**
+   * The same counts over every group's machines: an outage that hits one machine in each of many small
+   * groups (a bad AMI rolled out everywhere, the control plane unreachable) stands down although no
+   * group alone is over its share.
+   */
+  readonly cluster: { readonly members: number; readonly unhealthy: number };
   /**
    * Unhealthy Nodes whose machine's lookup failed this run: which group they count against is unknown,
    * so no group's unhealthy share is known for certain.
@@ -73,11 +79,26 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
       ? [pair.node.name]
       : [],
   );
-  return { groups: groupCensus(pairs, ctx, now), unlocated };
+  const machines = censusMachines(pairs, ctx, now);
+  const cluster = { members: 0, unhealthy: 0 };
+  for (const machine of machines.values()) {
+    if (!machine.serving && !machine.unhealthy) continue;
+    cluster.members += 1;
+    if (machine.unhealthy) cluster.unhealthy += 1;
+  }
+  return { groups: groupCensus(machines), cluster, unlocated };
 }
 
-function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, GroupCensus> {
-  const machines = new Map<InstanceId, { group: string; unhealthy: boolean; inFlight: boolean; serving: boolean }>();
+interface CensusMachine {
+  group: string;
+  unhealthy: boolean;
+  inFlight: boolean;
+  serving: boolean;
+}
+
+/** Each Auto Scaling group member this run saw, once. */
+function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<InstanceId, CensusMachine> {
+  const machines = new Map<InstanceId, CensusMachine>();
   for (const pair of pairs) {
     const group = groupOf(pair);
     const id = pair.instance?.id;
@@ -89,6 +110,10 @@ function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: nu
     known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
     machines.set(id, known);
   }
+  return machines;
+}
+
+function groupCensus(machines: ReadonlyMap<InstanceId, CensusMachine>): Map<string, GroupCensus> {
   const census = new Map<string, GroupCensus>();
   for (const machine of machines.values()) {
     const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
@@ -185,12 +210,19 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
   const counts = census.groups.get(group);
   if (counts === undefined) return;
-  const allowed = unhealthyAllowance(counts.members, repair.maxUnhealthyPercent);
-  if (counts.unhealthy > allowed) {
+  // The group's share first, then the cluster's: an outage across many small groups stands down too.
+  const shares: [StandDown['scope'], string, { readonly members: number; readonly unhealthy: number } | undefined][] = [
+    ['group', `Auto Scaling group ${group}`, counts],
+    ['cluster', 'the cluster (all groups)', census.cluster],
+  ];
+  for (const [scope, where, share] of shares) {
+    if (share === undefined) continue;
+    const allowed = unhealthyAllowance(share.members, repair.maxUnhealthyPercent);
+    if (share.unhealthy <= allowed) continue;
     p.skip(
       'repair',
-      `stand down: ${counts.unhealthy} of ${counts.members} machines of Auto Scaling group ${group} are unhealthy, more than ${repair.maxUnhealthyPercent} % (${allowed}): repairing would risk making an outage worse`,
-      { standDown: { group, unhealthy: counts.unhealthy, members: counts.members, allowed, maxUnhealthyPercent: repair.maxUnhealthyPercent } },
+      `stand down: ${share.unhealthy} of ${share.members} machines of ${where} are unhealthy, more than ${repair.maxUnhealthyPercent} % (${allowed}): repairing would risk making an outage worse`,
+      { standDown: { scope, group, unhealthy: share.unhealthy, members: share.members, allowed, maxUnhealthyPercent: repair.maxUnhealthyPercent } },
     );
     return;
   }

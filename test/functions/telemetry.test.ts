@@ -5,7 +5,7 @@ import { CONDITIONS } from '../../lib/model/condition.js';
 import { createTelemetry, recordRunMetrics } from '../../lib/lambda/telemetry.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 
-const standDown = { group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 };
+const standDown = { scope: 'group' as const, group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 };
 
 function report(actions: ReportAction[], skipped: RunReport['skipped'] = []): RunReport {
   return {

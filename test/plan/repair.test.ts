@@ -122,7 +122,7 @@ describe('repair: stand-down and parallelism', () => {
     expect(result.actions.some((a) => a.kind === 'cordon')).toBe(false);
     expect(repairSkips(result)).toHaveLength(3);
     for (const skip of repairSkips(result)) {
-      expect(skip.standDown).toEqual({ group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 });
+      expect(skip.standDown).toEqual({ scope: 'group', group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 });
       expect(skip.reason).toMatch(/stand down: 3 of 10 machines of Auto Scaling group ng-a are unhealthy, more than 20 % \(2\)/);
     }
   });
@@ -175,10 +175,25 @@ describe('repair: stand-down and parallelism', () => {
     expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(/not tagged for this cluster nor in a configured Auto Scaling group/)]);
   });
 
+  it('should stand down when one machine in each of many small groups is unhealthy (the cluster over its share), though no group is over its own', () => {
+    const ids = [1, 2, 3, 4, 5, 6];
+    const zoneOf = (n: number) => `us-east-1${'abc'.charAt(n % 3)}`;
+    const world = anObservation({
+      nodes: ids.map((n) => silentNode(n, 40 * MINUTE, { providerID: `aws:///${zoneOf(n)}/${instanceId(n)}` })),
+      instances: ids.map((n) => member(n, `ng-${n}`, { zone: zoneOf(n) })),
+      leases: ids.map((n) => silentLease(n)),
+    });
+    const result = planFor(world);
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).map((s) => s.standDown?.scope)).toEqual(ids.map(() => 'cluster'));
+  });
+
   it('should judge each group on its own', () => {
+    // Ten healthy machines of ng-c keep the zone's and the cluster's shares (3 of 18) under 20 %.
+    const healthy = [9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
     const observation = anObservation({
-      nodes: [silentNode(1), silentNode(2), aNode(3), silentNode(4), aNode(5), aNode(6), aNode(7), aNode(8)],
-      instances: [member(1, 'ng-a'), member(2, 'ng-a'), member(3, 'ng-a'), member(4, 'ng-b'), member(5, 'ng-b'), member(6, 'ng-b'), member(7, 'ng-b'), member(8, 'ng-b')],
+      nodes: [silentNode(1), silentNode(2), aNode(3), silentNode(4), aNode(5), aNode(6), aNode(7), aNode(8), ...healthy.map((n) => aNode(n))],
+      instances: [member(1, 'ng-a'), member(2, 'ng-a'), member(3, 'ng-a'), member(4, 'ng-b'), member(5, 'ng-b'), member(6, 'ng-b'), member(7, 'ng-b'), member(8, 'ng-b'), ...healthy.map((n) => member(n, 'ng-c'))],
       leases: [silentLease(1), silentLease(2), silentLease(4)],
     });
     const result = planFor(observation);

@@ -9,7 +9,7 @@ import { exclusionOf } from './exclusion.js';
 import { CORDONED_BY_ANNOTATION } from '../model/labels.js';
 import { cordonHeldUntil, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
 import { iso, recordedDrain, target, type Decision, type PairPlanner, type PlanContext } from './pair.js';
-import { isCancellableRepair, planRepairRecovery, planUnresponsive, takeCensus, type Census } from './repair.js';
+import { isCancellableRepair, planRepairRecovery, planUnresponsive, repairRefusal, standDownOf, takeCensus, type Census } from './repair.js';
 
 export { DRAIN_START_GRACE_MS, type PlanContext } from './pair.js';
 
@@ -22,7 +22,7 @@ export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
   const now = ctx.clock.now();
   const decision: Decision = { actions: [], skipped: [] };
   // Repairs are judged per Auto Scaling group, which only a sweep sees whole.
-  const census = ctx.scope === 'sweep' && ctx.settings.repair.enabled ? takeCensus(pairs, ctx, now) : undefined;
+  const census = ctx.scope === 'sweep' && (ctx.settings.repair.enabled || ctx.settings.markUnregisteredUnhealthy) ? takeCensus(pairs, ctx, now) : undefined;
   for (const pair of pairs) planPair(pair, now, ctx, decision, census);
   const guarded = applyBreaker(decision, deletionAllowance(ctx.settings, ctx.clusterNodeCount));
   return { dryRun: ctx.settings.dryRun, ...guarded };
@@ -79,8 +79,15 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       p.report();
       const group = pair.instance?.autoScaling?.group;
       if (!ctx.settings.markUnregisteredUnhealthy || instanceId === undefined || group === undefined) return;
-      const refusal = p.excluded ? `excluded by ${p.excluded}` : p.blindSpot ?? (pair.ours !== true ? 'not this cluster\'s instance' : undefined);
-      if (refusal) p.skip('mark-unhealthy', refusal);
+      // The same rails as a repair: it has the machine terminated too.
+      const refusal = repairRefusal(p, ctx.ownGroups) ?? (census === undefined ? 'only a sweep sees the whole group: not marked from an event' : undefined);
+      if (refusal !== undefined || census === undefined) {
+        p.skip('mark-unhealthy', refusal ?? 'no census');
+        return;
+      }
+      const counts = census.groups.get(group);
+      const held = counts ? standDownOf(census, group, counts, ctx.settings.repair.maxUnhealthyPercent) : undefined;
+      if (held) p.skip('mark-unhealthy', held.reason, { standDown: held.standDown });
       else out.actions.push({ kind: 'mark-unhealthy', instanceId, group, reason: pair.reason });
       return;
     }

@@ -141,7 +141,7 @@ function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: Pla
 }
 
 /** Why this machine may not be repaired (or replaced) this run, whatever its group: the ownership, exclusion, lookup and group rails. */
-function refusal(p: PairPlanner, ownGroups: readonly string[] | undefined): string | undefined {
+export function repairRefusal(p: PairPlanner, ownGroups: readonly string[] | undefined): string | undefined {
   const { pair } = p;
   const instance = pair.instance;
   if (pair.ours !== true || instance === undefined) return `${pair.instanceId ?? 'the instance'} is not this cluster's instance`;
@@ -156,6 +156,31 @@ function refusal(p: PairPlanner, ownGroups: readonly string[] | undefined): stri
   if (instance.state !== 'running') return `${instance.id} is ${instance.state}, not running`;
   if (asg.lifecycleState !== 'InService') return `Auto Scaling group ${asg.group} has it ${asg.lifecycleState}: only InService machines are repaired`;
   if (asg.healthStatus === 'Unhealthy') return `Auto Scaling group ${asg.group} already has it Unhealthy: the group is replacing it`;
+  return undefined;
+}
+
+/**
+ * Whether too much is unhealthy to take another machine out: the group's share, then the cluster's (an
+ * outage across many small groups stands down too). Undefined when neither is over it.
+ */
+export function standDownOf(
+  census: Census,
+  group: string,
+  counts: { readonly members: number; readonly unhealthy: number },
+  maxUnhealthyPercent: number,
+): { readonly reason: string; readonly standDown: StandDown } | undefined {
+  const shares: [StandDown['scope'], string, { readonly members: number; readonly unhealthy: number }][] = [
+    ['group', `Auto Scaling group ${group}`, counts],
+    ['cluster', 'the cluster (all groups)', census.cluster],
+  ];
+  for (const [scope, where, share] of shares) {
+    const allowed = unhealthyAllowance(share.members, maxUnhealthyPercent);
+    if (share.unhealthy <= allowed) continue;
+    return {
+      reason: `stand down: ${share.unhealthy} of ${share.members} machines of ${where} are unhealthy, more than ${maxUnhealthyPercent} % (${allowed}): taking another out would risk making an outage worse`,
+      standDown: { scope, group, unhealthy: share.unhealthy, members: share.members, allowed, maxUnhealthyPercent },
+    };
+  }
   return undefined;
 }
 
@@ -178,7 +203,7 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   const { repair } = ctx.settings;
   const { node, instance, instanceId } = pair;
   if (!repair.enabled || ctx.scope !== 'sweep' || census === undefined || node === undefined || instanceId === undefined) return;
-  const refused = refusal(p, ctx.ownGroups);
+  const refused = repairRefusal(p, ctx.ownGroups);
   const group = instance?.autoScaling?.group;
   if (refused !== undefined || instance === undefined || group === undefined) {
     p.skip('repair', refused ?? `${instanceId} is not in an Auto Scaling group: nothing would replace it`);
@@ -210,20 +235,9 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
   const counts = census.groups.get(group);
   if (counts === undefined) return;
-  // The group's share first, then the cluster's: an outage across many small groups stands down too.
-  const shares: [StandDown['scope'], string, { readonly members: number; readonly unhealthy: number } | undefined][] = [
-    ['group', `Auto Scaling group ${group}`, counts],
-    ['cluster', 'the cluster (all groups)', census.cluster],
-  ];
-  for (const [scope, where, share] of shares) {
-    if (share === undefined) continue;
-    const allowed = unhealthyAllowance(share.members, repair.maxUnhealthyPercent);
-    if (share.unhealthy <= allowed) continue;
-    p.skip(
-      'repair',
-      `stand down: ${share.unhealthy} of ${share.members} machines of ${where} are unhealthy, more than ${repair.maxUnhealthyPercent} % (${allowed}): repairing would risk making an outage worse`,
-      { standDown: { scope, group, unhealthy: share.unhealthy, members: share.members, allowed, maxUnhealthyPercent: repair.maxUnhealthyPercent } },
-    );
+  const held = standDownOf(census, group, counts, repair.maxUnhealthyPercent);
+  if (held) {
+    p.skip('repair', held.reason, { standDown: held.standDown });
     return;
   }
 

@@ -9,7 +9,7 @@ import { aNode, anInstance, anObservation, aSignal, CLUSTER, REGION, clockAt, HO
 
 function planFor(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): Plan {
   const ctx = { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  return plan(classify(observation, signals, ctx), { ...ctx, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  return plan(classify(observation, signals, ctx), { ...ctx, scope: observation.scope, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
 }
 const kinds = (p: Plan): Action['kind'][] => p.actions.map((a) => a.kind);
 const stale = (n: number, over: Parameters<typeof aNode>[1] = {}) => aNode(n, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown', ...over });
@@ -172,6 +172,17 @@ describe('plan', () => {
     const result = planFor(world, [], { markUnregisteredUnhealthy: true });
     expect(kinds(result)).toEqual(['report']);
     expect(result.skipped).toEqual([expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(why) as unknown })]);
+  });
+
+  it('should not mark unregistered machines unhealthy past the stand-down (a bad launch template: 5 of 5), nor one in Standby or outside the configured groups', () => {
+    const unregistered = (n: number, over: Parameters<typeof anInstance>[1] = {}) => anInstance(n, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over });
+    const all = planFor(anObservation({ instances: [1, 2, 3, 4, 5].map((n) => unregistered(n)) }), [], { markUnregisteredUnhealthy: true });
+    const standby = planFor(anObservation({ instances: [unregistered(3, { autoScaling: { group: 'ng-a', lifecycleState: 'Standby' } })] }), [], { markUnregisteredUnhealthy: true });
+
+    expect(kinds(all).filter((k) => k === 'mark-unhealthy')).toEqual([]);
+    expect(all.skipped.map((s) => s.standDown?.scope)).toEqual(['group', 'group', 'group', 'group', 'group']);
+    expect(kinds(standby)).toEqual(['report']);
+    expect(standby.skipped).toEqual([expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(/Standby: only InService machines/) as unknown })]);
   });
 
   it('should plan the same actions in dry run and mark the plan', () => {

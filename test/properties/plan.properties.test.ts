@@ -15,7 +15,7 @@ const RUNS = { numRuns: 10_000 };
 function decide({ observation, signals, settings }: World) {
   const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
   const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, { ...ctx, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const planned = plan(pairs, { ...ctx, scope: observation.scope, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
   return { pairs, planned };
 }
 

@@ -5,7 +5,7 @@ import { el, isoTime, leaf, list, type XmlInput } from '../protocol/xml.js';
 import type { InstanceRecord } from '../state/instances.js';
 import { STATE_CODES } from '../state/instances.js';
 import { compileFilters, instanceFilter, privateDnsNameOf, privateIpOf, type FilterInput } from './ec2-filters.js';
-import { paginate } from './pagination.js';
+import { paginate, scanPage } from './pagination.js';
 import type { Ec2QueryService, RequestContext } from './types.js';
 import { issuePath, parseInput, queryBool, queryInt, type Issue } from './validate.js';
 
@@ -154,14 +154,33 @@ function reservationsXml(instances: readonly InstanceRecord[], ownerId: string):
   ]);
 }
 
+/**
+ * The instances a listing looks at, each with its position in listing order, from `start` on: those
+ * an exact `instance-id` filter names (looked up, not scanned for), else every instance.
+ */
+function candidatesFrom(filters: readonly FilterInput[], ctx: RequestContext): (start: number) => Iterable<readonly [InstanceRecord, number]> {
+  const byId = filters.find((f) => f.name === 'instance-id' && f.values.every((v) => !/[*?]/.test(v)));
+  if (byId) {
+    const named = ctx.state.instances.positioned(byId.values);
+    return (start) => named.filter(([, position]) => position >= start);
+  }
+  return (start) => ctx.state.instances.fromPosition(start);
+}
+
 function describeInstances(params: unknown, ctx: RequestContext): XmlInput[] {
   const input = parseInput(DescribeInstancesInput, params, ec2Invalid);
   dryRun(input.DryRun);
   checkMaxResults(input.MaxResults, input.InstanceId);
-  const matches = compileFilters(filtersOf(input.Filter), instanceFilter);
+  const filters = filtersOf(input.Filter);
+  const matches = compileFilters(filters, instanceFilter);
   const ids = input.InstanceId ?? [];
-  const candidates = ids.length > 0 ? requireInstances(ids, ctx) : ctx.state.instances.visible(ctx.state.now());
-  const page = paginate(candidates.filter(matches), { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+  if (ids.length > 0) {
+    const page = paginate(requireInstances(ids, ctx).filter(matches), { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+    return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
+  }
+  const now = ctx.state.now();
+  const visible = (i: InstanceRecord) => ctx.state.instances.isVisible(i, now) && matches(i);
+  const page = scanPage(candidatesFrom(filters, ctx), visible, { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
   return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
 }
 
@@ -210,10 +229,12 @@ function describeInstanceStatus(params: unknown, ctx: RequestContext): XmlInput[
   const matches = compileFilters(filtersOf(input.Filter), statusFilter);
   const ids = input.InstanceId ?? [];
   const now = ctx.state.now();
-  const candidates = ids.length > 0 ? requireInstances(ids, ctx) : ctx.state.instances.visible(now);
   // Without IncludeAllInstances only running instances have a status to report.
-  const selected = candidates.filter((i) => (input.IncludeAllInstances === true || i.state === 'running') && matches(i));
-  const page = paginate(selected, { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken);
+  const selected = (i: InstanceRecord) => (input.IncludeAllInstances === true || i.state === 'running') && matches(i);
+  const page =
+    ids.length > 0
+      ? paginate(requireInstances(ids, ctx).filter(selected), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken)
+      : scanPage((start) => ctx.state.instances.fromPosition(start), (i) => ctx.state.instances.isVisible(i, now) && selected(i), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken);
   return [
     list('instanceStatusSet', page.items, (i) => [
       el('instanceId', i.id),

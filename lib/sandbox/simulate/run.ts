@@ -209,8 +209,16 @@ export interface SimulateOptions {
   readonly keepOpen?: boolean;
 }
 
-export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox }> {
+/** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
+export interface SimulationTimings {
+  readonly seedMs: number;
+  readonly runMs: number;
+}
+
+export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
+  const seedStart = performance.now();
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true });
+  const seedMs = performance.now() - seedStart;
   try {
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];
@@ -220,7 +228,11 @@ export async function simulate(loaded: LoadedScenario, options: SimulateOptions 
     const after = await snapshot(sandbox);
     const drains = [...sandbox.drains.runs.values()].map((run) => drainRecord(run, run.launchedAt));
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
-    return { simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, ...(expectations ? { expectations } : {}) }, sandbox };
+    return {
+      simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, ...(expectations ? { expectations } : {}) },
+      sandbox,
+      timings: { seedMs, runMs: performance.now() - seedStart - seedMs },
+    };
   } finally {
     if (!options.keepOpen) await sandbox.close();
   }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlDrainArgs, runParity, type DrainFigures, type ParityScenario } from '../drain/support/parity.js';
-import type { BenchFigures } from './run.js';
+import type { BenchFigures, BenchOutput } from './run.js';
 
 const SCENARIOS: Record<string, ParityScenario> = {
   drainable: { blockingPdb: false, timeoutSeconds: 30, graceSeconds: 1 },
@@ -19,7 +19,7 @@ const breakdown = (f: DrainFigures): string =>
     .map(([kind, n]) => `${kind}=${n}`)
     .join(', ');
 
-export default async function drainParity(): Promise<BenchFigures> {
+export default async function drainParity(): Promise<BenchOutput> {
   const dir = await mkdtemp(join(tmpdir(), 'drain-parity-bench-'));
   const out: BenchFigures = { command: `kubectl ${kubectlDrainArgs(30).join(' ')}` };
   try {
@@ -38,5 +38,5 @@ export default async function drainParity(): Promise<BenchFigures> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  return out;
+  return { figures: out };
 }

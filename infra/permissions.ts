@@ -11,7 +11,7 @@ import { wildcardResourceFinding } from './findings.js';
 export const ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:SetInstanceHealth'] as const;
 
 /** Read-only lookups that support no resource-level permissions (Service Authorization Reference). */
-export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeTags', 'autoscaling:DescribeAutoScalingInstances'] as const;
+export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeTags', 'autoscaling:DescribeAutoScalingGroups'] as const;
 
 export interface AutoScalingScope {
   readonly clusterName: string;

@@ -117,11 +117,20 @@ export class KubeClient {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly connection: Promise<KubeConnection>;
 
+  /**
+   * @param connection the API server and credentials, or the promise of them: a cold Lambda asks
+   * DescribeCluster for the endpoint while it already asks EC2 about the event's instance, and the
+   * first Kubernetes call waits for it (failing with its error, if it failed).
+   */
   constructor(
-    private readonly connection: KubeConnection,
+    connection: KubeConnection | Promise<KubeConnection>,
     private readonly options: KubeClientOptions = {},
   ) {
+    this.connection = Promise.resolve(connection);
+    // A run that never reaches Kubernetes (another cluster's instance) never awaits it: that is no crash.
+    this.connection.catch(() => undefined);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 3;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -132,7 +141,7 @@ export class KubeClient {
     this.options.onRequest?.(request.method, request.path);
     const { status, text } = await this.sendWithRetries(request);
     if (status >= 400) {
-      if (status === 401) this.connection.unauthorized?.();
+      if (status === 401) (await this.connection).unauthorized?.();
       throw new KubeApiError(status, statusOf(text), request);
     }
     let json: unknown;
@@ -175,11 +184,12 @@ export class KubeClient {
   }
 
   private async send(request: KubeRequest, timeoutMs: number): Promise<Answer> {
-    const url = new URL(this.connection.server.replace(/\/+$/, '') + request.path);
+    const connection = await this.connection;
+    const url = new URL(connection.server.replace(/\/+$/, '') + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const base = await this.connection.requestOptions();
+    const base = await connection.requestOptions();
     const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: http.OutgoingHttpHeaders = {
       ...headerObject(base.headers),

@@ -196,7 +196,7 @@ describe('NodeReconciler: IAM', () => {
       'ec2:DescribeInstances',
       'ec2:DescribeInstanceStatus',
       'ec2:DescribeTags',
-      'autoscaling:DescribeAutoScalingInstances',
+      'autoscaling:DescribeAutoScalingGroups',
       // Step Functions log delivery (CDK, for the state machine's log group)
       'logs:CreateLogDelivery',
       'logs:GetLogDelivery',

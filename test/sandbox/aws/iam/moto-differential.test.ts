@@ -32,7 +32,7 @@ interface Call {
 const CALLS = {
   describeInstances: { moto: { service: 'ec2', method: 'describe_instances' }, action: 'ec2:DescribeInstances', resource: '*' },
   describeInstanceStatus: { moto: { service: 'ec2', method: 'describe_instance_status' }, action: 'ec2:DescribeInstanceStatus', resource: '*' },
-  describeAsgInstances: { moto: { service: 'autoscaling', method: 'describe_auto_scaling_instances' }, action: 'autoscaling:DescribeAutoScalingInstances', resource: '*' },
+  describeAsgGroups: { moto: { service: 'autoscaling', method: 'describe_auto_scaling_groups' }, action: 'autoscaling:DescribeAutoScalingGroups', resource: '*' },
   describeLifecycleHooks: {
     moto: { service: 'autoscaling', method: 'describe_lifecycle_hooks', params: { AutoScalingGroupName: 'eks-ng-1' } },
     action: 'autoscaling:DescribeLifecycleHooks',
@@ -101,7 +101,7 @@ const CASES: readonly Case[] = [
   { name: 'GetCallerIdentity under a Deny of everything', policies: [doc(deny('*'))], call: CALLS.getCallerIdentity, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstances', policies: [reconcilerPolicy()], call: CALLS.describeInstances, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstanceStatus', policies: [reconcilerPolicy()], call: CALLS.describeInstanceStatus, allowed: true },
-  { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingInstances', policies: [reconcilerPolicy()], call: CALLS.describeAsgInstances, allowed: true },
+  { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingGroups', policies: [reconcilerPolicy()], call: CALLS.describeAsgGroups, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: false },
   {
     // Same inputs on both sides (resource `*`): denied, as the statements are scoped to group ARNs.

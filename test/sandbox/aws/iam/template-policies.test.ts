@@ -38,7 +38,7 @@ describe('IAM of the synthesized stack', () => {
   it.each([
     ['ec2:DescribeInstances'],
     ['ec2:DescribeInstanceStatus'],
-    ['autoscaling:DescribeAutoScalingInstances'],
+    ['autoscaling:DescribeAutoScalingGroups'],
     ['sts:GetCallerIdentity'],
   ])('should allow the sweep and events roles %s (no resource type)', (action) => {
     expect(decide(SWEEP, action).allowed).toBe(true);

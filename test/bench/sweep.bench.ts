@@ -39,10 +39,13 @@ async function sweepAt(nodes: number, bundle: string): Promise<{ figures: BenchF
   const world = await startWorld({ nodes });
   try {
     const runs: HandlerRun[] = [];
+    const emulatorCpu: number[] = [];
     let counted: Record<string, number> = {};
     for (let run = 0; run < runsFor(nodes); run++) {
       await world.clearLog();
+      const cpuBefore = await world.cpuMs();
       runs.push(await runHandler(bundle, world.info.env, [{ name: 'sweep', event: {} }]));
+      emulatorCpu.push((await world.cpuMs()) - cpuBefore);
       counted = await world.counts();
     }
     const last = runs.at(-1)?.invocations[0];
@@ -64,6 +67,9 @@ async function sweepAt(nodes: number, bundle: string): Promise<{ figures: BenchF
       [`${k}.wallSeconds`]: runs.map((r) => ((r.invocations[0]?.wallMs ?? 0) / 1000).toFixed(2)).join(' '),
       [`${k}.wallMedian`]: Number(wall.toFixed(2)),
       [`${k}.rssMiB`]: runs.map((r) => r.maxRssMiB).join(' '),
+      // The sweep's own CPU (user + system) and the emulators' while it ran: what the wall time is made of on 2 cores.
+      [`${k}.sweepCpuSeconds`]: runs.map((r) => ((r.invocations[0]?.cpuMs ?? 0) / 1000).toFixed(1)).join(' '),
+      [`${k}.emulatorCpuSeconds`]: emulatorCpu.map((ms) => (ms / 1000).toFixed(1)).join(' '),
       [`${k}.initMs`]: Math.round(median(runs.map((r) => r.initMs))),
       [`${k}.callsAnswered`]: calls,
       [`${k}.callsReported`]: reported,

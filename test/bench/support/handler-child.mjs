@@ -38,10 +38,12 @@ const invocations = [];
 for (const invocation of spec.invocations) {
   const startedAt = Date.now();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   try {
     const result = await module.handler(invocation.event, context(invocation.name, process.env.AWS_REGION ?? 'us-east-1'));
     const wallMs = performance.now() - started;
-    invocations.push({ startedAt, endedAt: Date.now(), wallMs, result: summary(result) });
+    const used = process.cpuUsage(cpu);
+    invocations.push({ startedAt, endedAt: Date.now(), wallMs, cpuMs: (used.user + used.system) / 1000, result: summary(result) });
   } catch (error) {
     invocations.push({ startedAt, endedAt: Date.now(), wallMs: performance.now() - started, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }

@@ -41,6 +41,8 @@ export interface InvocationResult {
   readonly startedAt: number;
   readonly endedAt: number;
   readonly wallMs: number;
+  /** CPU time (user + system) of the process during the invocation. */
+  readonly cpuMs?: number;
   readonly result?: unknown;
   readonly error?: string;
 }

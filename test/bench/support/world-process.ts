@@ -18,6 +18,8 @@ export interface WorldOptions {
   readonly nodes: number;
   /** @default true: every machine in sync, so repeated sweeps see the same world */
   readonly healthy?: boolean;
+  /** Extra node flags for the emulator process (e.g. --cpu-prof to see where its time goes). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** What a handler needs to reach the world (the functions' environment) and how it was built. */
@@ -42,6 +44,7 @@ export interface WallLogEntry {
 type Command =
   | { readonly cmd: 'latency'; readonly ms: number }
   | { readonly cmd: 'counts' }
+  | { readonly cmd: 'cpu' }
   | { readonly cmd: 'log' }
   | { readonly cmd: 'clear-log' }
   | { readonly cmd: 'set-instance-state'; readonly id: string; readonly state: 'running' | 'stopped' }
@@ -51,6 +54,8 @@ export interface World {
   readonly info: WorldInfo;
   /** Requests answered by both emulators so far, by kind (`ec2 DescribeInstances`, `kube GET nodes`). */
   counts(): Promise<Record<string, number>>;
+  /** CPU milliseconds the emulator process has used so far. */
+  cpuMs(): Promise<number>;
   /** Adds `ms` of latency to every answer of both emulators (0: none). */
   latency(ms: number): Promise<void>;
   /** Requests answered since the last clear, with wall-clock times. */
@@ -62,7 +67,7 @@ export interface World {
 
 /** Starts the emulator process and waits until the scenario is seeded. */
 export async function startWorld(options: WorldOptions): Promise<World> {
-  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=6144', '--import', 'tsx', fileURLToPath(import.meta.url)], {
+  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=6144', ...(options.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(import.meta.url)], {
     env: { ...process.env, [CHILD_FLAG]: JSON.stringify(options) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -90,6 +95,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     send,
     counts: async () => (await send({ cmd: 'counts' })) as Record<string, number>,
     latency: async (ms) => void (await send({ cmd: 'latency', ms })),
+    cpuMs: async () => Number(await send({ cmd: 'cpu' })),
     log: async () => (await send({ cmd: 'log' })) as WallLogEntry[],
     clearLog: async () => void (await send({ cmd: 'clear-log' })),
     close: async () => {
@@ -168,6 +174,11 @@ async function serve(options: WorldOptions): Promise<void> {
       case 'counts':
         answer = counts();
         break;
+      case 'cpu': {
+        const used = process.cpuUsage();
+        answer = (used.user + used.system) / 1000;
+        break;
+      }
       case 'log':
         answer = wallLog;
         break;

@@ -17,7 +17,7 @@ import { requestInfo, type RequestInfo } from './request-info.js';
 import { RequestLog } from './request-log.js';
 import { KubeStore } from './store.js';
 import { selfSignedCertificate, type Certificate } from './tls.js';
-import { toJson } from './serialize.js';
+import { toJsonBytes } from './serialize.js';
 
 export type KubeEmulatorOptions = {
   /**
@@ -86,10 +86,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : toJson(body);
+  const text = typeof body === 'string' ? body : toJsonBytes(body);
   res.writeHead(code, {
     'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-    'Content-Length': Buffer.byteLength(text),
+    'Content-Length': typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength,
     'Cache-Control': 'no-cache, private',
     ...headers,
   });

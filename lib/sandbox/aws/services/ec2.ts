@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isInstanceId } from '../../../model/instance-id.js';
 import { AwsError } from '../errors.js';
-import { el, isoTime, leaf, list, type XmlInput } from '../protocol/xml.js';
+import { el, isoTime, leaf, list, renderFragment, type XmlInput, type XmlRaw } from '../protocol/xml.js';
 import type { InstanceRecord } from '../state/instances.js';
 import { STATE_CODES } from '../state/instances.js';
 import { compileFilters, instanceFilter, privateDnsNameOf, privateIpOf, type FilterInput } from './ec2-filters.js';
@@ -138,6 +138,22 @@ function instanceXml(i: InstanceRecord): XmlInput[] {
   ];
 }
 
+/**
+ * An instance's `item`, rendered once and again only when what it shows changes (state, reasons,
+ * tags): a 100,000-instance listing re-renders nothing that did not change.
+ */
+const rendered = new WeakMap<InstanceRecord, { readonly key: string; readonly xml: XmlRaw }>();
+function instanceItem(i: InstanceRecord): XmlRaw {
+  let tags = '';
+  for (const [k, v] of i.tags) tags += `${k}\u0000${v}\u0000`;
+  const key = `${i.state}\u0001${i.transitionReason}\u0001${i.stateReason?.code ?? ''}\u0001${i.stateReason?.message ?? ''}\u0001${tags}`;
+  const cached = rendered.get(i);
+  if (cached?.key === key) return cached.xml;
+  const xml = renderFragment(el('item', ...instanceXml(i)));
+  rendered.set(i, { key, xml });
+  return xml;
+}
+
 /** Consecutive instances of one reservation share a `reservationSet` item, as on EC2. */
 function reservationsXml(instances: readonly InstanceRecord[], ownerId: string): XmlInput {
   const groups: InstanceRecord[][] = [];
@@ -150,7 +166,7 @@ function reservationsXml(instances: readonly InstanceRecord[], ownerId: string):
     el('reservationId', members[0]?.reservationId ?? ''),
     el('ownerId', ownerId),
     el('groupSet'),
-    list('instancesSet', members, instanceXml),
+    el('instancesSet', members.map(instanceItem)),
   ]);
 }
 

@@ -9,10 +9,16 @@ import {
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
+import { parseGroupsPage } from './groups-xml.js';
+import { readBodyInstead } from './read-body.js';
 import type { LifecycleRef } from '../model/signal.js';
 
 /** DescribeAutoScalingGroups answers for up to 100 groups a call (MaxRecords, which also lifts the 50-name cap). */
 export const GROUP_BATCH = 100;
+/** What the SDK is left to parse once the page has been read. */
+const EMPTY_GROUPS =
+  '<DescribeAutoScalingGroupsResponse xmlns="http://autoscaling.amazonaws.com/doc/2011-01-01/"><DescribeAutoScalingGroupsResult><AutoScalingGroups/></DescribeAutoScalingGroupsResult></DescribeAutoScalingGroupsResponse>';
+
 /** Group lookups in flight at once (Auto Scaling's Describe* calls are throttled per account). */
 const GROUP_CONCURRENCY = 4;
 
@@ -48,7 +54,16 @@ export class AutoScalingAdapter {
       try {
         let token: string | undefined;
         do {
-          const page = await this.asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: batch, MaxRecords: GROUP_BATCH, NextToken: token }));
+          const command = new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: batch, MaxRecords: GROUP_BATCH, NextToken: token });
+          // 100 groups of 500 instances answer ~20 MB of XML: read for the ids and states alone (read-body.ts).
+          const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS);
+          const page = await this.asg.send(command);
+          const lean = read();
+          if (lean) {
+            for (const [id, membership] of lean.members) members.set(id, membership);
+            token = lean.nextToken;
+            continue;
+          }
           for (const group of page.AutoScalingGroups ?? []) {
             for (const instance of group.Instances ?? []) {
               const id = instance.InstanceId;

@@ -12,7 +12,8 @@ import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
-import { parseInstancesPage, UnexpectedInstancesXml, type InstancesPage } from './instances-xml.js';
+import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
+import { readBodyInstead } from './read-body.js';
 
 /** EC2 accepts at most 200 values in one filter. */
 export const FILTER_BATCH = 200;
@@ -38,45 +39,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 /** What the SDK is left to parse once the page has been read (a valid, empty DescribeInstances answer). */
 const EMPTY_PAGE = '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><reservationSet/></DescribeInstancesResponse>';
 
-const isAnswer = (value: unknown): value is { statusCode: number; body: unknown } =>
-  typeof value === 'object' && value !== null && 'statusCode' in value && typeof value.statusCode === 'number' && 'body' in value;
-const isStream = (value: unknown): value is AsyncIterable<Uint8Array | string> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-
-async function textOf(body: AsyncIterable<Uint8Array | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
- * One DescribeInstances page, through the SDK (signing, endpoint, retries, throttling, errors) but
- * read by parseInstancesPage instead of the SDK's XML deserializer: a middleware just inside the
- * deserializer takes a successful answer's body, reads it, and hands the SDK an empty page. A page
- * the scanner does not know is left to the SDK, so the result never depends on the shortcut.
+ * One DescribeInstances page, through the SDK but read by parseInstancesPage instead of the SDK's
+ * XML deserializer (read-body.ts); a page the scanner does not know is left to the SDK, so the
+ * result never depends on the shortcut.
  */
 async function describePage(ec2: EC2Client, input: DescribeInstancesCommandInput): Promise<InstancesPage> {
-  let read: InstancesPage | undefined;
   const command = new DescribeInstancesCommand(input);
-  command.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      const answer = result.response;
-      if (isAnswer(answer) && answer.statusCode >= 200 && answer.statusCode < 300 && isStream(answer.body)) {
-        const text = await textOf(answer.body);
-        try {
-          read = parseInstancesPage(text);
-          answer.body = Buffer.from(EMPTY_PAGE);
-        } catch (error) {
-          if (!(error instanceof UnexpectedInstancesXml)) throw error;
-          answer.body = Buffer.from(text);
-        }
-      }
-      return result;
-    },
-    { step: 'deserialize', priority: 'low', name: 'readInstancesPage' },
-  );
+  const read = readBodyInstead(command, parseInstancesPage, EMPTY_PAGE);
   const output = await ec2.send(command);
-  if (read) return read;
+  const page = read();
+  if (page) return page;
   const instances: InstanceView[] = [];
   for (const reservation of output.Reservations ?? []) {
     for (const instance of reservation.Instances ?? []) {

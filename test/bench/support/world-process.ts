@@ -5,6 +5,8 @@
 //
 // Parent side: `startWorld(options)`; child side: this file run with WORLD_PROCESS=1.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { scaleScenarioText } from '../../../scripts/make-scale-scenario.js';
@@ -45,6 +47,8 @@ type Command =
   | { readonly cmd: 'latency'; readonly ms: number }
   | { readonly cmd: 'counts' }
   | { readonly cmd: 'cpu' }
+  | { readonly cmd: 'profile-start' }
+  | { readonly cmd: 'profile-stop'; readonly file: string }
   | { readonly cmd: 'log' }
   | { readonly cmd: 'clear-log' }
   | { readonly cmd: 'set-instance-state'; readonly id: string; readonly state: 'running' | 'stopped' }
@@ -162,6 +166,11 @@ async function serve(options: WorldOptions): Promise<void> {
   };
   process.stdout.write(`${JSON.stringify(info)}\n`);
 
+  // Where the emulators' time goes during a run (not their seeding): see profile-start/stop.
+  const profiler = new Session();
+  const post = (method: string): Promise<unknown> =>
+    new Promise((resolve, reject) => profiler.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+
   for await (const line of createInterface({ input: process.stdin })) {
     const command = JSON.parse(line) as Command;
     let answer: unknown = null;
@@ -174,6 +183,17 @@ async function serve(options: WorldOptions): Promise<void> {
       case 'counts':
         answer = counts();
         break;
+      case 'profile-start':
+        profiler.connect();
+        await post('Profiler.enable');
+        await post('Profiler.start');
+        break;
+      case 'profile-stop': {
+        const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+        writeFileSync(command.file, JSON.stringify(profile));
+        profiler.disconnect();
+        break;
+      }
       case 'cpu': {
         const used = process.cpuUsage();
         answer = (used.user + used.system) / 1000;

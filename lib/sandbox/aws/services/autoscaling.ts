@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { AwsError } from '../errors.js';
 import { stableHex } from '../ids.js';
-import { LifecycleActionNotFound, type ActionSelector } from '../state/autoscaling.js';
+import { renderMember } from '../protocol/aws-query.js';
+import { LifecycleActionNotFound, type ActionSelector, type AsgMember } from '../state/autoscaling.js';
 import { paginate } from './pagination.js';
-import type { AwsQueryService, QueryResultValue, RequestContext } from './types.js';
+import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
 import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
 
 const invalid = smithyValidation('ValidationError');
@@ -94,6 +95,27 @@ function groupUuid(group: string): string {
 
 const launchTemplateOf = (group: string) => ({ LaunchTemplateId: `lt-${stableHex(`template:${group}`, 17)}`, LaunchTemplateName: `${group}-template`, Version: '1' });
 
+/** A group's instance as DescribeAutoScalingGroups lists it, rendered once until its state or health changes. */
+const renderedMembers = new WeakMap<AsgMember, { readonly key: string; readonly member: RenderedMember }>();
+function groupMember(m: AsgMember, ctx: RequestContext): RenderedMember {
+  const key = `${m.lifecycleState}|${m.healthStatus}|${String(m.protectedFromScaleIn)}`;
+  const cached = renderedMembers.get(m);
+  if (cached?.key === key) return cached.member;
+  const instance = ctx.state.instances.get(m.instanceId);
+  const member = renderMember({
+    InstanceId: m.instanceId,
+    InstanceType: instance?.instanceType,
+    AvailabilityZone: instance?.zone,
+    LifecycleState: m.lifecycleState,
+    // DescribeAutoScalingGroups spells it Healthy/Unhealthy (DescribeAutoScalingInstances: HEALTHY).
+    HealthStatus: m.healthStatus === 'HEALTHY' ? 'Healthy' : 'Unhealthy',
+    LaunchTemplate: launchTemplateOf(m.group),
+    ProtectedFromScaleIn: m.protectedFromScaleIn,
+  });
+  renderedMembers.set(m, { key, member });
+  return member;
+}
+
 /**
  * Groups with their instances and each one's LifecycleState: one call answers for up to 100 groups
  * (MaxRecords), however many instances they hold. Unknown names are simply absent, as on AWS.
@@ -126,19 +148,7 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
         AvailabilityZones: zones,
         HealthCheckType: 'EC2',
         HealthCheckGracePeriod: 15,
-        Instances:
-          input.IncludeInstances === false
-            ? undefined
-            : members.map((m) => ({
-                InstanceId: m.instanceId,
-                InstanceType: ctx.state.instances.get(m.instanceId)?.instanceType,
-                AvailabilityZone: ctx.state.instances.get(m.instanceId)?.zone,
-                LifecycleState: m.lifecycleState,
-                // DescribeAutoScalingGroups spells it Healthy/Unhealthy (DescribeAutoScalingInstances: HEALTHY).
-                HealthStatus: m.healthStatus === 'HEALTHY' ? 'Healthy' : 'Unhealthy',
-                LaunchTemplate: launchTemplateOf(group),
-                ProtectedFromScaleIn: m.protectedFromScaleIn,
-              })),
+        Instances: input.IncludeInstances === false ? undefined : members.map((m) => groupMember(m, ctx)),
         CreatedTime: new Date(now - 30 * 86_400_000),
         NewInstancesProtectedFromScaleIn: false,
         TerminationPolicies: ['Default'],

@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { systemClock, type Clock } from '../../model/clock.js';
 import { authenticate, type AuthOptions, type UserInfo } from './auth.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, versionInfo } from './discovery.js';
@@ -85,15 +87,22 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : toJsonBytes(body);
+/** The API server compresses answers of 128 KB or more for clients that accept gzip, at gzip's fastest level. */
+const GZIP_THRESHOLD = 128 * 1024;
+const gzipFast = promisify(gzip);
+
+async function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}, acceptEncoding = ''): Promise<void> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : toJsonBytes(body);
+  const compress = bytes.byteLength >= GZIP_THRESHOLD && /\bgzip\b/.test(acceptEncoding);
+  const out = compress ? await gzipFast(bytes, { level: 1 }) : bytes;
   res.writeHead(code, {
     'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-    'Content-Length': typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength,
+    'Content-Length': out.byteLength,
     'Cache-Control': 'no-cache, private',
+    ...(compress ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
     ...headers,
   });
-  res.end(text);
+  res.end(out);
 }
 
 export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
@@ -180,12 +189,12 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
           })
         : nonResource(info);
       status = answer.code;
-      send(res, answer.code, answer.body);
+      await send(res, answer.code, answer.body, {}, req.headers['accept-encoding'] ?? '');
     } catch (error) {
       const failure = error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
       status = failure.code;
       if (!res.headersSent) {
-        send(res, failure.code, failure.toStatus(), failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) });
+        await send(res, failure.code, failure.toStatus(), failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) });
       }
     } finally {
       let logged: unknown;
@@ -216,7 +225,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, internalError(String(error)).toStatus());
+      if (!res.headersSent) void send(res, 500, internalError(String(error)).toStatus());
     });
   };
   const certificate = options.tls === true ? selfSignedCertificate() : options.tls === false ? undefined : options.tls;

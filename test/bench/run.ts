@@ -2,13 +2,14 @@
 // Each test/bench/<name>.bench.ts default-exports an async function returning its figures and the
 // named results it measures. A full run (no filter) writes bench/results.json, which must then
 // hold every result EXPECTED_RESULTS names; the README's table is generated from that file
-// (scripts/bench-table.ts).
+// (test/bench/support/table.ts): a full run rewrites it.
 import { execFileSync } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EXPECTED_RESULTS, formatResults, meetsGoal, RESULTS_FILE, type BenchResult, type BenchResults } from './support/results.js';
+import { withBenchTable } from './support/table.js';
 
 export type BenchFigures = Record<string, number | string | boolean>;
 /** What a benchmark returns: figures to print, and the named results it measures (bench/results.json). */
@@ -19,6 +20,7 @@ export interface BenchOutput {
 export type Bench = () => Promise<BenchOutput>;
 
 const here = dirname(fileURLToPath(import.meta.url));
+const README = join(here, '..', '..', 'README.md');
 
 /** `2 cores, AMD EPYC` (lscpu's model name when the kernel's is generic). */
 function machine(): string {
@@ -68,7 +70,8 @@ async function main(): Promise<void> {
         results: EXPECTED_RESULTS.map((name) => byName.get(name)).filter((r): r is BenchResult => r !== undefined),
       };
       await writeFile(RESULTS_FILE, `${JSON.stringify(file, null, 2)}\n`);
-      process.stdout.write(`wrote ${RESULTS_FILE}\n`);
+      await writeFile(README, withBenchTable(await readFile(README, 'utf8'), file));
+      process.stdout.write(`wrote ${RESULTS_FILE} and the README's table\n`);
     }
   }
   if (missed.length > 0) process.stdout.write(`goals missed: ${missed.map((r) => r.name).join(', ')}\n`);

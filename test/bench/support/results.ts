@@ -1,6 +1,6 @@
 // bench/results.json: the figures of the last `npm run bench`, one named result each, in the
 // format issue #17 fixed. The README's benchmark table is generated from this file
-// (scripts/bench-table.ts) and a test holds the two together.
+// (test/bench/support/table.ts) and test/bench/table.test.ts holds the two together.
 import { fileURLToPath } from 'node:url';
 
 export interface BenchResult {

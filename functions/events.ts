@@ -13,6 +13,7 @@ import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
+import { SIGNAL_QUEUE } from '../lib/workflow/contract.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -21,7 +22,9 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
-  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region));
+  // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
+  const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
+  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
   if (report) recordRunMetrics(metrics, report);
 }
 

@@ -72,6 +72,8 @@ export interface ReconcilerFunctionsProps {
   readonly settingsJson: string;
   /** The Auto Scaling groups configured as the cluster's: their instances are the cluster's (FUNCTION_ENV.autoScalingGroupNames). */
   readonly autoScalingGroupNames?: readonly string[];
+  /** The terminate hooks the reconciler completes (FUNCTION_ENV.lifecycleHookNames). */
+  readonly lifecycleHookNames?: readonly string[];
   readonly entries: Readonly<Record<FunctionKind, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -158,6 +160,7 @@ export class ReconcilerFunctions extends Construct {
         [FUNCTION_ENV.clusterName]: props.clusterName,
         [FUNCTION_ENV.settings]: props.settingsJson,
         ...(props.autoScalingGroupNames ? { [FUNCTION_ENV.autoScalingGroupNames]: props.autoScalingGroupNames.join(',') } : {}),
+        ...(props.lifecycleHookNames ? { [FUNCTION_ENV.lifecycleHookNames]: props.lifecycleHookNames.join(',') } : {}),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         // Stack traces in the logs point at the TypeScript sources (the bundles ship .map files).

@@ -237,6 +237,7 @@ export class NodeReconciler extends Construct {
       // Settings travel as given (input form, e.g. "2m"), so the functions parse exactly what was validated here.
       settingsJson: JSON.stringify(settingsInput),
       autoScalingGroupNames: props.autoScalingGroupNames,
+      lifecycleHookNames: props.lifecycleHookNames,
       entries: { ...DEFAULT_ENTRIES, ...props.entries },
       logRetention,
       removalPolicy,

@@ -45,7 +45,7 @@ export const SettingsSchema = z
     /** A Node the reconciler cordoned whose machine still runs, with nothing slating it, is uncordoned after this. */
     uncordonAfter: SettingDuration.default(1_800_000),
     /** Drain deadline when the signal gives none. */
-    drainTimeout: SettingDuration.default(900_000),
+    drainTimeout: SettingDuration.refine((ms) => ms >= 60_000, { message: 'must be at least 1m: a shorter drain deadline would complete lifecycle actions without draining' }).default(900_000),
     /** Evict pods using emptyDir (their data is lost), like kubectl drain --delete-emptydir-data. */
     deleteEmptyDirData: z.boolean().default(true),
     /** Evict pods no controller manages (they are not recreated), like kubectl drain --force. */

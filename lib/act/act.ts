@@ -77,14 +77,31 @@ async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory):
       // Claimed by this run's cordon already, or claimed here (the node was cordoned before).
       const claimed =
         memory.claims.get(action.node) ??
-        (await claimDrain(deps.drainApi, action.node, {
-          ...guard,
-          execution: action.execution,
+        (await claimDrain(
+          deps.drainApi,
+          action.node,
+          {
+            ...guard,
+            execution: action.execution,
+            deadline: action.deadline,
+            for: action.for,
+            ...(action.launchedAt !== undefined ? { launchedAt: action.launchedAt } : {}),
+            ...(action.replaces ? { replaces: action.replaces } : {}),
+            ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+          },
+          deps.clock,
+        ));
+      if (claimed.kind === 'claimed-by-other') {
+        // Another run recorded its drain first: this signal joins it (its deadline, its lifecycle action) instead of being lost.
+        const joined = await joinDrain(deps.drainApi, action.node, {
+          expectedUid: action.uid,
+          execution: claimed.execution,
           deadline: action.deadline,
-          ...(action.replaces ? { replaces: action.replaces } : {}),
           ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
-        }));
-      if (claimed.kind === 'claimed-by-other') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal` };
+        });
+        if (joined.kind === 'joined') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal: joined it` };
+        return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
+      }
       if (claimed.kind !== 'claimed') return { outcome: 'moot', detail: MISSING[claimed.kind] };
       const launched = await deps.drains.launch({
         cluster: deps.clusterName,
@@ -94,6 +111,7 @@ async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory):
         deadline: new Date(action.deadline).toISOString(),
         reason: action.reason,
         cause: action.cause,
+        execution: action.execution,
         ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
       });
       return { outcome: launched };

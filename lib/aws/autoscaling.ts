@@ -81,10 +81,10 @@ export class AutoScalingAdapter {
     return { members, failed };
   }
 
-  /** The group's terminate lifecycle hook, needed to complete an action a sweep found. */
-  async terminateHook(group: string): Promise<string | undefined> {
+  /** The group's terminate lifecycle hooks (by name), to complete an action a sweep found. */
+  async terminateHooks(group: string): Promise<string[]> {
     const page = await this.asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
-    return page.LifecycleHooks?.find((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING')?.LifecycleHookName;
+    return (page.LifecycleHooks ?? []).filter((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING').flatMap((h) => (h.LifecycleHookName ? [h.LifecycleHookName] : []));
   }
 
   /** Identifies the action by token when there is one, else by instance id (both are accepted by the API). */

@@ -1,12 +1,14 @@
 import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { DrainExecutionState } from '../model/observation.js';
 import { errorText } from '../pipeline/errors.js';
-import { drainExecutionName, type DrainWorkflowInput } from '../workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../workflow/contract.js';
 
 export type LaunchOutcome = 'started' | 'already-running';
 
 /** Starts drains and says how they are doing; the sandbox and the CLI have local implementations that loop the same step. */
 export interface DrainLauncher {
+  /** Drains run in this process (the CLI): their names carry LOCAL_DRAIN_PREFIX, and they run until their deadline. */
+  readonly local?: boolean;
   launch(input: DrainWorkflowInput): Promise<LaunchOutcome>;
   /** What the workflow says of these executions (by name); a failed question is `unknown`, never a guess. */
   status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>>;
@@ -27,7 +29,7 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
   ) {}
 
   async launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
-    const name = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+    const name = executionOf(input);
     try {
       await this.sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
       return 'started';

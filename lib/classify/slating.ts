@@ -48,6 +48,16 @@ export const LEAVING_STATES: ReadonlySet<InstanceState> = new Set(['shutting-dow
 /** States a state-change signal slates for (the machine goes, or stops: pods must move either way). */
 const STATE_CHANGE_REMOVALS: ReadonlySet<InstanceState> = new Set(['shutting-down', 'stopping', 'terminated']);
 
+/**
+ * The drain deadline of a scheduled change starting at `start`: a start days away (a retirement) is
+ * capped, so the drain runs now, bounded by drainTimeout; a start already past (EC2 has not done it
+ * yet: the event is still listed) is no reason to skip the drain either.
+ */
+function scheduledDeadline(start: number, { settings, now }: SlatingContext): number {
+  const cap = now + settings.drainTimeout;
+  return start > now ? Math.min(start, cap) : cap;
+}
+
 type Verdict = { readonly purpose: ScheduledChangeClass; readonly drain: boolean; readonly holdUntil?: number } | { readonly ignored: string };
 
 function verdictOf(signal: Signal, { settings, now }: SlatingContext): Verdict {
@@ -126,7 +136,10 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
     into.signals.push(signal);
     into.reasons.push(signal.description);
     into.drain ||= verdict.drain;
-    if (signal.deadline !== undefined) into.deadlines.push(signal.deadline);
+    // A scheduled change's start is when it may begin, not when the machine is gone: the drain is
+    // bounded by drainTimeout like a sweep-found one, and a start already past gets a fresh deadline.
+    const deadline = signal.kind === 'scheduled-change' && signal.deadline !== undefined ? scheduledDeadline(signal.deadline, ctx) : signal.deadline;
+    if (deadline !== undefined) into.deadlines.push(deadline);
     if (verdict.holdUntil !== undefined) into.holdUntil = Math.max(into.holdUntil ?? 0, verdict.holdUntil);
     lifecycle ??= signal.lifecycle;
   }
@@ -146,13 +159,11 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
       removal.drain = true;
       if (asg.terminateHook !== undefined) lifecycle ??= { group: asg.group, hook: asg.terminateHook };
     }
-    // A sweep-found deadline days away (a retirement) is capped: the drain runs now, bounded by drainTimeout.
-    const cap = now + settings.drainTimeout;
     for (const event of instance.scheduledEvents) {
       const when = `not before ${new Date(event.notBefore).toISOString()}`;
       if (INSTANCE_STATUS_EVENT_CLASSES[event.code] === 'removal') {
         removal.reasons.push(`scheduled ${event.code} ${when}`);
-        removal.deadlines.push(Math.min(event.notBefore, cap));
+        removal.deadlines.push(scheduledDeadline(event.notBefore, ctx));
         removal.drain = true;
         continue;
       }
@@ -163,7 +174,7 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
         continue;
       }
       maintenance.reasons.push(`scheduled ${event.code} ${when} (maintenance: policy ${settings.maintenance})`);
-      maintenance.deadlines.push(Math.min(event.notBefore, cap));
+      maintenance.deadlines.push(scheduledDeadline(event.notBefore, ctx));
       maintenance.drain ||= settings.maintenance === 'drain';
       maintenance.holdUntil = Math.max(maintenance.holdUntil ?? 0, holdUntil);
     }

@@ -7,7 +7,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { rbacYaml } from '../../infra/rbac.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { createAwsClients } from '../aws/clients.js';
-import { runDrain } from '../drain/driver.js';
+import { runOperatorDrain } from '../drain/operator-drain.js';
 import { endLines, progressLine } from '../drain/report.js';
 import { KubeClient } from '../kube/client.js';
 import { NodeFinder } from '../kube/find-node.js';
@@ -201,11 +201,10 @@ ${CONNECTION_HELP}`,
     if (!node) throw new CliError('drain: which node? (drain NODE)');
     const settings = settingsFromFlags({ ...v, ...(str(v['timeout']) ? { 'drain-timeout': v['timeout'] } : {}) }, false);
     const live = connect({ ...liveOptions(v), cluster: str(v['cluster']) ?? 'unnamed' });
-    const result = await runDrain(live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)), {
+    const result = await runOperatorDrain(live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)), {
       node,
-      deadline: Date.now() + settings.drainTimeout,
-      // The operator's cordon, not the reconciler's: no sweep reverses it.
-      cordon: { reason: str(v['reason']) ?? 'manual drain', by: 'operator' },
+      reason: str(v['reason']) ?? 'manual drain',
+      timeoutMs: settings.drainTimeout,
     });
     out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
     for (const line of endLines(result.pods)) out(`  ${line}`);
@@ -239,11 +238,11 @@ ${CONNECTION_HELP}`,
       scan: true,
     });
     if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
-    const result = await runDrain(live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)), {
+    const result = await runOperatorDrain(live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)), {
       node: node.name,
-      deadline: Date.now() + settings.drainTimeout,
-      // The operator's cordon, not the reconciler's: no sweep reverses it.
-      cordon: { reason, expectedUid: node.uid, by: 'operator' },
+      reason,
+      timeoutMs: settings.drainTimeout,
+      expectedUid: node.uid,
     });
     out(`${node.name}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
     for (const line of endLines(result.pods)) out(`  ${line}`);

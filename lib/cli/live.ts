@@ -4,7 +4,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
 import { createAwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
-import { forgetDrain } from '../drain/claim.js';
 import { runDrain } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
 import { endLines, progressLine } from '../drain/report.js';
@@ -20,7 +19,6 @@ import type { Settings } from '../settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
 import {
   completeLifecycleCommand,
-  drainExecutionName,
   leavesLifecycleOpen,
   type DrainOutcome,
   type DrainStepOutput,
@@ -106,11 +104,12 @@ export function connect(options: LiveOptions): Live {
  * does at its end: completes the ASG lifecycle action with CONTINUE (one handed over on the Node,
  * else the input's), except after an operator's uncordon, which leaves it open and says how to
  * complete it. Used by `event`, `sweep` and `decommission --now`; `outcomes` lets them exit 1
- * when a drain did not drain. Its drains end before the command does, so the Node's record of one is
- * removed when it ends: a record a Node carries is the deployed workflow's, which `deployed` (when
- * given) can ask about.
+ * when a drain did not drain. Its drains are recorded on the Node like the workflow's (named
+ * LOCAL_DRAIN_PREFIX…, running until their deadline), so the deployed reconciler respects them; a
+ * drain of the deployed workflow a Node records is asked about through `deployed`, when given.
  */
 export class LocalDrainLauncher implements DrainLauncher {
+  readonly local = true;
   readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error' }[] = [];
 
   constructor(
@@ -149,7 +148,6 @@ export class LocalDrainLauncher implements DrainLauncher {
     }
     this.outcomes.push({ node: input.node, outcome: output.outcome });
     await this.endLifecycle(input, output.outcome, output.lifecycle);
-    await forgetDrain(this.deps.api, input.node, { expectedUid: input.nodeUid, execution: drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause) });
     return 'started';
   }
 

@@ -3,21 +3,28 @@
 // one machine (a spot warning and a lifecycle action in two batches) start one drain between them;
 // a later signal joins the running drain instead, bringing its deadline forward or handing it the
 // lifecycle action to complete.
+import type { DrainClaimRequest } from '../model/action.js';
 import type { LifecycleRef } from '../model/signal.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  DRAIN_ANNOTATION,
+  DRAIN_AT_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  DRAIN_FOR_ANNOTATION,
+  DRAIN_LAUNCH_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
+  DRAIN_RECORD_ANNOTATIONS,
+  LIFECYCLE_ANNOTATION,
+} from '../model/labels.js';
 import type { Clock } from '../model/clock.js';
 import type { DrainApi, DrainNode, NodePatch } from './api.js';
 import { cordonPatch, isOwnCordon, readDecidePatch, type CordonOptions, type CordonResult, type ReadOptions } from './cordon.js';
 
-export interface Claim {
-  /** The execution that is to own the removal. */
-  readonly execution: string;
-  /** A claim whose execution never started (the workflow does not know it): it may be taken over. */
-  readonly replaces?: string;
-  /** Epoch ms. */
-  readonly deadline: number;
-  readonly lifecycle?: LifecycleRef;
-}
+/** A drain to record as the owner of a Node's removal: the plan's request, as the action carries it. */
+export type Claim = DrainClaimRequest;
 
 export type ClaimOptions = Claim & ReadOptions;
 
@@ -31,10 +38,16 @@ export type ClaimResult =
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * Pure: the annotations that record `claim` on the node; `undefined` when it already does, or the
- * execution that owns the removal instead.
+ * A lifecycle action as a Node may carry it: group and hook, never the token (which anyone who can
+ * read Nodes would see); the drain completes it by instance id, which the API accepts as well.
  */
-export function claimAnnotations(node: DrainNode, claim: Claim): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
+export const lifecycleAnnotation = (lifecycle: LifecycleRef): string => JSON.stringify({ group: lifecycle.group, hook: lifecycle.hook });
+
+/**
+ * Pure: the annotations that record `claim` on the node at `now`; `undefined` when it already does,
+ * or the execution that owns the removal instead.
+ */
+export function claimAnnotations(node: DrainNode, claim: Claim, now: number): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
   const current = node.annotations[DRAIN_ANNOTATION];
   if (current === claim.execution) return undefined;
   if (current !== undefined && current !== '' && current !== claim.replaces) return { owner: current };
@@ -42,15 +55,19 @@ export function claimAnnotations(node: DrainNode, claim: Claim): { annotations: 
     annotations: {
       [DRAIN_ANNOTATION]: claim.execution,
       [DRAIN_DEADLINE_ANNOTATION]: iso(claim.deadline),
-      [LIFECYCLE_ANNOTATION]: claim.lifecycle ? JSON.stringify(claim.lifecycle) : null,
+      [LIFECYCLE_ANNOTATION]: claim.lifecycle ? lifecycleAnnotation(claim.lifecycle) : null,
+      [DRAIN_AT_ANNOTATION]: iso(now),
+      [DRAIN_FOR_ANNOTATION]: claim.for,
+      [DRAIN_LAUNCH_ANNOTATION]: claim.launchedAt !== undefined && claim.launchedAt > 0 ? iso(claim.launchedAt) : null,
+      [DRAIN_OUTCOME_ANNOTATION]: null,
     },
   };
 }
 
 /** Records `execution` as the owner of the Node's removal, unless another execution already is. */
-export async function claimDrain(api: DrainApi, name: string, options: ClaimOptions): Promise<ClaimResult> {
+export async function claimDrain(api: DrainApi, name: string, options: ClaimOptions, clock: Clock): Promise<ClaimResult> {
   return readDecidePatch<ClaimResult>(api, name, options, (node) => {
-    const wanted = claimAnnotations(node, options);
+    const wanted = claimAnnotations(node, options, clock.now());
     if (wanted !== undefined && 'owner' in wanted) return { stop: { kind: 'claimed-by-other', execution: wanted.owner } };
     return { patch: wanted, result: (_patched, changed) => ({ kind: 'claimed', changed }) };
   });
@@ -66,7 +83,7 @@ export type CordonClaimResult = CordonResult & { readonly claim?: Extract<ClaimR
 export async function cordonAndClaim(api: DrainApi, name: string, options: CordonOptions, claim: Claim, clock: Clock): Promise<CordonClaimResult> {
   return readDecidePatch<CordonClaimResult>(api, name, options, (node) => {
     const cordoning = cordonPatch(node, options, clock.now());
-    const wanted = claimAnnotations(node, claim);
+    const wanted = claimAnnotations(node, claim, clock.now());
     const owner = wanted !== undefined && 'owner' in wanted ? wanted.owner : undefined;
     const claimed = wanted !== undefined && 'annotations' in wanted ? wanted.annotations : undefined;
     const patch: NodePatch | undefined =
@@ -107,7 +124,7 @@ export async function joinDrain(api: DrainApi, name: string, options: JoinOption
     const annotations: Record<string, string> = {};
     const known = Date.parse(node.annotations[DRAIN_DEADLINE_ANNOTATION] ?? '');
     if (options.deadline !== undefined && !(known <= options.deadline)) annotations[DRAIN_DEADLINE_ANNOTATION] = iso(options.deadline);
-    if (options.lifecycle && node.annotations[LIFECYCLE_ANNOTATION] === undefined) annotations[LIFECYCLE_ANNOTATION] = JSON.stringify(options.lifecycle);
+    if (options.lifecycle && node.annotations[LIFECYCLE_ANNOTATION] === undefined) annotations[LIFECYCLE_ANNOTATION] = lifecycleAnnotation(options.lifecycle);
     return {
       patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'joined', changed }),
@@ -121,14 +138,40 @@ export type ForgetResult =
   | { readonly kind: 'claimed-by-other'; readonly execution: string }
   | { readonly kind: 'forgotten'; readonly changed: boolean };
 
-/** Removes the record of `execution`'s removal (its drain has ended and nothing slates the machine any more). */
-export async function forgetDrain(api: DrainApi, name: string, options: ReadOptions & { readonly execution: string }): Promise<ForgetResult> {
+/** Our cordon's annotations, left on a Node someone else uncordoned: they no longer describe anything. */
+const STALE_CORDON_ANNOTATIONS = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDON_UNTIL_ANNOTATION] as const;
+
+/**
+ * Removes what the Node records of a removal that is over: the drain record of `execution` (when
+ * given; a record of another drain is left), and our cordon annotations when the Node is schedulable
+ * (an operator uncordoned it: a later `kubectl cordon` of theirs must not read as ours).
+ */
+export async function forgetDrain(api: DrainApi, name: string, options: ReadOptions & { readonly execution?: string }): Promise<ForgetResult> {
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
-    if (current === undefined) return { patch: undefined, result: () => ({ kind: 'forgotten', changed: false }) };
-    if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current } };
+    if (options.execution !== undefined && current !== undefined && current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current } };
+    const keys = [...(options.execution !== undefined ? DRAIN_RECORD_ANNOTATIONS : []), ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
+    const annotations = Object.fromEntries(keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]));
     return {
-      patch: { annotations: { [DRAIN_ANNOTATION]: null, [DRAIN_DEADLINE_ANNOTATION]: null, [LIFECYCLE_ANNOTATION]: null } },
+      patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
+      result: (_patched, changed) => ({ kind: 'forgotten', changed }),
+    };
+  });
+}
+
+/**
+ * Records how `execution` ended on the Node it drained. After an operator's uncordon it also drops
+ * our cordon annotations: the Node is theirs now, and a cordon of theirs later must not read as ours.
+ */
+export async function recordOutcome(api: DrainApi, name: string, options: ReadOptions & { readonly execution: string; readonly outcome: string }): Promise<ForgetResult> {
+  return readDecidePatch<ForgetResult>(api, name, options, (node) => {
+    const current = node.annotations[DRAIN_ANNOTATION];
+    if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
+    const stale = node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS.filter((key) => node.annotations[key] !== undefined);
+    const annotations: Record<string, string | null> = { ...Object.fromEntries(stale.map((key) => [key, null])) };
+    if (node.annotations[DRAIN_OUTCOME_ANNOTATION] !== options.outcome) annotations[DRAIN_OUTCOME_ANNOTATION] = options.outcome;
+    return {
+      patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'forgotten', changed }),
     };
   });

@@ -6,10 +6,8 @@ import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_OPERATOR_VALUE,
   CORDONED_BY_VALUE,
-  DRAIN_ANNOTATION,
-  DRAIN_DEADLINE_ANNOTATION,
+  DRAIN_RECORD_ANNOTATIONS,
   EXCLUDE_FROM_LB_LABEL,
-  LIFECYCLE_ANNOTATION,
   PREFIX,
 } from '../model/labels.js';
 import { isConflict, isNotFound, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
@@ -107,7 +105,7 @@ export function uncordonPatch(node: DrainNode): NodePatch | undefined {
   const annotations: Record<string, null> = {};
   // The drain records go with the cordon: a new removal after our uncordon gets a drain of its own.
   const ours = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDON_UNTIL_ANNOTATION, EXCLUDED_FROM_LB_ANNOTATION];
-  for (const key of [...ours, DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION]) {
+  for (const key of [...ours, ...DRAIN_RECORD_ANNOTATIONS]) {
     if (node.annotations[key] !== undefined) annotations[key] = null;
   }
   const removeLabel = node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;

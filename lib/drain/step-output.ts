@@ -3,7 +3,7 @@
 // task and for the local stand-ins of the workflow (sandbox, CLI).
 import { summarize } from './report.js';
 import type { DrainRequest, DrainStatus, DrainStepResult } from './step.js';
-import type { DrainOutcome, DrainStepOutput, DrainWorkflowInput } from '../workflow/contract.js';
+import { executionOf, type DrainOutcome, type DrainStepOutput, type DrainWorkflowInput } from '../workflow/contract.js';
 
 const OUTCOME: Record<DrainStatus, DrainOutcome> = {
   'in-progress': 'continue',
@@ -39,4 +39,5 @@ export const drainRequestOf = (input: DrainWorkflowInput): DrainRequest => ({
   node: input.node,
   deadline: Date.parse(input.deadline),
   cordon: { reason: input.reason, expectedUid: input.nodeUid },
+  execution: executionOf(input),
 });

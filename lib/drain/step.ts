@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Clock } from '../model/clock.js';
-import { DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import { recordOutcome } from './claim.js';
+import { outcomeOf } from './step-output.js';
 import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainNode, type DrainPod, type RemovalOptions } from './api.js';
 import { cordon, type CordonOptions } from './cordon.js';
@@ -33,6 +35,11 @@ export interface DrainRequest {
   readonly deadline: number;
   /** `expectedUid` binds the drain to that Node incarnation; without it, to the one the first step finds. */
   readonly cordon: CordonOptions;
+  /**
+   * The drain as the Node records it (ec2-node-reconciler/drain): only a record of this drain hands
+   * it an earlier deadline or a lifecycle action, and the drain writes how it ended there.
+   */
+  readonly execution?: string;
 }
 
 export interface DrainDeps {
@@ -117,7 +124,9 @@ async function lookUpDaemonSets(api: DrainApi, pods: readonly DrainPod[], cache:
  * Takes what the event path announced on the Node: an earlier deadline (never a later one: a
  * deadline is when the machine goes) and a lifecycle action handed over to this drain.
  */
-function takeHandover(state: WorkingState, node: DrainNode): void {
+function takeHandover(state: WorkingState, node: DrainNode, execution: string | undefined): void {
+  // Another drain's record (an older one left on the Node, or none of ours at all) hands over nothing.
+  if (execution === undefined || node.annotations[DRAIN_ANNOTATION] !== execution) return;
   const deadline = IsoDateSchema.safeParse(node.annotations[DRAIN_DEADLINE_ANNOTATION]);
   if (deadline.success) {
     const at = Date.parse(deadline.data);
@@ -347,7 +356,7 @@ async function checkNode(deps: DrainDeps, request: DrainRequest, state: WorkingS
   if (!node) return gone();
   if (bound !== undefined && node.uid !== bound) return replaced(node.uid);
   state.nodeUid = node.uid;
-  takeHandover(state, node);
+  takeHandover(state, node, request.execution);
   if (state.cordoned) {
     // Never cordoned again: whoever uncordoned it decided to keep it.
     if (!node.unschedulable) return ended('cancelled-by-uncordon', state, request, memory, clock.now(), `node ${name} was uncordoned by someone else mid-drain; the drain stops and leaves it schedulable`);
@@ -496,6 +505,22 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
 }
 
 /**
+ * Writes how the drain ended on its record, so that later runs know (an operator's uncordon leaves
+ * the lifecycle action to them). Best effort: a drain that cannot say so still ended; a Node that is
+ * gone or another incarnation has nothing to record.
+ */
+async function recordEnd(deps: DrainDeps, request: DrainRequest, state: WorkingState, result: DrainStepResult): Promise<DrainStepResult> {
+  if (request.execution === undefined || result.status === 'node-gone' || result.status === 'node-replaced') return result;
+  const uid = state.nodeUid ?? request.cordon.expectedUid;
+  try {
+    await recordOutcome(deps.api, request.node, { ...(uid !== undefined ? { expectedUid: uid } : {}), execution: request.execution, outcome: outcomeOf(result.status) });
+    return result;
+  } catch (error) {
+    return { ...result, message: `${result.message ? `${result.message}; ` : ''}could not record the outcome on the node: ${describeError(error)}` };
+  }
+}
+
+/**
  * Drains as much as fits in `budgetMs` (measured on the injected clock): checks the Node (same uid,
  * still cordoned once cordoned), cordons it the first time, then passes over its pods until the
  * drain ends or the next check would fall outside the budget. `state` is the previous step's, or
@@ -512,7 +537,7 @@ export async function drainStep(deps: DrainDeps, request: DrainRequest, state: u
     // A snapshot: later passes keep working on `working`, and a progress listener may keep what it got.
     const full: DrainStepResult = { ...result, state: packState(working) };
     deps.onProgress?.(full);
-    if (full.status !== 'in-progress') return full;
+    if (full.status !== 'in-progress') return recordEnd(deps, request, working, full);
     if (deps.clock.now() + full.nextCheckAfterMs >= started + budgetMs) return full;
     await deps.sleep(full.nextCheckAfterMs);
   }

@@ -11,6 +11,8 @@ export interface FunctionConfig {
   readonly outputEventBusName?: string;
   /** Auto Scaling groups configured as the cluster's (the deployment's autoScalingGroupNames). */
   readonly autoScalingGroupNames?: readonly string[];
+  /** The terminate hooks the reconciler completes (the deployment's lifecycleHookNames). */
+  readonly lifecycleHookNames?: readonly string[];
 }
 
 const EnvSchema = z.object({
@@ -20,6 +22,7 @@ const EnvSchema = z.object({
   [FUNCTION_ENV.drainStateMachineArn]: z.string().min(1).optional(),
   [FUNCTION_ENV.outputEventBusName]: z.string().min(1).optional(),
   [FUNCTION_ENV.autoScalingGroupNames]: z.string().optional(),
+  [FUNCTION_ENV.lifecycleHookNames]: z.string().optional(),
 });
 
 /**
@@ -47,7 +50,9 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
   }
   const arn = vars[FUNCTION_ENV.drainStateMachineArn];
   const bus = vars[FUNCTION_ENV.outputEventBusName];
-  const groups = (vars[FUNCTION_ENV.autoScalingGroupNames] ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const list = (text: string | undefined) => (text ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const groups = list(vars[FUNCTION_ENV.autoScalingGroupNames]);
+  const hooks = list(vars[FUNCTION_ENV.lifecycleHookNames]);
   return {
     clusterName: vars[FUNCTION_ENV.clusterName],
     region: vars.AWS_REGION,
@@ -55,5 +60,6 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
     ...(arn ? { drainStateMachineArn: arn } : {}),
     ...(bus ? { outputEventBusName: bus } : {}),
     ...(groups.length > 0 ? { autoScalingGroupNames: groups } : {}),
+    ...(hooks.length > 0 ? { lifecycleHookNames: hooks } : {}),
   };
 }

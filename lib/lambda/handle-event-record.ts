@@ -28,6 +28,7 @@ export async function handleEventRecord(
   deps: () => Promise<ReconcilerDeps>,
   logger: Pick<Logger, 'info' | 'appendKeys' | 'removeKeys'>,
   place: RunPlace,
+  delivery: { readonly lastReceive?: boolean } = {},
 ): Promise<RunReport | undefined> {
   let event: unknown;
   try {
@@ -42,7 +43,7 @@ export async function handleEventRecord(
       logger.info('event ignored', { reason: parsed.reason, detailType: parsed.header.detailType });
       return undefined;
     }
-    const report = await runSignals(await deps(), parsed.signals, place);
+    const report = await runSignals(await deps(), parsed.signals, { ...place, ...delivery });
     logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
     if (report.incomplete.length > 0) {
       // Nothing was decided for what could not be observed: retry the record rather than lose the event.

@@ -71,6 +71,7 @@ export class WarmRuntime {
         clusterName: this.config.clusterName,
         region: this.config.region,
         ...(this.config.autoScalingGroupNames ? { ownGroups: this.config.autoScalingGroupNames } : {}),
+        ...(this.config.lifecycleHookNames ? { ownHooks: this.config.lifecycleHookNames } : {}),
         settings,
         clock: this.clock,
         kube,

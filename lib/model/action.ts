@@ -4,12 +4,18 @@ import type { LifecycleRef } from './signal.js';
 
 /** Records a drain execution as the owner of a Node's removal (lib/drain/claim.ts). */
 export interface DrainClaimRequest {
+  /** The workflow execution: the one to start, or the running one to join. */
   readonly execution: string;
   /** A claim whose execution never started, which may be overwritten. */
   readonly replaces?: string;
-  /** Epoch ms. */
+  /** Epoch ms by which the drain must be done; it stops there and reports what is left. */
   readonly deadline: number;
+  /** Completed with CONTINUE by the drain workflow when the drain ends. */
   readonly lifecycle?: LifecycleRef;
+  /** What the drain is for: a removal, maintenance, or the operator's own drain (CLI). */
+  readonly for: 'removal' | 'maintenance' | 'manual';
+  /** The instance's LaunchTime (epoch ms): a machine started since has new removals. */
+  readonly launchedAt?: number;
 }
 
 interface NodeTarget {
@@ -34,27 +40,21 @@ export type Action =
       readonly kind: 'drain';
       readonly instanceId?: InstanceId;
       readonly reason: string;
-      /** Epoch ms by which the drain must be done; it stops there and reports what is left. */
-      readonly deadline: number;
-      /** Completed with CONTINUE by the drain workflow when the drain ends. */
-      readonly lifecycle?: LifecycleRef;
       /** Id of the signal that caused it (for a deterministic workflow execution name). */
       readonly cause: string;
-      /** The workflow execution: the one to start, or the running one to join. */
-      readonly execution: string;
       /**
-       * `start`: claim the Node for this execution (guarded) and start it; `replaces` is a claim
-       * whose execution never started, which may be overwritten. `join`: a drain of this removal
-       * is running: hand it an earlier deadline or a lifecycle action, start nothing.
+       * `start`: record this drain on the Node (guarded; `replaces` names a record that may be
+       * overwritten) and start it; `join`: a drain of this removal runs (`execution`): hand it an
+       * earlier deadline or a lifecycle action, start nothing.
        */
       readonly mode: 'start' | 'join';
-      readonly replaces?: string;
-    } & NodeTarget)
+    } & DrainClaimRequest &
+      NodeTarget)
   | ({ readonly kind: 'taint-shutdown'; readonly instanceId: InstanceId; readonly reason: string } & NodeTarget)
   | ({ readonly kind: 'remove-shutdown-taint'; readonly instanceId: InstanceId; readonly reason: string } & NodeTarget)
   | ({ readonly kind: 'uncordon-own'; readonly instanceId?: InstanceId; readonly reason: string } & NodeTarget)
   /** Nothing slates the machine any more: its removal is over, and the Node's record of that removal's drain goes. */
-  | ({ readonly kind: 'forget-drain'; readonly instanceId?: InstanceId; readonly reason: string; readonly execution: string } & NodeTarget)
+  | ({ readonly kind: 'forget-drain'; readonly instanceId?: InstanceId; readonly reason: string; readonly execution?: string } & NodeTarget)
   | {
       readonly kind: 'complete-lifecycle';
       readonly instanceId: InstanceId;

@@ -19,8 +19,28 @@ export const CORDON_UNTIL_ANNOTATION = `${PREFIX}/until`;
 export const DRAIN_ANNOTATION = `${PREFIX}/drain`;
 /** ISO time: the governing drain deadline, which a later signal may bring forward (never back). */
 export const DRAIN_DEADLINE_ANNOTATION = `${PREFIX}/drain-deadline`;
-/** JSON LifecycleRef: an ASG lifecycle action handed over to the running drain, which completes it. */
+/** JSON `{group, hook}`: an ASG lifecycle action handed over to the running drain, which completes it (by instance id: no token on a Node). */
 export const LIFECYCLE_ANNOTATION = `${PREFIX}/lifecycle`;
+/** ISO time the drain record was made: a drain that has not started yet is not taken over before it has had time to. */
+export const DRAIN_AT_ANNOTATION = `${PREFIX}/drain-at`;
+/** What the recorded drain was for: `removal`, `maintenance` or `manual` (the operator's CLI drain). */
+export const DRAIN_FOR_ANNOTATION = `${PREFIX}/drain-for`;
+/** ISO LaunchTime of the instance when its drain was recorded: a machine started since is a new life, with new removals. */
+export const DRAIN_LAUNCH_ANNOTATION = `${PREFIX}/drain-launch`;
+/** How the recorded drain ended (the drain step writes it): `cancelled-by-uncordon` leaves the lifecycle action to the operator. */
+export const DRAIN_OUTCOME_ANNOTATION = `${PREFIX}/drain-outcome`;
+/** Every annotation of a drain record, which go together. */
+export const DRAIN_RECORD_ANNOTATIONS = [
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+  DRAIN_AT_ANNOTATION,
+  DRAIN_FOR_ANNOTATION,
+  DRAIN_LAUNCH_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
+] as const;
+/** Execution names of drains the CLI runs in-process: not Step Functions executions; running until their deadline. */
+export const LOCAL_DRAIN_PREFIX = 'local-';
 export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
 export const CLUSTER_TAG_EKS = 'eks:cluster-name';

@@ -12,12 +12,14 @@ export interface ObserveDeps {
   readonly clusterName: string;
   /** Auto Scaling groups configured as this cluster's (beside its cluster tags). */
   readonly ownGroups?: readonly string[];
+  /** The terminate lifecycle hooks the reconciler drains for and completes (the deployment's lifecycleHookNames); any, when absent. */
+  readonly ownHooks?: readonly string[];
   readonly settings: Settings;
   readonly clock: Clock;
   readonly nodes: Pick<NodeClient, 'listNodes'>;
   readonly leases: Pick<LeaseClient, 'listLeases' | 'getLease'>;
   readonly finder: Pick<NodeFinder, 'find' | 'hint' | 'read'>;
   readonly ec2: Pick<Ec2Adapter, 'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'>;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHook'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks'>;
   readonly drains: Pick<DrainLauncher, 'status'>;
 }

@@ -1,23 +1,35 @@
-import { DRAIN_ANNOTATION } from '../model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../model/labels.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
 import { errorText } from '../pipeline/errors.js';
 import type { ObserveDeps } from './deps.js';
 
 /**
  * What the workflow says of the drains the Nodes name (one removal, one drain): few Nodes carry one
- * at a time (those draining now, or drained and waiting for their machine to go).
+ * at a time (those draining now, or drained and waiting for their machine to go). A drain the CLI
+ * ran in its own process is no execution anyone can ask about: it ran until its deadline at most.
  */
 export async function drainStates(
-  deps: Pick<ObserveDeps, 'drains'>,
+  deps: Pick<ObserveDeps, 'drains' | 'clock'>,
   nodes: readonly NodeView[],
 ): Promise<{ states: ReadonlyMap<string, DrainExecutionState>; errors: string[] }> {
-  const names = [...new Set(nodes.flatMap((n) => (n.annotations[DRAIN_ANNOTATION] ? [n.annotations[DRAIN_ANNOTATION]] : [])))];
-  if (names.length === 0) return { states: new Map(), errors: [] };
-  let states: Map<string, DrainExecutionState>;
-  try {
-    states = await deps.drains.status(names);
-  } catch (error) {
-    states = new Map(names.map((name) => [name, { status: 'unknown', error: errorText(error) }]));
+  const states = new Map<string, DrainExecutionState>();
+  const remote = new Set<string>();
+  for (const node of nodes) {
+    const name = node.annotations[DRAIN_ANNOTATION];
+    if (!name) continue;
+    if (!name.startsWith(LOCAL_DRAIN_PREFIX)) {
+      remote.add(name);
+      continue;
+    }
+    const deadline = Date.parse(node.annotations[DRAIN_DEADLINE_ANNOTATION] ?? '');
+    states.set(name, { status: Number.isFinite(deadline) && deps.clock.now() < deadline ? 'running' : 'ended' });
+  }
+  if (remote.size > 0) {
+    try {
+      for (const [name, state] of await deps.drains.status([...remote])) states.set(name, state);
+    } catch (error) {
+      for (const name of remote) states.set(name, { status: 'unknown', error: errorText(error) });
+    }
   }
   const errors = [...states].flatMap(([name, state]) => (state.status === 'unknown' ? [`asking about drain ${name} failed: ${state.error}`] : []));
   return { states, errors };

@@ -14,6 +14,16 @@ const failed = (what: string, error: unknown): string => `${what}: ${errorText(e
 const HOOK_CONCURRENCY = 4;
 
 /**
+ * Which of a group's terminate hooks is ours to complete: a configured one; else the only one. With
+ * several and none configured it would be a guess that cuts another system's hook short: ambiguous.
+ */
+function chooseHook(group: string, hooks: readonly string[], own: readonly string[] | undefined): string | undefined | { ambiguous: string } {
+  if (own !== undefined) return hooks.find((h) => own.includes(h));
+  if (hooks.length <= 1) return hooks[0];
+  return { ambiguous: `Auto Scaling group ${group} has several terminate hooks (${hooks.join(', ')}): set lifecycleHookNames to say which is the reconciler's` };
+}
+
+/**
  * Adds what only a sweep can find (DESIGN §2): ASG membership with `Terminating:Wait` and its
  * hook, and scheduled events. A failure here costs the slating it would have found this run, not
  * the sweep: it is reported, and each instance it concerns carries it (`enrichmentErrors`), so
@@ -21,7 +31,7 @@ const HOOK_CONCURRENCY = 4;
  * failed blinds its own instances only; a failed scheduled-event query, every live instance.
  */
 export async function enrichInstances(
-  deps: { readonly autoScaling: ObserveDeps['autoScaling']; readonly ec2: Pick<ObserveDeps['ec2'], 'scheduledEvents'> },
+  deps: { readonly autoScaling: ObserveDeps['autoScaling']; readonly ec2: Pick<ObserveDeps['ec2'], 'scheduledEvents'>; readonly ownHooks?: ObserveDeps['ownHooks'] },
   instances: readonly InstanceView[],
 ): Promise<{ instances: InstanceView[]; errors: string[] }> {
   const liveInstances = instances.filter((i) => LIVE.has(i.state));
@@ -67,10 +77,13 @@ export async function enrichInstances(
   const terminatingGroups = [...new Set(terminating.map(([, m]) => m.group))];
   const hooks = new Map<string, string | undefined>();
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {
+    const waiting = terminating.filter(([, m]) => m.group === group).map(([id]) => id);
     try {
-      hooks.set(group, await deps.autoScaling.terminateHook(group));
+      const chosen = chooseHook(group, await deps.autoScaling.terminateHooks(group), deps.ownHooks);
+      if (typeof chosen === 'string' || chosen === undefined) hooks.set(group, chosen);
+      else blindFor(waiting, chosen.ambiguous);
     } catch (error) {
-      blindFor(terminating.filter(([, m]) => m.group === group).map(([id]) => id), failed(`describing lifecycle hooks of ${group}`, error));
+      blindFor(waiting, failed(`describing lifecycle hooks of ${group}`, error));
     }
   });
 

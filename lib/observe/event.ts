@@ -10,6 +10,13 @@ export interface ObservedSignals {
   readonly observation: Observation;
   /** What could not be observed: the event must be tried again (its record fails, SQS redelivers it). */
   readonly errors: readonly string[];
+  /** What could not be observed, but trying again would not help (the record's last receive): reported only. */
+  readonly reported?: readonly string[];
+}
+
+export interface ObserveSignalsOptions {
+  /** The queue will not deliver this record again: what would be retried is reported instead. */
+  readonly lastReceive?: boolean;
 }
 
 /** What a warm container read about the Node it remembers for an instance, before EC2 answered. */
@@ -42,7 +49,7 @@ async function readHint(deps: ObserveDeps, name: string): Promise<HintRead> {
  * costs its DescribeInstances and nothing more (what a warm hint read is dropped); an untagged one a
  * GET by name; only this cluster's a list of every Node when its Node is not named after it.
  */
-export async function observeSignals(deps: ObserveDeps, signals: readonly Signal[]): Promise<ObservedSignals> {
+export async function observeSignals(deps: ObserveDeps, signals: readonly Signal[], options: ObserveSignalsOptions = {}): Promise<ObservedSignals> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
   const hinted = new Map<InstanceId, Promise<HintRead>>();
   for (const id of ids) {
@@ -86,15 +93,20 @@ export async function observeSignals(deps: ObserveDeps, signals: readonly Signal
 
   const drains = await drainStates(deps, [...nodes.values()]);
   const now = deps.clock.now();
+  // EC2 reads are eventually consistent: a machine just launched may not be returned yet. Until the
+  // event is notFoundGrace old, its absence is not an answer: try again rather than lose the event
+  // (on the queue's last delivery it is reported instead, so the event is not dead-lettered for it).
+  const unseen = signals
+    .filter((s) => lookup.notFound.includes(s.instanceId))
+    .map((s) => ({ s, age: now - s.observedAt }))
+    .map(({ s, age }) => ({ young: age < deps.settings.notFoundGrace, text: `EC2 does not return ${s.instanceId} (the ${s.kind} event is ${formatDuration(Math.max(0, Math.round(age / 1000)) * 1000)} old; notFoundGrace ${formatDuration(deps.settings.notFoundGrace)})` }));
+  const retryUnseen = options.lastReceive !== true;
   const errors = [
     ...[...lookup.errors].map(([id, error]) => `looking up ${id} failed: ${error}`),
-    // EC2 reads are eventually consistent: a machine just launched may not be returned yet. Until the
-    // event is notFoundGrace old, its absence is not an answer: try again rather than lose the event.
-    ...signals
-      .filter((s) => lookup.notFound.includes(s.instanceId) && now - s.observedAt < deps.settings.notFoundGrace)
-      .map((s) => `EC2 does not return ${s.instanceId} yet (the ${s.kind} event is ${formatDuration(Math.max(0, Math.round((now - s.observedAt) / 1000)) * 1000)} old, under notFoundGrace ${formatDuration(deps.settings.notFoundGrace)})`),
+    ...unseen.filter((u) => u.young && retryUnseen).map((u) => `${u.text}: trying again`),
     ...drains.errors,
   ];
+  const reported = unseen.filter((u) => !u.young || !retryUnseen).map((u) => `${u.text}: nothing done for it`);
 
   return {
     observation: {
@@ -108,5 +120,6 @@ export async function observeSignals(deps: ObserveDeps, signals: readonly Signal
       drains: drains.states,
     },
     errors: [...new Set(errors)],
+    reported: [...new Set(reported)],
   };
 }

@@ -1,8 +1,9 @@
 import { act } from '../act/act.js';
 import { classify } from '../classify/classify.js';
+import { LOCAL_DRAIN_PREFIX } from '../model/labels.js';
 import type { Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
-import { observeSignals } from '../observe/event.js';
+import { observeSignals, type ObserveSignalsOptions } from '../observe/event.js';
 import { observeSweep } from '../observe/sweep.js';
 import { plan } from '../plan/plan.js';
 import { startNotifying } from '../report/notify.js';
@@ -22,13 +23,13 @@ export interface RunOptions {
 async function reconcile(
   kind: RunReport['kind'],
   deps: ReconcilerDeps,
-  observe: () => Promise<{ observation: Observation; errors: readonly string[] }>,
+  observe: () => Promise<{ observation: Observation; errors: readonly string[]; reported?: readonly string[] }>,
   signals: readonly Signal[],
   options: RunOptions,
 ): Promise<RunReport> {
   const wallStart = performance.now();
   const startedAt = new Date(deps.clock.now()).toISOString();
-  const { observation, errors: observeErrors } = await observe();
+  const { observation, errors: observeErrors, reported = [] } = await observe();
   const observed = performance.now();
 
   const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName, region: deps.region, ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}) };
@@ -36,6 +37,7 @@ async function reconcile(
   const planned = plan(pairs, {
     ...ctx,
     drains: observation.drains,
+    ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
     ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
   });
   const decided = performance.now();
@@ -60,6 +62,7 @@ async function reconcile(
     incomplete: [...observeErrors],
     errors: [
       ...observeErrors,
+      ...reported,
       ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
       ...notifyErrors,
     ],
@@ -74,9 +77,9 @@ export async function runSweep(deps: ReconcilerDeps, options: RunOptions = {}): 
 }
 
 /** One event's signals (a Health event may carry several instances). */
-export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions = {}): Promise<RunReport> {
+export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions & ObserveSignalsOptions = {}): Promise<RunReport> {
   // A failed lookup leaves no pair to classify (the node is not looked for without EC2's answer):
   // observeSignals says so, and the event is not passed off as handled.
-  return reconcile('event', deps, () => observeSignals(deps, signals), signals, options);
+  return reconcile('event', deps, () => observeSignals(deps, signals, options), signals, options);
 }
 

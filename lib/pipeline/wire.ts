@@ -24,6 +24,8 @@ export interface WireOptions {
   readonly region: string;
   /** Auto Scaling groups configured as this cluster's. */
   readonly ownGroups?: readonly string[];
+  /** The terminate lifecycle hooks the reconciler completes. */
+  readonly ownHooks?: readonly string[];
   readonly settings: Settings;
   readonly clock: Clock;
   /** The API server and the credentials to reach it, or their promise (the first Kubernetes call waits for it). */
@@ -58,6 +60,7 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
     clusterName: options.clusterName,
     region: options.region,
     ...(options.ownGroups ? { ownGroups: options.ownGroups } : {}),
+    ...(options.ownHooks ? { ownHooks: options.ownHooks } : {}),
     settings: options.settings,
     clock: options.clock,
     nodes,

@@ -4,7 +4,11 @@ import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_VALUE,
   DRAIN_ANNOTATION,
+  DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
+  DRAIN_FOR_ANNOTATION,
+  DRAIN_LAUNCH_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
 } from '../model/labels.js';
@@ -42,7 +46,16 @@ export interface DrainClaim {
   readonly execution: string;
   readonly deadline?: number;
   readonly lifecycle?: LifecycleRef;
+  /** When the record was made. */
+  readonly at?: number;
+  readonly for?: 'removal' | 'maintenance' | 'manual';
+  /** The instance's LaunchTime when the record was made. */
+  readonly launchedAt?: number;
+  /** How the drain ended, when it wrote that down. */
+  readonly outcome?: string;
 }
+
+const PURPOSES = ['removal', 'maintenance', 'manual'] as const;
 
 /** The lifecycle action a Node hands its drain; an unreadable one counts as none (the sweep finds the action again). */
 export function lifecycleOf(text: string | undefined): LifecycleRef | undefined {
@@ -61,6 +74,18 @@ export function drainClaimOf(node: NodeView): DrainClaim | undefined {
   const execution = node.annotations[DRAIN_ANNOTATION];
   if (execution === undefined || execution === '') return undefined;
   const deadline = timeAnnotation(node, DRAIN_DEADLINE_ANNOTATION);
+  const at = timeAnnotation(node, DRAIN_AT_ANNOTATION);
+  const launchedAt = timeAnnotation(node, DRAIN_LAUNCH_ANNOTATION);
   const lifecycle = lifecycleOf(node.annotations[LIFECYCLE_ANNOTATION]);
-  return { execution, ...(deadline !== undefined ? { deadline } : {}), ...(lifecycle ? { lifecycle } : {}) };
+  const purpose = PURPOSES.find((p) => p === node.annotations[DRAIN_FOR_ANNOTATION]);
+  const outcome = node.annotations[DRAIN_OUTCOME_ANNOTATION];
+  return {
+    execution,
+    ...(deadline !== undefined ? { deadline } : {}),
+    ...(lifecycle ? { lifecycle } : {}),
+    ...(at !== undefined ? { at } : {}),
+    ...(purpose !== undefined ? { for: purpose } : {}),
+    ...(launchedAt !== undefined ? { launchedAt } : {}),
+    ...(outcome !== undefined ? { outcome } : {}),
+  };
 }

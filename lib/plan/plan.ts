@@ -3,11 +3,11 @@ import type { Action, DrainClaimRequest, Plan, SkippedAction } from '../model/ac
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import type { LifecycleRef } from '../model/signal.js';
 import type { Settings } from '../settings.js';
-import { drainExecutionName } from '../workflow/contract.js';
+import { completeLifecycleCommand, drainExecutionName } from '../workflow/contract.js';
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf } from './exclusion.js';
+import { CORDONED_BY_ANNOTATION } from '../model/labels.js';
 import { cordonHeldUntil, drainClaimOf, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
 
 export interface PlanContext {
@@ -19,6 +19,8 @@ export interface PlanContext {
   readonly clusterNodeCount?: number;
   /** What the workflow says of the drains the observed Nodes name (Observation.drains). */
   readonly drains?: ReadonlyMap<string, DrainExecutionState>;
+  /** Prefix of the drain names this run records: LOCAL_DRAIN_PREFIX when drains run in this process (the CLI). */
+  readonly executionPrefix?: string;
 }
 
 type Decision = { actions: Action[]; skipped: SkippedAction[] };
@@ -51,10 +53,6 @@ function target(node: NodeView): { node: string; uid: string; resourceVersion: s
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The command an operator runs to let the group go on, for reports that leave the action to them. */
-function completeCommand(instanceId: string, lifecycle: LifecycleRef): string {
-  return `aws autoscaling complete-lifecycle-action --lifecycle-action-result CONTINUE --auto-scaling-group-name ${lifecycle.group} --lifecycle-hook-name ${lifecycle.hook} --instance-id ${instanceId}`;
-}
 
 interface PairPlanner {
   readonly pair: ClassifiedPair;
@@ -100,7 +98,8 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       return;
     case 'stopped-machine': {
       if (!node || instanceId === undefined || hasShutdownTaint(node)) return;
-      if (p.excluded) p.skip('taint-shutdown', `excluded by ${p.excluded}`);
+      if (pair.ours !== true) p.skip('taint-shutdown', `${instanceId} is not this cluster's instance: a name alone does not make its Node ours to taint`);
+      else if (p.excluded) p.skip('taint-shutdown', `excluded by ${p.excluded}`);
       else out.actions.push({ kind: 'taint-shutdown', ...target(node), instanceId, reason: pair.reason });
       return;
     }
@@ -127,6 +126,20 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
   }
 }
 
+/** A drain recorded on a Node that has not reached the workflow yet (its StartExecution is under way) is not taken over before this. */
+export const DRAIN_START_GRACE_MS = 60_000;
+
+/** What the Node records of a drain, and what the workflow says of it: a record too young to have started counts as running. */
+function recordedDrain(p: PairPlanner, node: NodeView): { claim: DrainClaim; state: DrainExecutionState } | undefined {
+  const claim = drainClaimOf(node);
+  if (!claim) return undefined;
+  // A drain that wrote how it ended has ended, whatever the workflow says (its history expires after 90 days).
+  if (claim.outcome !== undefined) return { claim, state: { status: 'ended' } };
+  const state = p.ctx.drains?.get(claim.execution) ?? { status: 'unknown' as const, error: 'not looked up in this run' };
+  const starting = state.status === 'absent' && claim.at !== undefined && p.now - claim.at < DRAIN_START_GRACE_MS;
+  return { claim, state: starting ? { status: 'running' } : state };
+}
+
 function planInSync(p: PairPlanner): void {
   const { pair, out } = p;
   const { node, instanceId } = pair;
@@ -134,35 +147,40 @@ function planInSync(p: PairPlanner): void {
   const ids = { instanceId };
   const shutdownTaint = hasShutdownTaint(node);
   const ownCordon = isOwnCordon(node);
-  // Our uncordon takes the drain record with it; otherwise (an operator ended the drain) it is dropped once its drain has ended.
-  const recorded = ownCordon ? undefined : drainClaimOf(node);
-  const endedDrain = recorded && ['ended', 'absent'].includes(p.ctx.drains?.get(recorded.execution)?.status ?? 'unknown') ? recorded : undefined;
-  if (!shutdownTaint && !ownCordon && !endedDrain) return;
+  const drain = recordedDrain(p, node);
+  const drainOver = drain !== undefined && (drain.state.status === 'ended' || drain.state.status === 'absent');
+  // Our uncordon takes the records with it; otherwise they go once the drain is over, and our cordon
+  // annotations on a node someone else uncordoned, so that their later cordon never reads as ours.
+  const staleCordon = !node.unschedulable && node.annotations[CORDONED_BY_ANNOTATION] !== undefined;
+  const forget = !ownCordon && (drainOver || (staleCordon && drain === undefined));
+  if (!shutdownTaint && !ownCordon && !forget) return;
   // Each undoes something because nothing slates the machine any more: not knowable when a lookup failed.
   if (p.blindSpot !== undefined) {
     if (shutdownTaint) p.skip('remove-shutdown-taint', p.blindSpot);
     if (ownCordon) p.skip('uncordon-own', p.blindSpot);
-    if (endedDrain) p.skip('forget-drain', p.blindSpot);
+    if (forget) p.skip('forget-drain', p.blindSpot);
     return;
   }
-  if (endedDrain && p.excluded) p.skip('forget-drain', `excluded by ${p.excluded}`);
-  else if (endedDrain) {
+  if (forget && p.excluded) p.skip('forget-drain', `excluded by ${p.excluded}`);
+  else if (forget) {
     out.actions.push({
       kind: 'forget-drain',
       ...target(node),
       ...ids,
-      execution: endedDrain.execution,
-      reason: `nothing slates ${instanceId} any more: the removal drain ${endedDrain.execution} was for is over, and a new one would get a drain of its own`,
+      ...(drain ? { execution: drain.claim.execution } : {}),
+      reason: drain
+        ? `nothing slates ${instanceId} any more: the removal drain ${drain.claim.execution} was for is over, and a new one would get a drain of its own`
+        : `the node was uncordoned by someone else: our cordon's annotations no longer describe it`,
     });
   }
   if (shutdownTaint) {
     if (p.excluded) p.skip('remove-shutdown-taint', `excluded by ${p.excluded}`);
     else out.actions.push({ kind: 'remove-shutdown-taint', ...target(node), instanceId, reason: `${instanceId} runs again` });
   }
-  if (ownCordon) planOwnUncordon(p, node, ids);
+  if (ownCordon) planOwnUncordon(p, node, ids, drain);
 }
 
-function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: ClassifiedPair['instanceId'] }): void {
+function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: ClassifiedPair['instanceId'] }, drain: ReturnType<typeof recordedDrain>): void {
   const { now, ctx, pair } = p;
   const { settings } = ctx;
   const cordonedAt = ownCordonTime(node);
@@ -170,7 +188,12 @@ function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: Cla
     p.skip('uncordon-own', 'our cordon has no readable time annotation; left cordoned');
     return;
   }
-  if (now - cordonedAt < settings.uncordonAfter) return;
+  // A drain on the node (a spot warning needs no sweep to see it) keeps the cordon it works under.
+  if (drain && (drain.state.status === 'running' || drain.state.status === 'unknown')) {
+    p.skip('uncordon-own', `drain ${drain.claim.execution} ${drain.state.status === 'running' ? 'is running' : 'may still be running'} on the node: its cordon stays`);
+    return;
+  }
+  if (now - Math.max(cordonedAt, drain?.claim.at ?? 0) < settings.uncordonAfter) return;
   const heldUntil = Math.max(cordonHeldUntil(node) ?? 0, pair.holdCordonUntil ?? 0);
   if (heldUntil > now) {
     p.skip('uncordon-own', `maintenance window ends at ${iso(heldUntil)}: the cordon is held until then`);
@@ -188,15 +211,37 @@ function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: Cla
   });
 }
 
+/**
+ * Whether what slates the machine now is another removal than the one the recorded drain was for:
+ * an operator's own drain is no removal's; maintenance is not a removal; a machine started since
+ * lives a new life; and a signal announced after the record is news (a duplicate or late delivery
+ * of the signal that made the record is not).
+ */
+function isNewRemoval(pair: ClassifiedPair, claim: DrainClaim): boolean {
+  if (claim.for === 'manual') return true;
+  if (claim.for === 'maintenance' && pair.purpose === 'removal') return true;
+  const launchedAt = pair.instance?.launchedAt;
+  if (claim.launchedAt !== undefined && launchedAt !== undefined && launchedAt > claim.launchedAt) return true;
+  return claim.at !== undefined && pair.signals.some((s) => s.observedAt > (claim.at ?? Infinity));
+}
+
 function planSlated(p: PairPlanner): void {
   const { pair, out, now, ctx } = p;
   const { node, instanceId } = pair;
   const ids = instanceId !== undefined ? { instanceId } : {};
   const lifecycle = pair.lifecycle;
-  /** CONTINUE now (no drain will do it); refused when a lookup failed or the instance is not ours. */
+  const drain = node ? recordedDrain(p, node) : undefined;
+  // The operator stopped this removal's drain to keep the machine: its lifecycle action is theirs.
+  const takenOver = drain !== undefined && drain.claim.outcome === 'cancelled-by-uncordon' && !isNewRemoval(pair, drain.claim);
+  /** CONTINUE now (no drain will do it); refused when a lookup failed, the instance is not ours, or the operator took it over. */
   const completeNow = (why: string): void => {
     if (!lifecycle || instanceId === undefined) return;
-    const refusal = pair.ours !== true ? `${instanceId} is not this cluster's instance: its lifecycle action is left to its owner` : p.blindSpot;
+    const refusal =
+      pair.ours !== true
+        ? `${instanceId} is not this cluster's instance: its lifecycle action is left to its owner`
+        : takenOver
+          ? `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: instanceId })})`
+          : p.blindSpot;
     if (refusal) p.skip('complete-lifecycle', refusal);
     else out.actions.push({ kind: 'complete-lifecycle', instanceId, lifecycle, result: 'CONTINUE', reason: `${pair.reason}; ${why}` });
   };
@@ -218,10 +263,8 @@ function planSlated(p: PairPlanner): void {
     return;
   }
 
-  const recorded = drainClaimOf(node);
-  const state = recorded ? (ctx.drains?.get(recorded.execution) ?? { status: 'unknown', error: 'not looked up in this run' }) : undefined;
-  if (recorded && state && state.status !== 'absent') {
-    planClaimedRemoval(p, node, recorded, state, completeNow);
+  if (drain && drain.state.status !== 'absent' && !(drain.state.status === 'ended' && isNewRemoval(pair, drain.claim))) {
+    planRecordedRemoval(p, node, drain.claim, drain.state, completeNow);
     return;
   }
 
@@ -243,10 +286,13 @@ function planSlated(p: PairPlanner): void {
     return;
   }
   const cause = pair.signals[0]?.eventId ?? sweepCause(now);
+  const launchedAt = pair.instance?.launchedAt;
   const claim: DrainClaimRequest = {
-    execution: drainExecutionName(ctx.clusterName, instanceId ?? node.name, cause),
+    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId ?? node.name, cause)}`,
     deadline,
-    ...(recorded ? { replaces: recorded.execution } : {}),
+    for: pair.purpose ?? 'removal',
+    ...(launchedAt !== undefined ? { launchedAt } : {}),
+    ...(drain ? { replaces: drain.claim.execution } : {}),
     ...(lifecycle ? { lifecycle } : {}),
   };
   cordon(claim);
@@ -254,7 +300,7 @@ function planSlated(p: PairPlanner): void {
 }
 
 /** A drain already owns this removal: join it while it runs, never start a second one (DESIGN §2). */
-function planClaimedRemoval(
+function planRecordedRemoval(
   p: PairPlanner,
   node: NodeView,
   claim: DrainClaim,
@@ -282,24 +328,28 @@ function planClaimedRemoval(
         deadline: earlier ?? claim.deadline ?? pair.deadline ?? now,
         cause: claim.execution,
         execution: claim.execution,
+        for: claim.for ?? 'removal',
         mode: 'join',
         ...(handOver ? { lifecycle: handOver } : {}),
       });
       return;
     }
-    case 'ended':
+    case 'ended': {
       p.skip('drain', `this removal already had its drain (${claim.execution}): not drained again`);
       if (!pair.lifecycle || pair.instanceId === undefined) return;
-      if (node.unschedulable) {
+      // The operator stopped the drain to keep the machine (the drain wrote so; or, from a drain that
+      // could not say, the node is schedulable again): completing the action would end it anyway.
+      const cancelled = claim.outcome !== undefined ? claim.outcome === 'cancelled-by-uncordon' : !node.unschedulable;
+      if (!cancelled) {
         completeNow(`its drain ${claim.execution} has ended`);
         return;
       }
-      // Uncordoned since (the drain's own cordon stays until the machine goes): the operator stopped the drain to keep the machine.
       p.skip(
         'complete-lifecycle',
-        `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeCommand(pair.instanceId, pair.lifecycle)})`,
+        `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeLifecycleCommand({ group: pair.lifecycle.group, hook: pair.lifecycle.hook, instance: pair.instanceId })})`,
       );
       return;
+    }
     case 'absent':
       return;
     default: {

@@ -20,8 +20,13 @@ export const DrainWorkflowInputSchema = z.object({
   /** ISO 8601; the drain stops there and reports what is left. */
   deadline: z.iso.datetime(),
   reason: z.string(),
-  /** The signal (event id) that caused the drain, or `sweep-<hour>` (plan's sweepCause): part of the execution name. */
+  /** The signal (event id) that caused the drain, or `sweep-<minute>` (plan's sweepCause): part of the execution name. */
   cause: z.string().min(1),
+  /**
+   * The execution's name, as the Node records it (ec2-node-reconciler/drain): the drain takes what is
+   * handed over on the Node only from a record of its own. Default: drainExecutionName(cluster, instance or node, cause).
+   */
+  execution: z.string().min(1).optional(),
   lifecycle: LifecycleRefSchema.optional(),
 });
 export type LifecycleRef = z.infer<typeof LifecycleRefSchema>;
@@ -118,6 +123,9 @@ export const DrainStepOutputSchema = z.object({
 });
 export type DrainStepOutput = z.infer<typeof DrainStepOutputSchema>;
 
+/** The execution a workflow input describes: its own name, or the one derived from it. */
+export const executionOf = (input: DrainWorkflowInput): string => input.execution ?? drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+
 /**
  * Step Functions execution names: 1–80 characters of [A-Za-z0-9-_]. Deterministic from
  * (cluster, instance or node, cause), so a duplicate event cannot start a second drain.
@@ -152,4 +160,6 @@ export const FUNCTION_ENV = {
   outputEventBusName: 'OUTPUT_EVENT_BUS_NAME',
   /** Comma-separated: the Auto Scaling groups configured as the cluster's (their instances are ours). */
   autoScalingGroupNames: 'AUTO_SCALING_GROUP_NAMES',
+  /** Comma-separated: the terminate lifecycle hooks the reconciler drains for and completes (any, when unset). */
+  lifecycleHookNames: 'LIFECYCLE_HOOK_NAMES',
 } as const;

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../lib/cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
 import type { LifecycleRef } from '../../lib/model/signal.js';
-import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
 import { pod } from '../drain/support/fake-api.js';
 import { harness, START } from '../drain/support/scenario.js';
 
@@ -44,7 +44,7 @@ describe('LocalDrainLauncher', () => {
   it('should complete the lifecycle action handed over on the Node once the node drained', async () => {
     const l = launcher();
     const handedOver = { group: 'ng-b', hook: 'other-hook' };
-    l.cluster.addNode('node-a', { annotations: { [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
+    l.cluster.addNode('node-a', { annotations: { [DRAIN_ANNOTATION]: executionOf(l.input), [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
     l.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
 
     await l.drains.launch(l.input);

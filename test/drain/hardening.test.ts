@@ -10,7 +10,7 @@ import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } fr
 import { runDrainStep } from '../../lib/lambda/drain-step.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
 import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';
 import { emulated, N1, seedNodes, type Emulated } from './support/emulated.js';
 
@@ -48,13 +48,16 @@ async function setup(options: { settings?: Partial<DrainSettings>; deadlineMs?: 
         setup.between();
       },
     },
-    request: { node: N1, deadline: START + (options.deadlineMs ?? 600_000), cordon: { reason: 'spot interruption' } },
+    // The drain the Node's record names: only that record hands it a deadline or a lifecycle action.
+    request: { node: N1, deadline: START + (options.deadlineMs ?? 600_000), cordon: { reason: 'spot interruption' }, execution: EXECUTION },
     between: () => undefined,
   };
   return setup;
 }
 
 const nodeUid = (env: Emulated): string => env.kube.store.getNode(N1)?.metadata.uid ?? '';
+
+const EXECUTION = 'demo-i-0a1b2c3d4e5f60001-evt-1';
 
 function workflowInput(env: Emulated, overrides: Partial<DrainWorkflowInput> = {}): DrainWorkflowInput {
   return {
@@ -269,7 +272,7 @@ describe('case 7: deadline-aware grace periods', () => {
     const { env, deps } = await setup();
     env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
-    await env.api.patchNode(N1, { annotations: { [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 60_000).toISOString(), [LIFECYCLE_ANNOTATION]: JSON.stringify(lifecycle) } });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 60_000).toISOString(), [LIFECYCLE_ANNOTATION]: JSON.stringify(lifecycle) } });
 
     const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
 
@@ -290,7 +293,7 @@ describe('case 7, continued: a deadline that comes closer mid-drain', () => {
     const first = await drainStep(deps, request, undefined, 0);
     clock.advance(10_000);
     // A spot warning for the same machine: two minutes from now.
-    await env.api.patchNode(N1, { annotations: { [DRAIN_DEADLINE_ANNOTATION]: new Date(clock.now() + 120_000).toISOString() } });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(clock.now() + 120_000).toISOString() } });
     const result = await runDrain(deps, request, { state: first.state });
 
     expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([undefined, 115]);
@@ -303,7 +306,7 @@ describe('case 7, continued: a deadline that comes closer mid-drain', () => {
   it('should never take a later deadline, nor a lifecycle action that does not parse, from the Node', async () => {
     const { env, deps } = await setup({ deadlineMs: 120_000 });
     env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
-    await env.api.patchNode(N1, { annotations: { [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 3_600_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a"}' } });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 3_600_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a"}' } });
     const input = workflowInput(env, { deadline: new Date(START + 120_000).toISOString(), lifecycle: { group: 'ng-input', hook: 'h' } });
 
     const output = await runDrainStep({ input }, deps, 20_000);
@@ -311,6 +314,30 @@ describe('case 7, continued: a deadline that comes closer mid-drain', () => {
     expect(output.deadline).toBe(input.deadline);
     expect(output.lifecycle).toEqual({ group: 'ng-input', hook: 'h' });
     expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([115]);
+  });
+});
+
+describe('the Node’s drain record', () => {
+  it('should take nothing from another drain’s record (an earlier drain’s, left on the Node)', async () => {
+    const { env, deps } = await setup({ deadlineMs: 600_000 });
+    env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 30 });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: 'demo-i-0a1b2c3d4e5f60001-evt-0', [DRAIN_DEADLINE_ANNOTATION]: new Date(START - 60_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a","hook":"h"}' } });
+
+    const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
+
+    expect(output.deadline).toBe(new Date(START + 600_000).toISOString());
+    expect(output.lifecycle).toBeUndefined();
+  });
+
+  it('should write how it ended on its own record', async () => {
+    const { env, deps, request } = await setup();
+    env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 0 });
+    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION } });
+
+    const result = await runDrain(deps, request);
+
+    expect(result.status).toBe('drained');
+    expect(env.kube.store.getNode(N1)?.metadata.annotations?.['ec2-node-reconciler/drain-outcome']).toBe('done');
   });
 });
 

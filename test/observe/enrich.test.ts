@@ -34,7 +34,7 @@ function fakes(groups: Record<string, Record<number, string> | Error>, events: M
           }
           return Promise.resolve({ members, failed });
         },
-        terminateHook: () => Promise.resolve('drain-hook'),
+        terminateHooks: () => Promise.resolve(['drain-hook']),
       },
       ec2: { scheduledEvents: () => (events instanceof Error ? Promise.reject(events) : Promise.resolve(events)) },
     },

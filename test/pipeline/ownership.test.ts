@@ -1,5 +1,7 @@
 // Whose machines the event path touches, and what an event about someone else's costs (DESIGN §1a).
 import { describe, expect, it } from 'vitest';
+import { runSignals } from '../../lib/pipeline/run.js';
+import { parseEvent } from '../../lib/signals/index.js';
 import {
   actionsOf,
   awsRequests,
@@ -81,11 +83,24 @@ describe('event path: an instance EC2 does not return yet', () => {
     world.clearLogs();
 
     const young = await world.event(event);
-    expect(young?.incomplete).toEqual([expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} yet`))]);
+    expect(young?.incomplete).toEqual([expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: trying again$`))]);
 
     world.clock.advance(11 * 60_000);
     const old = await world.event(event);
     expect(old?.incomplete).toEqual([]);
+    expect(old?.errors).toEqual([expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: nothing done for it$`))]);
+  });
+
+  it('should report, not retry, on the record’s last receive, so that the event is not dead-lettered for it', async () => {
+    const event = await fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(6) });
+    world.clearLogs();
+    const parsed = parseEvent(event);
+    if (parsed.outcome !== 'signals') throw new Error('expected signals');
+
+    const report = await runSignals(await world.deps(), parsed.signals, { lastReceive: true });
+
+    expect(report.incomplete).toEqual([]);
+    expect(report.errors).toEqual([expect.stringMatching(/: nothing done for it$/)]);
   });
 });
 

@@ -219,6 +219,7 @@ describe('sweep: slated-for-removal', () => {
           deadline: iso(now + 15 * MINUTE),
           reason: expect.stringContaining(`Auto Scaling group ${ASG} is terminating it`) as unknown,
           cause: sweepCause(now),
+          execution: drainExecutionName(CLUSTER, instanceId(3), sweepCause(now)),
           lifecycle: { group: ASG, hook: TERMINATE_HOOK },
         },
       },
@@ -252,7 +253,7 @@ describe('sweep: slated-for-removal', () => {
       ...deps,
       autoScaling: {
         describeGroups: (groups) => deps.autoScaling.describeGroups(groups),
-        terminateHook: (group) => deps.autoScaling.terminateHook(group),
+        terminateHooks: (group) => deps.autoScaling.terminateHooks(group),
         markUnhealthy: (id) => deps.autoScaling.markUnhealthy(id),
         completeLifecycleAction: (id, lifecycle, result) => {
           // The hook's heartbeat timeout (1 h) runs out between observe and act.

@@ -87,6 +87,20 @@ function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean 
   return signalSays || stateSays;
 }
 
+/**
+ * Whether what slates the instance is news to the drain record on its Node: the record was an
+ * operator's drain or maintenance, the machine was started since, or a signal came after the record.
+ */
+function isNewToRecord(world: World, instanceId: string | undefined, annotations: Readonly<Record<string, string>>): boolean {
+  const recordedAt = Date.parse(annotations['ec2-node-reconciler/drain-at'] ?? '');
+  const launch = Date.parse(annotations['ec2-node-reconciler/drain-launch'] ?? '');
+  const purpose = annotations['ec2-node-reconciler/drain-for'];
+  const instance = instanceOf(world, instanceId);
+  const newer = world.signals.some((sig) => sig.instanceId === instanceId && !Number.isNaN(recordedAt) && sig.observedAt > recordedAt);
+  const restarted = instance !== undefined && !Number.isNaN(launch) && instance.launchedAt > launch;
+  return purpose === 'manual' || purpose === 'maintenance' || restarted || newer;
+}
+
 const nodeOf = (world: World, action: Action) => ('node' in action && action.node !== undefined ? world.observation.nodes.find((n) => n.name === action.node) : undefined);
 
 describe('plan invariants (fast-check)', () => {
@@ -234,13 +248,40 @@ describe('plan invariants (fast-check)', () => {
     );
   });
 
-  it('should never start a second drain for a removal whose drain runs, or ran', () => {
+  it('should never start a second drain for a removal whose drain runs (or is starting), or ran', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
           if (action.kind !== 'drain' || action.mode !== 'start') continue;
-          const recorded = nodeOf(world, action)?.annotations['ec2-node-reconciler/drain'];
-          if (recorded !== undefined) expect(world.observation.drains.get(recorded)?.status).toBe('absent');
+          const node = nodeOf(world, action);
+          const annotations = node?.annotations ?? {};
+          const recorded = annotations['ec2-node-reconciler/drain'];
+          if (recorded === undefined) continue;
+          const ended = annotations['ec2-node-reconciler/drain-outcome'] !== undefined;
+          const status = ended ? 'ended' : world.observation.drains.get(recorded)?.status;
+          const recordedAt = Date.parse(annotations['ec2-node-reconciler/drain-at'] ?? '');
+          if (status === 'absent') {
+            // Never started: taken over only once it had the time to start.
+            expect(Number.isNaN(recordedAt) || NOW - recordedAt >= 60_000).toBe(true);
+            continue;
+          }
+          // Ended: only a new removal, by the oracle's own reading of what the record says.
+          expect(status).toBe('ended');
+          expect(isNewToRecord(world, action.instanceId, annotations), `restarted drain over ${recorded}`).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('should never complete a lifecycle action the operator took over by uncordoning the node during its drain', () => {
+    fc.assert(
+      fc.property(worldArb, (world) => {
+        for (const action of decide(world).planned.actions) {
+          if (action.kind !== 'complete-lifecycle') continue;
+          const node = world.observation.nodes.find((n) => (n.providerID ?? '').endsWith(`/${action.instanceId}`));
+          const annotations = node?.annotations ?? {};
+          if (annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon') expect(isNewToRecord(world, action.instanceId, annotations)).toBe(true);
         }
       }),
       RUNS,

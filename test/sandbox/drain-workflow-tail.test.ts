@@ -7,12 +7,12 @@ import { sleepOn } from '../../lib/drain/driver.js';
 import { drainSettings, type DrainSettings } from '../../lib/drain/settings.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
 import type { LifecycleRef } from '../../lib/model/signal.js';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { LocalDrains, type DrainRun } from '../../lib/sandbox/simulate/local-drains.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
-import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
 import { FakeCluster, pod } from '../drain/support/fake-api.js';
 
 const START = Date.UTC(2026, 0, 1, 12);
@@ -144,10 +144,11 @@ describe('the local drain workflow tail', () => {
   it('should complete a lifecycle action handed over to the drain on the Node, and no other', async () => {
     const t = tail();
     const handedOver = { group: 'ng-b', hook: 'other-hook', token: 'tok-1' };
-    t.cluster.addNode('node-a', { annotations: { [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
+    const input = t.input({ lifecycle: undefined });
+    t.cluster.addNode('node-a', { annotations: { [DRAIN_ANNOTATION]: executionOf(input), [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
     t.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
 
-    await t.drains.launch(t.input({ lifecycle: undefined }));
+    await t.drains.launch(input);
     await t.drains.settle();
 
     expect(t.completed).toEqual([{ instanceId: INSTANCE, lifecycle: handedOver, result: 'CONTINUE' }]);

@@ -53,11 +53,25 @@ const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
     { weight: 2, arbitrary: fc.constant({}) },
     {
       weight: 1,
-      arbitrary: fc.record({ deadline: fc.integer({ min: -HOUR, max: HOUR }), lifecycle: fc.boolean() }).map((r) => ({
-        'ec2-node-reconciler/drain': `drain-${index}`,
-        'ec2-node-reconciler/drain-deadline': new Date(NOW + r.deadline).toISOString(),
-        ...(r.lifecycle ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) } : {}),
-      })),
+      arbitrary: fc
+        .record({
+          deadline: fc.integer({ min: -HOUR, max: HOUR }),
+          lifecycle: fc.boolean(),
+          at: fc.option(fc.integer({ min: 0, max: 3 * HOUR }), { nil: undefined }),
+          for: fc.constantFrom(undefined, 'removal', 'maintenance', 'manual'),
+          launchedAgo: fc.option(fc.integer({ min: 0, max: 6 * HOUR }), { nil: undefined }),
+          outcome: fc.constantFrom(undefined, 'done', 'incomplete', 'cancelled-by-uncordon'),
+          local: fc.boolean(),
+        })
+        .map((r) => ({
+          'ec2-node-reconciler/drain': `${r.local ? 'local-' : ''}drain-${index}`,
+          'ec2-node-reconciler/drain-deadline': new Date(NOW + r.deadline).toISOString(),
+          ...(r.lifecycle ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) } : {}),
+          ...(r.at !== undefined ? { 'ec2-node-reconciler/drain-at': new Date(NOW - r.at).toISOString() } : {}),
+          ...(r.for !== undefined ? { 'ec2-node-reconciler/drain-for': r.for } : {}),
+          ...(r.launchedAgo !== undefined ? { 'ec2-node-reconciler/drain-launch': new Date(NOW - r.launchedAgo).toISOString() } : {}),
+          ...(r.outcome !== undefined ? { 'ec2-node-reconciler/drain-outcome': r.outcome } : {}),
+        })),
     },
   );
 

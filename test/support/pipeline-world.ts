@@ -20,7 +20,7 @@ import { parseEvent } from '../../lib/signals/index.js';
 import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '../../lib/sandbox/aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeSeed, type UserInfo } from '../../lib/sandbox/kube/index.js';
 import type { DrainExecutionState } from '../../lib/model/observation.js';
-import { drainExecutionName, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
 import { instanceId } from './world.js';
 
 export { instanceId };
@@ -53,7 +53,7 @@ export class RecordingDrainLauncher implements DrainLauncher {
 
   /** Drains it was asked to start count as running (they never end); any other name as never started. */
   status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
-    const started = new Set(this.launched.map((i) => drainExecutionName(i.cluster, i.instanceId ?? i.node, i.cause)));
+    const started = new Set(this.launched.map((i) => executionOf(i)));
     return Promise.resolve(new Map(executions.map((name): [string, DrainExecutionState] => [name, { status: started.has(name) ? 'running' : 'absent' }])));
   }
 }

@@ -13,9 +13,12 @@ const THROTTLE_CODES = new Set(['RequestLimitExceeded', 'Throttling', 'Throttlin
 /** Request counts per `service:Operation`, kept apart from the log so clearing one keeps the other. */
 export class Counters {
   private counts = new Map<string, OperationCount>();
+  // Apart from OperationCount, whose shape callers compare whole.
+  private refusals = new Map<string, number>();
 
-  record(entry: Pick<RequestLogEntry, 'service' | 'operation' | 'status' | 'errorCode'>): void {
+  record(entry: Pick<RequestLogEntry, 'service' | 'operation' | 'status' | 'errorCode' | 'denied'>): void {
     const key = `${entry.service}:${entry.operation}`;
+    if (entry.denied === true) this.refusals.set(key, (this.refusals.get(key) ?? 0) + 1);
     const count = this.counts.get(key) ?? { requests: 0, errors: 0, throttled: 0 };
     count.requests++;
     if (entry.status >= 400) count.errors++;
@@ -36,6 +39,16 @@ export class Counters {
     return total;
   }
 
+  /** Calls IAM refused: for one operation, a service, or all (`denied()`); never cleared with the log. */
+  denied(service?: string, operation?: string): number {
+    let sum = 0;
+    for (const [key, count] of this.refusals) {
+      const [s, op] = key.split(':');
+      if ((service === undefined || s === service) && (operation === undefined || op === operation)) sum += count;
+    }
+    return sum;
+  }
+
   get total(): number {
     let sum = 0;
     for (const count of this.counts.values()) sum += count.requests;
@@ -49,5 +62,6 @@ export class Counters {
 
   reset(): void {
     this.counts = new Map();
+    this.refusals = new Map();
   }
 }

@@ -1,8 +1,10 @@
+import { operationNamed } from './iam/actions.js';
 import type { ServiceName } from './services/names.js';
 
 /** Which requests a fault applies to; an omitted field matches everything. */
 export interface RequestMatch {
   readonly service?: ServiceName;
+  /** The operation, or its IAM action name where that differs (`InvokeFunction` for Lambda's `Invoke`). */
   readonly operation?: string;
 }
 
@@ -68,8 +70,9 @@ interface Counted<T> {
   seen: number;
 }
 
+// Scenarios name calls by IAM action (`lambda:InvokeFunction`) as readily as by operation (`lambda:Invoke`).
 const matches = (rule: RequestMatch, service: ServiceName, operation: string): boolean =>
-  (rule.service === undefined || rule.service === service) && (rule.operation === undefined || rule.operation === operation);
+  (rule.service === undefined || rule.service === service) && (rule.operation === undefined || operationNamed(service, rule.operation) === operation);
 
 /** mulberry32: small, fast and good enough for fault draws. */
 function generator(seed: number): () => number {

@@ -6,17 +6,19 @@
 export { startAwsEmulator, type AwsEmulator, type AwsEmulatorOptions, type EmulatorClientConfig } from './emulator.js';
 export { AwsState, DEFAULT_TIMINGS, defaultPrivateDnsName, type AwsStateOptions, type AwsTimings } from './state/index.js';
 export {
+  SeedAutoScalingGroupSchema,
   SeedClusterSchema,
   SeedInstanceSchema,
   SeedStateMachineSchema,
   type AwsSeed,
+  type SeedAutoScalingGroup,
   type SeedCluster,
   type SeedInstance,
   type SeedStateMachine,
 } from './state/seed.js';
 export type { AwsChange, LifecycleActionResult, LifecycleTransition } from './state/changes.js';
 export type { InstanceRecord } from './state/instances.js';
-export type { LifecycleCompletion, LifecycleHeartbeat, HealthChange, LifecycleState } from './state/autoscaling.js';
+export type { AutoScalingGroupRecord, LifecycleCompletion, LifecycleHeartbeat, HealthChange, LifecycleState } from './state/autoscaling.js';
 export type { RecordedEvent } from './state/event-bus.js';
 export type { ExecutionRecord, ExecutionStatus, StateMachineRecord } from './state/step-functions.js';
 export type { ClusterRecord } from './state/clusters.js';
@@ -27,3 +29,7 @@ export { createEksToken, verifyEksToken, EKS_TOKEN_PREFIX, type EksTokenOptions,
 export { DEFAULT_CREDENTIALS, type CallerIdentity, type EmulatorCredential } from './sigv4.js';
 export { SERVICE_NAMES, type ServiceName } from './services/names.js';
 export { AwsError } from './errors.js';
+export { authorizeCall, type CallAuthorization } from './authorization.js';
+export { IamAuthorizer } from './iam/authorizer.js';
+export { iamAction } from './iam/actions.js';
+export { iamChecks, hasIamMapping, globalKeys, partitionOf, autoScalingGroupArn, type IamCheck, type IamWorld } from './iam/requests.js';

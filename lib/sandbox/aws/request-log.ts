@@ -13,6 +13,10 @@ export interface RequestLogEntry {
   /** From the SigV4 credential scope, when the request was signed. */
   readonly region?: string;
   readonly accessKeyId?: string;
+  /** The caller's ARN (the signing key's identity), when IAM is enforced. */
+  readonly principal?: string;
+  /** True when IAM refused the call (AccessDenied, UnauthorizedOperation, or no signature at all). */
+  readonly denied?: true;
   /** Real time spent answering, injected latency included. */
   readonly durationMs: number;
 }
@@ -20,6 +24,8 @@ export interface RequestLogEntry {
 export interface LogFilter {
   readonly service?: ServiceName | 'unknown';
   readonly operation?: string;
+  /** Only calls IAM refused (true) or let through (false). */
+  readonly denied?: boolean;
 }
 
 /** Every request the emulator answered, oldest first; bounded so long benchmarks keep flat memory. */
@@ -48,7 +54,12 @@ export class RequestLog {
   }
 
   filter(filter: LogFilter = {}): readonly RequestLogEntry[] {
-    return this.entries.filter((e) => (filter.service === undefined || e.service === filter.service) && (filter.operation === undefined || e.operation === filter.operation));
+    return this.entries.filter(
+      (e) =>
+        (filter.service === undefined || e.service === filter.service) &&
+        (filter.operation === undefined || e.operation === filter.operation) &&
+        (filter.denied === undefined || (e.denied === true) === filter.denied),
+    );
   }
 
   clear(): void {

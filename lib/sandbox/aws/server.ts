@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { authorizeCall } from './authorization.js';
 import type { Counters } from './counters.js';
 import { AwsError, asAwsError } from './errors.js';
 import type { Faults } from './faults.js';
+import type { IamAuthorizer } from './iam/authorizer.js';
 import { IdSource } from './ids.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { route } from './router.js';
@@ -16,7 +18,10 @@ export interface ServerDeps {
   readonly faults: Faults;
   readonly requestLog: RequestLog;
   readonly counters: Counters;
+  /** Read at every request: credentials added later (role sessions) are known at once. */
   readonly credentials: readonly EmulatorCredential[];
+  /** When given, every routed call is authorized under the caller's policies before anything else happens to it. */
+  readonly iam?: IamAuthorizer;
 }
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -40,7 +45,7 @@ function send(res: ServerResponse, reply: HttpReply, requestId: string): void {
   res.end(reply.body);
 }
 
-/** The one HTTP endpoint: route, inject faults, run the handler, answer in the protocol's shape, log. */
+/** The one HTTP endpoint: route, authorize (with `iam`), inject faults, run the handler, answer in the protocol's shape, log. */
 export function createAwsServer(deps: ServerDeps): Server {
   // Request ids come from their own source so retries never shift the ids of tokens and events.
   const requestIds = new IdSource('requests');
@@ -86,7 +91,20 @@ export function createAwsServer(deps: ServerDeps): Server {
     };
     let reply: HttpReply;
     let errorCode: string | undefined;
+    let principal: string | undefined;
+    let denied: true | undefined;
     try {
+      if (deps.iam) {
+        // Conditions read the account as it is now (tags, group membership): settle it first.
+        state.settle();
+        const verdict = authorizeCall(deps.iam, call, { state, scope, credentials: deps.credentials });
+        principal = verdict.principal;
+        if (verdict.refusal) {
+          denied = true;
+          throw verdict.refusal;
+        }
+      }
+      // AWS decides on IAM before the service does anything: a fault only meets calls IAM let through.
       const decision = deps.faults.decide(service, call.operation);
       if (decision?.kind === 'throttle') throw call.service.throttlingError();
       if (decision?.kind === 'fail') throw new AwsError(decision.code, decision.message, decision.status);
@@ -107,6 +125,8 @@ export function createAwsServer(deps: ServerDeps): Server {
       errorCode,
       region: scope?.region,
       accessKeyId: scope?.accessKeyId,
+      ...(principal !== undefined ? { principal } : {}),
+      ...(denied ? { denied } : {}),
       durationMs: performance.now() - started,
     });
   }

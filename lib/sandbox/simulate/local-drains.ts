@@ -13,7 +13,7 @@ import type { DrainExecutionState } from '../../model/observation.js';
 import { errorText } from '../../pipeline/errors.js';
 import {
   completeLifecycleCommand,
-  drainExecutionName,
+  executionOf,
   leavesLifecycleOpen,
   STATE_PAYLOAD_LIMIT_BYTES,
   type DrainOutcome,
@@ -66,7 +66,7 @@ export class LocalDrains implements DrainLauncher {
   constructor(private readonly deps: LocalDrainDeps) {}
 
   launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
-    const name = drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+    const name = executionOf(input);
     if (this.runs.has(name)) return Promise.resolve('already-running');
     const now = this.deps.clock.now();
     this.runs.set(name, { name, input, launchedAt: now, status: 'running', nextStepAt: now, state: undefined, steps: 0 });

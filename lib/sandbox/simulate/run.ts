@@ -3,7 +3,7 @@
 // drain step the workflow loops.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runDrain } from '../../drain/driver.js';
+import { runOperatorDrain } from '../../drain/operator-drain.js';
 import { EventRecordFailure, handleEventRecord } from '../../lambda/handle-event-record.js';
 import { errorText } from '../../pipeline/errors.js';
 import { runSweep } from '../../pipeline/run.js';
@@ -94,7 +94,8 @@ async function deliver(sandbox: Sandbox, record: QueuedSignal, step: number): Pr
       sandbox.queue.delete(record);
       return { ...base, ignored: parsed.reason };
     }
-    const report = await handleEventRecord(JSON.stringify(record.event), () => sandbox.deps(), quietLogger, place(sandbox));
+    const lastReceive = record.receives >= sandbox.queue.maxReceiveCount;
+    const report = await handleEventRecord(JSON.stringify(record.event), () => sandbox.deps(), quietLogger, place(sandbox), { lastReceive });
     sandbox.queue.delete(record);
     return { ...base, ...(report ? { report } : {}) };
   } catch (error) {
@@ -151,11 +152,7 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   if ('settle' in step) return [{ step: index, at, kind: 'settle' }, ...(await settle(sandbox, index))];
   if ('drain' in step) {
     // The CLI's drain: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
-    const result = await runDrain(await sandbox.drainDeps(), {
-      node: step.drain.node,
-      deadline: at + sandbox.settings.drainTimeout,
-      cordon: { reason: step.drain.reason ?? 'manual drain', by: 'operator' },
-    });
+    const result = await runOperatorDrain(await sandbox.drainDeps(), { node: step.drain.node, reason: step.drain.reason ?? 'manual drain', timeoutMs: sandbox.settings.drainTimeout });
     return [{ step: index, at, kind: 'drain', node: step.drain.node, status: result.status, ...(result.message ? { message: result.message } : {}) }];
   }
   if ('cordon' in step || 'uncordon' in step) {

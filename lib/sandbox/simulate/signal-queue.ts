@@ -30,7 +30,7 @@ export class SignalQueue {
 
   constructor(
     private readonly visibilityTimeoutMs: number = SIGNAL_QUEUE.visibilityTimeoutSeconds * 1000,
-    private readonly maxReceiveCount: number = SIGNAL_QUEUE.maxReceiveCount,
+    readonly maxReceiveCount: number = SIGNAL_QUEUE.maxReceiveCount,
   ) {}
 
   send(event: unknown, detailType: string, now: number): void {

@@ -1,10 +1,12 @@
-// The roles of a deployed world and their identity-based policies, so a call can be authorized by
-// whoever makes it: a role ARN, or the session ARN its temporary credentials report.
+// The roles (and IAM users) of a deployed world and their identity-based policies, so a call can be
+// authorized by whoever makes it: a role ARN, the session ARN its temporary credentials report, or
+// a user ARN (the sandbox's operator signs as an IAM user).
 import { evaluate, checkPolicy, type AuthorizationRequest, type Decision } from './evaluate.js';
 import type { NamedPolicy } from './policy.js';
 
 const ROLE_ARN = /^arn:(aws[\w-]*):iam::(\d{12}):role\/(?:[^/]+\/)*([^/]+)$/;
 const SESSION_ARN = /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/;
+const USER_ARN = /^arn:(aws[\w-]*):iam::(\d{12}):user\/(?:[^/]+\/)*([^/]+)$/;
 
 /**
  * `partition/account/name` of the role behind a principal: a role ARN (any path) or an assumed-role
@@ -17,38 +19,56 @@ export function roleKey(principal: string): string | undefined {
   return `${partition}/${account}/${name}`;
 }
 
+/**
+ * The key policies are kept under for a principal: its role's (`roleKey`, sessions included) or,
+ * for an IAM user, `partition/account/user/name`, which no role key can equal. Undefined for
+ * anything else (a federated user, the root user, an unknown shape).
+ */
+export function principalKey(principal: string): string | undefined {
+  const role = roleKey(principal);
+  if (role !== undefined) return role;
+  const user = USER_ARN.exec(principal);
+  if (!user) return undefined;
+  const [, partition, account, name] = user;
+  return `${partition}/${account}/user/${name}`;
+}
+
 export interface AuthorizedDecision {
   readonly request: AuthorizationRequest;
   readonly decision: Decision;
 }
 
 /**
- * Roles and their policies. `authorize` evaluates a request under the caller's role; a caller with
- * no known role has no identity-based policy, so everything (but GetCallerIdentity) is denied.
+ * Roles, users and their policies. `authorize` evaluates a request under the caller's role (or user);
+ * a caller with no known policies has no identity-based policy, so everything (but
+ * GetCallerIdentity) is denied.
  */
 export class IamAuthorizer {
   private readonly roles = new Map<string, NamedPolicy[]>();
-  /** Every decision, in order, for tests and for a scenario's `expect.denied`. */
+  /** Every decision, in order, for tests and for a scenario's `expect.denied`; the oldest go first past the capacity. */
   readonly decisions: AuthorizedDecision[] = [];
 
-  /** Attaches policies to a role (by its ARN); validates their condition operators now. */
-  attach(roleArn: string, ...policies: readonly NamedPolicy[]): void {
-    const key = roleKey(roleArn);
-    if (key === undefined) throw new Error(`attaching policies: ${roleArn} is not a role ARN`);
+  /** @param decisionCapacity decisions kept (every call of a long sandbox run is one or more). @default 100000 */
+  constructor(private readonly decisionCapacity = 100_000) {}
+
+  /** Attaches policies to a role or an IAM user (by its ARN); validates their condition operators now. */
+  attach(principalArn: string, ...policies: readonly NamedPolicy[]): void {
+    const key = principalKey(principalArn);
+    if (key === undefined) throw new Error(`attaching policies: ${principalArn} is not a role or user ARN`);
     policies.forEach(checkPolicy);
     this.roles.set(key, [...(this.roles.get(key) ?? []), ...policies]);
   }
 
-  /** Replaces every policy of a role (a test removing one permission, a redeploy). */
-  replace(roleArn: string, policies: readonly NamedPolicy[]): void {
-    const key = roleKey(roleArn);
-    if (key === undefined) throw new Error(`replacing policies: ${roleArn} is not a role ARN`);
+  /** Replaces every policy of a role or user (a test removing one permission, a redeploy). */
+  replace(principalArn: string, policies: readonly NamedPolicy[]): void {
+    const key = principalKey(principalArn);
+    if (key === undefined) throw new Error(`replacing policies: ${principalArn} is not a role or user ARN`);
     policies.forEach(checkPolicy);
     this.roles.set(key, [...policies]);
   }
 
   policiesOf(principal: string): readonly NamedPolicy[] {
-    const key = roleKey(principal);
+    const key = principalKey(principal);
     return key === undefined ? [] : (this.roles.get(key) ?? []);
   }
 
@@ -60,10 +80,11 @@ export class IamAuthorizer {
     const session = SESSION_ARN.exec(request.principal);
     // A session's aws:PrincipalArn is its role's ARN (without the role's path, which the session ARN does not carry).
     const principalArn = session ? `arn:${session[1] ?? 'aws'}:iam::${session[2] ?? ''}:role/${session[3] ?? ''}` : request.principal;
-    const account = (session ?? ROLE_ARN.exec(request.principal))?.[2];
+    const account = (session ?? ROLE_ARN.exec(request.principal) ?? USER_ARN.exec(request.principal))?.[2];
     const context = { 'aws:PrincipalArn': principalArn, 'aws:PrincipalAccount': account, ...request.context };
     const decision = evaluate(this.policiesOf(request.principal), { ...request, context });
     this.decisions.push({ request, decision });
+    if (this.decisions.length > this.decisionCapacity) this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
     return decision;
   }
 }

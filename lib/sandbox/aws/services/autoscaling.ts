@@ -130,7 +130,7 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
     throw new AwsError('ValidationError', `The number of AutoScalingGroupNames (${names.length}) exceeds the maximum (${Math.max(50, size)}); raise MaxRecords (up to 100)`);
   }
   const store = ctx.state.autoScaling;
-  const groups = names === undefined ? store.groups() : [...new Set(names)].filter((g) => store.hasGroup(g)).sort();
+  const groups = names === undefined ? store.groupNames() : [...new Set(names)].filter((g) => store.hasGroup(g)).sort();
   const page = paginate(groups, { size, token: input.NextToken, kind: 'dasg' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
   const now = ctx.state.now();
   return {

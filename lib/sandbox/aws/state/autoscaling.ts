@@ -1,4 +1,5 @@
-import type { IdSource } from '../ids.js';
+import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '../../../model/labels.js';
+import { stableHex, type IdSource } from '../ids.js';
 import type { ChangeFeed, LifecycleActionResult, LifecycleTransition } from './changes.js';
 import type { InstanceStore } from './instances.js';
 
@@ -87,6 +88,33 @@ export interface ActionSelector {
   readonly instanceId?: string;
 }
 
+/** A group as IAM sees it: the UUID in its ARN and the tags its conditions read. */
+export interface AutoScalingGroupRecord {
+  readonly name: string;
+  /** Stable per name: the `autoScalingGroup:<uuid>:` part of the group's ARN. */
+  readonly uuid: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** Given by the seed or a test (never derived from members again), rather than taken from members. */
+  readonly explicitTags: boolean;
+}
+
+/**
+ * Member tags a group carries itself, because the group is where they come from: EKS managed node
+ * groups and eksctl tag the group with the cluster (`eks:cluster-name`, `eks:nodegroup-name`,
+ * `kubernetes.io/cluster/<name>`, the cluster autoscaler's `k8s.io/cluster-autoscaler/…`) and
+ * propagate those tags to every instance they launch.
+ */
+export function isPropagatedGroupTag(key: string): boolean {
+  return key === CLUSTER_TAG_EKS || key === 'eks:nodegroup-name' || key.startsWith(CLUSTER_OWNERSHIP_TAG_PREFIX) || key.startsWith('k8s.io/cluster-autoscaler/');
+}
+
+/** A version-4-shaped UUID derived from the group's name, so a group's ARN is the same in every run. */
+export function autoScalingGroupUuid(name: string): string {
+  const h = stableHex(`autoScalingGroup:${name}`, 32);
+  const variant = ((parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /** One hour: Auto Scaling's default HeartbeatTimeout. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_600_000;
 const MAX_GLOBAL_TIMEOUT_MS = 48 * 3_600_000;
@@ -108,6 +136,7 @@ export class LifecycleActionNotFound extends Error {
  */
 export class AutoScalingStore {
   private readonly hooksByGroup = new Map<string, Map<string, LifecycleHook>>();
+  private readonly groups = new Map<string, AutoScalingGroupRecord>();
   private readonly members = new Map<string, AsgMember>();
   /** Members by group, in seed order: a group's reads and lifecycle calls never scan other groups. */
   private readonly byGroup = new Map<string, Map<string, AsgMember>>();
@@ -126,7 +155,42 @@ export class AutoScalingStore {
     private readonly wake: (at: number) => void,
   ) {}
 
+  /** A known group (one with members, hooks or tags), or undefined. */
+  group(name: string): AutoScalingGroupRecord | undefined {
+    return this.groups.get(name);
+  }
+
+  /** Sets a group's tags (creating the group if needed); they are not derived from its members any more. */
+  tagGroup(name: string, tags: Readonly<Record<string, string>>): AutoScalingGroupRecord {
+    const record: AutoScalingGroupRecord = { name, uuid: autoScalingGroupUuid(name), tags: { ...tags }, explicitTags: true };
+    this.groups.set(name, record);
+    return record;
+  }
+
+  /**
+   * Gives a group the cluster tags of a member it has (see isPropagatedGroupTag), unless its tags
+   * were given explicitly; the first member carrying a key decides its value.
+   */
+  inheritTags(name: string, memberTags: ReadonlyMap<string, string>): void {
+    const group = this.ensureGroup(name);
+    if (group.explicitTags) return;
+    const tags = { ...group.tags };
+    for (const [key, value] of memberTags) {
+      if (isPropagatedGroupTag(key) && !Object.hasOwn(tags, key)) tags[key] = value;
+    }
+    this.groups.set(name, { ...group, tags });
+  }
+
+  private ensureGroup(name: string): AutoScalingGroupRecord {
+    const existing = this.groups.get(name);
+    if (existing) return existing;
+    const record: AutoScalingGroupRecord = { name, uuid: autoScalingGroupUuid(name), tags: {}, explicitTags: false };
+    this.groups.set(name, record);
+    return record;
+  }
+
   putHook(group: string, hook: LifecycleHook): void {
+    this.ensureGroup(group);
     const hooks = this.hooksByGroup.get(group) ?? new Map<string, LifecycleHook>();
     hooks.set(hook.name, hook);
     this.hooksByGroup.set(group, hooks);
@@ -145,6 +209,7 @@ export class AutoScalingStore {
   addMember(member: Omit<AsgMember, 'action'>, action?: { hook: string; token?: string; at: number }): void {
     if (this.members.has(member.instanceId)) throw new Error(`seeding ${member.instanceId}: already in group ${member.group}`);
     if (!this.hooksByGroup.has(member.group)) this.hooksByGroup.set(member.group, new Map());
+    this.ensureGroup(member.group);
     const stored: AsgMember = { ...member };
     if (action) {
       const hook = this.hook(member.group, action.hook);
@@ -161,7 +226,7 @@ export class AutoScalingStore {
   }
 
   /** Every group's name (those with members or hooks), sorted. */
-  groups(): string[] {
+  groupNames(): string[] {
     return [...this.hooksByGroup.keys()].sort();
   }
 

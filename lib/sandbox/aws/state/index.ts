@@ -12,10 +12,12 @@ import { FunctionStore } from './functions.js';
 import { InstanceStore, SHUTDOWN_REASON, userInitiated, type InstanceRecord, type InstanceTimings } from './instances.js';
 import {
   parseSeed,
+  SeedAutoScalingGroupSchema,
   SeedClusterSchema,
   SeedInstanceSchema,
   SeedStateMachineSchema,
   type AwsSeed,
+  type SeedAutoScalingGroup,
   type SeedCluster,
   type SeedInstance,
   type SeedStateMachine,
@@ -115,6 +117,7 @@ export class AwsState {
 
   /** Seeds everything a scenario describes on the AWS side. */
   seed(seed: AwsSeed): void {
+    seed.autoScalingGroups?.forEach((g) => this.seedAutoScalingGroup(g));
     seed.instances?.forEach((i) => this.seedInstance(i));
     seed.clusters?.forEach((c) => this.seedCluster(c));
     seed.stateMachines?.forEach((m) => this.seedStateMachine(m));
@@ -190,6 +193,13 @@ export class AwsState {
       { instanceId, group: group.group, lifecycleState, healthStatus: 'HEALTHY', protectedFromScaleIn: false },
       waiting && group.hook !== undefined ? { hook: group.hook, token: group.token, at: now } : undefined,
     );
+    this.autoScaling.inheritTags(group.group, this.instances.get(instanceId)?.tags ?? new Map<string, string>());
+  }
+
+  /** Gives a group its own tags (IAM reads them for group actions); see SeedAutoScalingGroupSchema. */
+  seedAutoScalingGroup(input: SeedAutoScalingGroup): void {
+    const seed = parseSeed(SeedAutoScalingGroupSchema, input, `autoScalingGroups[${String(input.name)}]`);
+    this.autoScaling.tagGroup(seed.name, seed.tags);
   }
 
   seedCluster(input: SeedCluster): ClusterRecord {
@@ -308,5 +318,5 @@ function ipFromDnsName(name: string): string | undefined {
   return match ? match.slice(1, 5).join('.') : undefined;
 }
 
-export type { AwsSeed, SeedCluster, SeedInstance, SeedStateMachine } from './seed.js';
+export type { AwsSeed, SeedAutoScalingGroup, SeedCluster, SeedInstance, SeedStateMachine } from './seed.js';
 export type { AwsChange } from './changes.js';

@@ -83,8 +83,21 @@ export const SeedStateMachineSchema = z.strictObject({
 });
 export type SeedStateMachine = z.input<typeof SeedStateMachineSchema>;
 
+/**
+ * An Auto Scaling group's own tags, which IAM conditions on group actions read
+ * (`autoscaling:ResourceTag/…`). Beyond the scenario format: without it a group carries the cluster
+ * tags of its members (AutoScalingStore.inheritTags), as EKS managed node groups and eksctl tag them.
+ */
+export const SeedAutoScalingGroupSchema = z.strictObject({
+  name: z.string().min(1).max(255),
+  tags: z.record(z.string(), z.string()),
+});
+export type SeedAutoScalingGroup = z.input<typeof SeedAutoScalingGroupSchema>;
+
 /** Everything the emulator can be seeded with at once (the AWS half of a scenario). */
 export interface AwsSeed {
+  /** Seeded before the instances, so explicit group tags win over those derived from members. */
+  readonly autoScalingGroups?: readonly SeedAutoScalingGroup[];
   readonly instances?: readonly SeedInstance[];
   readonly clusters?: readonly SeedCluster[];
   readonly stateMachines?: readonly SeedStateMachine[];

@@ -1,11 +1,9 @@
 // The drain workflow's task: one drain step bounded by the invocation's remaining time; the state
 // machine waits and calls again until done or past the deadline.
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
 import { kubeDrainApi } from '../lib/drain/kube-api.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
@@ -16,12 +14,16 @@ import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runDrainStep } from '../lib/lambda/drain-step.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry } from '../lib/lambda/telemetry.js';
+import { createTelemetry, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import type { DrainStepOutput } from '../lib/workflow/contract.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
-const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+const { logger, metrics } = createTelemetry(config.clusterName);
+const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
+
+/** A heartbeat call gets this long, retries included: it must not eat the step. */
+const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
   let last: DrainStepResult | undefined;
@@ -34,7 +36,12 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
       last = result;
     },
   };
-  const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis());
+  const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis(), {
+    // Every invocation keeps the hook alive first, retries included (infra/heartbeat-gap.ts).
+    heartbeat: (instanceId, lifecycle) => autoScaling.recordHeartbeat(instanceId, lifecycle, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)),
+    onHeartbeatFailed: (error, lifecycle) =>
+      logger.warn('lifecycle heartbeat failed; the drain goes on', { group: lifecycle.group, hook: lifecycle.hook, error: error instanceof Error ? error.message : String(error) }),
+  });
   // The step output names 10 pods at most; the log of the last step names every pod left and every grace period shortened.
   if (output.outcome !== 'continue' && last) logger.info('drain ended', { outcome: output.outcome, message: last.message, pods: endLines(last.pods) });
   if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
@@ -47,7 +54,4 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   return output;
 }
 
-export const handler = middy(step)
-  .use(captureLambdaHandler(tracer))
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
+export const handler = middy(step).use(await telemetryMiddlewares({ logger, metrics }));

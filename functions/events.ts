@@ -1,34 +1,40 @@
 // SQS batch of EventBridge events → the event path. A bad record fails alone (partial batch
 // response); after the queue's retries it lands in the DLQ. Nothing is dropped.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+import { createTelemetry, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { SIGNAL_QUEUE } from '../lib/workflow/contract.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
-const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+const { logger, metrics } = createTelemetry(config.clusterName);
 const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
-  // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
-  const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
-  const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
-  if (report) recordRunMetrics(metrics, report);
+  // Every line about a record names its message, so a record that keeps failing can be followed to the DLQ.
+  logger.appendKeys({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
+  try {
+    // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
+    const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
+    const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
+    if (report) recordRunMetrics(metrics, report);
+  } catch (error) {
+    // The batch response names only the message: why it failed is said here, once.
+    logger.warn('record failed', { error: error instanceof Error ? error : new Error(String(error)) });
+    throw error;
+  } finally {
+    logger.removeKeys(['messageId', 'receiveCount']);
+  }
 }
 
-export const handler = middy((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context }))
-  .use(captureLambdaHandler(tracer))
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
+export const handler = middy((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context })).use(
+  await telemetryMiddlewares({ logger, metrics }),
+);

@@ -1,22 +1,19 @@
 // EventBridge Scheduler and manual invocations (`{ dryRun?, settings? }`) → a sweep of the whole
 // cluster; returns the run report.
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { sweepSettings } from '../lib/lambda/sweep-payload.js';
-import { createTelemetry, recordRunMetrics } from '../lib/lambda/telemetry.js';
+import { createTelemetry, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runSweep } from '../lib/pipeline/run.js';
 import type { RunReport } from '../lib/report/report.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
-const { logger, metrics, tracer } = createTelemetry(config.clusterName);
+const { logger, metrics } = createTelemetry(config.clusterName);
 
 async function sweep(payload: unknown, context: Context): Promise<RunReport> {
   const settings = sweepSettings(config.settings, payload);
@@ -26,7 +23,4 @@ async function sweep(payload: unknown, context: Context): Promise<RunReport> {
   return report;
 }
 
-export const handler = middy(sweep)
-  .use(captureLambdaHandler(tracer))
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
+export const handler = middy(sweep).use(await telemetryMiddlewares({ logger, metrics }));

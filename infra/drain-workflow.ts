@@ -25,7 +25,8 @@ import {
   type OutputDetailType,
 } from '../lib/workflow/contract.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
-import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
+import { HANDLER_ERRORS, LAMBDA_SERVICE_ERRORS, worstHeartbeatGap, type AslRetrier, type HeartbeatGap } from './heartbeat-gap.js';
+import { acknowledgeAutoScalingFindings, autoScalingStatements, LIFECYCLE_HEARTBEAT, type AutoScalingScope } from './permissions.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
 export const STEP_OUTCOMES = DRAIN_OUTCOMES;
@@ -41,6 +42,9 @@ export const FAILURE_ERRORS: Record<Exclude<DrainEnd, 'done'> | 'error' | 'unexp
   unexpected: 'UnexpectedDrainStepOutcome',
 };
 
+/** The error of an execution that drained the node but could not complete its lifecycle action. */
+export const LIFECYCLE_NOT_COMPLETED = 'LifecycleActionNotCompleted';
+
 const DRAINED: OutputDetailType = 'Node Drained';
 const DRAIN_FAILED: OutputDetailType = 'Drain Failed';
 
@@ -48,17 +52,41 @@ const DRAIN_FAILED: OutputDetailType = 'Drain Failed';
 const jsonata = (expression: string): string => `{% ${expression} %}`;
 
 /**
- * The DrainStepInput payload. One JSONata object constructor, not one expression per field: a key
- * whose value is undefined (no `state` on the first step) is dropped by JSONata, whereas a
- * Step Functions field that evaluates to undefined fails the state.
- */
-export const DRAIN_STEP_PAYLOAD = jsonata("{'input': $input, 'state': $step.state}");
-
-/**
  * The lifecycle action of the drain: one handed over to it on the Node (the step's `lifecycle`),
  * else the input's. The step reports its lifecycle only once it has run, hence the fallback.
  */
 export const LIFECYCLE = '($exists($step.lifecycle) ? $step.lifecycle : $input.lifecycle)';
+
+/**
+ * The DrainStepInput payload: the input, the previous step's state, and the lifecycle action the
+ * step heartbeats at its start. One JSONata object constructor, not one expression per field: a key
+ * whose value is undefined (no `state` on the first step, no lifecycle action) is dropped by JSONata,
+ * whereas a Step Functions field that evaluates to undefined fails the state.
+ */
+export const DRAIN_STEP_PAYLOAD = jsonata(`{'input': $input, 'state': $step.state, 'lifecycle': ${LIFECYCLE}}`);
+
+/**
+ * The longest Wait between two steps, whatever the step asks (it asks for a few seconds, at most its
+ * failed-eviction retry delay): a bound the heartbeat gap can be computed from.
+ */
+export const MAX_WAIT_SECONDS = 60;
+
+/** The Wait's seconds: what the step asked for, at most MAX_WAIT_SECONDS. */
+const WAIT_SECONDS = `$min([$step.waitSeconds, ${MAX_WAIT_SECONDS}])`;
+
+/** An attempt of the drain step runs at most the function's timeout; the task gives it this much more before it counts as States.Timeout. */
+export const STEP_TASK_MARGIN = Duration.seconds(10);
+
+/**
+ * Lambda refused or lost the invocation (throttled when many drains run at once, a service error):
+ * the handler did not run, so the attempt recorded no heartbeat. Retried briefly, with a budget the
+ * heartbeat gap accounts for (1+2+4+8+16+20 = 51 s); giving up fails the drain, which then completes
+ * the lifecycle action.
+ */
+export const SERVICE_RETRY: sfn.RetryProps = { errors: [...LAMBDA_SERVICE_ERRORS], maxAttempts: 6, interval: Duration.seconds(1), backoffRate: 2, maxDelay: Duration.seconds(20) };
+
+/** The handler failed (an unreachable API server, a bug) or timed out: two more tries, each heartbeating at its start. */
+export const HANDLER_RETRY: sfn.RetryProps = { errors: [...HANDLER_ERRORS], maxAttempts: 2, interval: Duration.seconds(5), backoffRate: 2 };
 
 /**
  * Arguments of the lifecycle calls: the token when the signal carried one, else the instance id
@@ -95,7 +123,8 @@ export const OUTPUT_DETAIL = jsonata(
     "'reason': $input.reason, 'cause': $input.cause, 'deadline': $exists($step.deadline) ? $step.deadline : $input.deadline, 'outcome': $outcome,",
     // `x ? x` is undefined, hence dropped, when x is null: no `"error": null` on a successful drain.
     "'summary': $step.summary, 'error': $failure ? $failure,",
-    `'lifecycle': $exists(${LIFECYCLE}) ? {'group': ${LIFECYCLE}.group, 'hook': ${LIFECYCLE}.hook, 'completed': $lifecycleCompleted, 'completeWith': $lifecycleCompleted = false ? ${COMPLETE_COMMAND}},`,
+    // Why completing failed (after its retries), when it did: the hook then waits for its timeout.
+    `'lifecycle': $exists(${LIFECYCLE}) ? {'group': ${LIFECYCLE}.group, 'hook': ${LIFECYCLE}.hook, 'completed': $lifecycleCompleted, 'error': $lifecycleError ? $lifecycleError, 'completeWith': $lifecycleCompleted = false ? ${COMPLETE_COMMAND}},`,
     "'execution': $states.context.Execution.Id",
     '}',
   ].join(' '),
@@ -103,10 +132,12 @@ export const OUTPUT_DETAIL = jsonata(
 
 export interface DrainWorkflowProps extends AutoScalingScope {
   readonly drainStepFunction: lambda.IFunction;
+  /** The drain-step function's timeout: an attempt's longest run. */
+  readonly drainStepTimeout: Duration;
   readonly outputBus: events.IEventBus;
   /** An execution still running after this ends TIMED_OUT. */
   readonly maxDrainDuration: Duration;
-  /** Least time between two lifecycle heartbeats while a drain waits. */
+  /** The workflow heartbeats before a wait when the last heartbeat would otherwise be this old by its end. */
   readonly heartbeatInterval: Duration;
   readonly tracing: boolean;
   readonly logRetention: logs.RetentionDays;
@@ -115,6 +146,8 @@ export interface DrainWorkflowProps extends AutoScalingScope {
 
 export class DrainWorkflow extends Construct {
   readonly stateMachine: sfn.StateMachine;
+  /** The longest a drain may go without a lifecycle heartbeat, retries included (infra/heartbeat-gap.ts). */
+  readonly heartbeatGap: HeartbeatGap;
 
   constructor(scope: Construct, id: string, props: DrainWorkflowProps) {
     super(scope, id);
@@ -129,6 +162,7 @@ export class DrainWorkflow extends Construct {
         outcome: 'running',
         failure: null,
         lifecycleCompleted: false,
+        lifecycleError: null,
         heartbeatAt: jsonata('$millis()'),
       },
     });
@@ -137,17 +171,23 @@ export class DrainWorkflow extends Construct {
       stateName: 'Drain step',
       lambdaFunction: props.drainStepFunction,
       payload: sfn.TaskInput.fromText(DRAIN_STEP_PAYLOAD),
-      assign: { step: jsonata('$states.result.Payload') },
+      // The step recorded a heartbeat at its start when it says so: the workflow's next one is due from then.
+      assign: {
+        step: jsonata('$states.result.Payload'),
+        heartbeatAt: jsonata('$exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt'),
+      },
       // Everything later states read is in `$step`; a constant output keeps the execution history small
       // (an expression here would fail the state if the handler ever left a field out).
       outputs: {},
-      retryOnServiceExceptions: true,
+      // An attempt is bounded (the heartbeat gap is computed from it), even if Lambda never answers.
+      taskTimeout: sfn.Timeout.duration(props.drainStepTimeout.plus(STEP_TASK_MARGIN)),
+      // Replaced by SERVICE_RETRY, whose budget is bounded: CDK's default retries service errors for 126 s.
+      retryOnServiceExceptions: false,
     });
-    // Throttling when many drains run at once (a scale-in, a Spot reclaim wave): CDK's service
-    // exception retry does not cover it, and giving up would fail a drain that only had to wait.
-    drainStep.addRetry({ errors: ['Lambda.TooManyRequestsException'], maxAttempts: 8, interval: Duration.seconds(5), backoffRate: 2, maxDelay: Duration.minutes(1) });
-    // A handler error (an unreachable API server, a bug) gets two more tries before the drain fails.
-    drainStep.addRetry({ errors: ['States.TaskFailed', 'States.Timeout'], maxAttempts: 2, interval: Duration.seconds(10), backoffRate: 2 });
+    // First the attempts that never ran the handler, then the ones that did: ASL takes the first match,
+    // and States.TaskFailed would match Lambda's errors too.
+    drainStep.addRetry(SERVICE_RETRY);
+    drainStep.addRetry(HANDLER_RETRY);
 
     const heartbeat = lifecycleCall(this, 'Record lifecycle heartbeat', {
       action: 'recordLifecycleActionHeartbeat',
@@ -172,16 +212,20 @@ export class DrainWorkflow extends Construct {
     // the error says how it ended, the Drain Failed event says what was left and why.
     const notDrained = sfn.Fail.jsonata(this, 'NotDrained', {
       stateName: 'Not drained',
-      error: jsonata(`$lookup(${JSON.stringify(FAILURE_ERRORS).replace(/"/g, "'")}, $outcome)`),
-      cause: jsonata("'The drain ended ' & $outcome & ': see the Drain Failed event for what was left and why, and the drain-step function logs.'"),
+      // A drain that drained but could not complete its lifecycle action fails too, so the alarm sees it.
+      error: jsonata(`$outcome = 'done' ? '${LIFECYCLE_NOT_COMPLETED}' : $lookup(${JSON.stringify(FAILURE_ERRORS).replace(/"/g, "'")}, $outcome)`),
+      cause: jsonata(
+        `$outcome = 'done' ? 'The node drained, but completing its lifecycle action failed: see lifecycle.error in the Node Drained event.' : 'The drain ended ' & $outcome & ': see the Drain Failed event for what was left and why, and the drain-step function logs.'`,
+      ),
     });
 
     const wait = sfn.Wait.jsonata(this, 'Wait', {
       stateName: 'Wait',
-      time: sfn.WaitTime.seconds(jsonata('$step.waitSeconds')),
+      time: sfn.WaitTime.seconds(jsonata(WAIT_SECONDS)),
     });
+    // Due when, by the end of the wait, the last heartbeat (the step's or the workflow's) would be heartbeatInterval old.
     const heartbeatDue = sfn.Choice.jsonata(this, 'HeartbeatDue', { stateName: 'Heartbeat due?' })
-      .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and ($millis() - $heartbeatAt) >= ${heartbeatMs}`)), heartbeat)
+      .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and ($millis() - $heartbeatAt + ${WAIT_SECONDS} * 1000) >= ${heartbeatMs}`)), heartbeat)
       .otherwise(wait);
     // A failed heartbeat does not stop the drain (the action may have been completed by someone else);
     // the timestamp still moves so that a failing call is not repeated every loop.
@@ -194,11 +238,12 @@ export class DrainWorkflow extends Construct {
     const finish = sfn.Choice.jsonata(this, 'LifecycleHook', { stateName: 'Lifecycle hook?' })
       .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and $not(${LEFT_OPEN})`)), complete)
       .otherwise(report);
-    complete.addCatch(report, { errors: ['States.ALL'], assign: { lifecycleCompleted: false } });
+    // Completing failed after its retries: the output event says why (and how to complete it), and the execution fails.
+    complete.addCatch(report, { errors: ['States.ALL'], assign: { lifecycleCompleted: false, lifecycleError: jsonata('$states.errorOutput') } });
     complete.next(report);
     report.next(
       sfn.Choice.jsonata(this, 'WasDrained', { stateName: 'Drained?' })
-        .when(sfn.Condition.jsonata(jsonata("$outcome = 'done'")), drained)
+        .when(sfn.Condition.jsonata(jsonata("$outcome = 'done' and $lifecycleError = null")), drained)
         .otherwise(notDrained),
     );
 
@@ -228,10 +273,15 @@ export class DrainWorkflow extends Construct {
       // Execution data stays in the execution history (90 days), not in a second copy in the logs.
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
-    for (const statement of autoScalingStatements(this, ['autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:CompleteLifecycleAction'], props)) {
+    for (const statement of autoScalingStatements(this, [LIFECYCLE_HEARTBEAT, 'autoscaling:CompleteLifecycleAction'], props)) {
       this.stateMachine.addToRolePolicy(statement);
     }
     this.acknowledgeFindings(props);
+    this.heartbeatGap = worstHeartbeatGap({
+      stepTask: stepTaskJson(drainStep),
+      heartbeatIntervalSeconds: props.heartbeatInterval.toSeconds(),
+      maxWaitSeconds: MAX_WAIT_SECONDS,
+    });
   }
 
   /** cdk-nag findings on what CDK generates for the state machine, each with its reason. */
@@ -254,6 +304,12 @@ export class DrainWorkflow extends Construct {
       });
     }
   }
+}
+
+/** The drain step's Retry and TimeoutSeconds as the definition renders them. */
+function stepTaskJson(task: sfn.State): { Retry?: AslRetrier[]; TimeoutSeconds?: number } {
+  const json = task.toStateJson() as { Retry?: AslRetrier[]; TimeoutSeconds?: number };
+  return { ...(json.Retry ? { Retry: json.Retry } : {}), ...(json.TimeoutSeconds !== undefined ? { TimeoutSeconds: json.TimeoutSeconds } : {}) };
 }
 
 interface LifecycleCallProps {

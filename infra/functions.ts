@@ -54,16 +54,32 @@ interface FunctionSpec {
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
+  /** Most concurrent invocations (reserved concurrency); none: the account's pool. */
+  readonly reservedConcurrency?: number;
+  /** Asynchronous invocations (the Scheduler's): retries by Lambda, and how long an event may wait to run. */
+  readonly async?: { readonly retryAttempts: number; readonly maxEventAge: Duration };
 }
 
 /**
  * Timeouts: an event batch is a few round trips per event; a sweep lists the whole cluster; a drain
- * step stops itself before the invocation's remaining time runs out and the workflow loops.
+ * step stops itself before the invocation's remaining time runs out and the workflow loops (its
+ * timeout bounds the gap between lifecycle heartbeats, infra/heartbeat-gap.ts).
+ *
+ * One sweep at a time: the scheduled one, a manual `invoke` and their retries never overlap (a
+ * second one is throttled: the Scheduler's target does not retry, an `invoke` says the sweep is
+ * busy). The Scheduler invokes asynchronously, so Lambda's own retries (two by default) are turned
+ * off too; a scheduled run that cannot start within one sweep's time is dropped, the next one covers it.
  */
 export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
   events: { description: 'handles EC2, Auto Scaling, Health and tag signals from the queue', memorySize: 512, timeout: Duration.seconds(SIGNAL_QUEUE.eventsFunctionTimeoutSeconds) },
-  sweep: { description: 'observes every node and instance on a schedule and reconciles', memorySize: 1024, timeout: Duration.minutes(5) },
-  drainStep: { description: 'one bounded step of a node drain (called by the drain workflow)', memorySize: 512, timeout: Duration.minutes(2) },
+  sweep: {
+    description: 'observes every node and instance on a schedule and reconciles',
+    memorySize: 1024,
+    timeout: Duration.minutes(5),
+    reservedConcurrency: 1,
+    async: { retryAttempts: 0, maxEventAge: Duration.minutes(5) },
+  },
+  drainStep: { description: 'one bounded step of a node drain (called by the drain workflow)', memorySize: 512, timeout: Duration.minutes(1) },
 };
 
 export interface ReconcilerFunctionsProps {
@@ -153,6 +169,8 @@ export class ReconcilerFunctions extends Construct {
       role,
       logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      ...(spec.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: spec.reservedConcurrency }),
+      ...(spec.async === undefined ? {} : { retryAttempts: spec.async.retryAttempts, maxEventAge: spec.async.maxEventAge }),
       vpc: props.vpc,
       vpcSubnets: props.vpc ? props.vpcSubnets : undefined,
       securityGroups: props.vpc ? [...this.securityGroups] : undefined,
@@ -163,6 +181,8 @@ export class ReconcilerFunctions extends Construct {
         ...(props.lifecycleHookNames ? { [FUNCTION_ENV.lifecycleHookNames]: props.lifecycleHookNames.join(',') } : {}),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+        // Without active tracing there is nothing to send segments to: the Tracer stays off (lib/lambda/telemetry.ts).
+        POWERTOOLS_TRACE_ENABLED: String(props.tracing),
         // Stack traces in the logs point at the TypeScript sources (the bundles ship .map files).
         NODE_OPTIONS: '--enable-source-maps',
       },

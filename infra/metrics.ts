@@ -43,6 +43,14 @@ export const METRIC_NAMES = {
   sweepDurationMs: 'SweepDurationMs',
   /** Runs whose circuit breaker refused every deletion (DESIGN §4). */
   breakerTripped: 'BreakerTripped',
+  /** Repair drains started (DESIGN §1b). */
+  repairsStarted: 'RepairsStarted',
+  /** Repairs that stood down: their group had more unhealthy machines than repair.maxUnhealthyPercent allows. */
+  repairsBlocked: 'RepairsBlocked',
+  /** Repaired machines marked Unhealthy for their group to replace. */
+  nodesRepaired: 'NodesRepaired',
+  /** Repairs cancelled because the node recovered. */
+  repairsCancelled: 'RepairsCancelled',
 } as const;
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];

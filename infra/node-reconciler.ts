@@ -23,9 +23,17 @@ import { FUNCTION_ENV, SIGNAL_QUEUE } from '../lib/workflow/contract.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
 import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
-import { clusterArn, DEFAULT_ENTRIES, ReconcilerFunctions, type FunctionKind } from './functions.js';
+import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
+import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
-import { acknowledgeAutoScalingFindings, ASG_MUTATIONS, autoScalingStatements, decommissionTagStatement, instanceArn, UNSCOPABLE_READS } from './permissions.js';
+import {
+  acknowledgeAutoScalingFindings,
+  ASG_MUTATIONS,
+  autoScalingStatements,
+  decommissionTagStatement,
+  LIFECYCLE_HEARTBEAT,
+  UNSCOPABLE_READS,
+} from './permissions.js';
 import { SignalRules } from './signal-rules.js';
 
 /**
@@ -139,11 +147,27 @@ export interface NodeReconcilerProps {
   readonly eventMaxConcurrency?: number;
 
   /**
-   * Name of the event bus the reconciler publishes its own events on.
+   * Name of the event bus the reconciler publishes its own events on (stack output OutputEventBusName).
    *
-   * @default - `ec2-node-reconciler-<clusterName>`
+   * @default - a name CDK generates from the construct path, unique to this stack
    */
   readonly outputEventBusName?: string;
+
+  /**
+   * Name of the CloudWatch dashboard. Dashboard names are global to the account: two stacks (two
+   * regions, two copies) must not share one.
+   *
+   * @default - a name CloudFormation generates, unique to this stack (stack output DashboardUrl)
+   */
+  readonly dashboardName?: string;
+
+  /**
+   * Prefix of the alarm names: each alarm is `<prefix>-<alarm>` (e.g. `<prefix>-DeadLetterQueueNotEmpty`).
+   * Alarm names are unique per account and region: two stacks must not share a prefix.
+   *
+   * @default - names CloudFormation generates, unique to this stack
+   */
+  readonly alarmNamePrefix?: string;
 
   /**
    * Create EKS access entries mapping the function roles to the Kubernetes group `ec2-node-reconciler`.
@@ -168,12 +192,23 @@ export interface NodeReconcilerProps {
   readonly maxDrainDuration?: Duration;
 
   /**
-   * Least time between two ASG lifecycle heartbeats while a drain waits. Keep it well below your
-   * lifecycle hooks' heartbeat timeout.
+   * The longest the drain workflow lets a lifecycle heartbeat age while it waits between drain steps
+   * (the drain-step function also records one at the start of every invocation). It is part of the
+   * worst-case gap between heartbeats (see `lifecycleHookTimeout`).
    *
    * @default Duration.minutes(1)
    */
   readonly lifecycleHeartbeatInterval?: Duration;
+
+  /**
+   * The heartbeat timeout of your terminate lifecycle hooks (`put-lifecycle-hook --heartbeat-timeout`),
+   * or the shortest of them. Nothing is created from it: synth warns when it is under twice the drain
+   * workflow's worst-case gap between heartbeats (retries included), as a hook can then lapse mid-drain
+   * and Auto Scaling apply its default result. Auto Scaling accepts 30 seconds to 2 hours.
+   *
+   * @default Duration.hours(1) - Auto Scaling's default heartbeat timeout
+   */
+  readonly lifecycleHookTimeout?: Duration;
 
   /**
    * Entry files of the functions, each exporting `handler`; they must lie under the repository root.
@@ -194,7 +229,11 @@ export const DEFAULTS = {
   tracing: false,
   maxDrainDuration: Duration.days(1),
   lifecycleHeartbeatInterval: Duration.minutes(1),
+  lifecycleHookTimeout: Duration.hours(1),
 } as const;
+
+/** Auto Scaling's bounds on a lifecycle hook's heartbeat timeout (PutLifecycleHook HeartbeatTimeout). */
+const HOOK_TIMEOUT_SECONDS = { min: 30, max: 7200 } as const;
 
 /** EKS cluster names: 1–100 characters, a letter or digit first, then letters, digits, - and _. */
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
@@ -211,6 +250,8 @@ export class NodeReconciler extends Construct {
   readonly sweepFunction: lambda.IFunction;
   readonly drainStepFunction: lambda.IFunction;
   readonly drainStateMachine: sfn.StateMachine;
+  /** The longest a drain may go without a lifecycle heartbeat, retries included; hooks need a heartbeat timeout of twice this. */
+  readonly heartbeatGap: HeartbeatGap;
   readonly outputBus: events.EventBus;
   readonly rules: SignalRules;
   readonly sweepSchedule: scheduler.Schedule;
@@ -230,7 +271,6 @@ export class NodeReconciler extends Construct {
     const asgScope = { clusterName, autoScalingGroupNames: props.autoScalingGroupNames };
     this.clusterName = clusterName;
     this.settings = settings;
-    this.warn(props, settings, maxDrainDuration, heartbeatInterval);
 
     const functions = new ReconcilerFunctions(this, 'Functions', {
       clusterName,
@@ -252,20 +292,24 @@ export class NodeReconciler extends Construct {
     this.roles = { events: roleOf(functions.events), sweep: roleOf(functions.sweep), drainStep: roleOf(functions.drainStep) };
 
     this.outputBus = new events.EventBus(this, 'OutputBus', {
-      eventBusName: props.outputEventBusName ?? `ec2-node-reconciler-${clusterName}`,
+      ...(props.outputEventBusName === undefined ? {} : { eventBusName: props.outputEventBusName }),
       description: `ec2-node-reconciler (${clusterName}): Node Deleted, Node Drained, Drain Failed, Divergence Detected`,
     });
 
-    this.drainStateMachine = new DrainWorkflow(this, 'DrainWorkflow', {
+    const workflow = new DrainWorkflow(this, 'DrainWorkflow', {
       ...asgScope,
       drainStepFunction: functions.drainStep,
+      drainStepTimeout: FUNCTION_SPECS.drainStep.timeout,
       outputBus: this.outputBus,
       maxDrainDuration,
       heartbeatInterval,
       tracing,
       logRetention,
       removalPolicy,
-    }).stateMachine;
+    });
+    this.drainStateMachine = workflow.stateMachine;
+    this.heartbeatGap = workflow.heartbeatGap;
+    this.warn(props, settings, maxDrainDuration, workflow.heartbeatGap);
 
     // Signals: rules → queue → events function.
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
@@ -329,11 +373,13 @@ export class NodeReconciler extends Construct {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    this.grantReconcilerPermissions(clusterName, asgScope, [this.roles.events, this.roles.sweep]);
-    new iam.Policy(this, 'DrainStepPolicy', {
-      roles: [this.roles.drainStep],
-      statements: [new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] })],
-    });
+    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [this.roles.events, this.roles.sweep]);
+    const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
+    // No invocation before its permissions: CloudFormation would otherwise create a function (and start
+    // its queue's event source) before the separate policy is attached, and its first runs be denied.
+    functions.events.node.addDependency(reconcilerPolicy);
+    functions.sweep.node.addDependency(reconcilerPolicy);
+    functions.drainStep.node.addDependency(drainStepPolicy);
 
     this.clusterAccess = new ClusterAccess(this, 'ClusterAccess', {
       clusterName,
@@ -350,16 +396,31 @@ export class NodeReconciler extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       stateMachine: this.drainStateMachine,
       alarmTopic: props.alarmTopic,
+      ...(props.dashboardName === undefined ? {} : { dashboardName: props.dashboardName }),
+      ...(props.alarmNamePrefix === undefined ? {} : { alarmNamePrefix: props.alarmNamePrefix }),
+    });
+  }
+
+  /**
+   * Lets an operator's role tag instances for decommissioning (`ec2-node-reconciler decommission`):
+   * ec2:CreateTags on any instance, for the decommission tag key only. The functions never tag.
+   */
+  grantDecommission(grantee: iam.IGrantable): iam.Grant {
+    const statement = decommissionTagStatement(this);
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: statement.actions,
+      resourceArns: statement.resources,
+      conditions: statement.conditions as Record<string, Record<string, unknown>>,
     });
   }
 
   /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
-  private grantReconcilerPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }, roles: iam.IRole[]): void {
+  private grantReconcilerPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }, roles: iam.IRole[]): iam.Policy {
     const policy = new iam.Policy(this, 'ReconcilerPolicy', {
       roles,
       statements: [
         new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
-        decommissionTagStatement(this),
         ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
         new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
         new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.drainStateMachine.stateMachineArn] }),
@@ -373,14 +434,24 @@ export class NodeReconciler extends Construct {
       reason: `${UNSCOPABLE_READS.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
     });
     Validations.of(policy).acknowledge({
-      id: wildcardResourceFinding(this, instanceArn(this, '*')),
-      reason: 'CreateTags on any instance, but only for the decommission tag key (aws:TagKeys condition): which instance is the subject of the call.',
-    });
-    Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),
       reason: 'DescribeExecution on the executions of the drain state machine only: the * stands for the execution name.',
     });
     acknowledgeAutoScalingFindings(policy, asgScope);
+    return policy;
+  }
+
+  /** The drain step reaches the cluster, and keeps the lifecycle action it drains for alive at the start of every invocation. */
+  private grantDrainStepPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }): iam.Policy {
+    const policy = new iam.Policy(this, 'DrainStepPolicy', {
+      roles: [this.roles.drainStep],
+      statements: [
+        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
+        ...autoScalingStatements(this, [LIFECYCLE_HEARTBEAT], asgScope),
+      ],
+    });
+    acknowledgeAutoScalingFindings(policy, asgScope);
+    return policy;
   }
 
   /** `arn:…:states:<region>:<account>:execution:<drain state machine>:*`. */
@@ -393,7 +464,7 @@ export class NodeReconciler extends Construct {
     });
   }
 
-  private warn(props: NodeReconcilerProps, settings: Settings, maxDrainDuration: Duration, heartbeatInterval: Duration): void {
+  private warn(props: NodeReconcilerProps, settings: Settings, maxDrainDuration: Duration, gap: HeartbeatGap): void {
     const annotations = Annotations.of(this);
     if (settings.dryRun) {
       annotations.addWarningV2(
@@ -413,10 +484,20 @@ export class NodeReconciler extends Construct {
         `maxDrainDuration (${maxDrainDuration.toHumanString()}) is shorter than settings.drainTimeout: drains time out before their own deadline.`,
       );
     }
-    if (heartbeatInterval.toSeconds() > 1800) {
+    if (settings.repair.enabled && maxDrainDuration.toMilliseconds() < settings.repair.drainTimeout) {
       annotations.addWarningV2(
-        'ec2-node-reconciler:heartbeatIntervalLong',
-        `lifecycleHeartbeatInterval (${heartbeatInterval.toHumanString()}) is long: hooks with a shorter heartbeat timeout expire while the drain waits.`,
+        'ec2-node-reconciler:maxDrainDurationShortForRepair',
+        `maxDrainDuration (${maxDrainDuration.toHumanString()}) is shorter than settings.repair.drainTimeout: repair drains time out before their own deadline.`,
+      );
+    }
+    const hookTimeout = props.lifecycleHookTimeout ?? DEFAULTS.lifecycleHookTimeout;
+    if (!hookTimeout.isUnresolved() && hookTimeout.toSeconds() < 2 * gap.seconds) {
+      const interval = (props.lifecycleHeartbeatInterval ?? DEFAULTS.lifecycleHeartbeatInterval).toHumanString();
+      annotations.addWarningV2(
+        'ec2-node-reconciler:lifecycleHookTimeoutShort',
+        `lifecycleHookTimeout (${hookTimeout.toHumanString()}) is under twice the drain workflow's worst-case gap between lifecycle heartbeats ` +
+          `(${gap.seconds} s: a ${gap.attemptSeconds} s drain step attempt, ${gap.handlerRetryDelaySeconds} s before its retry and ${gap.serviceRetrySeconds} s of Lambda throttling retries, or the ${interval} heartbeat interval): ` +
+          `a hook can lapse mid-drain and Auto Scaling apply its default result. Give your hooks a heartbeat timeout of at least ${2 * gap.seconds} s, or shorten lifecycleHeartbeatInterval.`,
       );
     }
     if (Token.isUnresolved(this.clusterName) && !props.autoScalingGroupNames) {
@@ -496,6 +577,18 @@ function validate(props: NodeReconcilerProps): Validated {
   }
   if (props.lifecycleHeartbeatInterval && !props.lifecycleHeartbeatInterval.isUnresolved() && props.lifecycleHeartbeatInterval.toSeconds() < 10) {
     problems.push('lifecycleHeartbeatInterval: must be at least 10 seconds');
+  }
+  if (props.lifecycleHookTimeout && !props.lifecycleHookTimeout.isUnresolved()) {
+    const seconds = props.lifecycleHookTimeout.toSeconds();
+    if (seconds < HOOK_TIMEOUT_SECONDS.min || seconds > HOOK_TIMEOUT_SECONDS.max) {
+      problems.push(`lifecycleHookTimeout: ${seconds} s is not a heartbeat timeout Auto Scaling accepts (${HOOK_TIMEOUT_SECONDS.min} s to ${HOOK_TIMEOUT_SECONDS.max} s)`);
+    }
+  }
+  for (const [name, value] of [
+    ['dashboardName', props.dashboardName],
+    ['alarmNamePrefix', props.alarmNamePrefix],
+  ] as const) {
+    if (resolved(value) && !/^[A-Za-z0-9_-]{1,200}$/.test(value)) problems.push(`${name}: ${JSON.stringify(value)} must be 1–200 letters, digits, - and _`);
   }
 
   if (problems.length > 0 || clusterName === undefined || !parsed.success) {

@@ -7,11 +7,23 @@ import type { Construct, IConstruct } from 'constructs';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/model/labels.js';
 import { wildcardResourceFinding } from './findings.js';
 
-/** Lifecycle and health actions on Auto Scaling groups; all support the autoScalingGroup resource type. */
-export const ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:SetInstanceHealth'] as const;
+/**
+ * Lifecycle and health actions the event and sweep functions take on Auto Scaling groups (all support
+ * the autoScalingGroup resource type): completing an action a sweep found, or one whose drain already
+ * ended, and the opt-in mark-unhealthy. They never heartbeat: the drain workflow and its step do.
+ */
+export const ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
 
-/** Read-only lookups that support no resource-level permissions (Service Authorization Reference). */
-export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeTags', 'autoscaling:DescribeAutoScalingGroups'] as const;
+/** The lifecycle heartbeat, recorded by the drain-step function at the start of each invocation and by the workflow while it waits. */
+export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
+
+/**
+ * Read-only lookups the event and sweep functions make that support no resource-level permissions
+ * (Service Authorization Reference): instances and their scheduled events, the groups' members with
+ * each one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks
+ * (a sweep completes only ours, lib/observe/enrich.ts).
+ */
+export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeLifecycleHooks'] as const;
 
 export interface AutoScalingScope {
   readonly clusterName: string;
@@ -19,12 +31,6 @@ export interface AutoScalingScope {
   readonly autoScalingGroupNames?: readonly string[];
 }
 
-/**
- * Statements allowing `actions` on the cluster's Auto Scaling groups: on the named groups' ARNs, or,
- * without names, on groups carrying the cluster's tag — `eks:cluster-name` (EKS managed node
- * groups) or `kubernetes.io/cluster/<name>` (eksctl and self-managed groups). IAM ORs statements,
- * so two statements express "either tag".
- */
 /** `arn:<partition>:autoscaling:<region>:<account>:autoScalingGroup:<uuid>:autoScalingGroupName/<name>`, any uuid. */
 export function autoScalingGroupArn(scope: IConstruct, name: string): string {
   return Stack.of(scope).formatArn({
@@ -69,8 +75,11 @@ export function autoScalingStatements(scope: Construct, actions: readonly string
   ];
 }
 
-/** ec2:CreateTags on instances, for the decommission tag key only. */
-export function decommissionTagStatement(scope: Construct): iam.PolicyStatement {
+/**
+ * ec2:CreateTags on instances, for the decommission tag key only: what an operator's role needs for
+ * `ec2-node-reconciler decommission` (NodeReconciler.grantDecommission). The functions never tag.
+ */
+export function decommissionTagStatement(scope: IConstruct): iam.PolicyStatement {
   return new iam.PolicyStatement({
     actions: ['ec2:CreateTags'],
     resources: [instanceArn(scope, '*')],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DurationSchema, formatDuration } from './model/duration.js';
 import { LEASE_DURATION_MS } from './model/kubelet.js';
+import { MIN_REPAIR_AFTER_MS, type RepairCondition } from './model/node-conditions.js';
 import { describeIssues } from './model/zod-issues.js';
 
 /** No setting's duration may exceed this: beyond it a typo (`99999d`) would silently disarm a rail. */
@@ -10,6 +11,53 @@ export const MAX_SETTING_DURATION_MS = 30 * 86_400_000;
 const SettingDuration = DurationSchema.refine((ms) => ms <= MAX_SETTING_DURATION_MS, {
   message: `must be at most ${formatDuration(MAX_SETTING_DURATION_MS)}`,
 });
+
+/** A drain's deadline: at least a minute, or a lifecycle action would be completed without draining. */
+const DrainDeadline = SettingDuration.refine((ms) => ms >= 60_000, { message: 'must be at least 1m: a shorter drain deadline would complete lifecycle actions without draining' });
+
+/** How long a condition must have been bad before its machine is repaired. */
+const RepairAfter = SettingDuration.refine((ms) => ms >= MIN_REPAIR_AFTER_MS, {
+  message: `must be at least ${formatDuration(MIN_REPAIR_AFTER_MS)} (Kubernetes' own not-ready toleration): a shorter wait replaces machines over a passing blip`,
+});
+
+const MINUTES = 60_000;
+/** EKS node auto repair's waits: 30 minutes, 10 for accelerated hardware. */
+const REPAIR_AFTER_DEFAULTS = {
+  Ready: 30 * MINUTES,
+  KernelReady: 30 * MINUTES,
+  NetworkingReady: 30 * MINUTES,
+  StorageReady: 30 * MINUTES,
+  ContainerRuntimeReady: 30 * MINUTES,
+  AcceleratedHardwareReady: 10 * MINUTES,
+} as const satisfies Record<RepairCondition, number>;
+
+const RepairAfterSchema = z
+  .object({
+    Ready: RepairAfter.default(REPAIR_AFTER_DEFAULTS.Ready),
+    KernelReady: RepairAfter.default(REPAIR_AFTER_DEFAULTS.KernelReady),
+    NetworkingReady: RepairAfter.default(REPAIR_AFTER_DEFAULTS.NetworkingReady),
+    StorageReady: RepairAfter.default(REPAIR_AFTER_DEFAULTS.StorageReady),
+    ContainerRuntimeReady: RepairAfter.default(REPAIR_AFTER_DEFAULTS.ContainerRuntimeReady),
+    AcceleratedHardwareReady: RepairAfter.default(REPAIR_AFTER_DEFAULTS.AcceleratedHardwareReady),
+  })
+  .strict();
+
+/** Opt-in repair of unresponsive machines in Auto Scaling groups (DESIGN §1b). */
+export const RepairSettingsSchema = z
+  .object({
+    /** Off unless turned on: cordon, drain and replace machines whose node stays unhealthy. */
+    enabled: z.boolean().default(false),
+    /** Per condition: how long it must have been bad (since its lastTransitionTime) before the machine is repaired. */
+    after: RepairAfterSchema.prefault({}),
+    /** Per Auto Scaling group: stand down while more than this percentage of its machines is unhealthy (rounded up). */
+    maxUnhealthyPercent: z.number().min(0).max(100).default(20),
+    /** Per Auto Scaling group: repairs in flight at once, counting drains already running there. */
+    maxParallel: z.number().int().min(1).default(1),
+    /** The repair drain's bound: the machine is replaced when it ends, drained or not. */
+    drainTimeout: DrainDeadline.default(15 * MINUTES),
+  })
+  .strict();
+export type RepairSettings = z.output<typeof RepairSettingsSchema>;
 
 /**
  * The reconciler's settings: one schema for the deployed configuration, scenarios and CLI flags.
@@ -45,7 +93,7 @@ export const SettingsSchema = z
     /** A Node the reconciler cordoned whose machine still runs, with nothing slating it, is uncordoned after this. */
     uncordonAfter: SettingDuration.default(1_800_000),
     /** Drain deadline when the signal gives none. */
-    drainTimeout: SettingDuration.refine((ms) => ms >= 60_000, { message: 'must be at least 1m: a shorter drain deadline would complete lifecycle actions without draining' }).default(900_000),
+    drainTimeout: DrainDeadline.default(900_000),
     /** Evict pods using emptyDir (their data is lost), like kubectl drain --delete-emptydir-data. */
     deleteEmptyDirData: z.boolean().default(true),
     /** Evict pods no controller manages (they are not recreated), like kubectl drain --force. */
@@ -60,6 +108,8 @@ export const SettingsSchema = z
     registrationGrace: SettingDuration.default(900_000),
     /** Opt-in: mark unregistered machines Unhealthy in their Auto Scaling group. */
     markUnregisteredUnhealthy: z.boolean().default(false),
+    /** Opt-in: graceful repair of unresponsive machines in every Auto Scaling group (DESIGN §1b). */
+    repair: RepairSettingsSchema.prefault({}),
   })
   .strict();
 
@@ -73,4 +123,29 @@ export function parseSettings(input: unknown): Settings {
   const result = SettingsSchema.safeParse(input ?? {});
   if (result.success) return result.data;
   throw new Error(`invalid settings: ${describeIssues(result.error)}`);
+}
+
+/**
+ * Settings written back in the form people and the deployment write them (durations as `5m`):
+ * what a function's RECONCILER_SETTINGS holds. Each number the schema refuses where a duration
+ * belongs is written as one; the result parses back to the same settings.
+ */
+export function settingsInput(settings: Settings): SettingsInput {
+  const input = structuredClone(settings) as Record<string, unknown>;
+  for (let round = 0; round < 64; round++) {
+    const parsed = SettingsSchema.safeParse(input);
+    if (parsed.success) return input;
+    let changed = false;
+    for (const issue of parsed.error.issues) {
+      const parent = issue.path.slice(0, -1).reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
+      const key = issue.path.at(-1);
+      if (key === undefined || typeof parent !== 'object' || parent === null) continue;
+      const holder = parent as Record<PropertyKey, unknown>;
+      if (typeof holder[key] !== 'number') continue;
+      holder[key] = formatDuration(holder[key]);
+      changed = true;
+    }
+    if (!changed) throw new Error(`settings cannot be written as input: ${describeIssues(parsed.error)}`);
+  }
+  throw new Error('settings cannot be written as input: too many nested durations');
 }

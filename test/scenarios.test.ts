@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { main } from '../lib/cli/main.js';
 import { loadScenario, parseScenario, ScenarioError } from '../lib/sandbox/scenario/load.js';
+import { describeDenial } from '../lib/sandbox/simulate/denials.js';
 import { simulate } from '../lib/sandbox/simulate/run.js';
 import { DEMO_FILE, demoScenarioYaml } from '../scripts/make-demo-scenario.js';
 import { scaleInstanceId, scaleScenarioText } from '../scripts/make-scale-scenario.js';
@@ -24,7 +25,9 @@ async function failuresOf(file: string): Promise<string[]> {
   const loaded = await loadScenario(join(DIR, file));
   if (!loaded.scenario.expect) return [`${file}: states no expectations (every scenario needs \`expect\`)`];
   const { simulation } = await simulate(loaded);
-  return [...(simulation.expectations?.failures ?? [])];
+  // A call the deployed IAM policies or the shipped RBAC refused is a defect unless the scenario expects it.
+  const denied = loaded.scenario.expect.denied === undefined && simulation.denied.length > 0 ? [`denied: ${simulation.denied.map(describeDenial).join('; ')} (say \`denied: N\` if the scenario means it)`] : [];
+  return [...(simulation.expectations?.failures ?? []), ...denied];
 }
 
 describe('test/scenarios', () => {

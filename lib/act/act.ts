@@ -1,5 +1,5 @@
 import type { DrainNode } from '../drain/api.js';
-import { claimDrain, cordonAndClaim, forgetDrain, joinDrain, type ClaimResult, type CordonClaimResult } from '../drain/claim.js';
+import { cancelRepair, claimDrain, cordonAndClaim, forgetDrain, joinDrain, type ClaimResult, type CordonClaimResult } from '../drain/claim.js';
 import { cordon, uncordon } from '../drain/cordon.js';
 import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
@@ -74,48 +74,29 @@ async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory):
         if (joined.kind === 'joined') return { outcome: 'already-running', detail: `joined running drain ${action.execution}${joined.changed ? '' : ' (nothing to hand over)'}` };
         return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
       }
-      // Claimed by this run's cordon already, or claimed here (the node was cordoned before).
-      const claimed =
-        memory.claims.get(action.node) ??
-        (await claimDrain(
-          deps.drainApi,
-          action.node,
-          {
-            ...guard,
-            execution: action.execution,
-            deadline: action.deadline,
-            for: action.for,
-            ...(action.launchedAt !== undefined ? { launchedAt: action.launchedAt } : {}),
-            ...(action.replaces ? { replaces: action.replaces } : {}),
-            ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
-          },
-          deps.clock,
-        ));
-      if (claimed.kind === 'claimed-by-other') {
-        // Another run recorded its drain first: this signal joins it (its deadline, its lifecycle action) instead of being lost.
-        const joined = await joinDrain(deps.drainApi, action.node, {
-          expectedUid: action.uid,
-          execution: claimed.execution,
-          deadline: action.deadline,
-          ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
-        });
-        if (joined.kind === 'joined') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal: joined it` };
-        return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
-      }
-      if (claimed.kind !== 'claimed') return { outcome: 'moot', detail: MISSING[claimed.kind] };
-      const launched = await deps.drains.launch({
-        cluster: deps.clusterName,
-        node: action.node,
-        nodeUid: action.uid,
-        ...(action.instanceId ? { instanceId: action.instanceId } : {}),
-        deadline: new Date(action.deadline).toISOString(),
-        reason: action.reason,
-        cause: action.cause,
-        execution: action.execution,
-        ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
-      });
-      return { outcome: launched };
+      return startDrain(action, deps, memory, { joinOther: true });
     }
+    case 'repair':
+      switch (action.step) {
+        case 'drain':
+          // A repair never joins another drain: one that owns the node now is that drain's business.
+          return startDrain(action, deps, memory, { joinOther: false });
+        case 'replace':
+          await deps.autoScaling.markUnhealthy(action.instanceId);
+          return { outcome: 'done', detail: `marked Unhealthy: Auto Scaling group ${action.group} replaces it` };
+        case 'cancel': {
+          const cancelled = await cancelRepair(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action), execution: action.execution });
+          if (cancelled.kind === 'cancelled') {
+            return { outcome: cancelled.changed ? 'done' : 'unchanged', detail: cancelled.ours ? 'uncordoned' : 'the cordon is not ours: only the repair record went' };
+          }
+          if (cancelled.kind === 'removal-joined') return { outcome: 'moot', detail: 'a removal joined the repair drain since: it goes on' };
+          return { outcome: 'moot', detail: cancelled.kind === 'claimed-by-other' ? `the node records ${cancelled.execution}, not this repair` : MISSING[cancelled.kind] };
+        }
+        default: {
+          const unreachable: never = action;
+          throw new Error(`unhandled repair step ${JSON.stringify(unreachable)}`);
+        }
+      }
     case 'taint-shutdown':
     case 'remove-shutdown-taint': {
       const result = await deps.nodes.setShutdownTaint(action, action.kind === 'taint-shutdown');
@@ -139,6 +120,59 @@ async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory):
       throw new Error(`unhandled action ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** A drain to record and start: a removal's (mode start) or a repair's. */
+type DrainStart = Extract<Action, { kind: 'drain' }> | Extract<Action, { kind: 'repair'; step: 'drain' }>;
+
+/**
+ * Records the drain on the Node (claimed by this run's cordon already, or claimed here when the node
+ * was cordoned before) and starts it. A record another run made first is joined when `joinOther`
+ * (a removal signal is not lost), or left alone.
+ */
+async function startDrain(action: DrainStart, deps: ReconcilerDeps, memory: RunMemory, options: { readonly joinOther: boolean }): Promise<Result> {
+  const guard = { expectedUid: action.uid, ...seen(memory.latest, action) };
+  const claimed =
+    memory.claims.get(action.node) ??
+    (await claimDrain(
+      deps.drainApi,
+      action.node,
+      {
+        ...guard,
+        execution: action.execution,
+        deadline: action.deadline,
+        for: action.for,
+        ...(action.launchedAt !== undefined ? { launchedAt: action.launchedAt } : {}),
+        ...(action.replaces ? { replaces: action.replaces } : {}),
+        ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+      },
+      deps.clock,
+    ));
+  if (claimed.kind === 'claimed-by-other') {
+    if (!options.joinOther) return { outcome: 'moot', detail: `drain ${claimed.execution} owns the node now` };
+    // Another run recorded its drain first: this signal joins it (its deadline, its lifecycle action) instead of being lost.
+    const joined = await joinDrain(deps.drainApi, action.node, {
+      expectedUid: action.uid,
+      execution: claimed.execution,
+      deadline: action.deadline,
+      ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+    });
+    if (joined.kind === 'joined') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal: joined it` };
+    return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
+  }
+  if (claimed.kind !== 'claimed') return { outcome: 'moot', detail: MISSING[claimed.kind] };
+  const launched = await deps.drains.launch({
+    cluster: deps.clusterName,
+    node: action.node,
+    nodeUid: action.uid,
+    ...(action.instanceId ? { instanceId: action.instanceId } : {}),
+    deadline: new Date(action.deadline).toISOString(),
+    reason: action.reason,
+    cause: action.cause,
+    execution: action.execution,
+    ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
+  });
+  return { outcome: launched };
 }
 
 /** The node as this run last saw it, when it is still the one the action targets: no need to read it again. */

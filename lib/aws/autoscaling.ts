@@ -9,7 +9,7 @@ import {
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
-import { parseGroupsPage } from './groups-xml.js';
+import { healthStatusOf, parseGroupsPage, type GroupMember } from './groups-xml.js';
 import { readBodyInstead } from './read-body.js';
 import type { LifecycleRef } from '../model/signal.js';
 
@@ -22,10 +22,10 @@ const EMPTY_GROUPS =
 /** Group lookups in flight at once (Auto Scaling's Describe* calls are throttled per account). */
 const GROUP_CONCURRENCY = 4;
 
-export interface AsgMembership {
-  readonly group: string;
-  readonly lifecycleState: string;
-}
+/** An instance's group, its LifecycleState and the group's view of its health (absent when the answer does not say). */
+export type AsgMembership = GroupMember;
+
+export { healthStatusOf };
 
 /** What the groups said of their instances, and which groups could not be asked (with why). */
 export interface GroupLookup {
@@ -39,7 +39,8 @@ export class AutoScalingAdapter {
 
   /**
    * The Auto Scaling state of every instance of these groups, through DescribeAutoScalingGroups:
-   * one call answers for 100 groups and all their instances with each one's LifecycleState, where
+   * one call answers for 100 groups and all their instances with each one's LifecycleState and
+   * HealthStatus (node repair reads it: an Unhealthy member is being replaced), where
    * DescribeAutoScalingInstances takes 50 instance ids a call (2,000 calls for 100,000 instances).
    * The groups come from the instances' `aws:autoscaling:groupName` tag. A failed call costs only
    * its own groups.
@@ -55,7 +56,7 @@ export class AutoScalingAdapter {
         let token: string | undefined;
         do {
           const command = new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: batch, MaxRecords: GROUP_BATCH, NextToken: token });
-          // 100 groups of 500 instances answer ~20 MB of XML: read for the ids and states alone (read-body.ts).
+          // 100 groups of 500 instances answer ~20 MB of XML: read for the ids, states and health alone (read-body.ts).
           const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS);
           const page = await this.asg.send(command);
           const lean = read();
@@ -68,7 +69,8 @@ export class AutoScalingAdapter {
             for (const instance of group.Instances ?? []) {
               const id = instance.InstanceId;
               if (isInstanceId(id) && group.AutoScalingGroupName && instance.LifecycleState) {
-                members.set(id, { group: group.AutoScalingGroupName, lifecycleState: instance.LifecycleState });
+                const healthStatus = healthStatusOf(instance.HealthStatus);
+                members.set(id, { group: group.AutoScalingGroupName, lifecycleState: instance.LifecycleState, ...(healthStatus ? { healthStatus } : {}) });
               }
             }
           }
@@ -99,13 +101,19 @@ export class AutoScalingAdapter {
     );
   }
 
-  async recordHeartbeat(instanceId: InstanceId, lifecycle: LifecycleRef): Promise<void> {
+  /**
+   * Keeps the lifecycle action alive (the drain-step function, at the start of each step): by token
+   * when there is one, else by instance id. `abortSignal` bounds the call with its retries.
+   */
+  async recordHeartbeat(instanceId: InstanceId | undefined, lifecycle: LifecycleRef, abortSignal?: AbortSignal): Promise<void> {
+    if (lifecycle.token === undefined && instanceId === undefined) throw new Error('recording a lifecycle heartbeat: neither a token nor an instance id');
     await this.asg.send(
       new RecordLifecycleActionHeartbeatCommand({
         AutoScalingGroupName: lifecycle.group,
         LifecycleHookName: lifecycle.hook,
         ...(lifecycle.token ? { LifecycleActionToken: lifecycle.token } : { InstanceId: instanceId }),
       }),
+      abortSignal ? { abortSignal } : {},
     );
   }
 

@@ -13,8 +13,28 @@ export interface EksTokenOptions {
   readonly region: string;
   readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   readonly clock: Clock;
-  /** STS host; the regional endpoint by default, as aws-iam-authenticator expects. */
+  /** STS host; the region's endpoint in its partition by default (stsHost), as aws-iam-authenticator expects. */
   readonly stsHost?: string;
+}
+
+/**
+ * DNS suffixes of the AWS partitions by region name, from the SDK's endpoint rules
+ * (partitions.json): China, European Sovereign Cloud, and the ISO partitions have their own;
+ * GovCloud and the commercial regions use amazonaws.com. Held to the SDK in test/aws/eks-token.test.ts.
+ */
+const PARTITION_DNS_SUFFIXES: readonly (readonly [RegExp, string])[] = [
+  [/^cn-\w+-\d+$/, 'amazonaws.com.cn'],
+  [/^eusc-(de)-\w+-\d+$/, 'amazonaws.eu'],
+  [/^us-iso-\w+-\d+$/, 'c2s.ic.gov'],
+  [/^us-isob-\w+-\d+$/, 'sc2s.sgov.gov'],
+  [/^eu-isoe-\w+-\d+$/, 'cloud.adc-e.uk'],
+  [/^us-isof-\w+-\d+$/, 'csp.hci.ic.gov'],
+];
+
+/** The regional STS endpoint's host in the region's partition: `sts.<region>.<partition DNS suffix>`. */
+export function stsHost(region: string): string {
+  const suffix = PARTITION_DNS_SUFFIXES.find(([pattern]) => pattern.test(region))?.[1] ?? 'amazonaws.com';
+  return `sts.${region}.${suffix}`;
 }
 
 /**
@@ -23,7 +43,7 @@ export interface EksTokenOptions {
  * `aws eks get-token` produces.
  */
 export async function createEksToken(options: EksTokenOptions): Promise<string> {
-  const host = options.stsHost ?? `sts.${options.region}.amazonaws.com`;
+  const host = options.stsHost ?? stsHost(options.region);
   const signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: 'sts', sha256: Sha256 });
   const request = new HttpRequest({
     method: 'GET',

@@ -8,6 +8,7 @@ import { instanceIdOfNodeName } from '../model/provider-id.js';
 import type { Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
 import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
+import { badAgentConditions } from './node-health.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
 import { findSlating, type SlatingFindings } from './slating.js';
@@ -88,12 +89,14 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const withId = { ...base, instanceId };
   const others = (scope.claimants.get(instanceId) ?? []).filter((name) => name !== node.name);
   if (others.length > 0) {
-    return { ...withId, condition: 'identity-conflict', reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}` };
+    // The machine is still its group's member (a repair's stand-down counts it, and these Nodes' health).
+    const claimed = scope.byId.get(instanceId);
+    return { ...withId, ...(claimed ? { instance: claimed } : {}), condition: 'identity-conflict', reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}` };
   }
 
   const lookupError = observation.lookupErrors.get(instanceId);
   if (lookupError !== undefined) {
-    return { ...withId, condition: 'unknown', reason: `looking up ${instanceId} failed: ${lookupError}` };
+    return { ...withId, condition: 'unknown', lookupError, reason: `looking up ${instanceId} failed: ${lookupError}` };
   }
 
   const instance = scope.byId.get(instanceId);
@@ -168,6 +171,11 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
   if (node.ready !== 'True') {
     return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}` };
+  }
+  const agent = badAgentConditions(node);
+  if (agent.length > 0) {
+    const said = agent.map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`).join(', ');
+    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}` };
   }
   return { ...withInstance, ...extras, condition: 'in-sync', reason: `${instanceId} is ${instance.state} and the node is Ready` };
 }

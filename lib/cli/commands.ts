@@ -15,14 +15,16 @@ import { NodeClient } from '../kube/nodes.js';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { runSignals, runSweep } from '../pipeline/run.js';
 import type { RunReport } from '../report/report.js';
+import { humanDuration } from '../sandbox/kube/time.js';
 import { loadScenario, ScenarioError } from '../sandbox/scenario/load.js';
 import { simulate } from '../sandbox/simulate/run.js';
-import { ADMIN_TOKEN, SWEEP_FUNCTION } from '../sandbox/simulate/world.js';
+import { serveInRealTime } from '../sandbox/simulate/serve.js';
+import { ADMIN_TOKEN } from '../sandbox/simulate/world.js';
 import { parseEvent, SignalRejection } from '../signals/index.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { formatRunReport } from './format-report.js';
 import { formatSimulation } from './format-simulation.js';
-import { connect, type LiveOptions, type LocalDrainLauncher } from './live.js';
+import { connect, type Live, type LiveOptions, type LocalDrainLauncher } from './live.js';
 import { settingOptions, settingsFromFlags } from './settings-flags.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -116,20 +118,39 @@ const simulateCommand: Command = {
     const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
     if (!serve) return code;
     const kubeconfig = await sandbox.kube.writeKubeconfig(join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`), { token: ADMIN_TOKEN });
-    const aws = `--endpoint-url ${sandbox.aws.endpoint} --region ${sandbox.scenario.cluster.region}`;
+    const { region, name: cluster } = sandbox.scenario.cluster;
+    const { credentials } = sandbox.aws.clientConfig();
+    const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;
+    // The served cluster lives on: its clock runs at wall speed from where the scenario ended.
+    const stop = serveInRealTime(sandbox);
     out(
       [
-        '\nsandbox serving (Ctrl-C to stop):',
+        `\nsandbox serving (Ctrl-C to stop); its clock runs at wall speed from the scenario's end, ${new Date(sandbox.clock.now()).toISOString()}:`,
         `  kubectl --kubeconfig ${kubeconfig} get nodes`,
-        `  aws ${aws} ec2 describe-instances  (any credentials)`,
-        `  ec2-node-reconciler invoke --function ${SWEEP_FUNCTION} ${aws} --dry-run`,
+        `  export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}`,
+        `  aws ${endpoint} ec2 describe-instances`,
+        `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts: these credentials created the cluster, so they are its admin)`,
+        `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --drain-state-machine ${sandbox.stack.deployment.stateMachines[0]?.arn ?? ''} --dry-run`,
+        `  ec2-node-reconciler invoke --function ${sandbox.functions.sweep} ${endpoint} --dry-run`,
       ].join('\n'),
     );
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    stop();
     await sandbox.close();
     return code;
   },
 };
+
+/**
+ * Works on the API server's time when it is not this machine's (a skewed clock, or a served sandbox
+ * whose clock runs on from its scenario's end), saying so on stderr.
+ */
+async function followClock(live: Live): Promise<void> {
+  const offset = await live.followServerClock();
+  if (offset === undefined) return;
+  const ahead = offset > 0 ? 'ahead of' : 'behind';
+  err(`the API server's clock is ${humanDuration(Math.abs(offset))} ${ahead} this machine's; working on the server's time (${new Date(live.clock.now()).toISOString()})`);
+}
 
 const sweepCommand: Command = {
   summary: 'sweep a real cluster with your kubeconfig and AWS credentials',
@@ -143,6 +164,7 @@ ${SETTINGS_HELP}`,
     const mode = outputMode(v);
     const settings = settingsFromFlags(v, v['dry-run'] === true);
     const live = connect(liveOptions(v));
+    await followClock(live);
     const drains = live.localDrains(settings);
     return worst(printReport(await runSweep(live.deps(settings, drains), { region: live.region }), mode), drainsExit(drains));
   },
@@ -185,6 +207,7 @@ ${CONNECTION_HELP}`,
     }
     const settings = settingsFromFlags(v, v['dry-run'] === true);
     const live = connect(liveOptions(v));
+    await followClock(live);
     const drains = live.localDrains(settings);
     return worst(printReport(await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region }), mode), drainsExit(drains));
   },
@@ -201,6 +224,7 @@ ${CONNECTION_HELP}`,
     if (!node) throw new CliError('drain: which node? (drain NODE)');
     const settings = settingsFromFlags({ ...v, ...(str(v['timeout']) ? { 'drain-timeout': v['timeout'] } : {}) }, false);
     const live = connect({ ...liveOptions(v), cluster: str(v['cluster']) ?? 'unnamed' });
+    await followClock(live);
     const result = await runOperatorDrain(live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)), {
       node,
       reason: str(v['reason']) ?? 'manual drain',
@@ -225,6 +249,7 @@ ${CONNECTION_HELP}`,
     const instanceId: InstanceId = id;
     const settings = settingsFromFlags(v, false);
     const live = connect(liveOptions(v));
+    await followClock(live);
     const reason = str(v['reason']) ?? `decommissioned by ${process.env['USER'] ?? 'operator'}`;
     const ec2 = new Ec2Adapter(createAwsClients({ region: live.region, ...(str(v['endpoint-url']) ? { endpoint: str(v['endpoint-url']) } : {}) }).ec2);
     await ec2.tagDecommission(instanceId, reason);

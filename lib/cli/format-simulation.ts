@@ -15,6 +15,8 @@ function stepLines(step: StepRecord, start: number): string[][] {
     case 'cordon':
     case 'uncordon':
       return [[at, 'operator', `kubectl ${step.kind}`, step.node, '']];
+    case 'condition':
+      return [[at, 'node', `condition ${step.type}=${step.status}`, step.node, '']];
     case 'sweep':
     case 'event': {
       const source = step.kind === 'sweep' ? 'sweep' : `event: ${step.detailType}${step.attempt > 1 ? ` (receive ${step.attempt})` : ''}`;
@@ -23,15 +25,17 @@ function stepLines(step: StepRecord, start: number): string[][] {
       if (step.kind === 'event' && step.rejected) return [[at, source, 'REJECTED (retried, then → DLQ)', '', step.rejected]];
       if (step.kind === 'event' && step.failed && !step.report) return [[at, source, 'FAILED (retried after the visibility timeout)', '', step.failed]];
       const actions = (step.report?.actions ?? []).filter((a) => a.kind !== 'report' || a.condition !== undefined);
+      // A repair that stood down did nothing, and that is worth a line: it is why the machine is still there.
+      const stoodDown = (step.report?.skipped ?? []).flatMap((s) => (s.standDown !== undefined ? [[at, source, 'repair → STOOD DOWN', s.node ?? s.instanceId ?? '', s.reason]] : []));
       const retry: string[][] = step.kind === 'event' && step.failed ? [[at, source, 'FAILED (retried after the visibility timeout)', '', step.failed]] : [];
-      if (actions.length === 0) return retry.length > 0 ? retry : [[at, source, 'nothing to do', '', '']];
+      if (actions.length === 0 && stoodDown.length === 0) return retry.length > 0 ? retry : [[at, source, 'nothing to do', '', '']];
       return [...actions.map((a) => [
         at,
         source,
-        a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
+        a.kind === 'report' ? `report ${a.condition ?? ''}` : `${a.kind}${a.step !== undefined ? ` ${a.step}` : ''} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
         a.node ?? a.instanceId ?? '',
         a.reason,
-      ]), ...retry];
+      ]), ...stoodDown, ...retry];
     }
   }
 }
@@ -89,6 +93,10 @@ export function formatSimulation(sim: Simulation): string {
     '',
   ];
   if (drains.length > 0) lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'LEFT / NOTES'], drains, 70), '');
+  if (sim.denied.length > 0) {
+    const rows = sim.denied.map((d) => [offset(d.at, sim.start), d.api === 'aws' ? 'IAM' : 'RBAC', d.call, d.by]);
+    lines.push('DENIED', table(['TIME', 'BY', 'CALL', 'CALLER'], rows, 90), '');
+  }
   lines.push('AFTER', condensedTable(sim.after, involved), '');
   const deletes = sim.steps.flatMap((s) => ('report' in s && s.report ? s.report.actions : [])).filter((a) => a.kind === 'delete' && a.outcome === 'done').length;
   const drained = sim.drains.filter((d) => d.status === 'drained').length;

@@ -12,7 +12,8 @@ import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps, DrainStepResult } from '../drain/step.js';
 import { KubeClient, type KubeConnection } from '../kube/client.js';
 import { connectionFromKubeConfig, kubeConfigFromFile } from '../kube/kubeconfig.js';
-import { systemClock } from '../model/clock.js';
+import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../kube/server-clock.js';
+import type { Clock } from '../model/clock.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
@@ -50,6 +51,15 @@ export interface Live {
   readonly kube: KubeConnection;
   readonly cluster: string;
   readonly region: string;
+  /** The time the commands work on: the local clock, or the API server's once `followServerClock` found them apart. */
+  readonly clock: Clock;
+  /**
+   * Measures the API server's clock (its Date header) and, when it is more than
+   * CLOCK_SKEW_TOLERANCE_MS away from the local one, works on the server's time from then on: Leases
+   * and Ready heartbeats are written in the cluster's time. Gives the offset taken (ms, server ahead
+   * positive), or undefined when the clocks agree or the server sends no Date.
+   */
+  followServerClock(): Promise<number | undefined>;
   deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
   drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
   /** Drains in this process, with progress on stderr (what `deps` uses when given no launcher). */
@@ -70,9 +80,16 @@ export function connect(options: LiveOptions): Live {
   if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
   const kube = connectionFromKubeConfig(kubeConfig);
   const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
+  const clock = new OffsetClock();
+  const followServerClock = async (): Promise<number | undefined> => {
+    const offset = await serverClockOffset(kube);
+    if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_TOLERANCE_MS) return undefined;
+    clock.offsetMs = Math.round(offset);
+    return clock.offsetMs;
+  };
   const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps => ({
     api: kubeDrainApi(new KubeClient(kube)),
-    clock: systemClock,
+    clock,
     settings: drainSettings(settings),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(onProgress ? { onProgress } : {}),
@@ -84,6 +101,8 @@ export function connect(options: LiveOptions): Live {
     kube,
     cluster,
     region,
+    clock,
+    followServerClock,
     drainDeps,
     localDrains,
     deps: (settings, drains) =>
@@ -91,7 +110,7 @@ export function connect(options: LiveOptions): Live {
         clusterName: cluster,
         region,
         settings,
-        clock: systemClock,
+        clock,
         kube,
         aws,
         drains: () => drains ?? localDrains(settings),

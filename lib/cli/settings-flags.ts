@@ -1,14 +1,33 @@
+import { z } from 'zod';
 import { SettingsSchema, type Settings } from '../settings.js';
 import { CliError } from './exit-codes.js';
 
 /** `heartbeatGrace` → `heartbeat-grace`: every setting is also a flag, named after it. */
-export const flagOf = (setting: string): string => setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export const flagOf = (setting: string): string => setting.replace(/[A-Z]/g, (c, at: number) => `${at > 0 ? '-' : ''}${c.toLowerCase()}`);
 
-export const SETTING_NAMES = Object.keys(SettingsSchema.shape) as (keyof Settings)[];
+/** The flag of a nested setting: `repair.after.KernelReady` → `repair-after-kernel-ready`. */
+export const flagOfPath = (path: readonly PropertyKey[]): string => path.map((key) => flagOf(String(key))).join('-');
+
+/** The object schema inside defaults and prefaults, or undefined for a leaf setting. */
+function objectSchemaOf(schema: z.ZodType): z.ZodObject | undefined {
+  if (schema instanceof z.ZodObject) return schema;
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional) return objectSchemaOf(schema.unwrap() as z.ZodType);
+  return undefined;
+}
+
+/** Every leaf setting's path, nested objects (`repair`) walked into. */
+function leafPaths(schema: z.ZodObject, prefix: readonly string[] = []): string[][] {
+  return Object.entries(schema.shape).flatMap(([key, child]) => {
+    const nested = objectSchemaOf(child as z.ZodType);
+    return nested ? leafPaths(nested, [...prefix, key]) : [[...prefix, key]];
+  });
+}
+
+export const SETTING_PATHS: readonly (readonly string[])[] = leafPaths(SettingsSchema);
 
 /** parseArgs options for every setting (values as strings; the schema converts them). */
 export function settingOptions(): Record<string, { type: 'string' }> {
-  return Object.fromEntries(SETTING_NAMES.filter((n) => n !== 'dryRun').map((n) => [flagOf(n), { type: 'string' as const }]));
+  return Object.fromEntries(SETTING_PATHS.filter((p) => p.join('.') !== 'dryRun').map((p) => [flagOfPath(p), { type: 'string' as const }]));
 }
 
 function coerce(text: string): unknown {
@@ -17,14 +36,28 @@ function coerce(text: string): unknown {
   return text;
 }
 
+/** Sets `value` at `path` in `target`, creating the nested objects on the way. */
+function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    target[head] = value;
+    return;
+  }
+  const existing = target[head];
+  const child: Record<string, unknown> = typeof existing === 'object' && existing !== null ? (existing as Record<string, unknown>) : {};
+  target[head] = child;
+  setAt(child, rest, value);
+}
+
 /** Settings from flags, validated by the same schema as the deployed configuration. */
 export function settingsFromFlags(values: Record<string, unknown>, dryRun: boolean): Settings {
   const input: Record<string, unknown> = { dryRun };
-  for (const name of SETTING_NAMES) {
-    const value = values[flagOf(name)];
-    if (typeof value === 'string') input[name] = coerce(value);
+  for (const path of SETTING_PATHS) {
+    const value = values[flagOfPath(path)];
+    if (typeof value === 'string') setAt(input, path, coerce(value));
   }
   const parsed = SettingsSchema.safeParse(input);
-  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `--${flagOf(String(i.path[0] ?? ''))}: ${i.message}`).join('; '));
+  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `--${flagOfPath(i.path)}: ${i.message}`).join('; '));
   return parsed.data;
 }

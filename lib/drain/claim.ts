@@ -21,7 +21,7 @@ import {
 } from '../model/labels.js';
 import type { Clock } from '../model/clock.js';
 import type { DrainApi, DrainNode, NodePatch } from './api.js';
-import { cordonPatch, isOwnCordon, readDecidePatch, type CordonOptions, type CordonResult, type ReadOptions } from './cordon.js';
+import { cordonPatch, isOwnCordon, readDecidePatch, uncordonPatch, type CordonOptions, type CordonResult, type ReadOptions } from './cordon.js';
 
 /** A drain to record as the owner of a Node's removal: the plan's request, as the action carries it. */
 export type Claim = DrainClaimRequest;
@@ -175,4 +175,37 @@ export async function recordOutcome(api: DrainApi, name: string, options: ReadOp
       result: (_patched, changed) => ({ kind: 'forgotten', changed }),
     };
   });
+}
+
+export type CancelRepairResult =
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'uid-mismatch'; readonly uid: string }
+  /** The Node no longer records this repair (another drain owns it, or it is gone): nothing to cancel. */
+  | { readonly kind: 'claimed-by-other'; readonly execution: string }
+  /** A removal was handed to the repair drain since (a lifecycle action): the drain must go on for it. */
+  | { readonly kind: 'removal-joined' }
+  /** `ours`: the cordon was ours, and went with the record. */
+  | { readonly kind: 'cancelled'; readonly changed: boolean; readonly ours: boolean };
+
+/**
+ * Cancels the repair `execution` of a node that recovered (DESIGN §1b): our cordon goes, and the drain
+ * record with it, in one guarded patch, so the drain (still running or not) finds the node uncordoned
+ * and no record of its own to write an outcome to. A cordon that is not ours stays; only the record goes.
+ */
+export async function cancelRepair(api: DrainApi, name: string, options: ReadOptions & { readonly execution: string }): Promise<CancelRepairResult> {
+  return readDecidePatch<CancelRepairResult>(api, name, options, (node) => {
+    const current = node.annotations[DRAIN_ANNOTATION];
+    if (current !== options.execution || node.annotations[DRAIN_FOR_ANNOTATION] !== 'repair') return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
+    if (node.annotations[LIFECYCLE_ANNOTATION] !== undefined) return { stop: { kind: 'removal-joined' } };
+    const ours = node.unschedulable && isOwnCordon(node);
+    const patch = ours ? uncordonPatch(node) : recordRemoval(node);
+    return { patch, result: (_patched, changed) => ({ kind: 'cancelled', changed, ours }) };
+  });
+}
+
+/** The patch that drops the drain record (and our cordon's annotations on a node someone else uncordoned). */
+function recordRemoval(node: DrainNode): NodePatch | undefined {
+  const keys = [...DRAIN_RECORD_ANNOTATIONS, ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
+  const annotations = Object.fromEntries(keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]));
+  return Object.keys(annotations).length > 0 ? { annotations } : undefined;
 }

@@ -122,7 +122,7 @@ export function summarize(reports: readonly PodReport[]): DrainSummary {
     examples: left.slice(0, SUMMARY_EXAMPLES).map((r) => ({ pod: podKey(r.pod), reason: reasonCode(r), ...(r.pdb !== undefined ? { pdb: r.pdb } : {}) })),
     graceShortened: {
       pods: shortened.length,
-      examples: shortened.slice(0, SUMMARY_EXAMPLES).map((r) => ({ pod: podKey(r.pod), seconds: r.grace?.given ?? 0 })),
+      examples: shortened.slice(0, SUMMARY_EXAMPLES).map((r) => ({ pod: podKey(r.pod), seconds: r.grace?.given ?? 0, ...(r.grace ? { podSeconds: r.grace.pod } : {}) })),
     },
   };
 }

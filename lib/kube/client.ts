@@ -94,6 +94,8 @@ export interface KubeClientOptions {
    * timing the whole function out. @default unlimited
    */
   readonly remainingMs?: () => number;
+  /** Told the status and headers of every answer as it arrives (the server's Date, for its clock). */
+  readonly onResponse?: (response: { readonly status: number; readonly headers: http.IncomingHttpHeaders }) => void;
 }
 
 /** The wait before a retry: the server's Retry-After when it gives one (capped), else a second per attempt. */
@@ -208,6 +210,7 @@ export class KubeClient {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
+        this.options.onResponse?.({ status: res.statusCode ?? 0, headers: res.headers });
         const failed = (error: Error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) }));
         res.on('error', failed);
         // Decompressed off the main thread (zlib works in libuv's pool) while the next chunks arrive,

@@ -1,3 +1,4 @@
+import { isRepairCondition, type NodeConditionView, type RepairCondition } from '../model/node-conditions.js';
 import type { NodeView, ReadyStatus, Taint } from '../model/observation.js';
 import type { KubeNode } from './schemas.js';
 
@@ -14,6 +15,18 @@ function readyStatus(value: string | undefined): ReadyStatus | undefined {
 
 function taintEffect(value: string): Taint['effect'] | undefined {
   return value === 'NoSchedule' || value === 'PreferNoSchedule' || value === 'NoExecute' ? value : undefined;
+}
+
+/** Ready and the node monitoring agent's conditions, each with its status and since when (what a repair reads). */
+function repairConditions(conditions: KubeNode['status']['conditions']): Partial<Record<RepairCondition, NodeConditionView>> {
+  const out: Partial<Record<RepairCondition, NodeConditionView>> = {};
+  for (const condition of conditions ?? []) {
+    const status = readyStatus(condition.status);
+    if (!isRepairCondition(condition.type) || status === undefined) continue;
+    const since = epochOf(condition.lastTransitionTime);
+    out[condition.type] = { status, ...(since !== undefined ? { since } : {}) };
+  }
+  return out;
 }
 
 /** The projection the reconciler keeps: never the whole (5–15 KB) Node object. */
@@ -40,5 +53,6 @@ export function toNodeView(node: KubeNode): NodeView | undefined {
     labels: node.metadata.labels ?? {},
     annotations: node.metadata.annotations ?? {},
     taints,
+    conditions: repairConditions(node.status.conditions),
   };
 }

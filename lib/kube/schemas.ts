@@ -49,7 +49,7 @@ export const NodeSchema = z.object({
     .default({}),
   status: z
     .object({
-      conditions: z.array(z.object({ type: z.string(), status: z.string(), lastHeartbeatTime: Time })).nullish(),
+      conditions: z.array(z.object({ type: z.string(), status: z.string(), lastHeartbeatTime: Time, lastTransitionTime: Time })).nullish(),
     })
     .default({}),
 });

@@ -1,18 +1,49 @@
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainStep, type DrainDeps } from '../drain/step.js';
+import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
-import { DrainStepInputSchema, type DrainStepOutput } from '../workflow/contract.js';
+import { DrainStepInputSchema, type DrainStepOutput, type LifecycleRef } from '../workflow/contract.js';
 
 /** Time kept back from the invocation for returning the state. */
 export const STEP_MARGIN_MS = 10_000;
 
-/** One bounded drain step for the workflow: validates the payload, steps, maps to the contract. */
-export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingMs: number): Promise<DrainStepOutput> {
+/** Records a lifecycle heartbeat (AutoScalingAdapter.recordHeartbeat): by token when the action has one, else by instance id. */
+export type RecordHeartbeat = (instanceId: InstanceId | undefined, lifecycle: LifecycleRef) => Promise<void>;
+
+export interface DrainStepOptions {
+  /**
+   * Records the lifecycle heartbeat at the start of the step (the Lambda's; none in the local
+   * stand-ins, which complete the action themselves). A failure does not fail the step.
+   */
+  readonly heartbeat?: RecordHeartbeat;
+  /** Told about a heartbeat that failed (the action may have been completed by someone else). */
+  readonly onHeartbeatFailed?: (error: unknown, lifecycle: LifecycleRef) => void;
+}
+
+/**
+ * One bounded drain step for the workflow: validates the payload, records the lifecycle heartbeat
+ * for the action the drain works for (the payload's, else the input's), steps, maps to the contract.
+ */
+export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingMs: number, options: DrainStepOptions = {}): Promise<DrainStepOutput> {
   const parsed = DrainStepInputSchema.safeParse(payload);
   if (!parsed.success) {
     throw new Error(`invalid drain step input: ${describeIssues(parsed.error)}`);
   }
   const { input, state } = parsed.data;
-  const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, remainingMs - STEP_MARGIN_MS));
-  return stepOutput(result, input);
+  const lifecycle = parsed.data.lifecycle ?? input.lifecycle;
+  const started = deps.clock.now();
+  let heartbeatAt: string | undefined;
+  // The API takes the token, or the instance id: without either there is nothing to heartbeat.
+  if (options.heartbeat && lifecycle && (lifecycle.token !== undefined || input.instanceId !== undefined)) {
+    try {
+      await options.heartbeat(input.instanceId, lifecycle);
+      heartbeatAt = new Date(started).toISOString();
+    } catch (error) {
+      options.onHeartbeatFailed?.(error, lifecycle);
+    }
+  }
+  // The heartbeat's time comes out of the step's budget.
+  const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);
+  const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));
+  return { ...stepOutput(result, input), ...(heartbeatAt ? { heartbeatAt } : {}) };
 }

@@ -1,6 +1,18 @@
 import type { InstanceId } from './instance-id.js';
 import type { Condition } from './condition.js';
+import type { ConditionStatus, RepairCondition } from './node-conditions.js';
 import type { LifecycleRef } from './signal.js';
+
+/** What a drain is for; the Node records it (DRAIN_FOR_ANNOTATION). */
+export const DRAIN_PURPOSES = ['removal', 'maintenance', 'manual', 'repair'] as const;
+export type DrainPurpose = (typeof DRAIN_PURPOSES)[number];
+
+/** A condition that made a machine due for repair, and since when (epoch ms). */
+export interface RepairTrigger {
+  readonly type: RepairCondition;
+  readonly status: ConditionStatus;
+  readonly since: number;
+}
 
 /** Records a drain execution as the owner of a Node's removal (lib/drain/claim.ts). */
 export interface DrainClaimRequest {
@@ -12,8 +24,8 @@ export interface DrainClaimRequest {
   readonly deadline: number;
   /** Completed with CONTINUE by the drain workflow when the drain ends. */
   readonly lifecycle?: LifecycleRef;
-  /** What the drain is for: a removal, maintenance, or the operator's own drain (CLI). */
-  readonly for: 'removal' | 'maintenance' | 'manual';
+  /** What the drain is for: a removal, maintenance, the operator's own drain (CLI), or a repair (DESIGN §1b). */
+  readonly for: DrainPurpose;
   /** The instance's LaunchTime (epoch ms): a machine started since has new removals. */
   readonly launchedAt?: number;
 }
@@ -63,6 +75,37 @@ export type Action =
       readonly reason: string;
     }
   | { readonly kind: 'mark-unhealthy'; readonly instanceId: InstanceId; readonly group: string; readonly reason: string }
+  /**
+   * Repair of an unresponsive machine in an Auto Scaling group (DESIGN §1b), in three steps:
+   * `drain`: record the repair drain on the Node (after its cordon) and start it, bounded by
+   * repair.drainTimeout; `replace`: its drain has ended, mark the instance Unhealthy so the group
+   * replaces it; `cancel`: the node recovered, so uncordon it (our cordon) and drop the record,
+   * which also stops a drain still running.
+   */
+  | ({
+      readonly kind: 'repair';
+      readonly step: 'drain';
+      readonly instanceId: InstanceId;
+      readonly group: string;
+      readonly reason: string;
+      readonly cause: string;
+      readonly mode: 'start';
+      /** The conditions that made it due. */
+      readonly triggers: readonly RepairTrigger[];
+    } & DrainClaimRequest &
+      NodeTarget)
+  | ({
+      readonly kind: 'repair';
+      readonly step: 'replace';
+      readonly instanceId: InstanceId;
+      readonly group: string;
+      readonly reason: string;
+      /** The repair drain that ended, and how. */
+      readonly execution: string;
+      readonly drainOutcome?: string;
+      readonly triggers: readonly RepairTrigger[];
+    } & NodeTarget)
+  | ({ readonly kind: 'repair'; readonly step: 'cancel'; readonly instanceId: InstanceId; readonly group?: string; readonly reason: string; readonly execution: string } & NodeTarget)
   | {
       readonly kind: 'report';
       readonly condition: Condition;
@@ -79,6 +122,17 @@ export interface SkippedAction {
   readonly node?: string;
   readonly instanceId?: InstanceId;
   readonly reason: string;
+  /** For a repair: the group's unhealthy share that made the reconciler stand down (a RepairBlocked Event, a Node Repair Blocked output event). */
+  readonly standDown?: StandDown;
+}
+
+/** A group with more unhealthy machines than repair.maxUnhealthyPercent allows (rounded up). */
+export interface StandDown {
+  readonly group: string;
+  readonly unhealthy: number;
+  readonly members: number;
+  readonly allowed: number;
+  readonly maxUnhealthyPercent: number;
 }
 
 export interface Plan {

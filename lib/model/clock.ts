@@ -15,6 +15,7 @@ export class VirtualClock implements Clock {
   private current: number;
   private timers: Timer[] = [];
   private seq = 0;
+  private readonly observers: ((now: number) => void)[] = [];
 
   constructor(start: number | Date = Date.UTC(2026, 0, 1)) {
     this.current = typeof start === 'number' ? start : start.getTime();
@@ -24,9 +25,32 @@ export class VirtualClock implements Clock {
     return this.current;
   }
 
-  /** Runs `fire` when the clock reaches `at` (during a later advance). */
-  schedule(at: number, fire: () => void): void {
-    this.timers.push({ at, seq: this.seq++, fire });
+  /** Calls `observer` with the time whenever the clock moves (threads that read the time without asking). */
+  observe(observer: (now: number) => void): void {
+    this.observers.push(observer);
+    observer(this.current);
+  }
+
+  /** The earliest time a scheduled timer waits for. */
+  nextTimerAt(): number | undefined {
+    let next: number | undefined;
+    for (const timer of this.timers) if (next === undefined || timer.at < next) next = timer.at;
+    return next;
+  }
+
+  private moveTo(at: number): void {
+    if (at === this.current) return;
+    this.current = at;
+    for (const observer of this.observers) observer(at);
+  }
+
+  /** Runs `fire` when the clock reaches `at` (during a later advance). Returns the cancel function. */
+  schedule(at: number, fire: () => void): () => void {
+    const timer = { at, seq: this.seq++, fire };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
   }
 
   /** Moves time forward, firing due timers in time order (each sees the clock at its own time). */
@@ -37,10 +61,10 @@ export class VirtualClock implements Clock {
       const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (!due) break;
       this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
+      this.moveTo(Math.max(this.current, due.at));
       due.fire();
     }
-    this.current = target;
+    this.moveTo(target);
   }
 
   /** Sets the time (forward only), firing due timers. */

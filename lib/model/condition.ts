@@ -43,6 +43,8 @@ export interface ClassifiedPair {
    * instance marked unhealthy.
    */
   readonly ours?: boolean;
+  /** For unknown: the lookup of the instance that failed in this run (a repair's stand-down cannot place its Node in a group). */
+  readonly lookupError?: string;
   /** Signals about an earlier life of the machine: reported, not acted on. */
   readonly staleSignals?: readonly { readonly signal: Signal; readonly why: string }[];
 }

@@ -23,7 +23,7 @@ export const DRAIN_DEADLINE_ANNOTATION = `${PREFIX}/drain-deadline`;
 export const LIFECYCLE_ANNOTATION = `${PREFIX}/lifecycle`;
 /** ISO time the drain record was made: a drain that has not started yet is not taken over before it has had time to. */
 export const DRAIN_AT_ANNOTATION = `${PREFIX}/drain-at`;
-/** What the recorded drain was for: `removal`, `maintenance` or `manual` (the operator's CLI drain). */
+/** What the recorded drain was for: `removal`, `maintenance`, `manual` (the operator's CLI drain) or `repair`. */
 export const DRAIN_FOR_ANNOTATION = `${PREFIX}/drain-for`;
 /** ISO LaunchTime of the instance when its drain was recorded: a machine started since is a new life, with new removals. */
 export const DRAIN_LAUNCH_ANNOTATION = `${PREFIX}/drain-launch`;

@@ -1,7 +1,8 @@
 import type { InstanceId } from './instance-id.js';
+import type { ConditionStatus, NodeConditionView, RepairCondition } from './node-conditions.js';
 import type { InstanceState } from './signal.js';
 
-export type ReadyStatus = 'True' | 'False' | 'Unknown';
+export type ReadyStatus = ConditionStatus;
 
 export interface Taint {
   readonly key: string;
@@ -26,6 +27,12 @@ export interface NodeView {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
+  /**
+   * The conditions a repair reads (Ready, and the node monitoring agent's KernelReady, NetworkingReady,
+   * StorageReady, ContainerRuntimeReady, AcceleratedHardwareReady), those the Node reports, each with
+   * its status and lastTransitionTime. Absent in projections made before repair existed: none reported.
+   */
+  readonly conditions?: Readonly<Partial<Record<RepairCondition, NodeConditionView>>>;
 }
 
 /** kube-node-lease/<node name>. */
@@ -60,7 +67,13 @@ export interface InstanceView {
    * From DescribeAutoScalingGroups: the group and the instance's LifecycleState (e.g. `Terminating:Wait`),
    * and the group's terminate lifecycle hook, which a sweep needs to complete the action.
    */
-  readonly autoScaling?: { readonly group: string; readonly lifecycleState: string; readonly terminateHook?: string };
+  readonly autoScaling?: {
+    readonly group: string;
+    readonly lifecycleState: string;
+    readonly terminateHook?: string;
+    /** What the group says of the instance's health (DescribeAutoScalingGroups HealthStatus): an Unhealthy one is being replaced. */
+    readonly healthStatus?: 'Healthy' | 'Unhealthy';
+  };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];
   /**

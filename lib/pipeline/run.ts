@@ -36,6 +36,7 @@ async function reconcile(
   const pairs = classify(observation, signals, ctx);
   const planned = plan(pairs, {
     ...ctx,
+    scope: observation.scope,
     drains: observation.drains,
     ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
     ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),

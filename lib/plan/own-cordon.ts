@@ -12,6 +12,7 @@ import {
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
 } from '../model/labels.js';
+import { DRAIN_PURPOSES, type DrainPurpose } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { LifecycleRef } from '../model/signal.js';
 import { LifecycleRefSchema } from '../workflow/contract.js';
@@ -48,14 +49,13 @@ export interface DrainClaim {
   readonly lifecycle?: LifecycleRef;
   /** When the record was made. */
   readonly at?: number;
-  readonly for?: 'removal' | 'maintenance' | 'manual';
+  readonly for?: DrainPurpose;
   /** The instance's LaunchTime when the record was made. */
   readonly launchedAt?: number;
   /** How the drain ended, when it wrote that down. */
   readonly outcome?: string;
 }
 
-const PURPOSES = ['removal', 'maintenance', 'manual'] as const;
 
 /** The lifecycle action a Node hands its drain; an unreadable one counts as none (the sweep finds the action again). */
 export function lifecycleOf(text: string | undefined): LifecycleRef | undefined {
@@ -77,7 +77,7 @@ export function drainClaimOf(node: NodeView): DrainClaim | undefined {
   const at = timeAnnotation(node, DRAIN_AT_ANNOTATION);
   const launchedAt = timeAnnotation(node, DRAIN_LAUNCH_ANNOTATION);
   const lifecycle = lifecycleOf(node.annotations[LIFECYCLE_ANNOTATION]);
-  const purpose = PURPOSES.find((p) => p === node.annotations[DRAIN_FOR_ANNOTATION]);
+  const purpose = DRAIN_PURPOSES.find((p) => p === node.annotations[DRAIN_FOR_ANNOTATION]);
   const outcome = node.annotations[DRAIN_OUTCOME_ANNOTATION];
   return {
     execution,

@@ -1,5 +1,4 @@
-import type { Clock } from '../model/clock.js';
-import type { Action, DrainClaimRequest, Plan, SkippedAction } from '../model/action.js';
+import type { DrainClaimRequest, Plan, SkippedAction } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
@@ -8,22 +7,11 @@ import { completeLifecycleCommand, drainExecutionName } from '../workflow/contra
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf } from './exclusion.js';
 import { CORDONED_BY_ANNOTATION } from '../model/labels.js';
-import { cordonHeldUntil, drainClaimOf, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
+import { cordonHeldUntil, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
+import { iso, recordedDrain, target, type Decision, type PairPlanner, type PlanContext } from './pair.js';
+import { isCancellableRepair, planRepairRecovery, planUnresponsive, takeCensus, type Census } from './repair.js';
 
-export interface PlanContext {
-  readonly settings: Settings;
-  readonly clock: Clock;
-  /** Names the drain executions this run starts. */
-  readonly clusterName: string;
-  /** Cluster size for the breaker's percentage; unknown in the event path. */
-  readonly clusterNodeCount?: number;
-  /** What the workflow says of the drains the observed Nodes name (Observation.drains). */
-  readonly drains?: ReadonlyMap<string, DrainExecutionState>;
-  /** Prefix of the drain names this run records: LOCAL_DRAIN_PREFIX when drains run in this process (the CLI). */
-  readonly executionPrefix?: string;
-}
-
-type Decision = { actions: Action[]; skipped: SkippedAction[] };
+export { DRAIN_START_GRACE_MS, type PlanContext } from './pair.js';
 
 /**
  * Turns classified pairs into actions, each with its reason, applying every safety rail of
@@ -33,7 +21,9 @@ type Decision = { actions: Action[]; skipped: SkippedAction[] };
 export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
   const now = ctx.clock.now();
   const decision: Decision = { actions: [], skipped: [] };
-  for (const pair of pairs) planPair(pair, now, ctx, decision);
+  // Repairs are judged per Auto Scaling group, which only a sweep sees whole.
+  const census = ctx.scope === 'sweep' && ctx.settings.repair.enabled ? takeCensus(pairs, ctx, now) : undefined;
+  for (const pair of pairs) planPair(pair, now, ctx, decision, census);
   const guarded = applyBreaker(decision, deletionAllowance(ctx.settings, ctx.clusterNodeCount));
   return { dryRun: ctx.settings.dryRun, ...guarded };
 }
@@ -47,26 +37,8 @@ export function sweepCause(now: number): string {
   return `sweep-${new Date(now).toISOString().slice(0, 16).replace(/[-T:]/g, '')}`;
 }
 
-function target(node: NodeView): { node: string; uid: string; resourceVersion: string } {
-  return { node: node.name, uid: node.uid, resourceVersion: node.resourceVersion };
-}
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-
-interface PairPlanner {
-  readonly pair: ClassifiedPair;
-  readonly now: number;
-  readonly ctx: PlanContext;
-  readonly out: Decision;
-  readonly excluded: string | undefined;
-  /** Lookups about the instance that failed this run; no "nothing slates it" action is taken then. */
-  readonly blindSpot: string | undefined;
-  skip(kind: Action['kind'], reason: string): void;
-  report(): void;
-}
-
-function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Decision): void {
+function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Decision, census: Census | undefined): void {
   const { node, instanceId } = pair;
   const ids = instanceId !== undefined ? { instanceId } : {};
   const enrichment = pair.instance?.enrichmentErrors ?? [];
@@ -77,7 +49,7 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
     out,
     excluded: exclusionOf(pair),
     blindSpot: enrichment.length > 0 ? `a lookup about ${instanceId ?? 'the instance'} failed this run (${enrichment.join('; ')})` : undefined,
-    skip: (kind, reason) => out.skipped.push({ kind, ...(node ? { node: node.name } : {}), ...ids, reason }),
+    skip: (kind, reason, extra) => out.skipped.push({ kind, ...(node ? { node: node.name } : {}), ...ids, reason, ...extra }),
     report: () => out.actions.push({ kind: 'report', condition: pair.condition, ...(node ? { node: node.name } : {}), ...ids, reason: pair.reason }),
   };
   for (const { why } of pair.staleSignals ?? []) p.skip('drain', `stale signal, not acted on: ${why}`);
@@ -113,6 +85,8 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       return;
     }
     case 'unresponsive-machine':
+      planUnresponsive(p, census);
+      return;
     case 'identity-conflict':
     case 'unknown':
       p.report();
@@ -126,20 +100,6 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
   }
 }
 
-/** A drain recorded on a Node that has not reached the workflow yet (its StartExecution is under way) is not taken over before this. */
-export const DRAIN_START_GRACE_MS = 60_000;
-
-/** What the Node records of a drain, and what the workflow says of it: a record too young to have started counts as running. */
-function recordedDrain(p: PairPlanner, node: NodeView): { claim: DrainClaim; state: DrainExecutionState } | undefined {
-  const claim = drainClaimOf(node);
-  if (!claim) return undefined;
-  // A drain that wrote how it ended has ended, whatever the workflow says (its history expires after 90 days).
-  if (claim.outcome !== undefined) return { claim, state: { status: 'ended' } };
-  const state = p.ctx.drains?.get(claim.execution) ?? { status: 'unknown' as const, error: 'not looked up in this run' };
-  const starting = state.status === 'absent' && claim.at !== undefined && p.now - claim.at < DRAIN_START_GRACE_MS;
-  return { claim, state: starting ? { status: 'running' } : state };
-}
-
 function planInSync(p: PairPlanner): void {
   const { pair, out } = p;
   const { node, instanceId } = pair;
@@ -147,7 +107,14 @@ function planInSync(p: PairPlanner): void {
   const ids = { instanceId };
   const shutdownTaint = hasShutdownTaint(node);
   const ownCordon = isOwnCordon(node);
-  const drain = recordedDrain(p, node);
+  const drain = recordedDrain(node, p.ctx, p.now);
+  // A repair of this node that is not over: recovered, it is cancelled, even while its drain runs
+  // (the cordon a running drain keeps is a removal's; a repair's is exactly what recovery undoes).
+  if (drain !== undefined && isCancellableRepair(drain)) {
+    planRepairRecovery(p, node, drain);
+    if (shutdownTaint) planShutdownTaintRemoval(p, node, instanceId);
+    return;
+  }
   const drainOver = drain !== undefined && (drain.state.status === 'ended' || drain.state.status === 'absent');
   // Our uncordon takes the records with it; otherwise they go once the drain is over, and our cordon
   // annotations on a node someone else uncordoned, so that their later cordon never reads as ours.
@@ -173,11 +140,14 @@ function planInSync(p: PairPlanner): void {
         : `the node was uncordoned by someone else: our cordon's annotations no longer describe it`,
     });
   }
-  if (shutdownTaint) {
-    if (p.excluded) p.skip('remove-shutdown-taint', `excluded by ${p.excluded}`);
-    else out.actions.push({ kind: 'remove-shutdown-taint', ...target(node), instanceId, reason: `${instanceId} runs again` });
-  }
+  if (shutdownTaint) planShutdownTaintRemoval(p, node, instanceId);
   if (ownCordon) planOwnUncordon(p, node, ids, drain);
+}
+
+function planShutdownTaintRemoval(p: PairPlanner, node: NodeView, instanceId: NonNullable<ClassifiedPair['instanceId']>): void {
+  if (p.blindSpot !== undefined) p.skip('remove-shutdown-taint', p.blindSpot);
+  else if (p.excluded) p.skip('remove-shutdown-taint', `excluded by ${p.excluded}`);
+  else p.out.actions.push({ kind: 'remove-shutdown-taint', ...target(node), instanceId, reason: `${instanceId} runs again` });
 }
 
 function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: ClassifiedPair['instanceId'] }, drain: ReturnType<typeof recordedDrain>): void {
@@ -219,10 +189,18 @@ function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: Cla
  */
 function isNewRemoval(pair: ClassifiedPair, claim: DrainClaim): boolean {
   if (claim.for === 'manual') return true;
+  // A repair drained the machine for it to go: the removal that follows (the group replacing it) is
+  // that repair's, unless an operator stopped the repair; then the machine stayed, and anything new is.
+  if (claim.for === 'repair') return claim.outcome === 'cancelled-by-uncordon' || isRestarted(pair, claim);
   if (claim.for === 'maintenance' && pair.purpose === 'removal') return true;
-  const launchedAt = pair.instance?.launchedAt;
-  if (claim.launchedAt !== undefined && launchedAt !== undefined && launchedAt > claim.launchedAt) return true;
+  if (isRestarted(pair, claim)) return true;
   return claim.at !== undefined && pair.signals.some((s) => s.observedAt > (claim.at ?? Infinity));
+}
+
+/** The machine was started since the record was made: a new life. */
+function isRestarted(pair: ClassifiedPair, claim: DrainClaim): boolean {
+  const launchedAt = pair.instance?.launchedAt;
+  return claim.launchedAt !== undefined && launchedAt !== undefined && launchedAt > claim.launchedAt;
 }
 
 function planSlated(p: PairPlanner): void {
@@ -230,7 +208,7 @@ function planSlated(p: PairPlanner): void {
   const { node, instanceId } = pair;
   const ids = instanceId !== undefined ? { instanceId } : {};
   const lifecycle = pair.lifecycle;
-  const drain = node ? recordedDrain(p, node) : undefined;
+  const drain = node ? recordedDrain(node, p.ctx, p.now) : undefined;
   // The operator stopped this removal's drain to keep the machine: its lifecycle action is theirs.
   const takenOver = drain !== undefined && drain.claim.outcome === 'cancelled-by-uncordon' && !isNewRemoval(pair, drain.claim);
   /** CONTINUE now (no drain will do it); refused when a lookup failed, the instance is not ours, or the operator took it over. */

@@ -1,7 +1,7 @@
 import type { ActionOutcome } from '../act/outcome.js';
 import type { OutputEvent } from '../aws/output-events.js';
 import type { NodeEvent } from '../kube/events.js';
-import type { Action, Plan } from '../model/action.js';
+import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { errorText } from '../pipeline/errors.js';
@@ -17,7 +17,19 @@ export const EVENT_REASONS = {
   'forget-drain': 'RemovalOver',
   'complete-lifecycle': 'LifecycleActionCompleted',
   'mark-unhealthy': 'InstanceMarkedUnhealthy',
-} as const satisfies Record<Exclude<Action['kind'], 'report'>, string>;
+} as const satisfies Record<Exclude<Action['kind'], 'report' | 'repair'>, string>;
+
+/** A repair's reasons, one per step, and its stand-down (DESIGN §1b). */
+export const REPAIR_EVENT_REASONS = {
+  drain: 'RepairStarted',
+  replace: 'NodeRepaired',
+  cancel: 'RepairCancelled',
+  blocked: 'RepairBlocked',
+} as const satisfies Record<Extract<Action, { kind: 'repair' }>['step'] | 'blocked', string>;
+
+const reasonOf = (action: Exclude<Action, { kind: 'report' }>): string => (action.kind === 'repair' ? REPAIR_EVENT_REASONS[action.step] : EVENT_REASONS[action.kind]);
+
+const triggersDetail = (triggers: readonly RepairTrigger[]) => triggers.map((t) => ({ condition: t.type, status: t.status, since: new Date(t.since).toISOString() }));
 
 export const DIVERGENCE_REASONS = {
   'stale-object': 'CircuitBreakerTripped',
@@ -62,6 +74,17 @@ export function notificationsFor(
   for (const node of heldBackByBreaker(plan)) {
     kube.push({ node, reason: DIVERGENCE_REASONS['stale-object'], message: plan?.breaker?.reason ?? '', type: 'Warning' });
   }
+  // A repair the group's unhealthy share stood down: the node is told, and downstream alerting.
+  for (const skipped of plan?.skipped ?? []) {
+    const { standDown } = skipped;
+    if (skipped.kind !== 'repair' || standDown === undefined) continue;
+    if (skipped.node !== undefined) kube.push({ node: skipped.node, reason: REPAIR_EVENT_REASONS.blocked, message: skipped.reason, type: 'Warning' });
+    output.push({
+      detailType: 'Node Repair Blocked',
+      detail: { cluster, node: skipped.node, instanceId: skipped.instanceId, ...standDown, reason: skipped.reason },
+      resources: instanceArn(place, skipped.instanceId),
+    });
+  }
   for (const { action, outcome, detail } of outcomes) {
     if (outcome === 'dry-run' || outcome === 'unchanged') continue;
     const node = 'node' in action ? action.node : undefined;
@@ -81,9 +104,23 @@ export function notificationsFor(
     const message = failed ? `${action.kind} ${outcome}: ${detail ?? ''} (wanted because: ${action.reason})` : action.reason;
     // A deleted Node is gone, but an Event naming it still shows in `kubectl get events`; a delete
     // that failed or was moot (e.g. re-registered under the same name) is a Warning like any other.
-    if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: EVENT_REASONS[action.kind], message, type: failed ? 'Warning' : 'Normal' });
+    if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: reasonOf(action), message, type: failed ? 'Warning' : 'Normal' });
     if (action.kind === 'delete' && outcome === 'done') {
       output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(place, action.instanceId) });
+    }
+    if (action.kind === 'repair' && action.step === 'drain' && outcome === 'started') {
+      output.push({
+        detailType: 'Node Repair Started',
+        detail: { cluster, node, instanceId: action.instanceId, group: action.group, execution: action.execution, deadline: new Date(action.deadline).toISOString(), conditions: triggersDetail(action.triggers), reason: action.reason },
+        resources: instanceArn(place, action.instanceId),
+      });
+    }
+    if (action.kind === 'repair' && action.step === 'replace' && outcome === 'done') {
+      output.push({
+        detailType: 'Node Repaired',
+        detail: { cluster, node, instanceId: action.instanceId, group: action.group, execution: action.execution, drainOutcome: action.drainOutcome, conditions: triggersDetail(action.triggers), reason: action.reason },
+        resources: instanceArn(place, action.instanceId),
+      });
     }
   }
   return { kube, output };
@@ -101,7 +138,8 @@ export interface Notifier {
 }
 
 /**
- * Starts notifying for a run: the Events of the deletions the breaker held back go out at once, each
+ * Starts notifying for a run: the Events of the deletions the breaker held back and of the repairs
+ * stood down go out at once (a stand-down's output event with the rest, first), each
  * action's Event as soon as its outcome is known (a cordon's Event while its drain's StartExecution
  * is in flight), a few at a time; output events are published together at the end, alongside the
  * last Events. A failure to notify is an error in the report, never a failed run.
@@ -129,7 +167,10 @@ export function startNotifying(deps: Pick<ReconcilerDeps, 'events' | 'output' | 
       workers.add(worker);
     }
   };
-  enqueue(notificationsFor([], deps.clusterName, place, plan).kube);
+  // What the plan says without an action: the breaker's held-back deletions, the repairs stood down (their output events first, as in the plan).
+  const planned = notificationsFor([], deps.clusterName, place, plan);
+  if (planned.output.length > 0) output.push({ index: -1, events: planned.output });
+  enqueue(planned.kube);
   return {
     add(outcome, index) {
       const { kube, output: events } = notificationsFor([outcome], deps.clusterName, place);

@@ -1,5 +1,5 @@
 import type { ActionOutcome, OutcomeKind } from '../act/outcome.js';
-import type { ActionKind, Plan, SkippedAction } from '../model/action.js';
+import type { Action, ActionKind, Plan, SkippedAction } from '../model/action.js';
 import { CONDITIONS, type ClassifiedPair, type Condition } from '../model/condition.js';
 
 export interface ReportRow {
@@ -18,6 +18,8 @@ export interface ReportAction {
   readonly detail?: string;
   /** For report actions: the condition reported. */
   readonly condition?: Condition;
+  /** For repair actions: which step (drain, replace, cancel). */
+  readonly step?: Extract<Action, { kind: 'repair' }>['step'];
 }
 
 /** One JSON report per run (DESIGN §3): what was seen, decided, done and skipped, and what failed. */
@@ -63,5 +65,6 @@ export function toReportActions(outcomes: readonly ActionOutcome[]): ReportActio
     outcome,
     ...(detail !== undefined ? { detail } : {}),
     ...(action.kind === 'report' ? { condition: action.condition } : {}),
+    ...(action.kind === 'repair' ? { step: action.step } : {}),
   }));
 }

@@ -39,6 +39,12 @@ export type DrainWorkflowInput = z.infer<typeof DrainWorkflowInputSchema>;
 export const DrainStepInputSchema = z.object({
   input: DrainWorkflowInputSchema,
   state: z.unknown().optional(),
+  /**
+   * The lifecycle action the drain works for: the one the previous step reported (handed over on
+   * the Node), else the input's. The step records a heartbeat for it at its start, so that retries
+   * and long steps never leave the hook without one for long (infra/heartbeat-gap.ts).
+   */
+  lifecycle: LifecycleRefSchema.optional(),
 });
 export type DrainStepInput = z.infer<typeof DrainStepInputSchema>;
 
@@ -100,7 +106,7 @@ export const DrainSummarySchema = z.object({
   /** Pods evicted with a grace period shortened to fit the deadline (gracePeriod: fit-deadline). */
   graceShortened: z.object({
     pods: PodCount,
-    examples: z.array(z.object({ pod: z.string(), seconds: PodCount })).max(SUMMARY_EXAMPLES),
+    examples: z.array(z.object({ pod: z.string(), seconds: PodCount, podSeconds: PodCount.optional() })).max(SUMMARY_EXAMPLES),
   }),
 });
 export type DrainSummary = z.infer<typeof DrainSummarySchema>;
@@ -118,6 +124,8 @@ export const DrainStepOutputSchema = z.object({
    * (LIFECYCLE_ANNOTATION), else the input's. Absent when there is none.
    */
   lifecycle: LifecycleRefSchema.optional(),
+  /** ISO 8601: when the step recorded the lifecycle heartbeat at its start; absent when it recorded none. */
+  heartbeatAt: z.iso.datetime().optional(),
   /** Bounded: for the output event and metrics, never per-pod messages. */
   summary: DrainSummarySchema,
 });
@@ -149,7 +157,16 @@ export const SIGNAL_QUEUE = { eventsFunctionTimeoutSeconds: 60, visibilityTimeou
 
 /** Output events on the reconciler's own bus (source and detail-types). */
 export const OUTPUT_EVENT_SOURCE = 'ec2-node-reconciler';
-export const OUTPUT_DETAIL_TYPES = ['Node Deleted', 'Node Drained', 'Drain Failed', 'Divergence Detected'] as const;
+export const OUTPUT_DETAIL_TYPES = [
+  'Node Deleted',
+  'Node Drained',
+  'Drain Failed',
+  'Divergence Detected',
+  // Repair (DESIGN §1b): its drain started; it stood down (the group's unhealthy share); the machine was marked Unhealthy for its group to replace.
+  'Node Repair Started',
+  'Node Repair Blocked',
+  'Node Repaired',
+] as const;
 export type OutputDetailType = (typeof OUTPUT_DETAIL_TYPES)[number];
 
 /** Environment the functions read at cold start (validated there). */

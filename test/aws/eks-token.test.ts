@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createEksToken, decodeEksToken, EksTokenSource, TOKEN_REFRESH_MS } from '../../lib/aws/eks-token.js';
+import { partition } from '@aws-sdk/core/client';
+import { createEksToken, decodeEksToken, EksTokenSource, stsHost, TOKEN_REFRESH_MS } from '../../lib/aws/eks-token.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 
 // Produced by scripts/eks-token-vector.py with botocore for fixed credentials and time.
@@ -52,5 +53,33 @@ describe('EKS token', () => {
     clock.advance(1_000);
     source.invalidate();
     expect(await source.token()).not.toBe(first);
+  });
+});
+
+describe('the STS host of the EKS token', () => {
+  it.each([
+    ['us-east-1', 'sts.us-east-1.amazonaws.com'],
+    ['eu-west-1', 'sts.eu-west-1.amazonaws.com'],
+    ['us-gov-west-1', 'sts.us-gov-west-1.amazonaws.com'],
+    ['cn-north-1', 'sts.cn-north-1.amazonaws.com.cn'],
+    ['cn-northwest-1', 'sts.cn-northwest-1.amazonaws.com.cn'],
+    ['eusc-de-east-1', 'sts.eusc-de-east-1.amazonaws.eu'],
+    ['us-iso-east-1', 'sts.us-iso-east-1.c2s.ic.gov'],
+    ['us-isob-east-1', 'sts.us-isob-east-1.sc2s.sgov.gov'],
+    ['eu-isoe-west-1', 'sts.eu-isoe-west-1.cloud.adc-e.uk'],
+    ['us-isof-south-1', 'sts.us-isof-south-1.csp.hci.ic.gov'],
+  ])('should presign against the regional endpoint of the partition of %s', async (region, host) => {
+    expect(stsHost(region)).toBe(host);
+    // The SDK's own endpoint rules agree (its partitions.json is the source of the table).
+    expect(`sts.${region}.${partition(region).dnsSuffix}`).toBe(host);
+    const token = await createEksToken({ cluster: 'demo', region, credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' }, clock: new VirtualClock(Date.parse(vector.time)) });
+    const url = decodeEksToken(token);
+    expect(url.host).toBe(host);
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(new RegExp(`/${region}/sts/aws4_request$`));
+  });
+
+  it('should not mistake a commercial region for an ISO one by its prefix', () => {
+    expect(stsHost('us-isolated-1')).toBe('sts.us-isolated-1.amazonaws.com');
+    expect(partition('us-isolated-1').dnsSuffix).toBe('amazonaws.com');
   });
 });

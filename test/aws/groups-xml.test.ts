@@ -1,9 +1,9 @@
-// The DescribeAutoScalingGroups reader must find what the SDK finds: each instance's group and
-// LifecycleState, whichever order a group's fields come in, and nothing from other lists (tags,
+// The DescribeAutoScalingGroups reader must find what the SDK finds: each instance's group,
+// LifecycleState and HealthStatus (node repair reads it), whichever order a group's fields come in, and nothing from other lists (tags,
 // suspended processes) that also hold `member`s.
 import { DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AutoScalingAdapter } from '../../lib/aws/autoscaling.js';
+import { AutoScalingAdapter, healthStatusOf, type AsgMembership } from '../../lib/aws/autoscaling.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import { parseGroupsPage, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
 import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
@@ -16,6 +16,7 @@ const PAGE = `<DescribeAutoScalingGroupsResponse xmlns="http://autoscaling.amazo
         <Instances>
           <member><InstanceId>i-0aaaaaaaaaaaaaaa1</InstanceId><LifecycleState>Terminating:Wait</LifecycleState><HealthStatus>Healthy</HealthStatus></member>
           <member><LifecycleState>InService</LifecycleState><InstanceId>i-0aaaaaaaaaaaaaaa2</InstanceId></member>
+          <member><HealthStatus>Unhealthy</HealthStatus><InstanceId>i-0aaaaaaaaaaaaaaa3</InstanceId><LifecycleState>InService</LifecycleState></member>
         </Instances>
         <SuspendedProcesses><member><ProcessName>Launch</ProcessName></member></SuspendedProcesses>
         <AutoScalingGroupName>ng-a</AutoScalingGroupName>
@@ -32,8 +33,9 @@ describe('parseGroupsPage', () => {
     const page = parseGroupsPage(PAGE);
 
     expect([...page.members]).toEqual([
-      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'Terminating:Wait' }],
+      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy' }],
       ['i-0aaaaaaaaaaaaaaa2', { group: 'ng-a', lifecycleState: 'InService' }],
+      ['i-0aaaaaaaaaaaaaaa3', { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Unhealthy' }],
     ]);
     expect(page.nextToken).toBe('next-page');
   });
@@ -57,10 +59,18 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
       world.aws.state.seedInstance(anInstance(n, { autoScaling: { group: `ng-${n % 150}`, ...(n % 50 === 0 ? { lifecycleState: 'Terminating:Wait', hook: 'drain-hook' } : {}) } }));
     }
     const groups = Array.from({ length: 150 }, (_, g) => `ng-${g}`);
-    const bySdk = new Map<string, { group: string; lifecycleState: string }>();
+    // One member the group has found Unhealthy (it is being replaced): repair reads that.
+    const sick = world.aws.state.autoScaling.member(instanceId(7));
+    if (sick) sick.healthStatus = 'UNHEALTHY';
+    const bySdk = new Map<string, AsgMembership>();
     for (const names of [groups.slice(0, 100), groups.slice(100)]) {
       const out = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: names, MaxRecords: 100 }));
-      for (const g of out.AutoScalingGroups ?? []) for (const i of g.Instances ?? []) bySdk.set(i.InstanceId ?? '', { group: g.AutoScalingGroupName ?? '', lifecycleState: i.LifecycleState ?? '' });
+      for (const g of out.AutoScalingGroups ?? []) {
+        for (const i of g.Instances ?? []) {
+          const healthStatus = healthStatusOf(i.HealthStatus);
+          bySdk.set(i.InstanceId ?? '', { group: g.AutoScalingGroupName ?? '', lifecycleState: i.LifecycleState ?? '', ...(healthStatus ? { healthStatus } : {}) });
+        }
+      }
     }
     world.aws.requestLog.clear();
 
@@ -68,7 +78,8 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
 
     expect(lookup.failed).toEqual(new Map());
     expect(new Map([...lookup.members].sort(([a], [b]) => a.localeCompare(b)))).toEqual(new Map([...bySdk].sort(([a], [b]) => a.localeCompare(b))));
-    expect(lookup.members.get(instanceId(50) as InstanceId)).toEqual({ group: 'ng-50', lifecycleState: 'Terminating:Wait' });
+    expect(lookup.members.get(instanceId(50) as InstanceId)).toEqual({ group: 'ng-50', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy' });
+    expect(lookup.members.get(instanceId(7) as InstanceId)).toEqual({ group: 'ng-7', lifecycleState: 'InService', healthStatus: 'Unhealthy' });
     expect(world.aws.requestLog.filter({ operation: 'DescribeAutoScalingGroups' })).toHaveLength(2);
   });
 });

@@ -74,6 +74,22 @@ describe('classify', () => {
       reason: /silent/,
     },
     { name: 'a running machine whose node is NotReady', world: anObservation({ nodes: [aNode(1, { ready: 'False' })], instances: [anInstance(1)] }), expected: 'unresponsive-machine', reason: /Ready condition is False/ },
+    {
+      name: 'a running machine whose node monitoring agent reports a problem (KernelReady False)',
+      world: anObservation({ nodes: [aNode(1, { conditions: { Ready: { status: 'True' }, KernelReady: { status: 'False', since: NOW - 35 * MINUTE } } })], instances: [anInstance(1)] }),
+      expected: 'unresponsive-machine',
+      reason: /KernelReady is False since 2026-11-29T11:25:00.000Z/,
+    },
+    {
+      name: 'a running machine whose monitoring agent says Unknown (no problem found)',
+      world: anObservation({ nodes: [aNode(1, { conditions: { AcceleratedHardwareReady: { status: 'Unknown', since: NOW - HOUR } } })], instances: [anInstance(1)] }),
+      expected: 'in-sync',
+    },
+    {
+      name: 'a running machine whose monitoring agent reports every condition True',
+      world: anObservation({ nodes: [aNode(1, { conditions: { KernelReady: { status: 'True' }, StorageReady: { status: 'True' } } })], instances: [anInstance(1)] }),
+      expected: 'in-sync',
+    },
     { name: 'a running cluster machine with no node, past the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }), expected: 'unregistered-machine' },
     { name: 'a running cluster machine with no node, within the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - MINUTE })] }), expected: 'in-sync', reason: /registrationGrace/ },
     { name: 'a terminated machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }), expected: 'identity-conflict', reason: /Lease is live/ },

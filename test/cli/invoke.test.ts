@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../lib/report/report.js';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { startSandbox, SWEEP_FUNCTION, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;
@@ -37,7 +37,7 @@ describe('ec2-node-reconciler invoke', () => {
   it('should send no dryRun without --dry-run, so a stack deployed dry stays dry', async () => {
     const { credentials } = sandbox.aws.clientConfig();
     const env = { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' };
-    const { stdout } = await run(process.execPath, [BIN, 'invoke', '--function', SWEEP_FUNCTION, '-o', 'json', '--endpoint-url', sandbox.aws.endpoint], { env, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [BIN, 'invoke', '--function', sandbox.functions.sweep, '-o', 'json', '--endpoint-url', sandbox.aws.endpoint], { env, timeout: 60_000 });
 
     const report = JSON.parse(stdout) as RunReport;
     expect(sandbox.aws.state.functions.invocations.map((i) => i.payload)).toEqual(['{}']);

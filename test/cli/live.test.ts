@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { ADMIN_TOKEN, startSandbox, SWEEP_FUNCTION, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { ADMIN_TOKEN, startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
 
 const run = promisify(execFile);
@@ -122,12 +122,12 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
   });
 
   it('should invoke the deployed sweep function (through the Lambda emulator) and print its dry-run report', async () => {
-    const { code, stdout, stderr } = await cli(['invoke', '--function', SWEEP_FUNCTION, '--dry-run', '-o', 'json']);
+    const { code, stdout, stderr } = await cli(['invoke', '--function', sandbox.functions.sweep, '--dry-run', '-o', 'json']);
     expect(code, stderr).toBe(0);
     const report = JSON.parse(stdout) as RunReport;
     expect(report.dryRun).toBe(true);
     expect(report.conditions['stale-object']).toBe(1);
-    expect(sandbox.aws.state.functions.invocations.map((i) => [i.functionName, i.payload])).toEqual([[SWEEP_FUNCTION, '{"dryRun":true}']]);
+    expect(sandbox.aws.state.functions.invocations.map((i) => [i.functionName, i.payload])).toEqual([[sandbox.functions.sweep, '{"dryRun":true}']]);
     expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
   });
 

@@ -29,6 +29,12 @@ describe('sweep payload', () => {
     expect(sweepSettings(DEFAULT_SETTINGS, undefined)).toEqual(DEFAULT_SETTINGS);
   });
 
+  it('should keep every deployed setting the payload does not name (a dry-run stack stays dry with any override)', () => {
+    const deployed = { ...DEFAULT_SETTINGS, dryRun: true, maxDeletions: 3, rebalance: 'drain' as const };
+    expect(sweepSettings(deployed, { settings: { heartbeatGrace: '5m' } })).toEqual({ ...deployed, heartbeatGrace: 300_000 });
+    expect(sweepSettings(deployed, { settings: {} })).toEqual(deployed);
+  });
+
   it('should reject a bad override, naming it', () => {
     expect(() => sweepSettings(DEFAULT_SETTINGS, { settings: { rebalance: 'sometimes' } })).toThrow(/settings\.rebalance/);
   });

@@ -13,6 +13,8 @@ const SPOT = 'i-0aaaaaaaaaaaaaaa1';
 const STALE = 'i-0aaaaaaaaaaaaaaa2';
 const DRAIN = 'i-0aaaaaaaaaaaaaaa3';
 const node = (id: string) => `node-${id.slice(-1)}.ec2.internal`;
+/** Lifecycle action tokens are UUIDs (Auto Scaling refuses anything else). */
+const TOKEN = '6d2c7f1e-0a4b-4c8d-9e3f-1a2b3c4d5e6f';
 
 const SCENARIO = `
 name: handlers
@@ -123,5 +125,50 @@ describe('drain-step handler (the Step Functions task)', () => {
 
   it('should refuse a payload without the workflow input, naming the field', async () => {
     await expect(handlers.drainStep({ state: {} }, lambdaContext(sandbox, 'drain-step'))).rejects.toThrow(/invalid drain step input: input/);
+  });
+
+  it('should record a heartbeat for the lifecycle action it is handed at its start, before draining, and say when', async () => {
+    const asg = sandbox.aws.state.autoScaling;
+    asg.putHook('eks-ng-1', { name: 'drain', transition: 'autoscaling:EC2_INSTANCE_TERMINATING', heartbeatTimeoutMs: 300_000, defaultResult: 'CONTINUE' });
+    asg.addMember({ instanceId: DRAIN, group: 'eks-ng-1', lifecycleState: 'Terminating:Wait', healthStatus: 'HEALTHY', protectedFromScaleIn: false }, { hook: 'drain', token: TOKEN, at: sandbox.clock.now() });
+    const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
+    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-2' };
+    sandbox.clock.advance(120_000);
+    const before = sandbox.aws.requestLog.entries.length;
+    const calledAt = Date.now();
+
+    // The lifecycle the workflow hands over (one the Node named) wins over the input's.
+    const output = await handlers.drainStep(
+      { input: { ...input, lifecycle: { group: 'eks-ng-1', hook: 'other-hook' } }, lifecycle: { group: 'eks-ng-1', hook: 'drain', token: TOKEN } },
+      lambdaContext(sandbox, 'drain-step'),
+    );
+
+    expect(asg.heartbeats).toEqual([{ at: sandbox.clock.now(), instanceId: DRAIN, group: 'eks-ng-1', hook: 'drain' }]);
+    // When, on the function's clock (the wall clock, as in Lambda): at the start of the step.
+    expect(Date.parse(output.heartbeatAt ?? '')).toBeGreaterThanOrEqual(Math.floor(calledAt / 1000) * 1000);
+    expect(Date.parse(output.heartbeatAt ?? '')).toBeLessThanOrEqual(Date.now());
+    const calls = sandbox.aws.requestLog.entries.slice(before).map((e) => e.operation);
+    expect(calls[0]).toBe('RecordLifecycleActionHeartbeat');
+    expect(output.outcome).toBe('done');
+  });
+
+  it('should drain on when the heartbeat is refused (the action is gone), and say it recorded none', async () => {
+    const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
+    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-3' };
+    const heartbeats = sandbox.aws.state.autoScaling.heartbeats.length;
+    const output = await handlers.drainStep({ input, lifecycle: { group: 'eks-ng-1', hook: 'no-such-hook' } }, lambdaContext(sandbox, 'drain-step'));
+    expect(output.outcome).toBe('done');
+    expect(output.heartbeatAt).toBeUndefined();
+    expect(sandbox.aws.state.autoScaling.heartbeats).toHaveLength(heartbeats);
+    expect(sandbox.aws.requestLog.entries.filter((e) => e.operation === 'RecordLifecycleActionHeartbeat').at(-1)?.errorCode).toBe('ValidationError');
+  });
+
+  it('should record no heartbeat when the drain has no lifecycle action', async () => {
+    const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
+    const before = sandbox.aws.requestLog.entries.length;
+    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-4' };
+    const output = await handlers.drainStep({ input }, lambdaContext(sandbox, 'drain-step'));
+    expect(output.heartbeatAt).toBeUndefined();
+    expect(sandbox.aws.requestLog.entries.slice(before).map((e) => e.operation)).not.toContain('RecordLifecycleActionHeartbeat');
   });
 });

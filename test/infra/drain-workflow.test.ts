@@ -6,7 +6,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { DrainWorkflow, FAILURE_ERRORS, LIFECYCLE, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
+import { DrainWorkflow, FAILURE_ERRORS, LIFECYCLE, LIFECYCLE_NOT_COMPLETED, MAX_WAIT_SECONDS, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
+import { LAMBDA_SERVICE_ERRORS, worstHeartbeatGap } from '../../infra/heartbeat-gap.js';
 import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema, OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/workflow/contract.js';
 import { joinedJson, only } from './support/template.js';
 
@@ -17,7 +18,8 @@ interface State {
   readonly Default?: string;
   readonly Choices?: { Condition: string; Next: string; Assign?: Record<string, unknown> }[];
   readonly Catch?: { ErrorEquals: string[]; Next: string; Assign?: Record<string, unknown> }[];
-  readonly Retry?: { ErrorEquals: string[]; MaxAttempts?: number }[];
+  readonly Retry?: { ErrorEquals: string[]; MaxAttempts?: number; IntervalSeconds?: number; BackoffRate?: number; MaxDelaySeconds?: number }[];
+  readonly TimeoutSeconds?: number;
   readonly Resource?: string;
   readonly Arguments?: unknown;
   readonly Assign?: Record<string, unknown>;
@@ -33,17 +35,18 @@ interface Definition {
   readonly QueryLanguage?: string;
 }
 
-function definition(props: { heartbeatInterval?: Duration; maxDrainDuration?: Duration; autoScalingGroupNames?: string[] } = {}): Definition {
+function build(props: { heartbeatInterval?: Duration; maxDrainDuration?: Duration; autoScalingGroupNames?: string[]; drainStepTimeout?: Duration } = {}): { definition: Definition; workflow: DrainWorkflow } {
   const stack = new Stack(new App(), 'Workflow');
   const drainStepFunction = new lambda.Function(stack, 'DrainStep', {
     runtime: lambda.Runtime.NODEJS_24_X,
     handler: 'index.handler',
     code: lambda.Code.fromInline('exports.handler = async () => ({})'),
   });
-  new DrainWorkflow(stack, 'Drain', {
+  const workflow = new DrainWorkflow(stack, 'Drain', {
     clusterName: 'demo',
     autoScalingGroupNames: props.autoScalingGroupNames,
     drainStepFunction,
+    drainStepTimeout: props.drainStepTimeout ?? Duration.minutes(1),
     outputBus: new events.EventBus(stack, 'Bus'),
     maxDrainDuration: props.maxDrainDuration ?? Duration.days(1),
     heartbeatInterval: props.heartbeatInterval ?? Duration.minutes(1),
@@ -52,8 +55,10 @@ function definition(props: { heartbeatInterval?: Duration; maxDrainDuration?: Du
     removalPolicy: RemovalPolicy.DESTROY,
   });
   const [, machine] = only(Template.fromStack(stack), 'AWS::StepFunctions::StateMachine');
-  return joinedJson(machine.Properties?.DefinitionString) as Definition;
+  return { definition: joinedJson(machine.Properties?.DefinitionString) as Definition, workflow };
 }
+
+const definition = (props: Parameters<typeof build>[0] = {}): Definition => build(props).definition;
 
 const DEFINITION = definition();
 const { States: STATES } = DEFINITION;
@@ -114,8 +119,8 @@ describe('drain workflow', () => {
     expect(state('Heartbeat due?').Default).toBe('Wait');
     expect(state('Record lifecycle heartbeat').Next).toBe('Wait');
     expect(state('Wait').Next).toBe('Drain step');
-    // The wait is what the step asked for.
-    expect(state('Wait').Seconds).toBe('{% $step.waitSeconds %}');
+    // The wait is what the step asked for, within a bound the heartbeat gap is computed from.
+    expect(state('Wait').Seconds).toBe(`{% $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) %}`);
     expect(Object.keys(DrainStepOutputSchema.shape)).toContain('waitSeconds');
   });
 
@@ -137,7 +142,13 @@ describe('drain workflow', () => {
     const payload = (drainStep.Arguments as { Payload: string }).Payload;
     const keys = [...payload.matchAll(/'(\w+)':/g)].map((m) => m[1]);
     expect(keys.sort()).toEqual(Object.keys(DrainStepInputSchema.shape).sort());
-    expect(drainStep.Assign).toEqual({ step: '{% $states.result.Payload %}' });
+    expect(drainStep.Assign).toEqual({
+      step: '{% $states.result.Payload %}',
+      // A heartbeat the step recorded at its start counts: the workflow's next one is due from then.
+      heartbeatAt: '{% $exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt %}',
+    });
+    // The step heartbeats the drain's lifecycle action: the one handed over on the Node first.
+    expect(payload).toContain(`'lifecycle': ${LIFECYCLE}`);
   });
 
   it('should retry the drain step, then complete the lifecycle action, report Drain Failed and fail', () => {
@@ -155,11 +166,41 @@ describe('drain workflow', () => {
     expect((state('Drain step').Retry ?? []).flatMap((r) => r.ErrorEquals)).not.toContain('States.DataLimitExceeded');
   });
 
-  it('should heartbeat only for a lifecycle drain and only when the interval has passed', () => {
+  it('should bound every attempt and retry the ones that never ran the handler briefly, before States.TaskFailed (which matches them too)', () => {
+    const drainStep = state('Drain step');
+    expect(drainStep.TimeoutSeconds).toBe(70);
+    expect(definition({ drainStepTimeout: Duration.minutes(2) }).States['Drain step']?.TimeoutSeconds).toBe(130);
+    const [service, handler, ...rest] = drainStep.Retry ?? [];
+    expect(rest).toEqual([]);
+    expect(service).toEqual({ ErrorEquals: [...LAMBDA_SERVICE_ERRORS], IntervalSeconds: 1, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 20 });
+    expect(handler).toEqual({ ErrorEquals: ['States.TaskFailed', 'States.Timeout'], IntervalSeconds: 5, MaxAttempts: 2, BackoffRate: 2 });
+  });
+
+  it('should compute the worst gap between lifecycle heartbeats from the rendered step task: 70 s attempt + 10 s retry delay + 51 s of service retries + 5 s', () => {
+    const { workflow } = build();
+    expect(workflow.heartbeatGap).toEqual({ seconds: 136, attemptSeconds: 70, handlerRetryDelaySeconds: 10, serviceRetrySeconds: 51 });
+    // Half of a 300 s hook timeout holds.
+    expect(workflow.heartbeatGap.seconds).toBeLessThanOrEqual(150);
+    // A longer heartbeat interval dominates the gap; a longer function timeout lengthens it.
+    expect(build({ heartbeatInterval: Duration.minutes(5) }).workflow.heartbeatGap.seconds).toBe(300 + 51 + 5);
+    expect(build({ drainStepTimeout: Duration.minutes(2) }).workflow.heartbeatGap.seconds).toBe(130 + 10 + 51 + 5);
+  });
+
+  it('should refuse to compute a gap for a step task without a bound or with a service retrier behind States.TaskFailed', () => {
+    const retrier = { ErrorEquals: ['States.TaskFailed'], IntervalSeconds: 5 };
+    const service = { ErrorEquals: [...LAMBDA_SERVICE_ERRORS] };
+    expect(() => worstHeartbeatGap({ stepTask: { Retry: [service, retrier] }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/no TimeoutSeconds/);
+    expect(() => worstHeartbeatGap({ stepTask: { Retry: [retrier, service], TimeoutSeconds: 70 }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/ahead of States.TaskFailed/);
+    expect(() => worstHeartbeatGap({ stepTask: { Retry: [retrier], TimeoutSeconds: 70 }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/ahead of States.TaskFailed/);
+    // ASL's defaults: 1 s, 3 attempts, rate 2 → 7 s.
+    expect(worstHeartbeatGap({ stepTask: { Retry: [service], TimeoutSeconds: 10 }, heartbeatIntervalSeconds: 10, maxWaitSeconds: 10 }).serviceRetrySeconds).toBe(7);
+  });
+
+  it('should heartbeat only for a lifecycle drain and only when the last heartbeat would be an interval old by the end of the wait', () => {
     const [due] = state('Heartbeat due?').Choices ?? [];
     expect(due?.Next).toBe('Record lifecycle heartbeat');
     expect(due?.Condition).toContain(`$exists(${LIFECYCLE})`);
-    expect(due?.Condition).toContain('>= 60000');
+    expect(due?.Condition).toContain(`($millis() - $heartbeatAt + $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) * 1000) >= 60000`);
     const [slower] = definition({ heartbeatInterval: Duration.minutes(5) }).States['Heartbeat due?']?.Choices ?? [];
     expect(slower?.Condition).toContain('>= 300000');
     // A failed heartbeat does not stop the drain.
@@ -188,7 +229,11 @@ describe('drain workflow', () => {
     expect(hook.Choices).toEqual([{ Condition: `{% $exists(${LIFECYCLE}) and $not($outcome = 'cancelled-by-uncordon') %}`, Next: 'Complete lifecycle action' }]);
     expect(hook.Default).toBe('Report outcome');
     expect(state('Complete lifecycle action').Next).toBe('Report outcome');
-    expect(state('Complete lifecycle action').Catch).toEqual([expect.objectContaining({ Next: 'Report outcome', Assign: { lifecycleCompleted: false } })]);
+    // Completing is retried, then the failure is caught: the event says why, and the execution fails.
+    expect(state('Complete lifecycle action').Retry).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 3 })]);
+    expect(state('Complete lifecycle action').Catch).toEqual([
+      expect.objectContaining({ Next: 'Report outcome', Assign: { lifecycleCompleted: false, lifecycleError: '{% $states.errorOutput %}' } }),
+    ]);
   });
 
   it('should end with an output event of the contract: Node Drained at done, Drain Failed otherwise', () => {
@@ -203,7 +248,8 @@ describe('drain workflow', () => {
       expect(entry?.Detail).not.toContain('token');
     }
     expect(state('Report outcome').Next).toBe('Drained?');
-    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' %}", Next: 'Drained' }], Default: 'Not drained' });
+    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' and $lifecycleError = null %}", Next: 'Drained' }], Default: 'Not drained' });
+    expect(state('Not drained').Error).toContain(`$outcome = 'done' ? '${LIFECYCLE_NOT_COMPLETED}'`);
   });
 
   it('should say in the output event how the drain ended, and give the command that completes a lifecycle action left open', () => {
@@ -211,6 +257,7 @@ describe('drain workflow', () => {
     const detail = entry?.Detail ?? '';
     expect(detail).toContain("'outcome': $outcome");
     expect(detail).toContain("'completed': $lifecycleCompleted");
+    expect(detail).toContain("'error': $lifecycleError ? $lifecycleError");
     expect(detail).toContain(`'completeWith': $lifecycleCompleted = false ? 'aws autoscaling complete-lifecycle-action --auto-scaling-group-name ' & ${LIFECYCLE}.group & ' --lifecycle-hook-name ' & ${LIFECYCLE}.hook & ' --instance-id ' & $input.instanceId & ' --lifecycle-action-result CONTINUE'`);
     expect(detail).toContain("'deadline': $exists($step.deadline) ? $step.deadline : $input.deadline");
   });

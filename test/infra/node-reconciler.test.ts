@@ -1,21 +1,31 @@
 // Assertion tests on the default NodeReconciler, one template shared by the whole file.
-import { Match } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { logicalIdOf } from '../../infra/findings.js';
 import { FUNCTION_SPECS } from '../../infra/functions.js';
 import { METRIC_NAMES, METRIC_NAMESPACE } from '../../infra/metrics.js';
-import { SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconciler.js';
+import { NodeReconciler, SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconciler.js';
 import { RECONCILER_GROUP } from '../../infra/rbac.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
 import { DEFAULT_SETTINGS } from '../../lib/settings.js';
 import { FUNCTION_ENV, OUTPUT_DETAIL_TYPES } from '../../lib/workflow/contract.js';
-import { CLUSTER, defaultStack } from './support/synth.js';
+import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';
 import { actionsOf, allStatements, joinedJson, only, propertiesOf, resources, resourcesOfStatement, statementsOfRole, type Statement } from './support/template.js';
 
 const { stack, reconciler, template } = defaultStack();
 const id = (construct: Parameters<typeof logicalIdOf>[0]) => logicalIdOf(construct);
 const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+/** The default reconciler, and an operator role granted the decommission tag. */
+function synthesizeWithOperator(): { template: Template; reconciler: NodeReconciler } {
+  const own = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Operator');
+  const withOperator = new NodeReconciler(own, 'Reconciler', { clusterName: CLUSTER, entries: testEntries() });
+  withOperator.grantDecommission(new Role(own, 'Operator', { assumedBy: new AccountRootPrincipal() }));
+  return { template: Template.fromStack(own), reconciler: withOperator };
+}
 
 describe('NodeReconciler: signal queue', () => {
   it('should create the queue and its dead-letter queue with SSE and 14 days retention', () => {
@@ -140,6 +150,36 @@ describe('NodeReconciler: functions', () => {
     expect(drainEnv[FUNCTION_ENV.drainStateMachineArn]).toBeUndefined();
   });
 
+  it('should turn the Powertools Tracer off when the functions have no active tracing', () => {
+    for (const fn of Object.values(functions)) {
+      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    }
+  });
+
+  it('should run one sweep at a time, with no retries of the scheduled (asynchronous) invocation by Lambda', () => {
+    expect(propertiesOf(template, id(functions.sweep)).ReservedConcurrentExecutions).toBe(1);
+    template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: id(functions.sweep) },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 300,
+    });
+    expect(propertiesOf(template, id(functions.events)).ReservedConcurrentExecutions).toBeUndefined();
+    expect(propertiesOf(template, id(functions.drainStep)).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('should create each function only after the policy that gives it its permissions', () => {
+    const dependsOn = (fn: (typeof functions)[keyof typeof functions]) => (template.toJSON() as { Resources: Record<string, { DependsOn?: string[] }> }).Resources[id(fn)]?.DependsOn ?? [];
+    const policies = resources(template, 'AWS::IAM::Policy').map(([logicalId]) => logicalId);
+    const reconcilerPolicy = policies.find((p) => p.startsWith('ReconcilerReconcilerPolicy'));
+    const drainStepPolicy = policies.find((p) => p.startsWith('ReconcilerDrainStepPolicy'));
+    expect(dependsOn(functions.events)).toContain(reconcilerPolicy);
+    expect(dependsOn(functions.sweep)).toContain(reconcilerPolicy);
+    expect(dependsOn(functions.drainStep)).toContain(drainStepPolicy);
+  });
+
   it('should not attach the AWS managed basic execution role (it can write to any log group)', () => {
     for (const [, role] of resources(template, 'AWS::IAM::Role')) expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
   });
@@ -176,8 +216,12 @@ describe('NodeReconciler: sweep schedule', () => {
 });
 
 describe('NodeReconciler: output bus', () => {
-  it('should create a custom bus named after the cluster', () => {
-    template.hasResourceProperties('AWS::Events::EventBus', { Name: `ec2-node-reconciler-${CLUSTER}` });
+  it('should create a custom bus with a name unique to the stack (two stacks for one cluster do not collide)', () => {
+    const busName = (t: Template) => only(t, 'AWS::Events::EventBus')[1].Properties?.Name;
+    expect(busName(template)).toMatch(/^TestReconcilerOutputBus[0-9A-F]{8}$/);
+    // The same cluster in a second stack of the same account and region gets another bus.
+    const second = synthesize({ stackProps: {}, stackId: 'Second' });
+    expect(busName(second.template)).toMatch(/^SecondReconcilerOutputBus[0-9A-F]{8}$/);
   });
 });
 
@@ -195,8 +239,8 @@ describe('NodeReconciler: IAM', () => {
     const allowedOnStar = new Set([
       'ec2:DescribeInstances',
       'ec2:DescribeInstanceStatus',
-      'ec2:DescribeTags',
       'autoscaling:DescribeAutoScalingGroups',
+      'autoscaling:DescribeLifecycleHooks',
       // Step Functions log delivery (CDK, for the state machine's log group)
       'logs:CreateLogDelivery',
       'logs:GetLogDelivery',
@@ -219,13 +263,23 @@ describe('NodeReconciler: IAM', () => {
       ]);
       expect(resourcesOfStatement(grants(list, 'states:StartExecution')[0] as Statement)).toEqual([`<${id(reconciler.drainStateMachine)}>`]);
       expect(resourcesOfStatement(grants(list, 'events:PutEvents')[0] as Statement)).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
-      expect(grants(list, 'ec2:CreateTags')).toEqual([
-        expect.objectContaining({
-          Resource: expect.anything() as unknown,
-          Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] }, Null: { 'aws:TagKeys': 'false' } },
-        }),
-      ]);
+      // The sweep completes only our hooks: it reads the group's hooks (issue #15: this was denied).
+      expect(resourcesOfStatement(grants(list, 'autoscaling:DescribeLifecycleHooks')[0] as Statement)).toEqual(['*']);
+      // Nothing the functions never call: the operator tags (decommission), the workflow heartbeats, and
+      // Auto Scaling state comes by group (DescribeAutoScalingGroups), not by instance.
+      for (const unused of ['ec2:CreateTags', 'ec2:DescribeTags', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:DescribeAutoScalingInstances']) {
+        expect(grants(list, unused), unused).toEqual([]);
+      }
     }
+  });
+
+  it('should grant an operator role the decommission tag, for its key only, when asked', () => {
+    const { template: own, reconciler: other } = synthesizeWithOperator();
+    const list = allStatements(own).filter(({ statement }) => actionsOf(statement).includes('ec2:CreateTags'));
+    expect(list).toHaveLength(1);
+    expect(list[0]?.statement.Condition).toEqual({ 'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] }, Null: { 'aws:TagKeys': 'false' } });
+    expect(resourcesOfStatement(list[0]?.statement as Statement)).toEqual(['arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*']);
+    expect(Object.values(other.roles).some((role) => JSON.stringify(list[0]?.statement).includes(id(role)))).toBe(false);
   });
 
   it("should scope Auto Scaling mutations to the cluster's groups by tag", () => {
@@ -236,13 +290,18 @@ describe('NodeReconciler: IAM', () => {
     ]);
     for (const statement of asg) {
       expect(resourcesOfStatement(statement)).toEqual(['arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/*']);
-      expect(actionsOf(statement).sort()).toEqual(['autoscaling:CompleteLifecycleAction', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:SetInstanceHealth']);
+      expect(actionsOf(statement).sort()).toEqual(['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth']);
     }
   });
 
-  it('should give the drain-step function only logs and eks:DescribeCluster', () => {
-    const actions = reconcilerPolicy('drainStep').flatMap(actionsOf).sort();
-    expect(actions).toEqual(['eks:DescribeCluster', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+  it('should give the drain-step function logs, eks:DescribeCluster and the lifecycle heartbeat on the cluster’s groups, nothing else', () => {
+    const list = reconcilerPolicy('drainStep');
+    const actions = list.flatMap(actionsOf).sort();
+    expect([...new Set(actions)]).toEqual(['autoscaling:RecordLifecycleActionHeartbeat', 'eks:DescribeCluster', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(grants(list, 'autoscaling:RecordLifecycleActionHeartbeat').map((s) => s.Condition)).toEqual([
+      { StringEquals: { 'autoscaling:ResourceTag/eks:cluster-name': CLUSTER } },
+      { StringEquals: { [`autoscaling:ResourceTag/kubernetes.io/cluster/${CLUSTER}`]: ['owned', 'shared'] } },
+    ]);
   });
 
   it('should let the state machine invoke the drain step, report on the bus and drive lifecycle actions, nothing else', () => {
@@ -276,30 +335,43 @@ describe('NodeReconciler: observability', () => {
     return { name: resource.Properties?.DashboardName, body: JSON.stringify(joinedJson(resource.Properties?.DashboardBody)) };
   };
 
-  it('should show every reconciler metric next to the AWS/Lambda, AWS/SQS and AWS/States ones', () => {
+  it('should show every reconciler metric next to the AWS/Lambda, AWS/SQS and AWS/States ones, on a dashboard CloudFormation names', () => {
     const { name, body } = dashboard();
-    expect(name).toBe(`ec2-node-reconciler-${CLUSTER}`);
+    // Dashboard names are global to the account: a fixed one would collide between two stacks.
+    expect(name).toBeUndefined();
     for (const metric of Object.values(METRIC_NAMES)) expect(body, metric).toContain(metric);
     for (const namespace of ['AWS/Lambda', 'AWS/SQS', 'AWS/States', METRIC_NAMESPACE]) expect(body).toContain(namespace);
     expect(body).toContain('SEARCH(');
   });
 
-  it('should alarm on the dead-letter queue, function errors, drain failures and the breaker', () => {
-    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
-    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-      ['BreakerTripped', 'DeadLetterQueueNotEmpty', 'DrainFailures', 'DrainStepFunctionErrors', 'EventsFunctionErrors', 'SweepFunctionErrors'].map(
-        (name) => `ec2-node-reconciler-${CLUSTER}-${name}`,
-      ),
-    );
+  it('should alarm on the dead-letter queue, delayed signals, function errors, drain failures and the breaker, under names CloudFormation generates', () => {
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([logicalId, alarm]): Record<string, unknown> => ({ logicalId, ...(alarm.Properties ?? {}) }));
+    const keys = [...reconciler.observability.alarms.keys()].sort();
+    expect(keys).toEqual(['BreakerTripped', 'DeadLetterQueueNotEmpty', 'DrainFailures', 'DrainStepFunctionErrors', 'EventsFunctionErrors', 'SignalsDelayed', 'SweepFunctionErrors']);
+    expect(alarms).toHaveLength(keys.length);
     for (const alarm of alarms) {
-      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      expect(alarm.AlarmName).toBeUndefined();
+      expect(alarm).toMatchObject({ EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
       expect(alarm.AlarmActions).toBeUndefined();
     }
-    const byName = (suffix: string) => alarms.find((a) => a.AlarmName === `ec2-node-reconciler-${CLUSTER}-${suffix}`);
+    const byName = (key: string) => {
+      const created = reconciler.observability.alarms.get(key);
+      return alarms.find((a) => created !== undefined && a.logicalId === id(created));
+    };
+    for (const key of keys.filter((k) => k !== 'SignalsDelayed')) expect(byName(key), key).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(byName('DeadLetterQueueNotEmpty')).toMatchObject({
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'QueueName'] } }],
+    });
+    // Two deliveries' worth of waiting (a failed record comes back after the visibility timeout).
+    expect(byName('SignalsDelayed')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Statistic: 'Maximum',
+      Threshold: 720,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id(reconciler.queue), 'QueueName'] } }],
     });
     expect(byName('BreakerTripped')).toMatchObject({
       Namespace: METRIC_NAMESPACE,

@@ -62,6 +62,10 @@ describe('NodeReconciler props: validation', () => {
     ['the default bus as output bus', { outputEventBusName: 'default' }, /outputEventBusName: "default" is not a custom event bus name/],
     ['a drain limit under a minute', { maxDrainDuration: Duration.seconds(30) }, /maxDrainDuration: must be from 1 minute to 365 days/],
     ['a heartbeat every second', { lifecycleHeartbeatInterval: Duration.seconds(1) }, /lifecycleHeartbeatInterval: must be at least 10 seconds/],
+    ['a hook timeout Auto Scaling refuses (under 30 s)', { lifecycleHookTimeout: Duration.seconds(20) }, /lifecycleHookTimeout: 20 s is not a heartbeat timeout Auto Scaling accepts \(30 s to 7200 s\)/],
+    ['a hook timeout Auto Scaling refuses (over 2 h)', { lifecycleHookTimeout: Duration.hours(3) }, /lifecycleHookTimeout: 10800 s is not a heartbeat timeout/],
+    ['a dashboard name CloudWatch refuses', { dashboardName: 'my dashboard' }, /dashboardName: "my dashboard" must be 1–200 letters, digits, - and _/],
+    ['an alarm prefix with a space', { alarmNamePrefix: 'a b' }, /alarmNamePrefix: "a b"/],
   ])('should refuse %s, naming the prop', (_name, props, message) => {
     expect(build({ clusterName: 'demo', ...props })).toThrow(message);
   });
@@ -87,11 +91,27 @@ describe('NodeReconciler props: warnings', () => {
     ['dryRun', { settings: { dryRun: true } }, /settings\.dryRun is true/],
     ['maxDeletions 0', { settings: { maxDeletions: 0 } }, /settings\.maxDeletions is 0/],
     ['a drain limit shorter than the drain timeout', { settings: { drainTimeout: '2h' }, maxDrainDuration: Duration.hours(1) }, /maxDrainDuration .* shorter than settings\.drainTimeout/],
-    ['a long heartbeat interval', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHeartbeatInterval .* is long/],
+    [
+      'a hook timeout under twice the worst heartbeat gap (136 s)',
+      { lifecycleHookTimeout: Duration.seconds(240) },
+      /lifecycleHookTimeout \(4 minutes\) is under twice the drain workflow's worst-case gap between lifecycle heartbeats \(136 s: a 70 s drain step attempt, 10 s before its retry and 51 s of Lambda throttling retries.*at least 272 s/,
+    ],
+    ['a heartbeat interval as long as the default hook timeout', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHookTimeout \(1 hour\) is under twice .* \(3656 s.*the 1 hour heartbeat interval\)/],
+    [
+      'a drain limit shorter than the repair drain timeout',
+      { settings: { repair: { enabled: true, drainTimeout: '2h' } }, maxDrainDuration: Duration.hours(1) },
+      /maxDrainDuration .* shorter than settings\.repair\.drainTimeout/,
+    ],
   ])('should warn, not fail, on %s', (_name, props, message) => {
     const warnings = warningsOf(props);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(message);
+  });
+
+  it('should not warn about a hook timeout of twice the worst heartbeat gap, or the README’s 300 s', () => {
+    expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(272) })).toEqual([]);
+    expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(300) })).toEqual([]);
+    expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(271) })).toHaveLength(1);
   });
 });
 
@@ -197,6 +217,13 @@ describe('NodeReconciler props: effects', () => {
     template.resourceCountIs('AWS::Events::Rule', 7);
   });
 
+  it('should name the dashboard and the alarms when told, and only then', () => {
+    const { template, reconciler } = synthesize({ props: { dashboardName: 'prod-reconciler', alarmNamePrefix: 'prod-reconciler' } });
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'prod-reconciler' });
+    const names = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties?.AlarmName);
+    expect(names.sort()).toEqual([...reconciler.observability.alarms.keys()].map((key) => `prod-reconciler-${key}`).sort());
+  });
+
   it('should take the schedule, batch, concurrency, bus name, retention and removal policy given', () => {
     const { template } = synthesize({
       props: {
@@ -224,7 +251,7 @@ it('should accept a cluster whose name is a token (imported from another stack) 
   const reconciler = new NodeReconciler(stack, 'Reconciler', { entries, cluster });
   const template = Template.fromStack(stack);
   template.hasResourceProperties('AWS::EKS::AccessEntry', { ClusterName: { 'Fn::ImportValue': 'shared-cluster-name' } });
-  template.hasResourceProperties('AWS::Events::EventBus', { Name: { 'Fn::Join': ['', ['ec2-node-reconciler-', { 'Fn::ImportValue': 'shared-cluster-name' }]] } });
+  template.hasResourceProperties('AWS::Events::EventBus', { Name: Match.stringLikeRegexp('^TokenReconcilerOutputBus') });
   expect(reconciler.clusterName).toBe(cluster.clusterName);
   Annotations.fromStack(stack).hasWarning('/Token/Reconciler', Match.stringLikeRegexp('only known at deploy time'));
 });

@@ -8,7 +8,7 @@ import { INSTANCE_STATES, SIGNAL_KINDS, type SignalKind } from '../../lib/model/
 import { parseEvent, SIGNAL_MODULES } from '../../lib/signals/index.js';
 import { DECOMMISSION_TAG } from '../../lib/model/labels.js';
 import { fixture, FIXTURE_NAMES, withField } from '../signals/events.js';
-import { matchesPattern } from './support/event-pattern.js';
+import { matchesPattern } from '../../lib/sandbox/aws/event-pattern.js';
 import { propertiesOf } from './support/template.js';
 
 /** The rendered event patterns (as deployed, `detail-type` and all) of a SignalRules construct, by kind. */

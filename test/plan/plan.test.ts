@@ -164,6 +164,16 @@ describe('plan', () => {
     expect(kinds(planFor(world, [], { markUnregisteredUnhealthy: true }))).toEqual(['report', 'mark-unhealthy']);
   });
 
+  it.each([
+    ['excluded by its tag', { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': 'true' } }, /^excluded by instance tag/],
+    ['whose Auto Scaling lookup failed this run', { enrichmentErrors: ['describing Auto Scaling instances: Throttling'] }, /lookup about .* failed this run/],
+  ])('should not mark an unregistered machine unhealthy when it is %s (the rails a repair goes through)', (_what, over, why) => {
+    const world = anObservation({ instances: [anInstance(3, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over })] });
+    const result = planFor(world, [], { markUnregisteredUnhealthy: true });
+    expect(kinds(result)).toEqual(['report']);
+    expect(result.skipped).toEqual([expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(why) as unknown })]);
+  });
+
   it('should plan the same actions in dry run and mark the plan', () => {
     const world = anObservation({ nodes: [stale(1)], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] });
     const dry = planFor(world, [], { dryRun: true });

@@ -2,12 +2,14 @@
 // from a small pool of instance ids so that conflicts, duplicates and mismatches come up often.
 // Besides the plain cases they draw what goes wrong in real accounts: settings at their bounds,
 // heartbeats from a skewed clock (in the future), signals about an earlier life of the machine,
-// lookups that failed for some instances, other clusters' instances, and providerIDs in every zone
-// form, in this region and in others.
+// lookups that failed for some instances, other clusters' instances, providerIDs in every zone
+// form, in this region and in others, and (for repair) Auto Scaling groups with their health, node
+// conditions with their ages, and repair drain records.
 import fc from 'fast-check';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
 import { INSTANCE_STATES, SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
+import { MIN_REPAIR_AFTER_MS, MONITORING_AGENT_CONDITIONS, REPAIR_CONDITIONS, type ConditionStatus, type NodeConditionView, type RepairCondition } from '../../lib/model/node-conditions.js';
 import { MAX_SETTING_DURATION_MS } from '../../lib/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
@@ -58,9 +60,9 @@ const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
           deadline: fc.integer({ min: -HOUR, max: HOUR }),
           lifecycle: fc.boolean(),
           at: fc.option(fc.integer({ min: 0, max: 3 * HOUR }), { nil: undefined }),
-          for: fc.constantFrom(undefined, 'removal', 'maintenance', 'manual'),
+          for: fc.constantFrom(undefined, 'removal', 'maintenance', 'manual', 'repair', 'repair'),
           launchedAgo: fc.option(fc.integer({ min: 0, max: 6 * HOUR }), { nil: undefined }),
-          outcome: fc.constantFrom(undefined, 'done', 'incomplete', 'cancelled-by-uncordon'),
+          outcome: fc.constantFrom(undefined, 'done', 'incomplete', 'deadline', 'cancelled-by-uncordon'),
           local: fc.boolean(),
         })
         .map((r) => ({
@@ -85,6 +87,23 @@ function excludeLabel(value: string | undefined): Record<string, string> {
   return value === undefined ? {} : { 'ec2-node-reconciler/exclude': value };
 }
 
+/**
+ * The conditions a repair reads: Ready's lastTransitionTime, and now and then the node monitoring
+ * agent's, False (a problem) for anywhere from a minute to hours, or True, or Unknown; rarely dated
+ * in the future (a skewed clock) or not dated at all.
+ */
+const since = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 3 * HOUR }).map((ms) => NOW - ms) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 10 * MINUTE }).map((ms) => NOW + ms) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
+const agentCondition = fc.record({ status: fc.constantFrom('False' as const, 'False' as const, 'True' as const, 'Unknown' as const), since });
+const agentConditions = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constantFrom(...MONITORING_AGENT_CONDITIONS), condition: agentCondition }).map((r) => ({ [r.type]: r.condition })) },
+);
+const dated = (c: { status: ConditionStatus; since: number | undefined }): NodeConditionView => ({ status: c.status, ...(c.since !== undefined ? { since: c.since } : {}) });
+
 const node = (index: number): fc.Arbitrary<NodeView> =>
   fc
     .record({
@@ -99,6 +118,8 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       annotations,
       drain: drainRecord(index),
       shutdownTaint: fc.boolean(),
+      readySince: since,
+      agent: agentConditions,
     })
     .map((r) => ({
       // Node names are unique (as in Kubernetes); node k is named like instance k's private DNS
@@ -114,6 +135,10 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       labels: excludeLabel(r.excluded),
       annotations: { ...r.annotations, ...r.drain },
       taints: r.shutdownTaint ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }] : [],
+      conditions: {
+        ...(r.ready !== undefined ? { Ready: dated({ status: r.ready, since: r.readySince }) } : {}),
+        ...Object.fromEntries(Object.entries(r.agent).map(([type, c]) => [type, dated(c)])),
+      },
     }));
 
 /** Whose the instance is: mostly this cluster's, sometimes another cluster's, sometimes nobody's. */
@@ -138,6 +163,10 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
       decommission: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       excluded: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       asg: rarely(fc.constantFrom('InService', 'Terminating:Wait')),
+      // Most machines are in one of two Auto Scaling groups, mostly InService and Healthy.
+      group: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('ng-a', 'ng-b') }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      unhealthyInGroup: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      standby: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
       scheduled: rarely(fc.record({ code: fc.constantFrom('instance-retirement' as const, 'instance-stop' as const, 'instance-reboot' as const, 'system-maintenance' as const), at: fc.integer({ min: -HOUR, max: 48 * HOUR }) })),
       enrichmentFailed: rarely(fc.constantFrom('describing Auto Scaling instances: Throttling', 'describing scheduled events: RequestLimitExceeded')),
     })
@@ -153,7 +182,16 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
         ...(r.excluded ? { 'ec2-node-reconciler/exclude': 'true' } : {}),
       },
       spot: false,
-      ...(r.asg !== undefined ? { autoScaling: { group: 'ng-a', lifecycleState: r.asg, terminateHook: 'drain-hook' } } : {}),
+      ...(r.asg !== undefined || r.group !== undefined
+        ? {
+            autoScaling: {
+              group: r.group ?? 'ng-a',
+              lifecycleState: r.asg ?? (r.standby ? 'Standby' : 'InService'),
+              terminateHook: 'drain-hook',
+              healthStatus: r.unhealthyInGroup ? ('Unhealthy' as const) : ('Healthy' as const),
+            },
+          }
+        : {}),
       scheduledEvents: r.scheduled !== undefined ? [{ code: r.scheduled.code, notBefore: NOW + r.scheduled.at, notAfter: NOW + r.scheduled.at + HOUR }] : [],
       ...(r.enrichmentFailed !== undefined ? { enrichmentErrors: [r.enrichmentFailed] } : {}),
     }));
@@ -204,6 +242,13 @@ export const settingsArb: fc.Arbitrary<Settings> = fc
     uncordonAfter: duration(0, DEFAULT_SETTINGS.uncordonAfter),
     drainTimeout: duration(0, DEFAULT_SETTINGS.drainTimeout),
     registrationGrace: duration(0, DEFAULT_SETTINGS.registrationGrace),
+    repair: fc.record({
+      enabled: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      after: fc.record(Object.fromEntries(REPAIR_CONDITIONS.map((c) => [c, duration(MIN_REPAIR_AFTER_MS, DEFAULT_SETTINGS.repair.after[c])])) as Record<RepairCondition, fc.Arbitrary<number>>),
+      maxUnhealthyPercent: fc.oneof({ weight: 3, arbitrary: fc.constant(20) }, { weight: 2, arbitrary: fc.constantFrom(0, 50, 100) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 100 }) }),
+      maxParallel: fc.integer({ min: 1, max: 3 }),
+      drainTimeout: duration(60_000, DEFAULT_SETTINGS.repair.drainTimeout),
+    }),
   })
   .map((over) => ({ ...DEFAULT_SETTINGS, ...over }));
 
@@ -259,4 +304,116 @@ export const worldArb: fc.Arbitrary<World> = fc
         };
         return { observation, signals: r.signals, settings: r.settings };
       }),
+  );
+
+// ---------- worlds around Auto Scaling groups, for repair (DESIGN §1b) ----------
+
+/** Most groups in these worlds; their machines run Nodes that name them. */
+const GROUP_SIZE = 10;
+
+/**
+ * One machine of a group and its Node: mostly healthy, some unresponsive (a silent kubelet, Ready not
+ * True, an agent condition False) for anywhere from a minute to hours, some already being repaired or
+ * drained; now and then excluded, another cluster's (or nobody's), out of service, Unhealthy in the
+ * group, with a lookup that failed, or named by its Node by private DNS name only.
+ */
+const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: InstanceView; lease?: LeaseView; lookupFailed: boolean }> =>
+  fc
+    .record({
+      group: fc.constantFrom('ng-a', 'ng-a', 'ng-b'),
+      health: fc.oneof(
+        { weight: 5, arbitrary: fc.constant('healthy' as const) },
+        { weight: 2, arbitrary: fc.constant('silent' as const) },
+        { weight: 1, arbitrary: fc.constant('not-ready' as const) },
+        { weight: 1, arbitrary: fc.constant('agent' as const) },
+      ),
+      badFor: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 20 * MINUTE, max: 3 * HOUR }) }, { weight: 1, arbitrary: fc.integer({ min: -5 * MINUTE, max: 20 * MINUTE }) }),
+      agentType: fc.constantFrom(...MONITORING_AGENT_CONDITIONS),
+      drain: drainRecord(index),
+      unschedulable: fc.boolean(),
+      lifecycleState: fc.oneof({ weight: 12, arbitrary: fc.constant('InService') }, { weight: 1, arbitrary: fc.constantFrom('Standby', 'Terminating:Wait', 'Pending') }),
+      unhealthyInGroup: fc.integer({ min: 0, max: 14 }).map((n) => n === 0),
+      owner: fc.oneof({ weight: 12, arbitrary: fc.constant({ 'eks:cluster-name': CLUSTER }) }, { weight: 1, arbitrary: ownerTags }),
+      state: fc.oneof({ weight: 14, arbitrary: fc.constant('running' as const) }, { weight: 1, arbitrary: fc.constantFrom(...INSTANCE_STATES) }),
+      excludeLabel: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
+      excludeTag: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
+      enrichmentFailed: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
+      lookupFailed: fc.integer({ min: 0, max: 24 }).map((n) => n === 0),
+      // Now and then a Node without a providerID, linked to its machine by the private DNS name only.
+      nameOnly: fc.integer({ min: 0, max: 14 }).map((n) => n === 0),
+    })
+    .map((r) => {
+      const id = instanceId(index);
+      const name = `ip-10-0-0-${index}.ec2.internal`;
+      const badSince = NOW - r.badFor;
+      const fresh = NOW - 5_000;
+      const silent = r.health === 'silent';
+      const ready = r.health === 'silent' ? ('Unknown' as const) : r.health === 'not-ready' ? ('False' as const) : ('True' as const);
+      const node: NodeView = {
+        name,
+        uid: `uid-${index}`,
+        resourceVersion: String(index),
+        ...(r.nameOnly ? {} : { providerID: `aws:///us-east-1a/${id}` }),
+        createdAt: NOW - 9 * HOUR,
+        ready,
+        readyHeartbeatAt: silent ? badSince : fresh,
+        unschedulable: r.unschedulable,
+        labels: excludeLabel(r.excludeLabel ? 'true' : undefined),
+        annotations: r.drain,
+        taints: [],
+        conditions: {
+          Ready: { status: ready, since: ready === 'True' ? NOW - 9 * HOUR : badSince },
+          ...(r.health === 'agent' ? { [r.agentType]: { status: 'False' as const, since: badSince } } : {}),
+        },
+      };
+      const instance: InstanceView = {
+        id,
+        state: r.state,
+        zone: 'us-east-1a',
+        privateDnsName: name,
+        launchedAt: NOW - 9 * HOUR,
+        tags: { ...r.owner, ...(r.excludeTag ? { 'ec2-node-reconciler/exclude': 'true' } : {}) },
+        spot: false,
+        autoScaling: { group: r.group, lifecycleState: r.lifecycleState, terminateHook: 'drain-hook', healthStatus: r.unhealthyInGroup ? 'Unhealthy' : 'Healthy' },
+        scheduledEvents: [],
+        ...(r.enrichmentFailed ? { enrichmentErrors: ['describing scheduled events: RequestLimitExceeded'] } : {}),
+      };
+      return { node, instance, lease: { nodeName: name, renewTime: silent ? badSince : fresh }, lookupFailed: r.lookupFailed };
+    });
+
+/** Settings for these worlds: repair on (mostly), with its bounds and the usual values coming up often. */
+const repairSettingsArb: fc.Arbitrary<Settings> = fc
+  .tuple(settingsArb, fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }))
+  .map(([settings, enabled]) => ({ ...settings, repair: { ...settings.repair, enabled } }));
+
+/** Worlds of one or two Auto Scaling groups (up to GROUP_SIZE machines), mostly seen by a sweep; now and then a lookup failed. */
+export const groupWorldArb: fc.Arbitrary<World> = fc
+  .record({
+    size: fc.integer({ min: 1, max: GROUP_SIZE }),
+    settings: repairSettingsArb,
+    scope: fc.oneof({ weight: 9, arbitrary: fc.constant('sweep' as const) }, { weight: 1, arbitrary: fc.constant('event' as const) }),
+    drainStates: fc.array(drainState, { minLength: GROUP_SIZE, maxLength: GROUP_SIZE }),
+  })
+  .chain((r) =>
+    fc.tuple(...Array.from({ length: r.size }, (_, i) => groupMember(i + 1))).map((members) => {
+      const drains = new Map<string, DrainExecutionState>();
+      members.forEach(({ node }, i) => {
+        const execution = node.annotations['ec2-node-reconciler/drain'];
+        const state = r.drainStates[i];
+        if (execution !== undefined && state !== undefined) drains.set(execution, state);
+      });
+      const observation: Observation = {
+        scope: r.scope,
+        nodes: members.map((m) => m.node),
+        leases: new Map(members.flatMap((m) => (m.lease ? [[m.node.name, m.lease] as const] : []))),
+        // A machine whose lookup failed this run is not among the instances EC2 returned.
+        instances: members.flatMap((m) => (m.lookupFailed ? [] : [m.instance])),
+        notFound: new Set(),
+        lookupErrors: new Map(members.flatMap((m) => (m.lookupFailed ? [[m.instance.id, 'RequestLimitExceeded'] as const] : []))),
+        clusterInstancesComplete: r.scope === 'sweep',
+        ...(r.scope === 'sweep' ? { clusterNodeCount: members.length } : {}),
+        drains,
+      };
+      return { observation, signals: [], settings: r.settings };
+    }),
   );

@@ -15,7 +15,8 @@ export function setFunctionEnvironment(sandbox: Sandbox): void {
     CLUSTER_NAME: sandbox.scenario.cluster.name,
     RECONCILER_SETTINGS: JSON.stringify({ heartbeatGrace: '2m' }),
     DRAIN_STATE_MACHINE_ARN: machine.arn,
-    OUTPUT_EVENT_BUS_NAME: 'ec2-node-reconciler',
+    // The deployed output bus (its name is generated unless the stack names it).
+    OUTPUT_EVENT_BUS_NAME: sandbox.stack.deployment.eventBuses[0]?.name ?? 'ec2-node-reconciler',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });

@@ -78,8 +78,12 @@ export interface AwsEmulator {
    * `arn:<partition>:sts::<account>:assumed-role/<role name>/<sessionName>`. Added to `credentials`.
    */
   sessionCredentials(roleArn: string, sessionName: string): EmulatorCredential;
-  /** Verifies an EKS bearer token for a cluster against this emulator's clock and credentials; gives the caller's ARN. */
-  verifyEksToken(token: string, clusterName: string): Promise<EksTokenVerification>;
+  /**
+   * Verifies an EKS bearer token for a cluster against this emulator's credentials, and its signing
+   * time against this emulator's clock (or `options.clock`: a client on another clock); gives the
+   * caller's ARN.
+   */
+  verifyEksToken(token: string, clusterName: string, options?: { readonly clock?: Clock }): Promise<EksTokenVerification>;
   close(): Promise<void>;
 }
 
@@ -146,7 +150,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
       addCredential(credentials, credential);
       return credential;
     },
-    verifyEksToken: (token, clusterName) => verifyEksToken(token, clusterName, { clock, accountId, credentials, extraHosts: ownHosts }),
+    verifyEksToken: (token, clusterName, options) => verifyEksToken(token, clusterName, { clock: options?.clock ?? clock, accountId, credentials, extraHosts: ownHosts }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -184,7 +188,7 @@ const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** A role session's pair, derived from the role and session name only, so every run signs alike. */
-function roleSessionCredential(roleArn: string, sessionName: string): EmulatorCredential {
+export function roleSessionCredential(roleArn: string, sessionName: string): EmulatorCredential {
   const role = ROLE_ARN.exec(roleArn);
   if (!role) throw new Error(`session credentials: ${roleArn} is not a role ARN`);
   if (!SESSION_NAME.test(sessionName)) throw new Error(`session credentials: ${sessionName} is not a role session name (2 to 64 of letters, digits and +=,.@_-)`);

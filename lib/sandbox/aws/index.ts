@@ -3,7 +3,7 @@
  * Scaling, EKS, STS, EventBridge and Step Functions, so production code runs with its real SDK v3
  * clients (only `endpoint` changes). Driven by the sandbox's shared clock.
  */
-export { startAwsEmulator, type AwsEmulator, type AwsEmulatorOptions, type EmulatorClientConfig } from './emulator.js';
+export { roleSessionCredential, startAwsEmulator, type AwsEmulator, type AwsEmulatorOptions, type EmulatorClientConfig } from './emulator.js';
 export { AwsState, DEFAULT_TIMINGS, defaultPrivateDnsName, type AwsStateOptions, type AwsTimings } from './state/index.js';
 export {
   SeedAutoScalingGroupSchema,

@@ -36,6 +36,7 @@ export interface RoleSpec {
 const FunctionProps = z.object({
   FunctionName: z.string().optional(),
   Handler: z.string().optional(),
+  Code: z.object({ S3Key: z.unknown().optional() }).loose().optional(),
   Runtime: z.string().optional(),
   Role: z.string(),
   Timeout: z.coerce.number().default(3),
@@ -199,6 +200,24 @@ export interface EventBusSpec {
   readonly arn: string;
 }
 
+/** An EKS access entry: who the cluster's API server takes a principal for. */
+export interface AccessEntrySpec {
+  readonly logicalId: string;
+  readonly clusterName: string;
+  readonly principalArn: string;
+  readonly kubernetesGroups: readonly string[];
+  readonly username?: string;
+  readonly type: string;
+}
+
+const AccessEntryProps = z.object({
+  ClusterName: z.string(),
+  PrincipalArn: z.string(),
+  KubernetesGroups: z.array(z.string()).default([]),
+  Username: z.string().optional(),
+  Type: z.string().default('STANDARD'),
+});
+
 /** Everything of a deployed stack that the sandbox world runs. */
 export interface Deployment {
   readonly env: DeploymentEnv;
@@ -210,11 +229,22 @@ export interface Deployment {
   readonly stateMachines: readonly StateMachineSpec[];
   readonly schedules: readonly ScheduleSpec[];
   readonly eventBuses: readonly EventBusSpec[];
+  readonly accessEntries: readonly AccessEntrySpec[];
   /** A resource by logical id, as deployed (names, ARN). */
   resource(logicalId: string): DeployedResource;
 }
 
 const EVENTBRIDGE_RETRY_DEFAULTS = { maximumRetryAttempts: 185, maximumEventAgeSeconds: 86_400 } as const;
+
+/**
+ * The bundled code's directory in the assembly: the asset metadata when the app writes it, else the
+ * directory CDK names after the asset's hash, which is also the S3 key's (`<hash>.zip`).
+ */
+function assetPathOf(metadata: unknown, s3Key: unknown): string | undefined {
+  if (typeof metadata === 'string') return metadata;
+  const hash = typeof s3Key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(s3Key)?.[1] : undefined;
+  return hash === undefined ? undefined : `asset.${hash}`;
+}
 
 const asList = (value: string | readonly string[] | undefined): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]);
 
@@ -294,7 +324,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       environment: fn.Environment?.Variables ?? {},
       async: { ...(configured ?? LAMBDA_ASYNC_DEFAULTS), explicit: configured !== undefined },
       dependsOn: asList(resource.DependsOn),
-      assetPath: typeof resource.Metadata?.['aws:asset:path'] === 'string' ? resource.Metadata['aws:asset:path'] : undefined,
+      assetPath: assetPathOf(resource.Metadata?.['aws:asset:path'], fn.Code?.S3Key),
     };
   });
 
@@ -378,6 +408,11 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
 
   const eventBuses = ofType('AWS::Events::EventBus').map(([id]): EventBusSpec => ({ logicalId: id, name: nameOf(id), arn: arnOf(id) }));
 
+  const accessEntries = ofType('AWS::EKS::AccessEntry').map(([id]): AccessEntrySpec => {
+    const entry = parse(AccessEntryProps, id, props(id));
+    return { logicalId: id, clusterName: entry.ClusterName, principalArn: entry.PrincipalArn, kubernetesGroups: entry.KubernetesGroups, ...(entry.Username ? { username: entry.Username } : {}), type: entry.Type };
+  });
+
   return {
     env,
     roles,
@@ -388,6 +423,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
     stateMachines,
     schedules,
     eventBuses,
+    accessEntries,
     resource: (logicalId) => resolver.resource(logicalId),
   };
 }

@@ -40,6 +40,14 @@ export type NodeSeed = {
   lastHeartbeat?: number | null;
   /** Ready condition lastHeartbeatTime. @default lastHeartbeat, else now */
   readyHeartbeat?: number;
+  /** Ready condition lastTransitionTime, epoch ms. @default createdAt */
+  readySince?: number;
+  /**
+   * More conditions, as the EKS node monitoring agent posts them (`KernelReady`, `NetworkingReady`,
+   * `StorageReady`, `ContainerRuntimeReady`, `AcceleratedHardwareReady`), each with its
+   * lastTransitionTime (epoch ms). @default none
+   */
+  conditions?: readonly { type: string; status: ConditionStatus; since: number }[];
   /** Whether the simulated kubelet keeps heartbeating (and re-registers the node if deleted). @default true */
   heartbeating?: boolean;
   unschedulable?: boolean;
@@ -218,6 +226,19 @@ export function ipFor(name: string): string {
 
 const regionOf = (zone: string): string => zone.replace(/[a-z]$/, '');
 
+/** What the node monitoring agent says of a condition, in its words (status True: no problem found). */
+function agentCondition(type: string, status: ConditionStatus, heartbeat: string, transition: string): NodeCondition {
+  const reason = status === 'True' ? `${type.replace(/Ready$/, '')}IsReady` : status === 'False' ? `${type.replace(/Ready$/, '')}Problem` : 'Unknown';
+  const message = status === 'True' ? 'Monitoring for the problem is healthy' : status === 'False' ? `The node monitoring agent found a problem (${type})` : 'The node monitoring agent has not reported';
+  return { type, status, lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason, message };
+}
+
+/** The kubelet's conditions (shared, interned: most nodes have the same) and the agent's, when any. */
+function withAgentConditions(kubelet: NodeCondition[], agent: NodeSeed['conditions'], heartbeat: string): NodeCondition[] {
+  if (agent === undefined || agent.length === 0) return kubelet;
+  return [...kubelet, ...agent.map((c) => agentCondition(c.type, c.status, heartbeat, formatTime(c.since)))];
+}
+
 function nodeConditions(ready: ConditionStatus, heartbeat: string, transition: string): NodeCondition[] {
   const ok = (type: string, reason: string, message: string): NodeCondition => ({
     type,
@@ -303,7 +324,7 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
       ],
       allocatable,
       capacity,
-      conditions: nodeConditions(seed.ready ?? 'True', formatTime(heartbeat), formatTime(created)),
+      conditions: withAgentConditions(nodeConditions(seed.ready ?? 'True', formatTime(heartbeat), formatTime(seed.readySince ?? created)), seed.conditions, formatTime(heartbeat)),
       daemonEndpoints: DAEMON_ENDPOINTS,
       images: NODE_IMAGES,
       nodeInfo: {

@@ -2,18 +2,20 @@
 // list envelopes, Table printing, Eviction and DeleteOptions bodies, events.k8s.io conversion.
 import { z } from 'zod';
 import type { UserInfo } from './auth.js';
-import { badRequest, methodNotSupported, pathNotFound, StatusError, unsupportedMediaType, type StatusBody } from './errors.js';
+import { badRequest, forbidden, methodNotSupported, pathNotFound, StatusError, unsupportedMediaType, type StatusBody } from './errors.js';
 import { fromEventsV1, toEventsV1, validateEventsV1 } from './events.js';
+import { fieldValidationOf, validateFields } from './fields.js';
 import { applyPatch, PATCH_TYPES, PatchError } from './patch.js';
-import type { RbacAuthorizer, RequestAttributes } from './rbac.js';
+import type { PolicyRule, RbacAuthorizer, RequestAttributes } from './rbac.js';
 import type { RequestInfo } from './request-info.js';
-import { apiVersionOf, findResource, groupResource, type ResourceDef } from './resources.js';
+import { apiVersionOf, findResource, groupResource, RBAC_GROUP, type ResourceDef } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { DeleteOptions, KubeStore } from './store.js';
 import { toTable } from './tables.js';
 import type { KubeObject } from './types.js';
 
-export type Answer = { code: number; body: unknown };
+/** `warnings` become Warning headers (`299 - "…"`), as kubectl prints them. */
+export type Answer = { code: number; body: unknown; warnings?: readonly string[] };
 
 export type HandlerContext = {
   store: KubeStore;
@@ -171,7 +173,12 @@ export function handleResource(ctx: HandlerContext): Answer {
   if (sub !== '' && def.subresources[sub] === undefined) throw pathNotFound();
   const namespace = def.namespaced ? info.namespace : undefined;
   const gr = groupResource(def);
-  if (def.virtual === true) return accessReview(ctx);
+  if (def.virtual === true) {
+    if (info.verb !== 'create') throw methodNotSupported(gr, info.verb);
+    if (def.storage === 'selfsubjectrulesreviews') return rulesReview(ctx);
+    if (def.storage === 'selfsubjectreviews') return selfReview(ctx);
+    return accessReview(ctx);
+  }
 
   switch (info.verb) {
     case 'list': {
@@ -208,15 +215,17 @@ export function handleResource(ctx: HandlerContext): Answer {
     case 'create': {
       if (def.storage === 'pods' && sub === 'eviction') return { code: 201, body: evict(ctx, namespace ?? '') };
       if (sub !== '' || info.name !== '') throw methodNotSupported(gr, 'create');
-      const input = objectBody(def, ctx.body);
+      const { object: input, warnings } = validateFields(def, objectBody(def, ctx.body), fieldValidationOf(query));
       if (def.group === 'events.k8s.io') validateEventsV1(toEventsV1(input));
+      guardRbacWrite(ctx, def, input, namespace ?? '');
       const created = store.create(def, input, { ...(namespace === undefined ? {} : { namespace }), requireNamespace: true, dryRun: dryRun(query) });
-      return { code: 201, body: present(def, created) };
+      return { code: 201, body: present(def, created), warnings };
     }
     case 'update': {
-      const input = objectBody(def, ctx.body);
+      const { object: input, warnings } = validateFields(def, objectBody(def, ctx.body), fieldValidationOf(query));
+      guardRbacWrite(ctx, def, input, namespace ?? '');
       const updated = store.update(def, namespace, info.name, input, { subresource: sub, dryRun: dryRun(query) });
-      return { code: 200, body: present(def, updated) };
+      return { code: 200, body: present(def, updated), warnings };
     }
     case 'patch': {
       const type = ctx.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -224,6 +233,13 @@ export function handleResource(ctx: HandlerContext): Answer {
       if (type !== PATCH_TYPES.json && type !== PATCH_TYPES.merge && type !== PATCH_TYPES.strategic) throw unsupportedMediaType(type);
       const patch = parseJson(ctx.body, 'the patch');
       if (def.group === 'events.k8s.io') return { code: 200, body: present(def, patchEventV1(ctx, def, namespace, patch)) };
+      if (def.group === RBAC_GROUP) {
+        // What the patch makes is what is checked (fields, escalation) and then stored.
+        const preview = store.patch(def, namespace, info.name, ctx.contentType, patch, { dryRun: true });
+        const { object, warnings } = validateFields(def, preview, fieldValidationOf(query));
+        guardRbacWrite(ctx, def, object, namespace ?? '');
+        return { code: 200, body: store.update(def, namespace, info.name, object, { dryRun: dryRun(query) }), warnings };
+      }
       const patched = store.patch(def, namespace, info.name, ctx.contentType, patch, { subresource: sub, dryRun: dryRun(query) });
       return { code: 200, body: present(def, patched) };
     }
@@ -273,7 +289,6 @@ function patchEventV1(ctx: HandlerContext, def: ResourceDef, namespace: string |
 
 /** SelfSubjectAccessReview (`kubectl auth can-i`): what RBAC would answer for the caller. */
 function accessReview(ctx: HandlerContext): Answer {
-  if (ctx.info.verb !== 'create') throw methodNotSupported({ group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews' }, ctx.info.verb);
   const review = parseBody(AccessReviewSchema, ctx.body, 'the SelfSubjectAccessReview');
   const ra = review.spec.resourceAttributes;
   const nra = review.spec.nonResourceAttributes;
@@ -301,4 +316,79 @@ function accessReview(ctx: HandlerContext): Answer {
       status: { allowed: decision.allowed, ...(decision.reason === '' ? {} : { reason: decision.reason }) },
     },
   };
+}
+
+const RulesReviewSchema = z.looseObject({ spec: z.object({ namespace: z.string().optional() }).optional() });
+
+/** SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules that apply to the caller in a namespace. */
+function rulesReview(ctx: HandlerContext): Answer {
+  const review = parseBody(RulesReviewSchema, ctx.body, 'the SelfSubjectRulesReview');
+  const namespace = review.spec?.namespace ?? '';
+  // Without RBAC every request is allowed: everything, as for a cluster admin.
+  const rules = ctx.rbac?.rulesFor(ctx.user, namespace) ?? {
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  };
+  return {
+    code: 201,
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      metadata: { creationTimestamp: null },
+      spec: { ...(namespace === '' ? {} : { namespace }) },
+      status: { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: false },
+    },
+  };
+}
+
+/** SelfSubjectReview (`kubectl auth whoami`): who the server takes the caller for (after impersonation). */
+function selfReview(ctx: HandlerContext): Answer {
+  return {
+    code: 201,
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+      metadata: { creationTimestamp: null },
+      status: { userInfo: { username: ctx.user.name, groups: ctx.user.groups } },
+    },
+  };
+}
+
+/**
+ * RBAC's escalation check on a Role/ClusterRole or binding about to be written: nobody grants what
+ * they may not do themselves, unless they may `escalate` (roles) or `bind` (the role a binding names).
+ * Only under RBAC; a cluster admin holds everything.
+ */
+function guardRbacWrite(ctx: HandlerContext, def: ResourceDef, object: KubeObject, namespace: string): void {
+  const { rbac, user } = ctx;
+  if (rbac === undefined || def.group !== RBAC_GROUP || user.groups.includes('system:masters')) return;
+  const name = object.metadata.name ?? ctx.info.name;
+  const scope = def.namespaced ? namespace : '';
+  const may = (verb: string, resource: string, resourceName: string) =>
+    rbac.authorize(user, { verb, isResourceRequest: true, path: '', apiGroup: RBAC_GROUP, resource, subresource: '', namespace: scope, name: resourceName }).allowed;
+  let rules: PolicyRule[];
+  if (def.kind === 'Role' || def.kind === 'ClusterRole') {
+    if (may('escalate', def.plural, name)) return;
+    rules = Array.isArray(object['rules']) ? (object['rules'] as PolicyRule[]) : [];
+  } else {
+    const ref = (object['roleRef'] ?? {}) as { kind?: string; name?: string };
+    const kind = ref.kind === 'Role' ? 'Role' : 'ClusterRole';
+    if (may('bind', kind === 'Role' ? 'roles' : 'clusterroles', ref.name ?? '')) return;
+    const referenced = rbac.roleRules(kind, ref.name ?? '', namespace);
+    if (referenced === undefined) throw badRequest(`${kind === 'Role' ? 'roles' : 'clusterroles'}.${RBAC_GROUP} "${ref.name ?? ''}" not found`);
+    rules = referenced;
+  }
+  const missing = rbac.notHeld(user, scope, rules);
+  if (missing.length === 0) return;
+  const groups = user.groups.map((g) => `"${g}"`).join(' ');
+  const lines = missing.map((r) =>
+    r.nonResourceURLs !== undefined
+      ? `{NonResourceURLs:[${r.nonResourceURLs.map((u) => `"${u}"`).join(' ')}], Verbs:[${r.verbs.map((v) => `"${v}"`).join(' ')}]}`
+      : `{APIGroups:[${(r.apiGroups ?? []).map((g) => `"${g}"`).join(' ')}], Resources:[${(r.resources ?? []).map((x) => `"${x}"`).join(' ')}]${r.resourceNames ? `, ResourceNames:[${r.resourceNames.map((n) => `"${n}"`).join(' ')}]` : ''}, Verbs:[${r.verbs.map((v) => `"${v}"`).join(' ')}]}`,
+  );
+  throw forbidden(
+    `${def.plural}.${RBAC_GROUP} "${name}" is forbidden: user "${user.name}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`,
+    { group: def.group, resource: def.plural },
+    name,
+  );
 }

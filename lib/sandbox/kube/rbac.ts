@@ -4,6 +4,7 @@
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import type { UserInfo } from './auth.js';
+import type { KubeObject } from './types.js';
 
 const RuleSchema = z.object({
   verbs: z.array(z.string()),
@@ -72,32 +73,58 @@ const BOOTSTRAP: { role: string; rules: PolicyRule[]; groups: string[] }[] = [
   },
 ];
 
-export class RbacAuthorizer {
-  private readonly clusterRoles = new Map<string, PolicyRule[]>();
-  private readonly roles = new Map<string, PolicyRule[]>();
-  private readonly bindings: Binding[] = [];
+/** Roles and bindings, parsed. */
+type Policy = { clusterRoles: Map<string, PolicyRule[]>; roles: Map<string, PolicyRule[]>; bindings: Binding[] };
 
-  /** Loads manifests: YAML text (multi-document) or already-parsed objects. Other kinds are ignored. */
-  constructor(manifests: readonly (string | Record<string, unknown>)[] = []) {
-    for (const manifest of manifests) {
-      const docs = typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest];
-      for (const doc of docs) this.add(doc);
+/**
+ * Where the authorizer reads roles and bindings from: the served RBAC objects (the store), whose
+ * version changes when one of them does.
+ */
+export interface RbacSource {
+  version(): number;
+  objects(): Iterable<unknown>;
+}
+
+/** What a user may do in a namespace (`''`: cluster-wide rules only), as a SelfSubjectRulesReview says. */
+export type SubjectRules = {
+  readonly resourceRules: PolicyRule[];
+  readonly nonResourceRules: PolicyRule[];
+};
+
+/** A rule broken down to one verb, group, resource and name (or URL): what escalation checks compare (rbac/validation BreakdownRule). */
+type AtomicRule = { verb: string; apiGroup?: string; resource?: string; resourceName?: string; nonResourceURL?: string };
+
+/** Everything, as the cluster-admin ClusterRole grants it (what system:masters holds). */
+const CLUSTER_ADMIN: SubjectRules = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+};
+
+export class RbacAuthorizer {
+  private readonly fixed: Policy | undefined;
+  private readonly source?: RbacSource;
+  private cached: { version: number; policy: Policy } | undefined;
+
+  /**
+   * Loads manifests (YAML text, multi-document, or parsed objects; other kinds are ignored), or reads
+   * them from `source` on every decision (the served objects).
+   */
+  constructor(manifests: readonly (string | Record<string, unknown>)[] | RbacSource = []) {
+    if (isSource(manifests)) {
+      this.source = manifests;
+      this.fixed = undefined;
+      return;
     }
+    const docs: unknown[] = [];
+    for (const manifest of manifests) docs.push(...(typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]));
+    this.fixed = parsePolicy(docs);
   }
 
-  add(doc: unknown): void {
-    if (doc === null || typeof doc !== 'object') return;
-    const kind = (doc as { kind?: unknown }).kind;
-    if (kind === 'ClusterRole' || kind === 'Role') {
-      const role = RoleSchema.parse(doc);
-      const rules = role.rules ?? [];
-      if (role.kind === 'ClusterRole') this.clusterRoles.set(role.metadata.name, rules);
-      else this.roles.set(`${role.metadata.namespace ?? 'default'}/${role.metadata.name}`, rules);
-    } else if (kind === 'ClusterRoleBinding' || kind === 'RoleBinding') {
-      this.bindings.push(BindingSchema.parse(doc));
-    } else if (kind === 'List' && Array.isArray((doc as { items?: unknown }).items)) {
-      for (const item of (doc as { items: unknown[] }).items) this.add(item);
-    }
+  private policy(): Policy {
+    if (this.fixed !== undefined || this.source === undefined) return this.fixed ?? parsePolicy([]);
+    const version = this.source.version();
+    if (this.cached?.version !== version) this.cached = { version, policy: parsePolicy(this.source.objects()) };
+    return this.cached.policy;
   }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision {
@@ -105,23 +132,155 @@ export class RbacAuthorizer {
     for (const b of BOOTSTRAP) {
       if (b.groups.some((g) => user.groups.includes(g)) && b.rules.some((r) => ruleAllows(r, attrs))) return { allowed: true, reason: '' };
     }
-    for (const binding of this.bindings) {
-      if (!(binding.subjects ?? []).some((s) => subjectMatches(s, user, binding.metadata.namespace))) continue;
+    const policy = this.policy();
+    for (const { binding, rules } of boundRules(policy, user)) {
       if (binding.kind === 'RoleBinding') {
         // A RoleBinding grants only inside its own namespace.
         const ns = binding.metadata.namespace ?? 'default';
         if (!attrs.isResourceRequest || attrs.namespace !== ns) continue;
       }
-      const rules =
-        binding.roleRef.kind === 'ClusterRole'
-          ? this.clusterRoles.get(binding.roleRef.name)
-          : this.roles.get(`${binding.metadata.namespace ?? 'default'}/${binding.roleRef.name}`);
-      if (rules?.some((r) => ruleAllows(r, attrs)) === true) {
-        return { allowed: true, reason: `RBAC: allowed by ${binding.kind} "${binding.metadata.name}"` };
+      if (rules.some((r) => ruleAllows(r, attrs))) {
+        return { allowed: true, reason: `RBAC: allowed by ${binding.kind} "${binding.metadata.name}" of ${binding.roleRef.kind} "${binding.roleRef.name}" to ${subjectText(binding, user)}` };
       }
     }
     return { allowed: false, reason: '' };
   }
+
+  /**
+   * The rules that apply to `user` in `namespace` (ClusterRoleBindings everywhere, RoleBindings of
+   * that namespace, the bootstrap roles): a SelfSubjectRulesReview's answer.
+   */
+  rulesFor(user: UserInfo, namespace: string): SubjectRules {
+    if (user.groups.includes('system:masters')) return CLUSTER_ADMIN;
+    const resourceRules: PolicyRule[] = [];
+    const nonResourceRules: PolicyRule[] = [];
+    const add = (rule: PolicyRule) => {
+      if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+      if ((rule.resources ?? []).length > 0) resourceRules.push(withoutNonResource(rule));
+    };
+    for (const b of BOOTSTRAP) if (b.groups.some((g) => user.groups.includes(g))) b.rules.forEach(add);
+    for (const { binding, rules } of boundRules(this.policy(), user)) {
+      if (binding.kind === 'RoleBinding' && (binding.metadata.namespace ?? 'default') !== namespace) continue;
+      // Rules bound in a namespace carry no non-resource URLs (a RoleBinding cannot grant them).
+      rules.forEach((rule) => (binding.kind === 'RoleBinding' ? (rule.resources ?? []).length > 0 && resourceRules.push(withoutNonResource(rule)) : add(rule)));
+    }
+    return { resourceRules, nonResourceRules };
+  }
+
+  /**
+   * The rules of the role a binding refers to (`Role` in `namespace`, or `ClusterRole`), or undefined
+   * when it does not exist.
+   */
+  roleRules(kind: 'Role' | 'ClusterRole', name: string, namespace: string): PolicyRule[] | undefined {
+    const policy = this.policy();
+    return kind === 'ClusterRole' ? policy.clusterRoles.get(name) : policy.roles.get(`${namespace}/${name}`);
+  }
+
+  /**
+   * The rules among `rules` that `user` does not hold in `namespace` (`''`: cluster-wide): RBAC's
+   * escalation check, which refuses to let anyone grant what they may not do themselves
+   * (rbac/validation ConfirmNoEscalation). Empty: nothing would be escalated.
+   */
+  notHeld(user: UserInfo, namespace: string, rules: readonly PolicyRule[]): PolicyRule[] {
+    const held = this.rulesFor(user, namespace);
+    const owner = [...held.resourceRules, ...held.nonResourceRules];
+    const missing = rules.flatMap(breakdown).filter((atomic) => !owner.some((rule) => covers(rule, atomic)));
+    return missing.map((a): PolicyRule =>
+      a.nonResourceURL !== undefined
+        ? { verbs: [a.verb], nonResourceURLs: [a.nonResourceURL] }
+        : { verbs: [a.verb], apiGroups: [a.apiGroup ?? ''], resources: [a.resource ?? ''], ...(a.resourceName === undefined ? {} : { resourceNames: [a.resourceName] }) },
+    );
+  }
+}
+
+/** The ClusterRoles, Roles and bindings among manifests (YAML text, multi-document, or objects; Lists unwrapped), as objects to store. */
+export function rbacObjects(manifests: readonly (string | Record<string, unknown>)[]): KubeObject[] {
+  const out: KubeObject[] = [];
+  const add = (doc: unknown): void => {
+    if (doc === null || typeof doc !== 'object') return;
+    const kind = (doc as { kind?: unknown }).kind;
+    if (kind === 'List' && Array.isArray((doc as { items?: unknown }).items)) (doc as { items: unknown[] }).items.forEach(add);
+    else if (kind === 'ClusterRole' || kind === 'Role') out.push(RoleSchema.parse(doc));
+    else if (kind === 'ClusterRoleBinding' || kind === 'RoleBinding') out.push(BindingSchema.parse(doc));
+  };
+  for (const manifest of manifests) (typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]).forEach(add);
+  return out;
+}
+
+const isSource = (value: unknown): value is RbacSource => typeof value === 'object' && value !== null && !Array.isArray(value) && 'objects' in value && 'version' in value;
+
+function withoutNonResource(rule: PolicyRule): PolicyRule {
+  const { nonResourceURLs: _urls, ...rest } = rule;
+  return rest;
+}
+
+/** Roles and bindings from objects; other kinds, and objects that do not parse, are left out (as the API server would never have stored them). */
+function parsePolicy(docs: Iterable<unknown>): Policy {
+  const policy: Policy = { clusterRoles: new Map(), roles: new Map(), bindings: [] };
+  const add = (doc: unknown): void => {
+    if (doc === null || typeof doc !== 'object') return;
+    const kind = (doc as { kind?: unknown }).kind;
+    if (kind === 'ClusterRole' || kind === 'Role') {
+      const role = RoleSchema.safeParse(doc);
+      if (!role.success) return;
+      const rules = role.data.rules ?? [];
+      if (role.data.kind === 'ClusterRole') policy.clusterRoles.set(role.data.metadata.name, rules);
+      else policy.roles.set(`${role.data.metadata.namespace ?? 'default'}/${role.data.metadata.name}`, rules);
+    } else if (kind === 'ClusterRoleBinding' || kind === 'RoleBinding') {
+      const binding = BindingSchema.safeParse(doc);
+      if (binding.success) policy.bindings.push(binding.data);
+    } else if (kind === 'List' && Array.isArray((doc as { items?: unknown }).items)) {
+      for (const item of (doc as { items: unknown[] }).items) add(item);
+    }
+  };
+  for (const doc of docs) add(doc);
+  return policy;
+}
+
+/** Each binding naming the user, with the rules of the role it refers to (none when the role does not exist). */
+function* boundRules(policy: Policy, user: UserInfo): Generator<{ binding: Binding; rules: PolicyRule[] }> {
+  for (const binding of policy.bindings) {
+    if (!(binding.subjects ?? []).some((s) => subjectMatches(s, user, binding.metadata.namespace))) continue;
+    const rules =
+      binding.roleRef.kind === 'ClusterRole' ? policy.clusterRoles.get(binding.roleRef.name) : policy.roles.get(`${binding.metadata.namespace ?? 'default'}/${binding.roleRef.name}`);
+    if (rules !== undefined) yield { binding, rules };
+  }
+}
+
+function subjectText(binding: Binding, user: UserInfo): string {
+  const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, binding.metadata.namespace));
+  return subject === undefined ? 'the user' : `${subject.kind} "${subject.name}"`;
+}
+
+/** One rule per verb × group × resource × name, or verb × URL. */
+function breakdown(rule: PolicyRule): AtomicRule[] {
+  const out: AtomicRule[] = [];
+  for (const verb of rule.verbs) {
+    for (const url of rule.nonResourceURLs ?? []) out.push({ verb, nonResourceURL: url });
+    for (const apiGroup of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        const names = rule.resourceNames ?? [];
+        if (names.length === 0) out.push({ verb, apiGroup, resource });
+        else for (const resourceName of names) out.push({ verb, apiGroup, resource, resourceName });
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether `owner` grants all of `atomic` (rbac/validation ruleCovers: a `*` is covered only by a `*`). */
+function covers(owner: PolicyRule, atomic: AtomicRule): boolean {
+  if (!has(owner.verbs, atomic.verb)) return false;
+  if (atomic.nonResourceURL !== undefined) {
+    return (owner.nonResourceURLs ?? []).some((u) => u === '*' || u === atomic.nonResourceURL || (u.endsWith('*') && atomic.nonResourceURL?.startsWith(u.slice(0, -1)) === true));
+  }
+  if (!has(owner.apiGroups, atomic.apiGroup ?? '')) return false;
+  const resource = atomic.resource ?? '';
+  const [main, sub] = resource.split('/');
+  const resourceOk = (owner.resources ?? []).some((r) => r === '*' || r === resource || (sub !== undefined && (r === `${main ?? ''}/*` || r === `*/${sub}`)));
+  if (!resourceOk) return false;
+  const names = owner.resourceNames ?? [];
+  return names.length === 0 || (atomic.resourceName !== undefined && names.includes(atomic.resourceName));
 }
 
 function subjectMatches(subject: z.infer<typeof SubjectSchema>, user: UserInfo, bindingNamespace: string | undefined): boolean {

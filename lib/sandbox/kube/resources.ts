@@ -31,6 +31,15 @@ export type ResourceDef = {
 };
 
 const CRUD = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+
+export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+/** plural, kind, namespaced. */
+export const RBAC_KINDS = [
+  ['clusterroles', 'ClusterRole', false],
+  ['clusterrolebindings', 'ClusterRoleBinding', false],
+  ['roles', 'Role', true],
+  ['rolebindings', 'RoleBinding', true],
+] as const;
 const STATUS_VERBS = ['get', 'patch', 'update'] as const;
 
 const str = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
@@ -131,9 +140,27 @@ export const RESOURCES: readonly ResourceDef[] = [
     storage: 'events', group: 'events.k8s.io', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true,
     verbs: CRUD, shortNames: ['ev'], subresources: {}, fields: newEventFields, generation: false, statusSubresource: false,
   },
+  // RBAC: served so that `kubectl apply` can install the reconciler's manifest, and read back by the
+  // authorizer (the served objects govern every identity, the reconciler's included).
+  ...RBAC_KINDS.map(
+    ([plural, kind, namespaced]): ResourceDef => ({
+      storage: plural, group: RBAC_GROUP, version: 'v1', plural, singular: plural.slice(0, -1), kind, namespaced,
+      verbs: CRUD, subresources: {}, fields: {}, generation: false, statusSubresource: false,
+    }),
+  ),
   {
     storage: 'selfsubjectaccessreviews', group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews',
     singular: 'selfsubjectaccessreview', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'],
+    subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
+  },
+  {
+    storage: 'selfsubjectrulesreviews', group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews',
+    singular: 'selfsubjectrulesreview', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'],
+    subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
+  },
+  {
+    storage: 'selfsubjectreviews', group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews',
+    singular: 'selfsubjectreview', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'],
     subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
   },
 ];

@@ -8,13 +8,16 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { systemClock, type Clock } from '../../model/clock.js';
 import { authenticate, type AuthOptions, type UserInfo } from './auth.js';
+import { impersonate, impersonationOf } from './impersonation.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, versionInfo } from './discovery.js';
 import { forbidden, internalError, StatusError, unauthorized } from './errors.js';
 import { Faults, reasonForCode, type FaultRule } from './faults.js';
 import { handleResource, type Answer } from './handlers.js';
 import type { KubeletOptions } from './kubelet.js';
 import { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
-import { forbiddenMessage, RbacAuthorizer } from './rbac.js';
+import { openApiGroupVersion, openApiRoot } from './openapi.js';
+import { PROTOBUF, protobufBodyToJson } from './protobuf.js';
+import { forbiddenMessage, RbacAuthorizer, rbacObjects } from './rbac.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { RequestLog } from './request-log.js';
 import { KubeStore } from './store.js';
@@ -30,7 +33,12 @@ export type KubeEmulatorOptions = {
   readonly clock?: Clock;
   /** Bearer-token authentication. @default - none: every request acts as a cluster admin */
   readonly auth?: AuthOptions;
-  /** RBAC manifests (YAML text or objects) or an authorizer; enables RBAC authorization. @default - every request allowed */
+  /**
+   * Enables RBAC authorization. Manifests (YAML text or objects) are stored as served objects
+   * (ClusterRole, Role and their bindings; other kinds are ignored), and every decision reads the
+   * served objects: what `kubectl apply` changes governs every identity. An authorizer is used as
+   * it is. @default - every request allowed
+   */
   readonly rbac?: readonly (string | Record<string, unknown>)[] | RbacAuthorizer;
   /** Faults present from the start. */
   readonly faults?: { readonly latencyMs?: number; readonly rules?: readonly FaultRule[]; readonly random?: () => number };
@@ -69,7 +77,7 @@ export type KubeEmulator = {
 
 const MAX_BODY = 16 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -82,7 +90,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -91,7 +99,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 const GZIP_THRESHOLD = 128 * 1024;
 const gzipFast = promisify(gzip);
 
-async function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}, acceptEncoding = ''): Promise<void> {
+async function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, acceptEncoding = ''): Promise<void> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : toJsonBytes(body);
   const compress = bytes.byteLength >= GZIP_THRESHOLD && /\bgzip\b/.test(acceptEncoding);
   const out = compress ? await gzipFast(bytes, { level: 1 }) : bytes;
@@ -105,6 +113,9 @@ async function send(res: ServerResponse, code: number, body: unknown, headers: R
   res.end(out);
 }
 
+/** A Warning header value (RFC 7234) as the API server writes them: `299 - "<text>"`. */
+const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
+
 export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
   const clock = options.clock ?? systemClock;
   const store = new KubeStore(clock, {
@@ -115,9 +126,17 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   faults.latencyMs = options.faults?.latencyMs ?? 0;
   for (const rule of options.faults?.rules ?? []) faults.add(rule);
   const requestLog = new RequestLog(options.requestLogCapacity);
-  const rbac = options.rbac === undefined ? undefined : options.rbac instanceof RbacAuthorizer ? options.rbac : new RbacAuthorizer(options.rbac);
+  let rbac: RbacAuthorizer | undefined;
+  if (options.rbac instanceof RbacAuthorizer) rbac = options.rbac;
+  else if (options.rbac !== undefined) {
+    for (const object of rbacObjects(options.rbac)) store.seed(object);
+    rbac = new RbacAuthorizer(store.rbacSource());
+  }
   const version = serverVersion(options.version ?? '1.31');
   let address = '127.0.0.1:0';
+  // The server's time is the emulator's clock, as a real API server's Date header is its own: a
+  // client on another clock (the CLI against a served sandbox) can follow it.
+  const httpDate = (): string => new Date(clock.now()).toUTCString();
 
   const nonResource = (info: RequestInfo): Answer => {
     if (info.verb !== 'get') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -139,6 +158,11 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       const list = apiResourceList(second, third);
       if (list !== undefined) return { code: 200, body: list };
     }
+    if (root === 'openapi' && second === 'v3') {
+      if (segments.length === 2) return { code: 200, body: openApiRoot(version.gitVersion) };
+      const document = openApiGroupVersion(segments.slice(2).join('/'), version.gitVersion);
+      if (document !== undefined) return { code: 200, body: document };
+    }
     return { code: 404, body: '404 page not found\n' };
   };
 
@@ -152,11 +176,16 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     let user: UserInfo | undefined;
     let body = '';
     try {
-      body = await readBody(req);
+      const raw = await readBody(req);
+      const protobuf = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === PROTOBUF;
+      body = protobuf ? '' : raw.toString('utf8');
       // Authentication comes first, as in the API server's filter chain (API Priority and Fairness
       // classifies requests by user): injected faults are logged with who was refused.
       user = await authenticate(options.auth, req.headers.authorization);
       if (user === undefined) throw unauthorized();
+      // kubectl --as / --as-group: the request acts as someone else, if the caller may impersonate them.
+      const impersonation = impersonationOf(req.headers);
+      if (impersonation !== undefined) user = impersonate(user, impersonation, rbac);
       const decision = faults.decide(info);
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       if (decision.effect !== undefined && 'reset' in decision.effect) {
@@ -176,25 +205,27 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       if (rbac !== undefined && !rbac.authorize(user, info).allowed) {
         throw forbidden(forbiddenMessage(user, info), { group: info.apiGroup, resource: info.resource }, info.name);
       }
+      // Protobuf bodies (kubectl ≥1.32's access reviews) are decoded to their JSON shape.
+      if (protobuf && raw.length > 0) body = protobufBodyToJson(raw, info.resource);
       const answer = info.isResourceRequest
         ? handleResource({
             store,
             info,
             query: url.searchParams,
             body,
-            contentType: req.headers['content-type'] ?? 'application/json',
+            contentType: (req.headers['content-type'] ?? '').startsWith(PROTOBUF) ? 'application/json' : (req.headers['content-type'] ?? 'application/json'),
             accept: req.headers.accept ?? '',
             user,
             rbac,
           })
         : nonResource(info);
       status = answer.code;
-      await send(res, answer.code, answer.body, {}, req.headers['accept-encoding'] ?? '');
+      await send(res, answer.code, answer.body, { Date: httpDate(), ...((answer.warnings ?? []).length > 0 ? { Warning: (answer.warnings ?? []).map(warningHeader) } : {}) }, req.headers['accept-encoding'] ?? '');
     } catch (error) {
       const failure = error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
       status = failure.code;
       if (!res.headersSent) {
-        await send(res, failure.code, failure.toStatus(), failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) });
+        await send(res, failure.code, failure.toStatus(), { Date: httpDate(), ...(failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }) });
       }
     } finally {
       let logged: unknown;

@@ -34,7 +34,9 @@ import {
 import { Kubelets, type KubeletOptions } from './kubelet.js';
 import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js';
 import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
-import { apiVersionOf, groupResource, RESOURCES, resourceForStorage, type ResourceDef } from './resources.js';
+import type { RbacSource } from './rbac.js';
+import { rbacErrors, withRbacDefaults } from './rbac-validation.js';
+import { apiVersionOf, groupResource, RBAC_KINDS, RESOURCES, resourceForStorage, type ResourceDef } from './resources.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
 import { formatTime, parseTime } from './time.js';
 import {
@@ -119,6 +121,8 @@ export class KubeStore {
   private readonly uidMode: 'random' | 'sequential';
   /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
   private readonly autoReplicas = new Map<string, number>();
+  /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
+  private readonly changedAt = new Map<string, number>();
 
   constructor(
     readonly clock: Clock,
@@ -172,6 +176,7 @@ export class KubeStore {
       }
     }
     coll.set(key, stored);
+    this.changedAt.set(storage, this.revision);
     return stored;
   }
 
@@ -180,6 +185,7 @@ export class KubeStore {
     const coll = this.coll(storage);
     if (!coll.delete(key)) return;
     this.revision++;
+    this.changedAt.set(storage, this.revision);
     if (storage === 'pods') {
       const node = (object as PodObject).spec?.nodeName;
       if (node !== undefined) this.podsByNode.get(node)?.delete(key);
@@ -418,7 +424,7 @@ export class KubeStore {
       this.ensureNamespace(namespace);
     }
     const object: KubeObject = {
-      ...input,
+      ...withRbacDefaults(def, input),
       apiVersion: apiVersionOf(def),
       kind: def.kind,
       metadata: {
@@ -487,7 +493,7 @@ export class KubeStore {
       next = { ...old, status: input['status'] };
     } else {
       next = {
-        ...input,
+        ...withRbacDefaults(def, input),
         apiVersion: apiVersionOf(def),
         kind: def.kind,
         metadata: { ...input.metadata, ...immutableMeta(old) },
@@ -546,6 +552,7 @@ export class KubeStore {
         errors.push({ field: 'spec', type: 'Forbidden', detail: 'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)' });
       }
     }
+    errors.push(...rbacErrors(def, next, old));
     if (errors.length > 0) throw invalid(def.kind, def.group, name, errors);
   }
 
@@ -629,6 +636,18 @@ export class KubeStore {
     checkPreconditions(podDef, pod, deleteOptions.preconditions);
     this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
     return successStatus(201);
+  }
+
+  /**
+   * The served RBAC objects, for the authorizer: read as stored (they have no time-driven state),
+   * with a version that changes whenever one of them does.
+   */
+  rbacSource(): RbacSource {
+    const storages = RBAC_KINDS.map(([plural]) => plural);
+    return {
+      version: () => storages.reduce((sum, storage) => sum + (this.changedAt.get(storage) ?? 0), 0),
+      objects: () => storages.flatMap((storage) => [...this.coll(storage).keysFrom('', '')].flatMap((key) => this.coll(storage).get(key) ?? [])),
+    };
   }
 
   // ---------- typed reads (tests, sandbox) ----------

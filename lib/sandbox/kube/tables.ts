@@ -1,5 +1,6 @@
 // Server-side printing (meta.k8s.io Table), which kubectl get asks for: the columns of
 // pkg/printers/internalversion for the kinds a reconciler operator looks at, name + age otherwise.
+import { fromEventsV1 } from './events.js';
 import { isPodReady } from './pdb.js';
 import type { ResourceDef } from './resources.js';
 import { humanDuration, parseTime } from './time.js';
@@ -139,6 +140,76 @@ const namespacePrinter: Printer = {
   },
 };
 
+const since = (stamp: unknown, now: number): string => {
+  const at = typeof stamp === 'string' ? parseTime(stamp) : undefined;
+  return at === undefined ? '<unknown>' : humanDuration(now - at);
+};
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+
+/**
+ * Events (core/v1, the stored shape), as printEvent writes them: the server renders every column
+ * (wide), kubectl shows those of priority 0: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE.
+ */
+const eventPrinter: Printer = {
+  columns: [
+    col('Last Seen'),
+    col('Type'),
+    col('Reason'),
+    col('Object'),
+    col('Subobject', 'string', 1),
+    col('Source', 'string', 1),
+    col('Message'),
+    col('First Seen', 'string', 1),
+    col('Count', 'string', 1),
+    col('Name', 'string', 1, 'name'),
+  ],
+  cells: (asked, now) => {
+    // Asked through events.k8s.io: printed from the core shape, as the server converts it.
+    const o = 'regarding' in asked || 'note' in asked ? fromEventsV1(asked) : asked;
+    const first = o['firstTimestamp'] !== undefined && o['firstTimestamp'] !== null ? since(o['firstTimestamp'], now) : since(o['eventTime'], now);
+    let last = o['lastTimestamp'] !== undefined && o['lastTimestamp'] !== null ? since(o['lastTimestamp'], now) : first;
+    let count = typeof o['count'] === 'number' ? o['count'] : 0;
+    const series = record(o['series']);
+    if (o['series'] !== undefined && o['series'] !== null) {
+      last = since(series['lastObservedTime'], now);
+      count = typeof series['count'] === 'number' ? series['count'] : 0;
+    } else if (count === 0) count = 1;
+    const involved = record(o['involvedObject']);
+    const kind = str(involved['kind']).toLowerCase();
+    const target = str(involved['name']) === '' ? kind : `${kind}/${str(involved['name'])}`;
+    const source = record(o['source']);
+    const component = str(source['component']) || str(o['reportingComponent']);
+    const instance = str(source['host']) || str(o['reportingInstance']);
+    return [last, str(o['type']), str(o['reason']), target, str(involved['fieldPath']), instance === '' ? component : `${component}, ${instance}`, str(o['message']).trim(), first, count, o.metadata.name ?? ''];
+  },
+};
+
+/** RoleBindings and ClusterRoleBindings: NAME, ROLE, AGE, and (wide) the users, groups and service accounts bound. */
+const bindingPrinter = (scope: 'roleBinding' | 'clusterRoleBinding'): Printer => ({
+  columns: [
+    col('Name', 'string', 0, 'name'),
+    col('Role'),
+    col('Age'),
+    { ...col('Users', 'string', 1), description: `Users in the ${scope}` },
+    { ...col('Groups', 'string', 1), description: `Groups in the ${scope}` },
+    { ...col('ServiceAccounts', 'string', 1), description: `ServiceAccounts in the ${scope}` },
+  ],
+  cells: (o, now) => {
+    const ref = record(o['roleRef']);
+    const subjects = Array.isArray(o['subjects']) ? o['subjects'].map(record) : [];
+    const of = (kind: string) => subjects.filter((s) => s['kind'] === kind);
+    return [
+      o.metadata.name ?? '',
+      `${str(ref['kind'])}/${str(ref['name'])}`,
+      age(o, now),
+      of('User').map((s) => str(s['name'])).join(', '),
+      of('Group').map((s) => str(s['name'])).join(', '),
+      of('ServiceAccount').map((s) => `${str(s['namespace'])}/${str(s['name'])}`).join(', '),
+    ];
+  },
+});
+
 const defaultPrinter: Printer = {
   columns: [col('Name', 'string', 0, 'name'), { ...col('Created At', 'date'), description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' }],
   cells: (o) => [o.metadata.name ?? '', o.metadata.creationTimestamp ?? ''],
@@ -150,6 +221,9 @@ const PRINTERS: Record<string, Printer> = {
   poddisruptionbudgets: pdbPrinter,
   leases: leasePrinter,
   namespaces: namespacePrinter,
+  events: eventPrinter,
+  rolebindings: bindingPrinter('roleBinding'),
+  clusterrolebindings: bindingPrinter('clusterRoleBinding'),
 };
 
 export type TableOptions = { apiVersion: string; includeObject: 'None' | 'Metadata' | 'Object'; now: number };

@@ -62,8 +62,8 @@ function danglingReferences(scenario: Scenario): string[] {
     if (service !== 'kube' && !isServiceName(service)) problems.push(`faults[${i}].api: the sandbox emulates no ${service} (it has kube, ${SERVICE_NAMES.join(', ')})`);
   });
   scenario.steps.forEach((step, i) => {
-    const named = 'drain' in step ? step.drain.node : 'cordon' in step ? step.cordon : 'uncordon' in step ? step.uncordon : undefined;
-    const key = 'drain' in step ? 'drain.node' : 'cordon' in step ? 'cordon' : 'uncordon';
+    const named = 'drain' in step ? step.drain.node : 'cordon' in step ? step.cordon : 'uncordon' in step ? step.uncordon : 'condition' in step ? step.condition.node : undefined;
+    const key = 'drain' in step ? 'drain.node' : 'cordon' in step ? 'cordon' : 'uncordon' in step ? 'uncordon' : 'condition.node';
     if (named !== undefined && !nodes.has(named)) problems.push(`steps[${i}].${key}: no node named ${named}`);
   });
   for (const name of Object.keys(scenario.expect?.nodes ?? {})) {
@@ -71,6 +71,9 @@ function danglingReferences(scenario: Scenario): string[] {
   }
   scenario.expect?.lifecycleActions?.forEach((a, i) => {
     if (!ids.has(a.instance)) problems.push(`expect.lifecycleActions[${i}].instance: no instance ${a.instance}`);
+  });
+  scenario.expect?.repairs?.forEach((r, i) => {
+    if (!ids.has(r.instance)) problems.push(`expect.repairs[${i}].instance: no instance ${r.instance}`);
   });
   return problems;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CONDITIONS } from '../../model/condition.js';
 import { DurationSchema } from '../../model/duration.js';
 import { InstanceIdSchema } from '../../model/instance-id.js';
+import { REPAIR_CONDITIONS } from '../../model/node-conditions.js';
 import { SettingsSchema } from '../../settings.js';
 import { LIFECYCLE_STATES } from '../aws/state/autoscaling.js';
 
@@ -28,7 +29,15 @@ const InstanceSchema = z
     tags: Labels.default({}),
     spot: z.boolean().default(false),
     autoScaling: z
-      .object({ group: z.string().min(1), lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'), hook: z.string().min(1).optional(), token: z.string().min(1).optional() })
+      .object({
+        group: z.string().min(1),
+        lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'),
+        hook: z.string().min(1).optional(),
+        token: z.string().min(1).optional(),
+        /** v1.1: the hook's heartbeat timeout (default 1h) and the result the group applies when it lapses (default ABANDON). */
+        heartbeatTimeout: Duration.optional(),
+        defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
+      })
       .strict()
       .optional(),
     scheduledEvents: z.array(ScheduledEventSchema).default([]),
@@ -38,20 +47,31 @@ const InstanceSchema = z
 
 const TaintSchema = z.object({ key: z.string().min(1), value: z.string().optional(), effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']) }).strict();
 
+const ConditionStatusSchema = z.enum(['True', 'False', 'Unknown']);
+
+/** v1.1 (issue #19): conditions with their age, e.g. the node monitoring agent's `KernelReady: { status: "False", since: 35m }`. */
+const NodeConditionsSchema = z.partialRecord(z.enum(REPAIR_CONDITIONS), z.object({ status: ConditionStatusSchema, since: Duration }).strict());
+
 const NodeSchema = z
   .object({
     name: z.string().min(1),
     providerID: z.string().optional(),
     createdAgo: Duration.default(3_600_000),
-    ready: z.enum(['True', 'False', 'Unknown']).default('True'),
+    /** Default "True" (unless conditions.Ready says otherwise). */
+    ready: ConditionStatusSchema.optional(),
     heartbeatAgo: z.union([z.literal('none'), Duration]).default(5_000),
     unschedulable: z.boolean().default(false),
     labels: Labels.default({}),
     annotations: Labels.default({}),
     taints: z.array(TaintSchema).default([]),
     heartbeating: z.boolean().optional(),
+    conditions: NodeConditionsSchema.default({}),
   })
-  .strict();
+  .strict()
+  .refine((n) => n.ready === undefined || n.conditions.Ready === undefined, {
+    message: 'set Ready either with ready (and heartbeatAgo) or here, not both',
+    path: ['conditions', 'Ready'],
+  });
 
 const OWNER_PATTERN = /^(none|[A-Za-z]+\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/;
 
@@ -95,6 +115,8 @@ const StepSchema = z.union([
   z.object({ drain: z.object({ node: z.string().min(1), reason: z.string().min(1).optional() }).strict() }).strict(),
   z.object({ cordon: z.string().min(1) }).strict(),
   z.object({ uncordon: z.string().min(1) }).strict(),
+  // v1.1 (issue #19): the node's kubelet or monitoring agent posts a condition now.
+  z.object({ condition: z.object({ node: z.string().min(1), type: z.enum(REPAIR_CONDITIONS), status: ConditionStatusSchema }).strict() }).strict(),
 ]);
 
 /** v1.1: `service:Operation` (IAM action names) or `kube:VERB /path` with `*` for one path segment. */
@@ -128,12 +150,27 @@ const NodeExpectSchema = z.union([
 const ExpectSchema = z
   .object({
     nodes: z.record(z.string(), NodeExpectSchema).optional(),
-    lifecycleActions: z.array(z.object({ instance: InstanceIdSchema, result: z.enum(['CONTINUE', 'ABANDON']) }).strict()).optional(),
+    lifecycleActions: z
+      .array(
+        z
+          .object({
+            instance: InstanceIdSchema,
+            result: z.enum(['CONTINUE', 'ABANDON']),
+            /** v1.1: `timeout` for a result the group applied itself when the hook lapsed; absent: completed by the reconciler. */
+            by: z.literal('timeout').optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     conditions: z.partialRecord(z.enum(CONDITIONS), z.number().int().min(0)).optional(),
     deletions: z.number().int().min(0).optional(),
     evictionsBlocked: z.number().int().min(0).optional(),
     drainsStarted: z.number().int().min(0).optional(),
     deadLetters: z.number().int().min(0).optional(),
+    /** v1.1: calls refused by the deployed IAM policies or the shipped RBAC. */
+    denied: z.number().int().min(0).optional(),
+    // v1.1 (issue #19): the machines the reconciler had replaced (drained, then marked Unhealthy for their group), or [] for none.
+    repairs: z.array(z.object({ instance: InstanceIdSchema, action: z.enum(['replace']) }).strict()).optional(),
   })
   .strict();
 

@@ -54,6 +54,12 @@ export interface TaskContext {
   readonly executionArn: string;
   /** Lets simulated work take virtual time (a drain step that runs 40 s). */
   sleep(ms: number): Promise<void>;
+  /**
+   * Waits for work whose progress someone else accounts for (the world's Lambda service tracks an
+   * invocation's real-time work and its waits on the clock): the task holds no unit of work while
+   * it waits, so the world can move the clock when that work waits for it.
+   */
+  elsewhere<T>(work: Promise<T>): Promise<T>;
   now(): number;
 }
 
@@ -177,6 +183,11 @@ export class Execution {
     this.name = options.name ?? `exec-${this.startDate}`;
     this.arn = `${machine.replace(':stateMachine:', ':execution:')}:${this.name}`;
     this.done = this.run();
+  }
+
+  /** Whether, right now, only the clock (or work accounted elsewhere) can move the execution on. */
+  get waiting(): boolean {
+    return this.busy === 0 || this.statusValue !== 'RUNNING';
   }
 
   get status(): ExecutionStatus {
@@ -478,6 +489,19 @@ export class Execution {
       signal: abort.signal,
       executionArn: this.arn,
       now: () => this.options.clock.now(),
+      elsewhere: async <T>(work: Promise<T>): Promise<T> => {
+        if (abandoned || !handlerHolds) return work;
+        handlerHolds = false;
+        this.release();
+        try {
+          return await work;
+        } finally {
+          if (!abandoned) {
+            handlerHolds = true;
+            this.busy += 1;
+          }
+        }
+      },
       sleep: (ms) =>
         new Promise<void>((resolve) => {
           if (abandoned) return this.options.clock.schedule(this.options.clock.now() + ms, resolve);

@@ -1,4 +1,6 @@
 // Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
+import { denialsOf, describeDenial } from './denials.js';
+import { drainRecords } from './drain-records.js';
 import { isFinished, MIRROR_POD_ANNOTATION } from '../../drain/api.js';
 import type { Condition } from '../../model/condition.js';
 import type { NodeObject, PodObject } from '../kube/index.js';
@@ -90,17 +92,16 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   for (const [name, want] of Object.entries(expect.nodes ?? {})) record(checkNode(sandbox, name, want));
 
   if (expect.lifecycleActions !== undefined) {
-    const got = sandbox.aws.state.autoScaling.completions
-      .filter((c) => c.by === 'api')
-      .map((c) => `${c.instanceId}:${c.result}`)
-      .sort();
-    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}`).sort();
+    // A completion by the reconciler is `instance:RESULT`; one the group applied when the hook lapsed carries `by timeout`.
+    const got = sandbox.aws.state.autoScaling.completions.map((c) => `${c.instanceId}:${c.result}${c.by === 'timeout' ? ' by timeout' : ''}`).sort();
+    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}${a.by === 'timeout' ? ' by timeout' : ''}`).sort();
     record(JSON.stringify(got) === JSON.stringify(wanted) ? [] : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`]);
   }
 
   if (expect.conditions !== undefined) {
     const lastSweep = steps.filter((s) => s.kind === 'sweep').at(-1);
     if (!lastSweep || lastSweep.kind !== 'sweep') record(['conditions: no sweep step ran']);
+    else if (!lastSweep.report) record([`conditions: the last sweep failed (${lastSweep.failed ?? 'no report'})`]);
     else {
       const problems: string[] = [];
       for (const [condition, count] of Object.entries(expect.conditions)) {
@@ -122,8 +123,8 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   }
 
   if (expect.drainsStarted !== undefined) {
-    const started = sandbox.drains.runs.size;
-    record(started === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started} (${[...sandbox.drains.runs.keys()].join(', ') || 'none'})`]);
+    const started = [...sandbox.stepFunctions.executions.values()].map((e) => e.record.name);
+    record(started.length === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started.length} (${started.join(', ') || 'none'})`]);
   }
 
   if (expect.deadLetters !== undefined) {
@@ -132,5 +133,42 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
     record(dead.length === expect.deadLetters ? [] : [`deadLetters: expected ${expect.deadLetters}, got ${dead.length}${which ? ` (${which})` : ''}`]);
   }
 
+  if (expect.repairs !== undefined) record(checkRepairs(sandbox, expect.repairs));
+  if (expect.denied !== undefined) {
+    const denied = denialsOf(sandbox);
+    const which = denied.slice(0, 5).map(describeDenial).join('; ');
+    record(denied.length === expect.denied ? [] : [`denied: expected ${expect.denied}, got ${denied.length}${which ? ` (${which}${denied.length > 5 ? '; …' : ''})` : ''}`]);
+  }
+
   return { passed, failures };
+}
+
+/**
+ * `repairs`: the machines the reconciler marked Unhealthy are exactly those listed, and each was
+ * repaired as the format says: a machine that had a Node was drained first (a drain of it had ended
+ * when it was marked), and its group replaced it (it is terminated or terminating, and a new member
+ * was launched in its place).
+ */
+function checkRepairs(sandbox: Sandbox, wanted: NonNullable<ScenarioExpect['repairs']>): string[] {
+  const state = sandbox.aws.state;
+  const marks = state.autoScaling.healthChanges.filter((c) => c.healthStatus === 'UNHEALTHY');
+  const got = [...new Set(marks.map((c) => c.instanceId))].sort();
+  const expected = wanted.map((r) => r.instance).sort();
+  if (JSON.stringify(got) !== JSON.stringify(expected)) return [`repairs: expected [${expected.join(', ')}], got [${got.join(', ')}] marked Unhealthy`];
+  const problems: string[] = [];
+  const at = (ms: number) => `+${Math.round((ms - sandbox.start) / 1000)}s`;
+  // The machines seeded with a Node (by its providerID; seededNodes keeps only the Nodes expectations name).
+  const seededWithNode = new Set(sandbox.scenario.nodes.flatMap((n) => /\/(i-[0-9a-f]+)$/.exec(n.providerID ?? '')?.[1] ?? []));
+  for (const id of expected) {
+    const marked = Math.min(...marks.filter((c) => c.instanceId === id).map((c) => c.at));
+    const hadNode = seededWithNode.has(id);
+    const drained = drainRecords(sandbox).some((r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
+    if (hadNode && !drained) problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
+    const instance = state.instances.get(id);
+    const lifecycle = state.autoScaling.member(id)?.lifecycleState ?? '';
+    const going = instance?.state === 'terminated' || instance?.state === 'shutting-down' || lifecycle.startsWith('Terminating');
+    const replacement = state.changes.find((c) => c.kind === 'instance-launched' && c.replaces === id);
+    if (!going || replacement === undefined) problems.push(`repairs.${id}: not replaced by its group (instance ${instance?.state ?? 'unknown'}, ${lifecycle || 'no lifecycle state'}, ${replacement ? 'a replacement launched' : 'no replacement launched'})`);
+  }
+  return problems;
 }

@@ -1,24 +1,36 @@
-// Runs a scenario's steps through the same code the Lambdas run: events through the signal queue
-// into the events function's record handler, sweeps through the sweep path, drains through the same
-// drain step the workflow loops.
+// Runs a scenario's steps against the deployed stack (world.ts): an `event` goes on the bus and the
+// stack's rules, queue and events function take it from there; a `sweep` is the schedule firing;
+// `advance` and `settle` move the clock while the functions, the queue and the drain workflow do
+// what they do; `drain`, `cordon` and `uncordon` are an operator at the keyboard.
+import { denialsOf, type Denial } from './denials.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runOperatorDrain } from '../../drain/operator-drain.js';
-import { EventRecordFailure, handleEventRecord } from '../../lambda/handle-event-record.js';
-import { errorText } from '../../pipeline/errors.js';
 import { runSweep } from '../../pipeline/run.js';
 import type { RunReport } from '../../report/report.js';
 import { parseEvent, SignalRejection } from '../../signals/index.js';
+import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
+import { drainRecords, type DrainRecord } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
-import type { DrainRun, LifecycleOutcome } from './local-drains.js';
-import type { QueuedSignal } from './signal-queue.js';
-import { startSandbox, type Sandbox } from './world.js';
+import { functionLogLines } from './function-logs.js';
+import { postCondition } from './node-health.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
+
+export type { DrainRecord } from './drain-records.js';
 
 export type StepRecord =
-  | { readonly step: number; readonly at: number; readonly kind: 'sweep'; readonly report: RunReport }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'sweep';
+      /** The sweep function's report (absent when the invocation failed). */
+      readonly report?: RunReport;
+      /** Why the invocation failed (a function error, a timeout). */
+      readonly failed?: string;
+    }
   | {
       readonly step: number;
       readonly at: number;
@@ -38,30 +50,8 @@ export type StepRecord =
   | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
   | { readonly step: number; readonly at: number; readonly kind: 'settle' }
   | { readonly step: number; readonly at: number; readonly kind: 'drain'; readonly node: string; readonly status: string; readonly message?: string }
-  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string };
-
-export interface DrainRecord {
-  readonly node: string;
-  readonly instanceId?: string;
-  readonly status: DrainRun['status'];
-  readonly startedAt: number;
-  readonly finishedAt?: number;
-  readonly steps: number;
-  /** Pods this drain evicted (or deleted), terminating ones included. */
-  readonly evicted: number;
-  /** Of those, still terminating when the drain ended. */
-  readonly terminating: number;
-  /** Pods left on the node that the drain had to remove: refused, blocked, not yet evicted. */
-  readonly left: number;
-  /** The pods left, by reason code. */
-  readonly leftByReason: Readonly<Record<string, number>>;
-  /** Every pod left that waiting could not help, with why. */
-  readonly blocked: readonly string[];
-  /** Every pod evicted with a grace period shortened to fit the deadline: `namespace/name 300s→115s`. */
-  readonly graceShortened: readonly string[];
-  readonly lifecycle?: LifecycleOutcome;
-  readonly error?: string;
-}
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | { readonly step: number; readonly at: number; readonly kind: 'condition'; readonly node: string; readonly type: string; readonly status: string };
 
 export interface Simulation {
   readonly name: string;
@@ -71,6 +61,8 @@ export interface Simulation {
   readonly after: RunReport;
   readonly steps: readonly StepRecord[];
   readonly drains: readonly DrainRecord[];
+  /** Calls the deployed IAM policies or the shipped RBAC refused. */
+  readonly denied: readonly Denial[];
   readonly expectations?: ExpectationResult;
 }
 
@@ -80,79 +72,50 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
   return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }
 
-const place = (sandbox: Sandbox) => ({ region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId });
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asReport = (value: unknown): RunReport | undefined => (isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows) ? (value as unknown as RunReport) : undefined);
 
-/** The events function's logger, quiet: the timeline says what happened. */
-const quietLogger = { info: () => undefined, appendKeys: () => undefined, removeKeys: () => undefined };
-
-/** One receive of one record by the events function (the same code the Lambda runs). */
-async function deliver(sandbox: Sandbox, record: QueuedSignal, step: number): Promise<StepRecord> {
-  const base = { step, at: sandbox.clock.now(), kind: 'event' as const, detailType: record.detailType, attempt: record.receives };
-  try {
-    const parsed = parseEvent(record.event);
-    if (parsed.outcome === 'ignored') {
-      sandbox.queue.delete(record);
-      return { ...base, ignored: parsed.reason };
-    }
-    const lastReceive = record.receives >= sandbox.queue.maxReceiveCount;
-    const report = await handleEventRecord(JSON.stringify(record.event), () => sandbox.deps(), quietLogger, place(sandbox), { lastReceive });
-    sandbox.queue.delete(record);
-    return { ...base, ...(report ? { report } : {}) };
-  } catch (error) {
-    sandbox.queue.fail(record, errorText(error));
-    if (error instanceof SignalRejection) return { ...base, rejected: error.message };
-    return { ...base, failed: errorText(error), ...(error instanceof EventRecordFailure ? { report: error.report } : {}) };
-  }
+/** What the events function did with one message on one receive, read from its log lines. */
+function deliveryRecord(delivery: Delivery, step: number): StepRecord {
+  const base = { step, at: delivery.at, kind: 'event' as const, detailType: delivery.message.detailType, attempt: delivery.attempt };
+  if (delivery.deadLettered) return { ...base, deadLettered: true, ...(delivery.batchError !== undefined ? { failed: delivery.batchError } : {}) };
+  const lines = delivery.invocation ? functionLogLines(delivery.invocation.logs).filter((line) => line.messageId === delivery.message.messageId) : [];
+  const ignored = lines.find((line) => line.message === 'event ignored');
+  const reconciled = lines.find((line) => line.message === 'event reconciled');
+  const failure = lines.find((line) => line.message === 'record failed');
+  const report = asReport(reconciled?.report);
+  const error = isRecord(failure?.error) ? failure.error : undefined;
+  const errorText = error ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}` : undefined;
+  if (delivery.succeeded) return { ...base, ...(report ? { report } : {}), ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}) };
+  if (error?.name === SignalRejection.name) return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
+  return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }
 
-/** Receives what the queue holds now: redeliveries, and records moving to the dead-letter queue. */
-async function drainQueue(sandbox: Sandbox, step: number): Promise<StepRecord[]> {
-  const dead = sandbox.queue.deadLetters.length;
-  const received = sandbox.queue.receive(sandbox.clock.now());
-  const records: StepRecord[] = sandbox.queue.deadLetters.slice(dead).map((d) => ({
-    step,
-    at: d.at,
-    kind: 'event' as const,
-    detailType: d.detailType,
-    attempt: d.receives,
-    deadLettered: true,
-    ...(d.lastError !== undefined ? { failed: d.lastError } : {}),
-  }));
-  for (const record of received) records.push(await deliver(sandbox, record, step));
-  return records;
-}
-
-/** Moves the world to `until`: drains step, the queue redelivers, in time order. */
-async function advanceTo(sandbox: Sandbox, until: number, step: number): Promise<StepRecord[]> {
-  const records: StepRecord[] = [];
-  for (let next = sandbox.queue.nextVisibleAt(); next !== undefined && next <= until; next = sandbox.queue.nextVisibleAt()) {
-    await sandbox.drains.runUntil(Math.max(next, sandbox.clock.now()));
-    records.push(...(await drainQueue(sandbox, step)));
-  }
-  await sandbox.drains.runUntil(until);
-  return records;
-}
-
-/** Runs every drain to its end and lets the queue deliver or dead-letter every record. */
-async function settle(sandbox: Sandbox, step: number): Promise<StepRecord[]> {
-  const records: StepRecord[] = [];
-  for (let guard = 0; guard < 1_000; guard++) {
-    await sandbox.drains.settle();
-    const next = sandbox.queue.nextVisibleAt();
-    if (next === undefined) return records;
-    records.push(...(await advanceTo(sandbox, Math.max(next, sandbox.clock.now()), step)));
-  }
-  throw new Error('settling: the signal queue never emptied');
-}
+/** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
+const pending = (sandbox: Sandbox): boolean => sandbox.stepFunctions.running > 0 || sandbox.lambda.asyncPending > 0 || sandbox.queue.size > 0;
 
 async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord[]> {
-  const at = sandbox.clock.now();
-  if ('sweep' in step) return [{ step: index, at, kind: 'sweep', report: await runSweep(await sandbox.deps(), place(sandbox)) }];
-  if ('advance' in step) return [{ step: index, at, kind: 'advance', ms: step.advance }, ...(await advanceTo(sandbox, at + step.advance, index))];
-  if ('settle' in step) return [{ step: index, at, kind: 'settle' }, ...(await settle(sandbox, index))];
+  const { driver, clock } = sandbox;
+  const at = clock.now();
+  if ('sweep' in step) {
+    const invocation = sandbox.scheduledSweep();
+    await driver.runUntil(() => invocation.results.length > 0 || invocation.status !== 'queued', 'the scheduled sweep');
+    const first = invocation.results[0];
+    const report = first?.ok ? asReport(first.payload) : undefined;
+    const failed = first && !first.ok ? `${first.error.errorType}: ${first.error.errorMessage}` : first ? undefined : `the invocation did not run (${invocation.status})`;
+    return [{ step: index, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) }];
+  }
+  if ('advance' in step) {
+    await driver.advanceTo(at + step.advance);
+    return [{ step: index, at, kind: 'advance', ms: step.advance }];
+  }
+  if ('settle' in step) {
+    await driver.runUntil(() => !pending(sandbox), 'settling');
+    return [{ step: index, at, kind: 'settle' }];
+  }
   if ('drain' in step) {
-    // The CLI's drain: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
-    const result = await runOperatorDrain(await sandbox.drainDeps(), { node: step.drain.node, reason: step.drain.reason ?? 'manual drain', timeoutMs: sandbox.settings.drainTimeout });
+    // The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
+    const result = await runOperatorDrain(sandbox.operatorDrainDeps(), { node: step.drain.node, reason: step.drain.reason ?? 'manual drain', timeoutMs: sandbox.settings.drainTimeout });
     return [{ step: index, at, kind: 'drain', node: step.drain.node, status: result.status, ...(result.message ? { message: result.message } : {}) }];
   }
   if ('cordon' in step || 'uncordon' in step) {
@@ -160,10 +123,14 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     const node = 'cordon' in step ? step.cordon : step.uncordon;
     const store = sandbox.kube.store;
     store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', { spec: { unschedulable: 'cordon' in step ? true : null } });
+    await driver.quiesce();
     return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
   }
+  if ('condition' in step) {
+    postCondition(sandbox, step.condition);
+    return [{ step: index, at, kind: 'condition', ...step.condition }];
+  }
   const event = await readEvent(step, baseDir);
-  const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
   try {
     parseEvent(event);
     // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
@@ -171,29 +138,17 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   } catch (error) {
     if (!(error instanceof SignalRejection)) throw error;
   }
-  // The rule puts it on the queue; the events function takes it from there (and gets it again after a failure).
-  sandbox.queue.send(event, detailType, at);
-  return drainQueue(sandbox, index);
-}
-
-function drainRecord(run: DrainRun, startedAt: number): DrainRecord {
-  const counts = run.last?.counts;
-  return {
-    node: run.input.node,
-    ...(run.input.instanceId ? { instanceId: run.input.instanceId } : {}),
-    status: run.status,
-    startedAt,
-    ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
-    steps: run.steps,
-    evicted: (counts?.evicted ?? 0) + (counts?.deleted ?? 0),
-    terminating: (run.last?.pods ?? []).filter((p) => p.status === 'terminating' && p.removal !== undefined).length,
-    left: counts?.left ?? 0,
-    leftByReason: run.output?.summary.leftByReason ?? {},
-    blocked: (run.last?.blocked ?? []).map((b) => `${b.pod.namespace}/${b.pod.name}: ${b.reason}`),
-    graceShortened: (run.last?.pods ?? []).flatMap((p) => (p.grace ? [`${p.pod.namespace}/${p.pod.name} ${p.grace.pod}s→${p.grace.given}s`] : [])),
-    ...(run.lifecycle ? { lifecycle: run.lifecycle } : {}),
-    ...(run.error ? { error: run.error } : {}),
-  };
+  const before = sandbox.queue.size;
+  const matched = sandbox.putEvent(event);
+  if (matched.length === 0) {
+    const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
+    return [{ step: index, at, kind: 'event', detailType, attempt: 0, ignored: 'no rule of the stack matches it: EventBridge drops it' }];
+  }
+  // The step lasts until the events function has had each copy once.
+  const sent = sandbox.queue.size - before;
+  const deliveredFrom = sandbox.poller.deliveries.length;
+  await driver.runUntil(() => sandbox.poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent, 'delivering the event');
+  return [];
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
@@ -204,6 +159,8 @@ async function snapshot(sandbox: Sandbox): Promise<RunReport> {
 export interface SimulateOptions {
   /** Keep the emulators running (the caller closes the returned sandbox). */
   readonly keepOpen?: boolean;
+  /** How the sandbox is built (tests: an altered deployment). */
+  readonly sandbox?: SandboxOptions;
 }
 
 /** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
@@ -214,19 +171,26 @@ export interface SimulationTimings {
 
 export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
   const seedStart = performance.now();
-  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true });
+  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
   const seedMs = performance.now() - seedStart;
   try {
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];
+    let delivered = 0;
     for (const [index, step] of loaded.scenario.steps.entries()) {
-      steps.push(...(await runStep(sandbox, step, index + 1, loaded.baseDir)));
+      const records = await runStep(sandbox, step, index + 1, loaded.baseDir);
+      // The step's own record first, then what the queue delivered meanwhile, in time order.
+      const deliveries = sandbox.poller.deliveries.slice(delivered).map((d) => deliveryRecord(d, index + 1));
+      delivered = sandbox.poller.deliveries.length;
+      steps.push(...records, ...deliveries);
     }
+    await sandbox.driver.quiesce();
     const after = await snapshot(sandbox);
-    const drains = [...sandbox.drains.runs.values()].map((run) => drainRecord(run, run.launchedAt));
+    const drains = drainRecords(sandbox);
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
+    const denied = denialsOf(sandbox);
     return {
-      simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, ...(expectations ? { expectations } : {}) },
+      simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, denied, ...(expectations ? { expectations } : {}) },
       sandbox,
       timings: { seedMs, runMs: performance.now() - seedStart - seedMs },
     };

@@ -52,11 +52,17 @@ export function isHeartbeating(scenario: Scenario, node: ScenarioNode): boolean 
 export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number): NodeSeed {
   const createdAt = start - node.createdAgo;
   const lastHeartbeat = node.heartbeatAgo === 'none' ? null : start - node.heartbeatAgo;
+  const { Ready: readyCondition, ...agent } = node.conditions;
+  const ready = readyCondition?.status ?? node.ready ?? 'True';
+  // The format's rule: a Ready that is not True turned so when the kubelet went quiet (heartbeatAgo).
+  const readySince = readyCondition !== undefined ? start - readyCondition.since : ready !== 'True' ? (lastHeartbeat ?? createdAt) : createdAt;
   return {
     name: node.name,
     ...(node.providerID ? { providerID: node.providerID } : {}),
     createdAt,
-    ready: node.ready,
+    ready,
+    readySince,
+    conditions: Object.entries(agent).map(([type, c]) => ({ type, status: c.status, since: start - c.since })),
     lastHeartbeat,
     // Without a Lease the Ready condition is the only heartbeat; it is as old as the node.
     readyHeartbeat: lastHeartbeat ?? createdAt,
@@ -109,6 +115,8 @@ export function instanceSeed(instance: Scenario['instances'][number]): SeedInsta
             lifecycleState: instance.autoScaling.lifecycleState,
             ...(instance.autoScaling.hook ? { hook: instance.autoScaling.hook } : {}),
             ...(instance.autoScaling.token ? { token: instance.autoScaling.token } : {}),
+            ...(instance.autoScaling.heartbeatTimeout !== undefined ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout } : {}),
+            ...(instance.autoScaling.defaultResult ? { defaultResult: instance.autoScaling.defaultResult } : {}),
           },
         }
       : {}),

@@ -1,35 +1,56 @@
-// The sandbox: both emulators on one virtual clock, seeded from a scenario, and the reconciler
-// wired exactly as the Lambdas wire it (DescribeCluster → EKS token → Kubernetes API with the
-// shipped RBAC), with drains run by the local stand-in for the workflow.
-import { rbacManifests, RECONCILER_GROUP } from '../../../infra/rbac.js';
-import { AutoScalingAdapter } from '../../aws/autoscaling.js';
-import { OutputEventPublisher } from '../../aws/output-events.js';
-import { sleepOn } from '../../drain/driver.js';
+// The sandbox: what `cdk deploy` deploys, running against both emulators on one virtual clock,
+// seeded from a scenario. The stack is the project's app synthesized for the scenario's cluster;
+// its functions are the bundled assets (run by lib/sandbox/lambda), its event rules route a
+// scenario's events to its queue, its event source mapping feeds the events function, its schedule
+// invokes the sweep function, and its state machine definition runs the drains (lib/sandbox/sfn),
+// each under its role's credentials. The Kubernetes API takes each role for the groups the
+// stack's access entries give it, and authorizes it with the shipped RBAC.
+import { rbacManifests } from '../../../infra/rbac.js';
 import { kubeDrainApi } from '../../drain/kube-api.js';
-import { KubeClient } from '../../kube/client.js';
 import { drainSettings } from '../../drain/settings.js';
 import type { DrainDeps } from '../../drain/step.js';
-import { placeOf } from '../../lambda/place.js';
+import { KubeClient } from '../../kube/client.js';
+import { bearerConnection } from '../../kube/connection.js';
 import { WarmRuntime } from '../../lambda/runtime.js';
-import { sweepSettings } from '../../lambda/sweep-payload.js';
-import { VirtualClock } from '../../model/clock.js';
+import { systemClock, VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
-import { runSweep } from '../../pipeline/run.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../settings.js';
-import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
+import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../settings.js';
+import { FUNCTION_ENV } from '../../workflow/contract.js';
+import { matchesPattern } from '../aws/event-pattern.js';
+import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aws/index.js';
+import { IamAuthorizer } from '../aws/iam/index.js';
+import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
+import { deploy, type DeployedStack } from '../deployed/deploy.js';
+import type { Deployment } from '../deployment/template.js';
+import { WorldDriver } from '../deployed/driver.js';
+import { LambdaService, type AsyncInvocation } from '../deployed/lambda-service.js';
+import { QueuePoller } from '../deployed/queue-poller.js';
+import { SignalQueue } from '../deployed/queue.js';
+import { StepFunctionsService } from '../deployed/step-functions.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../kube/index.js';
+import { Activity } from '../lambda/activity.js';
 import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
+import type { Denial } from './denials.js';
 import { injectFaults } from './faults.js';
-import { LocalDrains, type DrainRun } from './local-drains.js';
-import { SignalQueue } from './signal-queue.js';
+import { joinReplacements } from './node-health.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
-export const OUTPUT_BUS = 'ec2-node-reconciler';
-/** The sweep function as the sandbox deploys it to the Lambda emulator (`ec2-node-reconciler invoke`). */
-export const SWEEP_FUNCTION = 'ec2-node-reconciler-sweep';
-/** A cluster-admin token for people looking at a served sandbox with kubectl. */
+/** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
 export const ADMIN_TOKEN = 'sandbox-admin';
+/** The session name AWS services give the roles they assume for a state machine or a schedule. */
+// What Step Functions and the Scheduler name the sessions of their roles.
+const SERVICE_SESSION = 'aws-service-session';
+
+/** The deployed functions by what they do. */
+export interface DeployedFunctions {
+  /** Fed by the signal queue's event source mapping. */
+  readonly events: string;
+  /** Invoked by the schedule. */
+  readonly sweep: string;
+  /** Invoked by the drain workflow. */
+  readonly drainStep: string;
+}
 
 export interface Sandbox {
   readonly scenario: Scenario;
@@ -38,26 +59,44 @@ export interface Sandbox {
   readonly kube: KubeEmulator;
   readonly aws: AwsEmulator;
   readonly settings: Settings;
-  readonly drains: LocalDrains;
+  readonly stack: DeployedStack;
+  readonly functions: DeployedFunctions;
+  readonly lambda: LambdaService;
+  readonly stepFunctions: StepFunctionsService;
   /** The signal queue between the event rules and the events function. */
   readonly queue: SignalQueue;
-  /** What a drain run by hand (the CLI's `drain`) works with: the emulators, the virtual clock, the workload controllers. */
-  drainDeps(): Promise<DrainDeps>;
+  readonly poller: QueuePoller;
+  readonly driver: WorldDriver;
   /** The nodes the scenario's expectations name, as seeded (after the emulator's defaults), to tell `untouched` from changed. */
   readonly seededNodes: ReadonlyMap<string, NodeObject>;
-  /** Deps for one reconcile run, built the Lambda way (a warm runtime across runs). */
+  /** Puts an event on the default bus, as AWS does: the stack's rules route it (to the signal queue) or drop it. Returns the rules it matched. */
+  putEvent(event: unknown): readonly string[];
+  /** What the schedule does when it fires: invokes its target asynchronously, as its role. */
+  scheduledSweep(): AsyncInvocation;
+  /** What an operator's drain (the CLI's, with the admin's kubeconfig) works with, on the virtual clock. */
+  operatorDrainDeps(): DrainDeps;
+  /** Calls AWS services make for the stack (Step Functions and the Scheduler invoking functions) that the deployed policies refused. */
+  readonly serviceDenials: readonly Denial[];
+  /** In-process reconciler deps signed as the sweep function's role (dry-run snapshots, tests). */
   deps(settings?: Settings): Promise<ReconcilerDeps>;
   close(): Promise<void>;
 }
 
 export interface SandboxOptions {
-  readonly onDrainFinished?: (run: DrainRun) => void;
   /**
    * Serve the Kubernetes API over TLS (a self-signed CA, handed out by DescribeCluster as EKS
    * does): kubectl sends bearer tokens only over https, so a served sandbox needs it.
    */
   readonly tls?: boolean;
+  /**
+   * Changes the synthesized deployment before the world is built from it: tests that show what a
+   * defect of the stack does (a permission removed, a function of another version).
+   */
+  readonly alterDeployment?: (deployment: Deployment) => Deployment;
 }
+
+/** The functions' RECONCILER_SETTINGS for the scenario: as a deployment with these settings would set it. */
+const settingsVariable = (settings: Settings): Record<string, string> => ({ [FUNCTION_ENV.settings]: JSON.stringify(settingsInput(settings)) });
 
 export async function startSandbox(scenario: Scenario, options: SandboxOptions = {}): Promise<Sandbox> {
   // Whole seconds, as Kubernetes timestamps are: ages stay exact after a round trip.
@@ -66,31 +105,68 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const { name: clusterName, region, accountId } = scenario.cluster;
   // The loader already parsed them (durations are milliseconds now): only the defaults are missing.
   const settings: Settings = { ...DEFAULT_SETTINGS, ...scenario.settings };
+  const synthesized = await deploy({ clusterName, region, accountId, settings });
+  const stack: DeployedStack = options.alterDeployment ? { ...synthesized, deployment: options.alterDeployment(synthesized.deployment) } : synthesized;
+  const { deployment } = stack;
 
-  const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name });
+  // Every role session the stack's services use, known to the emulator before it opens.
+  const sessions = new Map<string, EmulatorCredential>();
+  const session = (roleArn: string, name: string): EmulatorCredential => {
+    const key = `${roleArn}\0${name}`;
+    let credential = sessions.get(key);
+    if (!credential) sessions.set(key, (credential = roleSessionCredential(roleArn, name)));
+    return credential;
+  };
+  for (const fn of deployment.functions) session(fn.roleArn, fn.name);
+  for (const machine of deployment.stateMachines) session(machine.roleArn, SERVICE_SESSION);
+  for (const schedule of deployment.schedules) session(schedule.roleArn, SERVICE_SESSION);
+
+  // Every AWS call is authorized under the caller's role policies, as the stack deploys them.
+  const iam = new IamAuthorizer();
+  for (const role of deployment.roles) iam.attach(role.arn, ...role.policies);
+  const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name, credentials: [DEFAULT_CREDENTIALS, ...sessions.values()], iam });
+  // EKS access entries: who the API server takes a role's sessions for.
+  const entries = deployment.accessEntries;
+  const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
+  const roleOfSession = (arn: string) => /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\//.exec(arn);
   const kube = await startKubeEmulator({
     clock,
     tls: options.tls === true,
     auth: {
       tokens: { [ADMIN_TOKEN]: { user: 'sandbox-admin', groups: ['system:masters'] } },
-      // Like aws-iam-authenticator: the token is a presigned STS call, validated by STS.
-      authenticate: async (token) => ((await aws.verifyEksToken(token, clusterName)).ok ? { name: 'ec2-node-reconciler', groups: [RECONCILER_GROUP] } : null),
+      // Like EKS: the token is a presigned STS call, validated by STS; the access entry of the caller's role names its groups.
+      authenticate: async (token) => {
+        // (#15 serve) A token is checked on the signer's clock: the sandbox's clients sign on the
+        // virtual clock, clients outside it (`aws eks get-token` against --serve) on the wall clock.
+        let verified = await aws.verifyEksToken(token, clusterName);
+        if (!verified.ok) verified = await aws.verifyEksToken(token, clusterName, { clock: systemClock });
+        if (!verified.ok) return null;
+        // The cluster's creator (the sandbox's own credentials) is its admin, as EKS's bootstrapClusterCreatorAdminPermissions makes it.
+        if (verified.arn === creatorArn) return { name: verified.arn, groups: ['system:masters'] };
+        const role = roleOfSession(verified.arn);
+        const entry = entries.find((e) => role !== null && e.principalArn.endsWith(`:role/${role[3] ?? ''}`));
+        return entry ? { name: entry.username ?? verified.arn, groups: [...entry.kubernetesGroups] } : null;
+      },
     },
     rbac: rbacManifests(),
   });
 
+  const closeAll = async () => {
+    await Promise.all([kube.close(), aws.close()]);
+  };
+  let controllers: WorkloadControllers;
   try {
     aws.state.seedCluster({ name: clusterName, endpoint: kube.url, ...(kube.caCert ? { certificateAuthorityData: Buffer.from(kube.caCert).toString('base64') } : {}) });
-    aws.state.createEventBus(OUTPUT_BUS);
+    for (const bus of deployment.eventBuses) aws.state.createEventBus(bus.name);
     for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
-    for (const node of scenario.nodes) {
-      kube.store.seedNode(nodeSeed(scenario, node, start));
-    }
+    for (const node of scenario.nodes) kube.store.seedNode(nodeSeed(scenario, node, start));
     for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
     for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));
     injectFaults(scenario.faults, { clock, start, aws, kube });
+    // Evicted pods are replaced as time passes, as a real cluster's controllers do.
+    controllers = new WorkloadControllers(kube.store);
   } catch (error) {
-    await Promise.all([kube.close(), aws.close()]);
+    await closeAll();
     throw error;
   }
   // Only the Nodes an expectation names are ever compared with their seeded selves: copying all of
@@ -109,42 +185,64 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     const instanceId = /\/(i-[0-9a-f]+)$/.exec(node.providerID ?? '')?.[1];
     if (instanceId !== undefined) nodesByInstance.set(instanceId, [...(nodesByInstance.get(instanceId) ?? []), node.name].sort());
   }
+  const claims = (instanceId: string) => (name: string | undefined) => name !== undefined && kube.store.getNode(name)?.spec?.providerID?.endsWith(`/${instanceId}`) === true;
+  // A machine launched mid-run (a group's replacement, node-health.ts) registers its Node under its private DNS name.
   const nodeOfInstance = (instanceId: string) =>
-    nodesByInstance.get(instanceId)?.find((name) => kube.store.getNode(name)?.spec?.providerID?.endsWith(`/${instanceId}`) === true);
+    nodesByInstance.get(instanceId)?.find(claims(instanceId)) ?? [aws.state.instances.get(instanceId)?.privateDnsName].find(claims(instanceId));
   aws.state.onChange((change) => {
     if (change.kind !== 'instance-state') return;
     const node = nodeOfInstance(change.instanceId);
     if (node) kube.store.kubelets.setHeartbeating(node, change.to === 'running' || change.to === 'pending');
   });
+  joinReplacements(aws, kube);
 
-  const runtime = new WarmRuntime({ clusterName, region, settings, outputEventBusName: OUTPUT_BUS }, clock, { endpoint: aws.endpoint, credentials: aws.clientConfig().credentials });
-  const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
-  // Evicted pods are replaced while a drain waits, as a real cluster's controllers do.
-  const controllers = new WorkloadControllers(kube.store);
-  const sleep = sleepOn(clock);
-  const sleepThenReplace = async (ms: number) => {
-    await sleep(ms);
-    controllers.reconcile();
+  // The functions read the clock the world moves.
+  const clockBuffer = new SharedArrayBuffer(8);
+  const clockView = new Float64Array(clockBuffer);
+  clock.observe((now) => {
+    clockView[0] = now;
+  });
+  const activity = new Activity();
+  const lambda = new LambdaService({ stack, clock, clockBuffer, activity, aws, environment: settingsVariable(settings), credentialsFor: (fn) => session(fn.roleArn, fn.name) });
+  // Services invoke functions as their roles: Step Functions for the workflow, the Scheduler for the sweep.
+  const serviceDenials: Denial[] = [];
+  const mayInvoke = (roleArn: string, functionArn: string): string | undefined => {
+    const principal = session(roleArn, SERVICE_SESSION).arn ?? roleArn;
+    if (iam.authorize({ principal, action: 'lambda:InvokeFunction', resources: [functionArn] }).allowed) return undefined;
+    serviceDenials.push({ at: clock.now(), api: 'aws', call: 'lambda:InvokeFunction', by: principal });
+    return `User: ${principal} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} because no identity-based policy allows the lambda:InvokeFunction action`;
   };
-  const drainDeps = async (): Promise<DrainDeps> => ({
-    api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), { sleep })),
+  const stepFunctions = new StepFunctionsService({
     clock,
-    settings: drainSettings(settings),
-    sleep: sleepThenReplace,
+    aws,
+    lambda,
+    stateMachines: deployment.stateMachines,
+    credentialsFor: (roleArn) => session(roleArn, SERVICE_SESSION),
+    authorizeInvoke: mayInvoke,
   });
-  const drains = new LocalDrains({
-    clock,
-    drainDeps,
-    autoScaling,
-    output: new OutputEventPublisher(runtime.aws.eventBridge, OUTPUT_BUS),
-    ...(options.onDrainFinished ? { onFinish: options.onDrainFinished } : {}),
-    beforeStep: () => controllers.reconcile(),
-  });
+  const driver = new WorldDriver(clock, activity, [stepFunctions], () => controllers.reconcile());
 
-  // What functions/sweep.ts does with a manual invocation's payload, reached through Lambda Invoke.
-  aws.state.functions.register(SWEEP_FUNCTION, async (payload, context) =>
-    runSweep(await runtime.reconcilerDeps(sweepSettings(settings, payload), { drains: () => drains }), placeOf(context, region)),
-  );
+  const mapping = deployment.eventSourceMappings[0];
+  const queueSpec = deployment.queues.find((q) => q.arn === mapping?.eventSourceArn);
+  const schedule = deployment.schedules.find((s) => lambda.host(s.targetArn) !== undefined);
+  const drainStep = deployment.functions.find((fn) => JSON.stringify(deployment.stateMachines.map((m) => m.definition)).includes(fn.arn));
+  if (!mapping || !queueSpec || !schedule || !drainStep) {
+    await Promise.all([lambda.close(), closeAll()]);
+    throw new Error('the synthesized stack lacks the signal queue, its event source mapping, the sweep schedule or the drain workflow');
+  }
+  const queue = new SignalQueue(queueSpec.arn, queueSpec.visibilityTimeoutSeconds * 1000, queueSpec.deadLetter?.maxReceiveCount);
+  const poller = new QueuePoller({ clock, queue, mapping, lambda, region });
+  const functions: DeployedFunctions = {
+    events: lambda.host(mapping.functionName)?.fn.name ?? mapping.functionName,
+    sweep: lambda.host(schedule.targetArn)?.fn.name ?? schedule.targetArn,
+    drainStep: drainStep.name,
+  };
+
+  const sweepRuntime = new WarmRuntime({ clusterName, region, settings, drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '' }, clock, {
+    endpoint: aws.endpoint,
+    credentials: session(deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '', functions.sweep),
+  });
+  const adminConnection = () => bearerConnection({ server: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caData: Buffer.from(kube.caCert).toString('base64') } : {}) });
 
   return {
     scenario,
@@ -153,13 +251,37 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     kube,
     aws,
     settings,
-    drains,
-    queue: new SignalQueue(),
-    drainDeps,
+    stack,
+    functions,
+    lambda,
+    stepFunctions,
+    queue,
+    poller,
+    driver,
     seededNodes,
-    deps: (override) => runtime.reconcilerDeps(override ?? settings, { drains: () => drains }),
+    putEvent(event) {
+      const matched = deployment.rules.filter((rule) => rule.enabled && rule.eventBusName === 'default' && rule.eventPattern !== undefined && matchesPattern(rule.eventPattern, event));
+      const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
+      // One copy per target queue: two rules sending to the same queue deliver twice, as EventBridge does.
+      for (const rule of matched) for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
+      return matched.map((rule) => rule.name);
+    },
+    serviceDenials,
+    scheduledSweep() {
+      const targetArn = lambda.host(schedule.targetArn)?.fn.arn ?? schedule.targetArn;
+      // A refused target invocation fails the schedule's attempt; the function never runs.
+      if (mayInvoke(schedule.roleArn, targetArn) !== undefined) return { functionName: targetArn, payload: {}, queuedAt: clock.now(), attempts: 0, throttles: 0, results: [], status: 'failed' };
+      return lambda.invokeAsync(schedule.targetArn, schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown));
+    },
+    operatorDrainDeps: () => ({
+      api: kubeDrainApi(new KubeClient(adminConnection(), { sleep: (ms) => driver.advanceTo(clock.now() + ms) })),
+      clock,
+      settings: drainSettings(settings),
+      sleep: (ms) => driver.advanceTo(clock.now() + ms),
+    }),
+    deps: (override) => sweepRuntime.reconcilerDeps(override ?? settings),
     close: async () => {
-      await Promise.all([kube.close(), aws.close()]);
+      await Promise.all([lambda.close(), closeAll()]);
     },
   };
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { scaleScenarioText } from '../../../scripts/make-scale-scenario.js';
 import { driveInRealTime } from '../../../lib/sandbox/kube/index.js';
 import { parseScenario } from '../../../lib/sandbox/scenario/load.js';
-import { OUTPUT_BUS, startSandbox } from '../../../lib/sandbox/simulate/world.js';
+import { startSandbox } from '../../../lib/sandbox/simulate/world.js';
 
 const CHILD_FLAG = 'WORLD_PROCESS';
 
@@ -117,8 +117,10 @@ async function serve(options: WorldOptions): Promise<void> {
   const sandbox = await startSandbox(scenario);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   driveInRealTime(sandbox.clock);
-  const machine = sandbox.aws.state.seedStateMachine({ name: 'drain' });
-  const { credentials } = sandbox.aws.clientConfig();
+  // The sweep function as the stack deploys it: its environment (cluster, drain state machine, output
+  // bus) and its role's session, whose policies the emulator enforces on every call.
+  const deployed = sandbox.lambda.host(sandbox.functions.sweep)?.fn.environment;
+  if (deployed === undefined) throw new Error(`world process: the stack has no sweep function ${sandbox.functions.sweep}`);
   const { region, accountId, name: cluster } = scenario.cluster;
 
   const wallLog: WallLogEntry[] = [];
@@ -143,14 +145,11 @@ async function serve(options: WorldOptions): Promise<void> {
 
   const info: WorldInfo = {
     env: {
+      ...deployed,
       AWS_REGION: region,
       AWS_ENDPOINT_URL: sandbox.aws.endpoint,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       CLUSTER_NAME: cluster,
       RECONCILER_SETTINGS: JSON.stringify({ heartbeatGrace: '2m' }),
-      DRAIN_STATE_MACHINE_ARN: machine.arn,
-      OUTPUT_EVENT_BUS_NAME: OUTPUT_BUS,
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       POWERTOOLS_TRACE_ENABLED: 'false',

@@ -24,6 +24,8 @@ export interface Synthesized {
 export interface SynthOptions {
   readonly props?: Partial<NodeReconcilerProps>;
   readonly stackProps?: StackProps;
+  /** @default 'Test' */
+  readonly stackId?: string;
   /** Adds constructs (a cluster, a topic) to the stack before the reconciler and returns props using them. */
   readonly prepare?: (stack: Stack) => Partial<NodeReconcilerProps>;
 }
@@ -31,7 +33,7 @@ export interface SynthOptions {
 /** A stack with one NodeReconciler, bundling skipped. */
 export function synthesize(options: SynthOptions = {}): Synthesized {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new Stack(app, 'Test', options.stackProps);
+  const stack = new Stack(app, options.stackId ?? 'Test', options.stackProps);
   const prepared = options.prepare?.(stack) ?? {};
   const reconciler = new NodeReconciler(stack, 'Reconciler', {
     clusterName: CLUSTER,

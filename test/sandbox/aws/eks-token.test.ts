@@ -121,4 +121,15 @@ describe('STS GetCallerIdentity from a presigned URL over HTTP', () => {
     expect(await world.aws.verifyEksToken(token, 'demo')).toMatchObject({ ok: true, accessKeyId: 'AKIDEXAMPLE' });
     expect(await world.aws.verifyEksToken(token, 'prod')).toMatchObject({ ok: false });
   });
+
+  it("should check a token's time against the signer's clock when told it (a client outside the emulator's virtual time)", async () => {
+    // Signed two days after the emulator's clock, as `aws eks get-token` signs on the wall clock.
+    const outside = new VirtualClock(START + 2 * 86_400_000);
+    const token = await createEksToken({ clusterName: 'demo', region: 'us-east-1', clock: outside });
+
+    expect(await world.aws.verifyEksToken(token, 'demo')).toMatchObject({ ok: false, reason: expect.stringContaining('Signature not yet current') as unknown });
+    expect(await world.aws.verifyEksToken(token, 'demo', { clock: outside })).toMatchObject({ ok: true, accessKeyId: 'AKIDEXAMPLE' });
+    outside.advance(16 * 60_000);
+    expect(await world.aws.verifyEksToken(token, 'demo', { clock: outside })).toMatchObject({ ok: false });
+  });
 });

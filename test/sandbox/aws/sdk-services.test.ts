@@ -171,6 +171,37 @@ describe('Auto Scaling lifecycle actions', () => {
     expect(error.name).toBe('ValidationError');
   });
 
+  it('should replace an instance marked Unhealthy once it terminates: a new member of the group, launched like it', async () => {
+    world.aws.state.seedInstance(anInstance(3, { tags: { 'eks:cluster-name': 'demo', team: 'web' }, autoScaling: { group: 'ng-b' } }));
+    world.aws.state.seedInstance(anInstance(4, { autoScaling: { group: 'ng-b' } }));
+    const launched: string[] = [];
+    world.aws.state.onChange((c) => {
+      if (c.kind === 'instance-launched') launched.push(`${c.group} replaces ${c.replaces}`);
+    });
+
+    await world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(3), HealthStatus: 'Unhealthy' }));
+    world.clock.advance(60_000);
+    const members = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}));
+    const replacement = members.AutoScalingInstances?.find((i) => i.InstanceId !== instanceId(3) && i.InstanceId !== instanceId(4));
+
+    expect(launched).toEqual([`ng-b replaces ${instanceId(3)}`]);
+    expect(replacement).toMatchObject({ AutoScalingGroupName: 'ng-b', LifecycleState: 'InService', HealthStatus: 'HEALTHY' });
+    const view = world.aws.state.instanceView(replacement?.InstanceId ?? '');
+    expect(view).toMatchObject({ state: 'running', zone: 'us-east-1a', tags: expect.objectContaining({ 'eks:cluster-name': 'demo', team: 'web', 'aws:autoscaling:groupName': 'ng-b' }) as unknown });
+    expect(world.aws.state.instanceView(instanceId(3))?.state).toBe('terminated');
+  });
+
+  it('should not replace an instance the group scales in (no health change)', async () => {
+    seedWaiting();
+    const launched: string[] = [];
+    world.aws.state.onChange((c) => launched.push(c.kind));
+
+    await world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' }));
+    world.clock.advance(60_000);
+
+    expect(launched).not.toContain('instance-launched');
+  });
+
   it('should answer Throttling (awsquery) and succeed after SDK retries', async () => {
     seedWaiting();
     world.aws.faults.throttle({ service: 'autoscaling', count: 1 });

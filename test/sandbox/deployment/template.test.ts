@@ -1,6 +1,6 @@
 // The template reader on the project's real app, synthesized as `cdk synth` does (infra/app.ts in a
 // child process, bundling skipped to keep the test short): what a deployed world is built from.
-// Logical ids start with the cluster's name (infra/stack.ts). Several expectations record what issue #15 reports about the stack as it is today.
+// Logical ids start with the cluster's name (infra/stack.ts). Several expectations hold the fixes of issue #15's findings.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,17 +45,21 @@ describe('the deployed stack', () => {
   it('should give each function its template timeout and environment, resolved', () => {
     const [machine] = deployment.stateMachines;
     const [bus] = deployment.eventBuses;
-    expect([fn('Events').timeoutSeconds, fn('Sweep').timeoutSeconds, fn('DrainStep').timeoutSeconds]).toEqual([60, 300, 120]);
+    expect([fn('Events').timeoutSeconds, fn('Sweep').timeoutSeconds, fn('DrainStep').timeoutSeconds]).toEqual([60, 300, 60]);
     expect(fn('Events').environment).toMatchObject({ CLUSTER_NAME: 'demo', DRAIN_STATE_MACHINE_ARN: machine?.arn, OUTPUT_EVENT_BUS_NAME: bus?.name });
     expect(machine?.arn).toMatch(/^arn:aws:states:us-east-1:111122223333:stateMachine:/);
     expect(fn('Sweep').roleArn).toBe(byLogicalId(deployment.roles, 'demoFunctionsSweepRole').arn);
   });
 
-  it('should show what issue #15 reports: no reserved concurrency, Lambda’s default async retries, no dependency on ReconcilerPolicy', () => {
+  it('should hold the fixes of what issue #15 reported: one sweep at a time, no async retries, each function created after its policy', () => {
     const sweep = fn('Sweep');
-    expect(sweep.reservedConcurrency).toBeUndefined();
-    expect(sweep.async).toEqual({ ...LAMBDA_ASYNC_DEFAULTS, explicit: false });
-    expect(sweep.dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(false);
+    expect(sweep.reservedConcurrency).toBe(1);
+    expect(sweep.async).toEqual({ ...LAMBDA_ASYNC_DEFAULTS, maximumRetryAttempts: 0, maximumEventAgeSeconds: 300, explicit: true });
+    expect(sweep.dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
+    expect(fn('Events').dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
+    expect(fn('DrainStep').dependsOn.some((id) => id.startsWith('demoDrainStepPolicy'))).toBe(true);
+    // The functions that are not invoked asynchronously keep Lambda's defaults.
+    expect(fn('Events').async).toEqual({ ...LAMBDA_ASYNC_DEFAULTS, explicit: false });
   });
 
   it('should read the signal queue with its visibility timeout and dead-letter queue', () => {
@@ -110,7 +114,7 @@ describe('the deployed stack', () => {
     expect(sweep.assumedBy).toEqual(['lambda.amazonaws.com']);
     expect(sweep.policies.map((p) => p.name.replace(/[0-9A-F]{8}$/, ''))).toEqual(['demoFunctionsSweepRoleDefaultPolicy', 'demoReconcilerPolicy']);
     const actions = sweep.policies.flatMap((p) => p.document.Statement.flatMap((s) => s.Action ?? []));
-    expect(actions).not.toContain('autoscaling:DescribeLifecycleHooks');
+    expect(actions).toContain('autoscaling:DescribeLifecycleHooks');
   });
 });
 

@@ -31,7 +31,7 @@ describe('discovery', () => {
     expect((await call(k, '/version')).body).toMatchObject({ major: '1', minor: '31' });
     expect((await call(k, '/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const groups = (await call(k, '/apis')).body['groups'] as { name: string }[];
-    expect(groups.map((g) => g.name)).toEqual(['policy', 'apps', 'coordination.k8s.io', 'events.k8s.io', 'authorization.k8s.io']);
+    expect(groups.map((g) => g.name)).toEqual(['policy', 'apps', 'coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
     const core = (await call(k, '/api/v1')).body['resources'] as Record<string, unknown>[];
     expect(core).toContainEqual({ name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
     expect((await call(k, '/apis/nothing.example.com/v1')).status).toBe(404);

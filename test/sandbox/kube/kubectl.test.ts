@@ -1,13 +1,15 @@
 // The emulator held to the real kubectl: get, cordon/uncordon, drain (DaemonSet, mirror, emptyDir,
 // unreplicated and PDB-guarded pods), delete, auth can-i — on the dispatcher's version and on the
 // oldest and newest kubectl installed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rbacYaml } from '../../../infra/rbac.js';
 import { systemClock } from '../../../lib/model/clock.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../../../lib/sandbox/kube/index.js';
-import { availableVersions, KUBECTL, kubectl } from './kubectl.js';
+import { availableVersions, KUBECTL, kubectl, versioned } from './kubectl.js';
 
 const N1 = 'ip-10-0-1-1.ec2.internal';
 const N2 = 'ip-10-0-1-2.ec2.internal';
@@ -178,6 +180,37 @@ describe('kubectl against the emulator', () => {
     expect(denied.stderr).toContain(
       'Error from server (Forbidden): nodes "any" is forbidden: User "reconciler" cannot delete resource "nodes" in API group "" at the cluster scope',
     );
+  });
+
+  // kubectl 1.27 and 1.28 apply only with --validate=false: they first read OpenAPI v2 (protobuf),
+  // which the emulator does not serve; from 1.29 the OpenAPI v3 discovery is enough.
+  describe.each([KUBECTL, versioned(29), versioned(33)].filter((b) => b === KUBECTL || existsSync(b)))('apply of the reconciler RBAC with %s', (binary) => {
+    it('should apply the manifest, then govern the identities it binds (can-i --list --as)', async () => {
+      kube = await startKubeEmulator({
+        clock: systemClock,
+        tls: true,
+        auth: { tokens: { 'admin-token': { user: 'admin', groups: ['system:masters'] } } },
+        rbac: [],
+      });
+      const config = await kube.writeKubeconfig(join(dir, `apply-${kube.port}`), { token: 'admin-token' });
+      const manifest = join(dir, `rbac-${kube.port}.yaml`);
+      await writeFile(manifest, rbacYaml());
+      const applied = await kubectl(config, ['apply', '-f', manifest], binary);
+      expect(applied.stderr).toBe('');
+      expect(applied.stdout).toContain('clusterrolebinding.rbac.authorization.k8s.io/ec2-node-reconciler created');
+      expect((await kubectl(config, ['apply', '-f', manifest], binary)).stdout).toContain('role.rbac.authorization.k8s.io/ec2-node-reconciler unchanged');
+      const asReconciler = ['--as=reconciler', '--as-group=ec2-node-reconciler'];
+      const list = await kubectl(config, ['auth', 'can-i', '--list', '-n', 'kube-node-lease', ...asReconciler], binary);
+      expect(list.stdout).toMatch(/^leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[get list\]$/m);
+      expect(list.stdout).toMatch(/^nodes\s+\[\]\s+\[\]\s+\[get list patch delete\]$/m);
+      expect((await kubectl(config, ['get', 'pods', '-A', ...asReconciler], binary)).code).toBe(0);
+      // kubectl ≥1.32 sends these reviews as protobuf.
+      expect((await kubectl(config, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler], binary)).stdout).toBe('yes\n');
+      expect((await kubectl(config, ['auth', 'can-i', 'delete', 'pods', ...asReconciler], binary)).stdout).toBe('no\n');
+      expect((await kubectl(config, ['auth', 'whoami', ...asReconciler], binary)).stdout).toMatch(/^Username\s+reconciler$/m);
+      const denied = await kubectl(config, ['delete', 'pod', 'x', '-n', 'default', ...asReconciler], binary);
+      expect(denied.stderr).toContain('Error from server (Forbidden): pods "x" is forbidden: User "reconciler" cannot delete resource "pods" in API group "" in the namespace "default"');
+    });
   });
 
   describe.each(availableVersions())('with %s', (binary) => {

@@ -41,7 +41,12 @@ export const lambdaService: RestJsonService = {
         ctx.state.functions.invocations.push(record);
         const headers = { 'x-amz-executed-version': '$LATEST' };
         if (type === 'DryRun') return { status: 204, headers, body: undefined };
-        const run = fn.handler(payload, { functionName: fn.name, invokedFunctionArn: fn.arn, awsRequestId: ctx.requestId });
+        const context = { functionName: fn.name, invokedFunctionArn: fn.arn, awsRequestId: ctx.requestId };
+        if (type === 'Event' && fn.enqueue) {
+          fn.enqueue(payload, context);
+          return { status: 202, headers, body: undefined };
+        }
+        const run = fn.handler(payload, context);
         if (type === 'Event') {
           run.catch((error: unknown) => {
             const e = functionError(error);
@@ -53,6 +58,8 @@ export const lambdaService: RestJsonService = {
           const result = await run;
           return { status: 200, headers, body: result ?? null };
         } catch (error) {
+          // The service refused the invocation (throttled): an API error, not the function's.
+          if (error instanceof AwsError) throw error;
           const e = functionError(error);
           record.error = `${e.errorType}: ${e.errorMessage}`;
           return { status: 200, headers: { ...headers, 'x-amz-function-error': 'Unhandled' }, body: e };

@@ -153,6 +153,8 @@ export class AutoScalingStore {
     private readonly feed: ChangeFeed,
     private readonly ids: IdSource,
     private readonly wake: (at: number) => void,
+    /** Launches a replacement for a member terminated as Unhealthy (the group keeps its capacity). */
+    private readonly replace: (member: AsgMember, at: number) => void = () => undefined,
   ) {}
 
   /** A known group (one with members, hooks or tags), or undefined. */
@@ -276,6 +278,7 @@ export class AutoScalingStore {
       member.lifecycleState = 'Terminating';
       member.action = undefined;
       this.instances.terminate(instanceId, at);
+      this.replaceIfUnhealthy(member, at);
       return undefined;
     }
     const token = this.ids.uuid();
@@ -368,5 +371,11 @@ export class AutoScalingStore {
     // A terminating hook proceeds to termination whatever the result; an abandoned launch is terminated too.
     member.lifecycleState = terminating ? 'Terminating:Proceed' : 'Terminating';
     this.instances.terminate(member.instanceId, at);
+    if (terminating) this.replaceIfUnhealthy(member, at);
+  }
+
+  /** An instance the group terminates because it is Unhealthy is replaced (a scale-in is not): health checks keep capacity. */
+  private replaceIfUnhealthy(member: AsgMember, at: number): void {
+    if (member.healthStatus === 'UNHEALTHY') this.replace(member, at);
   }
 }

@@ -12,6 +12,11 @@ export interface FunctionRecord {
   readonly name: string;
   readonly arn: string;
   readonly handler: FunctionHandler;
+  /**
+   * An asynchronous invocation (`Event`): queued, retried per the function's async configuration.
+   * Without it the handler runs in the background once.
+   */
+  readonly enqueue?: (payload: unknown, context: InvocationContext) => void;
 }
 
 export interface InvocationRecord {
@@ -35,8 +40,8 @@ export class FunctionStore {
     private readonly accountId: string,
   ) {}
 
-  register(name: string, handler: FunctionHandler): FunctionRecord {
-    const record = { name, arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`, handler };
+  register(name: string, handler: FunctionHandler, enqueue?: FunctionRecord['enqueue']): FunctionRecord {
+    const record = { name, arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`, handler, ...(enqueue ? { enqueue } : {}) };
     this.byName.set(name, record);
     return record;
   }

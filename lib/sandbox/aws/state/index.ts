@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import type { Clock } from '../../../model/clock.js';
+import { PREFIX } from '../../../model/labels.js';
 import { regionOfZone } from '../../../model/provider-id.js';
 import type { InstanceId } from '../../../model/instance-id.js';
 import type { InstanceView } from '../../../model/observation.js';
@@ -82,7 +84,7 @@ export class AwsState {
     this.ids = new IdSource(options.idSeed);
     const wake = (at: number): void => this.wake(at);
     this.instances = new InstanceStore(this.timings, this.feed, wake);
-    this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake);
+    this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake, (member, at) => this.launchReplacement(member, at));
     this.functions = new FunctionStore(this.region, this.accountId);
   }
 
@@ -178,15 +180,15 @@ export class AwsState {
     return record;
   }
 
-  private seedMembership(instanceId: InstanceId, group: NonNullable<SeedInstance['autoScaling']>, now: number): void {
+  private seedMembership(instanceId: InstanceId, group: NonNullable<z.output<typeof SeedInstanceSchema>['autoScaling']>, now: number): void {
     const lifecycleState: LifecycleState = group.lifecycleState ?? 'InService';
     const waiting = lifecycleState.endsWith(':Wait');
     if (group.hook !== undefined && !this.autoScaling.hook(group.group, group.hook)) {
       this.autoScaling.putHook(group.group, {
         name: group.hook,
         transition: lifecycleState.includes('Pending') ? 'autoscaling:EC2_INSTANCE_LAUNCHING' : 'autoscaling:EC2_INSTANCE_TERMINATING',
-        heartbeatTimeoutMs: this.timings.lifecycleHeartbeatTimeoutMs,
-        defaultResult: 'ABANDON',
+        heartbeatTimeoutMs: group.heartbeatTimeout ?? this.timings.lifecycleHeartbeatTimeoutMs,
+        defaultResult: group.defaultResult ?? 'ABANDON',
       });
     }
     this.autoScaling.addMember(
@@ -239,6 +241,21 @@ export class AwsState {
 
   createEventBus(name: string): void {
     this.eventBus.createBus(name);
+  }
+
+  /**
+   * What Auto Scaling does after terminating an Unhealthy member: launch a new one in the group, from
+   * the same launch template (zone, type, image and tags, but not the ones an operator put on that
+   * instance for the reconciler; the group's name tag is its own), pending
+   * first, running after the startup time.
+   */
+  private launchReplacement(member: { readonly instanceId: string; readonly group: string }, at: number): void {
+    const old = this.instances.get(member.instanceId);
+    if (!old) return;
+    const id = `i-${this.ids.hex(17)}`;
+    const tags = Object.fromEntries([...old.tags].filter(([key]) => !key.startsWith('aws:') && !key.startsWith(`${PREFIX}/`)));
+    this.seedInstance({ id, state: 'pending', zone: old.zone, tags, instanceType: old.instanceType, imageId: old.imageId, autoScaling: { group: member.group } });
+    this.feed.emit({ kind: 'instance-launched', at, instanceId: id, group: member.group, replaces: member.instanceId });
   }
 
   /** Terminates an instance as if someone called TerminateInstances now. */

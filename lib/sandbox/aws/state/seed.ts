@@ -30,6 +30,10 @@ export const SeedInstanceSchema = z.strictObject({
       lifecycleState: z.enum(LIFECYCLE_STATES).optional(),
       hook: z.string().regex(/^[A-Za-z0-9\-_/]+$/).max(255).optional(),
       token: z.string().min(1).optional(),
+      /** The hook's HeartbeatTimeout (30 s – 2 h, as Auto Scaling allows); default: the emulator's timing. */
+      heartbeatTimeout: Duration.refine((ms) => ms >= 30_000 && ms <= 7_200_000, { message: 'must be between 30s and 2h' }).optional(),
+      /** The result the group applies itself when the hook lapses (default ABANDON). */
+      defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
     })
     .optional(),
   scheduledEvents: z

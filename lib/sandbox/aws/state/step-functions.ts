@@ -20,12 +20,14 @@ export interface ExecutionRecord {
 }
 
 /**
- * State machines and their executions. Nothing runs here: the sandbox reads RUNNING executions,
- * runs the drain step itself and reports the outcome through finish().
+ * State machines and their executions. Nothing runs here: whoever runs executions (the deployed
+ * world's interpreter) is told of each new one through `onStart` and reports its end through finish().
  */
 export class StepFunctionsStore {
   private readonly machines = new Map<string, StateMachineRecord>();
   private readonly executionsByArn = new Map<string, ExecutionRecord>();
+  /** Called for every execution StartExecution creates. */
+  onStart?: (execution: ExecutionRecord) => void;
 
   putStateMachine(machine: StateMachineRecord): void {
     this.machines.set(machine.arn, machine);
@@ -41,6 +43,7 @@ export class StepFunctionsStore {
 
   addExecution(execution: ExecutionRecord): void {
     this.executionsByArn.set(execution.arn, execution);
+    this.onStart?.(execution);
   }
 
   executions(filter: { stateMachineArn?: string; status?: ExecutionStatus } = {}): readonly ExecutionRecord[] {

@@ -190,7 +190,7 @@ const CASES: readonly Case[] = [
   { name: 'the stack’s ReconcilerPolicy: DescribeInstances', policies: [reconcilerPolicy()], call: CALLS.describeInstances, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstanceStatus', policies: [reconcilerPolicy()], call: CALLS.describeInstanceStatus, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingGroups', policies: [reconcilerPolicy()], call: CALLS.describeAsgGroups, allowed: true },
-  { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: false },
+  { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (denied before issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: true },
   {
     // Same inputs on both sides (resource `*`): denied, as the statements are scoped to group ARNs.
     // With the group's ARN and tags, AWS and our evaluator allow it (template-policies.test.ts).
@@ -201,11 +201,11 @@ const CASES: readonly Case[] = [
     server: { allowed: true, why: `${SERVER_KNOWS}: the group is tagged eks:cluster-name=demo` },
   },
   {
-    name: 'the stack’s ReconcilerPolicy: CreateTags of the decommission tag',
+    // Only the operator's decommission tags; the functions' policy grants no CreateTags (issue #15).
+    name: 'the stack’s ReconcilerPolicy: CreateTags of the decommission tag is refused',
     policies: [reconcilerPolicy()],
     call: CALLS.createDecommissionTag,
     allowed: false,
-    server: { allowed: true, why: `${SERVER_KNOWS}: an instance ARN, with aws:TagKeys` },
   },
   {
     name: 'the stack’s ReconcilerPolicy: StartExecution of the stack’s drain machine',

@@ -1,6 +1,7 @@
 // The evaluator reading the policies the project's CDK stack really synthesizes: each AWS call the
-// product makes, by the role that makes it. What is denied here is denied in a real account; the
-// known defect of issue #15 (the sweep cannot DescribeLifecycleHooks) must show, and is not fixed here.
+// product makes, by the role that makes it. What is denied here is denied in a real account. Issue
+// #15 found the sweep denied DescribeLifecycleHooks and three grants nothing calls; both are fixed and
+// held here: every call a role makes is allowed, and what was removed is denied.
 import { describe, expect, it } from 'vitest';
 import { IamAuthorizer, resourceTagKeys, requestTagKeys, type AuthorizationRequest } from '../../../../lib/sandbox/aws/iam/index.js';
 import { DECOMMISSION_TAG } from '../../../../lib/model/labels.js';
@@ -30,15 +31,18 @@ const decide = (principal: string, action: string, resources?: string[], context
   authorizer.authorize({ principal, action, resources, context });
 
 describe('IAM of the synthesized stack', () => {
-  it('should deny the sweep and events roles autoscaling:DescribeLifecycleHooks (the defect issue #15 names)', () => {
-    expect(decide(SWEEP, 'autoscaling:DescribeLifecycleHooks')).toEqual({ allowed: false, kind: 'implicit-deny', resource: '*' });
-    expect(decide(EVENTS, 'autoscaling:DescribeLifecycleHooks').allowed).toBe(false);
+  it('should allow the sweep and events roles autoscaling:DescribeLifecycleHooks, which the sweep needs to complete only our hooks (issue #15)', () => {
+    expect(decide(SWEEP, 'autoscaling:DescribeLifecycleHooks')).toMatchObject({ allowed: true, kind: 'allow' });
+    expect(decide(EVENTS, 'autoscaling:DescribeLifecycleHooks').allowed).toBe(true);
+    // Not the roles that never look hooks up.
+    expect(decide(DRAIN_STEP, 'autoscaling:DescribeLifecycleHooks').allowed).toBe(false);
   });
 
   it.each([
     ['ec2:DescribeInstances'],
     ['ec2:DescribeInstanceStatus'],
     ['autoscaling:DescribeAutoScalingGroups'],
+    ['autoscaling:DescribeLifecycleHooks'],
     ['sts:GetCallerIdentity'],
   ])('should allow the sweep and events roles %s (no resource type)', (action) => {
     expect(decide(SWEEP, action).allowed).toBe(true);
@@ -54,10 +58,10 @@ describe('IAM of the synthesized stack', () => {
     }
   });
 
-  it('should allow CreateTags on an instance for the decommission tag key alone', () => {
-    expect(decide(SWEEP, 'ec2:CreateTags', [INSTANCE], requestTagKeys({ [DECOMMISSION_TAG]: 'by operator' })).allowed).toBe(true);
-    expect(decide(SWEEP, 'ec2:CreateTags', [INSTANCE], requestTagKeys({ [DECOMMISSION_TAG]: 'x', owner: 'me' })).allowed).toBe(false);
-    expect(decide(SWEEP, 'ec2:CreateTags', [INSTANCE]).allowed).toBe(false);
+  it('should deny every role CreateTags, even for the decommission key: only the operator’s `decommission` tags (issue #15)', () => {
+    for (const role of [EVENTS, SWEEP, DRAIN_STEP, WORKFLOW]) {
+      expect(decide(role, 'ec2:CreateTags', [INSTANCE], requestTagKeys({ [DECOMMISSION_TAG]: 'by operator' })).allowed).toBe(false);
+    }
   });
 
   it('should scope DescribeCluster, StartExecution and PutEvents to the stack’s own cluster, state machine and bus', () => {
@@ -72,10 +76,14 @@ describe('IAM of the synthesized stack', () => {
     expect(decide(SWEEP, 'events:PutEvents', [arn('events', 'event-bus/default')]).allowed).toBe(false);
   });
 
-  it('should give the drain-step role DescribeCluster and nothing of the reconciler policy', () => {
+  it('should give the drain-step role DescribeCluster and the lifecycle heartbeat on the cluster’s groups, nothing of the reconciler policy', () => {
     expect(decide(DRAIN_STEP, 'eks:DescribeCluster', [arn('eks', 'cluster/demo')]).allowed).toBe(true);
     expect(decide(DRAIN_STEP, 'ec2:DescribeInstances').allowed).toBe(false);
-    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(false);
+    // It heartbeats at the start of every invocation, for the cluster's groups only.
+    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
+    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], resourceTagKeys('autoscaling', { 'kubernetes.io/cluster/demo': 'shared' })).allowed).toBe(true);
+    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], resourceTagKeys('autoscaling', { 'eks:cluster-name': 'other' })).allowed).toBe(false);
+    expect(decide(DRAIN_STEP, 'autoscaling:CompleteLifecycleAction', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(false);
   });
 
   it('should let the workflow role invoke the drain step, heartbeat, complete and publish', () => {
@@ -93,9 +101,10 @@ describe('IAM of the synthesized stack', () => {
     expect(decide(SCHEDULER, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsEvents').arn]).allowed).toBe(false);
   });
 
-  it('should still grant what issue #15 calls unused: ec2:DescribeTags and lifecycle heartbeats to the events and sweep roles', () => {
-    // Recorded as found, for the engineer removing them: these are allowed today.
-    expect(decide(SWEEP, 'ec2:DescribeTags').allowed).toBe(true);
-    expect(decide(EVENTS, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
+  it('should no longer grant what issue #15 found unused: ec2:DescribeTags, and lifecycle heartbeats to the events and sweep roles', () => {
+    for (const role of [EVENTS, SWEEP]) {
+      expect(decide(role, 'ec2:DescribeTags').allowed).toBe(false);
+      expect(decide(role, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(false);
+    }
   });
 });

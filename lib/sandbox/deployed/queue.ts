@@ -1,13 +1,18 @@
-// The signal queue, as SQS runs it for the deployed events function: a record the function fails
-// is invisible for the visibility timeout, then received again; once it has been received
-// maxReceiveCount times and failed each time, it moves to the dead-letter queue instead of coming
-// back. Nothing is lost and nothing is retried forever.
-import { SIGNAL_QUEUE } from '../../workflow/contract.js';
+// An SQS queue as the deployed signal queue behaves (its visibility timeout and redrive policy come
+// from the template): a message the consumer fails is invisible for the visibility timeout, then
+// received again; once it has been received maxReceiveCount times and failed each time, it moves to
+// the dead-letter queue instead of coming back. Nothing is lost and nothing is retried forever.
+import { createHash } from 'node:crypto';
 
 export interface QueuedSignal {
-  /** The EventBridge event as the rule delivered it (the record's body, parsed). */
+  readonly messageId: string;
+  /** The message body: the EventBridge event as the rule delivered it. */
+  readonly body: string;
+  /** The event, parsed. */
   readonly event: unknown;
   readonly detailType: string;
+  readonly sentAt: number;
+  firstReceivedAt?: number;
   /** How many times it has been received. */
   receives: number;
   /** When it can be received (again). */
@@ -17,6 +22,7 @@ export interface QueuedSignal {
 }
 
 export interface DeadLetter {
+  readonly message: QueuedSignal;
   readonly event: unknown;
   readonly detailType: string;
   readonly at: number;
@@ -27,14 +33,31 @@ export interface DeadLetter {
 export class SignalQueue {
   private readonly inFlight: QueuedSignal[] = [];
   readonly deadLetters: DeadLetter[] = [];
+  private sent = 0;
+  /** Called whenever a message becomes receivable at a known time (sent, or failed and hidden). */
+  onVisible?: (at: number) => void;
 
   constructor(
-    private readonly visibilityTimeoutMs: number = SIGNAL_QUEUE.visibilityTimeoutSeconds * 1000,
-    readonly maxReceiveCount: number = SIGNAL_QUEUE.maxReceiveCount,
+    readonly arn: string,
+    private readonly visibilityTimeoutMs: number,
+    /** Receives before a message moves to the dead-letter queue; none: it is never moved. */
+    readonly maxReceiveCount: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  send(event: unknown, detailType: string, now: number): void {
-    this.inFlight.push({ event, detailType, receives: 0, visibleAt: now });
+  send(event: unknown, detailType: string, now: number): QueuedSignal {
+    const body = JSON.stringify(event);
+    // Message ids are UUID-shaped and stable for a scenario: a digest of the queue, the count and the body.
+    const hex = createHash('sha256').update(`${this.arn}\0${++this.sent}\0${body}`).digest('hex');
+    const messageId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    const message: QueuedSignal = { messageId, body, event, detailType, sentAt: now, receives: 0, visibleAt: now };
+    this.inFlight.push(message);
+    this.onVisible?.(now);
+    return message;
+  }
+
+  /** Messages in the queue (visible or not). */
+  get size(): number {
+    return this.inFlight.length;
   }
 
   /** When the next record becomes receivable (a failed one coming back, or one moving to the DLQ). */
@@ -47,13 +70,15 @@ export class SignalQueue {
    * hidden for the visibility timeout. Records already received maxReceiveCount times move to the
    * dead-letter queue instead.
    */
-  receive(now: number): QueuedSignal[] {
+  receive(now: number, max = Number.POSITIVE_INFINITY): QueuedSignal[] {
     const due = this.inFlight.filter((r) => r.visibleAt <= now).sort((a, b) => a.visibleAt - b.visibleAt);
     const received: QueuedSignal[] = [];
     for (const record of due) {
+      if (received.length >= max) break;
       if (record.receives >= this.maxReceiveCount) {
         this.remove(record);
         this.deadLetters.push({
+          message: record,
           event: record.event,
           detailType: record.detailType,
           at: now,
@@ -63,8 +88,10 @@ export class SignalQueue {
         continue;
       }
       record.receives += 1;
+      record.firstReceivedAt ??= now;
       record.visibleAt = now + this.visibilityTimeoutMs;
       received.push(record);
+      this.onVisible?.(record.visibleAt);
     }
     return received;
   }

@@ -1,5 +1,6 @@
 /**
- * A small EventBridge event-pattern matcher for tests: does a rule's pattern match a sample event?
+ * A small EventBridge event-pattern matcher: the sandbox's event bus routes by it, and tests ask
+ * whether a rule's pattern matches a sample event (test/infra).
  * No maintained npm package does this offline (the only candidate found, eb-patterns, is not on
  * the registry), and TestEventPattern needs the AWS API.
  *

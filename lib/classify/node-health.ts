@@ -1,0 +1,34 @@
+import { isBadCondition, MONITORING_AGENT_CONDITIONS, type ConditionStatus, type RepairCondition } from '../model/node-conditions.js';
+import type { NodeView } from '../model/observation.js';
+import { isHeartbeatFresh } from './heartbeat.js';
+
+/** A condition that says the node is unhealthy, and since when (undefined when nothing says). */
+export interface BadCondition {
+  readonly type: RepairCondition;
+  readonly status: ConditionStatus;
+  readonly since?: number;
+}
+
+/** The node monitoring agent's conditions that report a problem (status False). */
+export function badAgentConditions(node: NodeView): BadCondition[] {
+  return MONITORING_AGENT_CONDITIONS.flatMap((type) => {
+    const condition = node.conditions?.[type];
+    return condition !== undefined && isBadCondition(type, condition.status) ? [{ type, status: condition.status, ...(condition.since !== undefined ? { since: condition.since } : {}) }] : [];
+  });
+}
+
+/**
+ * Every repair condition that is bad on the node now (DESIGN §1b). Ready is bad when it is not True,
+ * since its lastTransitionTime; a silent kubelet whose Ready still says True (nothing has marked it
+ * Unknown yet) counts as Ready Unknown since its last heartbeat. Pure.
+ */
+export function badConditions(node: NodeView, heartbeatAt: number | undefined, now: number, heartbeatGraceMs: number): BadCondition[] {
+  const bad: BadCondition[] = [];
+  const ready = node.conditions?.Ready;
+  if (node.ready !== 'True') {
+    bad.push({ type: 'Ready', status: node.ready ?? 'Unknown', ...(ready?.since !== undefined ? { since: ready.since } : {}) });
+  } else if (!isHeartbeatFresh(heartbeatAt, now, heartbeatGraceMs)) {
+    bad.push({ type: 'Ready', status: 'Unknown', ...(heartbeatAt !== undefined ? { since: heartbeatAt } : {}) });
+  }
+  return [...bad, ...badAgentConditions(node)];
+}

@@ -1,0 +1,67 @@
+// What every part of plan() shares about the pair it decides for: the plan context, the decision it
+// adds to, and how to read the drain a Node records.
+import type { Clock } from '../model/clock.js';
+import type { Action, SkippedAction } from '../model/action.js';
+import type { ClassifiedPair } from '../model/condition.js';
+import type { DrainExecutionState, NodeView, Observation } from '../model/observation.js';
+import type { Settings } from '../settings.js';
+import { drainClaimOf, type DrainClaim } from './own-cordon.js';
+
+export interface PlanContext {
+  readonly settings: Settings;
+  readonly clock: Clock;
+  /** Names the drain executions this run starts. */
+  readonly clusterName: string;
+  /** Cluster size for the breaker's percentage; unknown in the event path. */
+  readonly clusterNodeCount?: number;
+  /** What the workflow says of the drains the observed Nodes name (Observation.drains). */
+  readonly drains?: ReadonlyMap<string, DrainExecutionState>;
+  /** Prefix of the drain names this run records: LOCAL_DRAIN_PREFIX when drains run in this process (the CLI). */
+  readonly executionPrefix?: string;
+  /**
+   * What the run observed: a sweep sees every machine of every group, an event one instance. Repairs
+   * start and replace only in sweeps (the stand-down needs the whole group); absent counts as an event.
+   */
+  readonly scope?: Observation['scope'];
+  /** Auto Scaling groups configured as the cluster's (autoScalingGroupNames): when set, only their machines are repaired. */
+  readonly ownGroups?: readonly string[];
+}
+
+export type Decision = { actions: Action[]; skipped: SkippedAction[] };
+
+export interface PairPlanner {
+  readonly pair: ClassifiedPair;
+  readonly now: number;
+  readonly ctx: PlanContext;
+  readonly out: Decision;
+  readonly excluded: string | undefined;
+  /** Lookups about the instance that failed this run; no "nothing slates it" action is taken then. */
+  readonly blindSpot: string | undefined;
+  skip(kind: Action['kind'], reason: string, extra?: Pick<SkippedAction, 'standDown'>): void;
+  report(): void;
+}
+
+export function target(node: NodeView): { node: string; uid: string; resourceVersion: string } {
+  return { node: node.name, uid: node.uid, resourceVersion: node.resourceVersion };
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A drain recorded on a Node that has not reached the workflow yet (its StartExecution is under way) is not taken over before this. */
+export const DRAIN_START_GRACE_MS = 60_000;
+
+export interface RecordedDrain {
+  readonly claim: DrainClaim;
+  readonly state: DrainExecutionState;
+}
+
+/** What the Node records of a drain, and what the workflow says of it: a record too young to have started counts as running. */
+export function recordedDrain(node: NodeView, ctx: Pick<PlanContext, 'drains'>, now: number): RecordedDrain | undefined {
+  const claim = drainClaimOf(node);
+  if (!claim) return undefined;
+  // A drain that wrote how it ended has ended, whatever the workflow says (its history expires after 90 days).
+  if (claim.outcome !== undefined) return { claim, state: { status: 'ended' } };
+  const state = ctx.drains?.get(claim.execution) ?? { status: 'unknown' as const, error: 'not looked up in this run' };
+  const starting = state.status === 'absent' && claim.at !== undefined && now - claim.at < DRAIN_START_GRACE_MS;
+  return { claim, state: starting ? { status: 'running' } : state };
+}

@@ -1,0 +1,250 @@
+// Repair of unresponsive machines (DESIGN §1b), decided here, behind its own rails. A repair is a
+// drain the Node records as `for: repair`, bounded by repair.drainTimeout; when a later sweep finds
+// it ended, the instance is marked Unhealthy so that its Auto Scaling group replaces it; a node that
+// is Ready again before that has its repair cancelled (our cordon and the record go, which also
+// stops a drain still running). Pure, like the rest of plan().
+import { badConditions, type BadCondition } from '../classify/node-health.js';
+import type { RepairTrigger } from '../model/action.js';
+import type { ClassifiedPair } from '../model/condition.js';
+import { formatDuration } from '../model/duration.js';
+import type { InstanceId } from '../model/instance-id.js';
+import type { NodeView } from '../model/observation.js';
+import type { RepairSettings } from '../settings.js';
+import { drainExecutionName, leavesLifecycleOpen } from '../workflow/contract.js';
+import type { DrainClaim } from './own-cordon.js';
+import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';
+
+/** One Auto Scaling group as this run saw it. */
+export interface GroupCensus {
+  /** Its machines this run observed (every live instance of the cluster, or named by a Node, in the group). */
+  readonly members: number;
+  /** Those that are unhealthy: a bad repair condition on their Node, no Node past registrationGrace, or Unhealthy in the group. */
+  readonly unhealthy: number;
+  /** Repairs and drains in flight in the group; the repairs this run starts are added as they are planned. */
+  inFlight: number;
+}
+
+/** What a sweep knows of its Auto Scaling groups, for the stand-down and maxParallel. */
+export interface Census {
+  readonly groups: ReadonlyMap<string, GroupCensus>;
+  /**
+   * Unhealthy Nodes whose machine's lookup failed this run: which group they count against is unknown,
+   * so no group's unhealthy share is known for certain.
+   */
+  readonly unlocated: readonly string[];
+}
+
+/** The most unhealthy machines a group of `members` may have for repairs to go on: the percentage, rounded up (as Karpenter and EKS do). */
+export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number): number => Math.ceil((members * maxUnhealthyPercent) / 100);
+
+const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
+
+/** A drain that ended because someone else uncordoned the node: the operator took the node back. */
+const cancelledByOperator = (claim: DrainClaim): boolean => claim.outcome !== undefined && leavesLifecycleOpen(claim.outcome);
+
+/** A repair the Node records that is not over: its drain runs or ended, and its machine is not replaced yet. */
+export function isOpenRepair(drain: RecordedDrain): boolean {
+  return drain.claim.for === 'repair' && !cancelledByOperator(drain.claim) && drain.state.status !== 'absent';
+}
+
+/** A repair the Node records that nobody else cancelled, whatever its drain's state: a recovered node has it cancelled. */
+export const isCancellableRepair = (drain: RecordedDrain): boolean => drain.claim.for === 'repair' && !cancelledByOperator(drain.claim);
+
+/** Whether the node counts against repair.maxParallel: a drain of any purpose runs (or may), or a repair is not over. */
+function isInFlight(node: NodeView, ctx: Pick<PlanContext, 'drains'>, now: number): boolean {
+  const drain = recordedDrain(node, ctx, now);
+  if (drain === undefined) return false;
+  return drain.state.status === 'running' || drain.state.status === 'unknown' || isOpenRepair(drain);
+}
+
+function isUnhealthy(pair: ClassifiedPair, ctx: PlanContext, now: number): boolean {
+  if (pair.instance?.autoScaling?.healthStatus === 'Unhealthy' || pair.condition === 'unregistered-machine') return true;
+  return pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0;
+}
+
+/** Every group's members, unhealthy machines and repairs in flight, each instance counted once; and the unhealthy Nodes no group can be told for. */
+export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Census {
+  const unlocated = pairs.flatMap((pair) =>
+    pair.condition === 'unknown' && pair.lookupError !== undefined && pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
+      ? [pair.node.name]
+      : [],
+  );
+  return { groups: groupCensus(pairs, ctx, now), unlocated };
+}
+
+function groupCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, GroupCensus> {
+  const machines = new Map<InstanceId, { group: string; unhealthy: boolean; inFlight: boolean }>();
+  for (const pair of pairs) {
+    const group = groupOf(pair);
+    const id = pair.instance?.id;
+    if (group === undefined || id === undefined) continue;
+    const known = machines.get(id) ?? { group, unhealthy: false, inFlight: false };
+    known.unhealthy ||= isUnhealthy(pair, ctx, now);
+    known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
+    machines.set(id, known);
+  }
+  const census = new Map<string, GroupCensus>();
+  for (const machine of machines.values()) {
+    const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
+    census.set(machine.group, {
+      members: counts.members + 1,
+      unhealthy: counts.unhealthy + (machine.unhealthy ? 1 : 0),
+      inFlight: counts.inFlight + (machine.inFlight ? 1 : 0),
+    });
+  }
+  return census;
+}
+
+const describe = (c: BadCondition): string => `${c.type} ${c.status}${c.since !== undefined ? ` since ${iso(c.since)}` : ''}`;
+
+/** The bad conditions that have been bad for their repair.after, or why none has yet. */
+function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: PlanContext): { triggers: RepairTrigger[] } | { waiting: string } {
+  const { repair, heartbeatGrace } = ctx.settings;
+  const bad = badConditions(node, pair.heartbeatAt, now, heartbeatGrace);
+  const triggers = bad.flatMap((c) => (c.since !== undefined && now - c.since >= repair.after[c.type] ? [{ type: c.type, status: c.status, since: c.since }] : []));
+  if (triggers.length > 0) return { triggers };
+  const dated = bad.filter((c): c is BadCondition & { since: number } => c.since !== undefined).sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
+  const next = dated[0];
+  if (next === undefined) return { waiting: `${bad.map(describe).join(', ') || 'no condition is bad'}: since when is unknown, so it is not repaired` };
+  return { waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})` };
+}
+
+/** Why this machine may not be repaired (or replaced) this run, whatever its group: the ownership, exclusion, lookup and group rails. */
+function refusal(p: PairPlanner, ownGroups: readonly string[] | undefined): string | undefined {
+  const { pair } = p;
+  const instance = pair.instance;
+  if (pair.ours !== true || instance === undefined) return `${pair.instanceId ?? 'the instance'} is not this cluster's instance`;
+  if (p.excluded) return `excluded by ${p.excluded}`;
+  if (p.blindSpot !== undefined) return p.blindSpot;
+  const asg = instance.autoScaling;
+  if (asg === undefined) return `${instance.id} is not in an Auto Scaling group: nothing would replace it`;
+  if (ownGroups !== undefined && !ownGroups.includes(asg.group)) return `Auto Scaling group ${asg.group} is not one of the configured autoScalingGroupNames`;
+  if (instance.state !== 'running') return `${instance.id} is ${instance.state}, not running`;
+  if (asg.lifecycleState !== 'InService') return `Auto Scaling group ${asg.group} has it ${asg.lifecycleState}: only InService machines are repaired`;
+  if (asg.healthStatus === 'Unhealthy') return `Auto Scaling group ${asg.group} already has it Unhealthy: the group is replacing it`;
+  return undefined;
+}
+
+/** The cause of a repair drain: part of its execution name (one a minute at most; the Node's record keeps it to one per repair). */
+export function repairCause(now: number): string {
+  return `repair-${new Date(now).toISOString().slice(0, 16).replace(/[-T:]/g, '')}`;
+}
+
+const triggerText = (triggers: readonly RepairTrigger[], repair: RepairSettings): string =>
+  triggers.map((t) => `${describe(t)} (over ${formatDuration(repair.after[t.type])})`).join(', ');
+
+/**
+ * An unresponsive machine (reported as ever): with repair on, in a sweep, start its repair, or replace
+ * it once its repair drain has ended, behind the repair rails. Never from an event: only a sweep sees
+ * the whole group its stand-down is about.
+ */
+export function planUnresponsive(p: PairPlanner, census: Census | undefined): void {
+  p.report();
+  const { pair, ctx, now, out } = p;
+  const { repair } = ctx.settings;
+  const { node, instance, instanceId } = pair;
+  if (!repair.enabled || ctx.scope !== 'sweep' || census === undefined || node === undefined || instanceId === undefined) return;
+  const refused = refusal(p, ctx.ownGroups);
+  const group = instance?.autoScaling?.group;
+  if (refused !== undefined || instance === undefined || group === undefined) {
+    p.skip('repair', refused ?? `${instanceId} is not in an Auto Scaling group: nothing would replace it`);
+    return;
+  }
+  const due = dueTriggers(node, pair, now, ctx);
+  if ('waiting' in due) {
+    p.skip('repair', due.waiting);
+    return;
+  }
+  const { triggers } = due;
+  const drain = recordedDrain(node, ctx, now);
+  if (drain && (drain.state.status === 'running' || drain.state.status === 'unknown')) {
+    const what = drain.claim.for === 'repair' ? `repair drain ${drain.claim.execution}` : `drain ${drain.claim.execution}`;
+    p.skip('repair', drain.state.status === 'unknown' ? `${what} may still be running (${drain.state.error}): nothing started beside it` : drain.claim.for === 'repair' ? `${what} is running` : `${what} runs on the node: no repair beside it`);
+    return;
+  }
+  // The operator uncordoned the node while it was already bad: it is theirs until its condition changes.
+  if (drain && cancelledByOperator(drain.claim) && triggers.every((t) => t.since <= (drain.claim.at ?? Infinity))) {
+    p.skip('repair', `the node was uncordoned during its ${drain.claim.for === 'repair' ? 'repair ' : ''}drain ${drain.claim.execution}${drain.claim.at !== undefined ? ` (recorded ${iso(drain.claim.at)})` : ''}: not repaired again until its condition changes`);
+    return;
+  }
+
+  // A cautious stand-down: an unhealthy Node whose machine could not be looked up may be this group's.
+  if (census.unlocated.length > 0) {
+    const nodes = census.unlocated.slice(0, 3).join(', ') + (census.unlocated.length > 3 ? ` and ${census.unlocated.length - 3} more` : '');
+    p.skip('repair', `stand down: the machine of unhealthy node ${nodes} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`);
+    return;
+  }
+  const counts = census.groups.get(group);
+  if (counts === undefined) return;
+  const allowed = unhealthyAllowance(counts.members, repair.maxUnhealthyPercent);
+  if (counts.unhealthy > allowed) {
+    p.skip(
+      'repair',
+      `stand down: ${counts.unhealthy} of ${counts.members} machines of Auto Scaling group ${group} are unhealthy, more than ${repair.maxUnhealthyPercent} % (${allowed}): repairing would risk making an outage worse`,
+      { standDown: { group, unhealthy: counts.unhealthy, members: counts.members, allowed, maxUnhealthyPercent: repair.maxUnhealthyPercent } },
+    );
+    return;
+  }
+
+  if (drain && isOpenRepair(drain)) {
+    out.actions.push({
+      kind: 'repair',
+      step: 'replace',
+      ...target(node),
+      instanceId,
+      group,
+      execution: drain.claim.execution,
+      ...(drain.claim.outcome !== undefined ? { drainOutcome: drain.claim.outcome } : {}),
+      triggers,
+      reason: `repair: its drain ${drain.claim.execution} ended${drain.claim.outcome !== undefined ? ` (${drain.claim.outcome})` : ''}; ${triggerText(triggers, repair)}: Auto Scaling group ${group} replaces it`,
+    });
+    return;
+  }
+
+  if (counts.inFlight >= repair.maxParallel) {
+    p.skip('repair', `${counts.inFlight} repair${counts.inFlight === 1 ? '' : 's'} or drain${counts.inFlight === 1 ? '' : 's'} in flight in Auto Scaling group ${group} (maxParallel ${repair.maxParallel}): it waits its turn`);
+    return;
+  }
+  counts.inFlight += 1;
+  const cause = repairCause(now);
+  const claim = {
+    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId, cause)}`,
+    deadline: now + repair.drainTimeout,
+    for: 'repair' as const,
+    ...(instance.launchedAt > 0 ? { launchedAt: instance.launchedAt } : {}),
+    ...(drain ? { replaces: drain.claim.execution } : {}),
+  };
+  const reason = `repair: ${triggerText(triggers, repair)}; ${pair.reason}`;
+  if (!node.unschedulable) out.actions.push({ kind: 'cordon', ...target(node), instanceId, reason, claim });
+  out.actions.push({ kind: 'repair', step: 'drain', ...target(node), instanceId, group, reason, cause, mode: 'start', triggers, ...claim });
+}
+
+/**
+ * A node Ready again while its repair is open: the repair is cancelled (our cordon goes with the
+ * record, which stops a drain still running), whether or not repair is still on, unless nothing may
+ * be undone for the machine this run, or its group is replacing it already.
+ */
+export function planRepairRecovery(p: PairPlanner, node: NodeView, drain: RecordedDrain): void {
+  const { pair, out } = p;
+  const { instanceId } = pair;
+  if (instanceId === undefined) return;
+  const group = pair.instance?.autoScaling?.group;
+  const why =
+    p.blindSpot ??
+    (p.excluded ? `excluded by ${p.excluded}` : undefined) ??
+    (pair.instance?.autoScaling?.healthStatus === 'Unhealthy' ? `Auto Scaling group ${group ?? ''} already has it Unhealthy: the group is replacing it, so it stays cordoned` : undefined);
+  if (why !== undefined) {
+    p.skip('repair', why);
+    return;
+  }
+  const running = drain.state.status === 'running' || drain.state.status === 'unknown';
+  out.actions.push({
+    kind: 'repair',
+    step: 'cancel',
+    ...target(node),
+    instanceId,
+    ...(group !== undefined ? { group } : {}),
+    execution: drain.claim.execution,
+    reason: `${pair.reason}: the node recovered, its repair is cancelled (drain ${drain.claim.execution} ${running ? 'stops' : 'had ended'}; not replaced)`,
+  });
+}

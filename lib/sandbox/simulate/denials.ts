@@ -1,0 +1,27 @@
+// Calls the deployment's own permissions refused: AWS calls IAM denied under the deployed role
+// policies, and Kubernetes calls the shipped RBAC forbade. A refusal is a defect of the stack unless
+// a scenario says it expects it (`expect.denied`).
+import type { AwsEmulator } from '../aws/index.js';
+import type { KubeEmulator } from '../kube/index.js';
+
+export interface Denial {
+  readonly at: number;
+  /** `aws` for an IAM refusal, `kube` for an RBAC one. */
+  readonly api: 'aws' | 'kube';
+  /** `ec2:DescribeInstances`, `PATCH /api/v1/nodes/n1`. */
+  readonly call: string;
+  /** The caller: a role session ARN, a Kubernetes user. */
+  readonly by: string;
+}
+
+export function denialsOf(world: { readonly aws: AwsEmulator; readonly kube: KubeEmulator; readonly serviceDenials: readonly Denial[] }): Denial[] {
+  const aws = world.aws.requestLog.filter({ denied: true }).map(
+    (e): Denial => ({ at: e.at, api: 'aws', call: `${e.service}:${e.operation}`, by: e.principal ?? e.accessKeyId ?? '(unsigned)' }),
+  );
+  const kube = world.kube.requestLog.entries
+    .filter((e) => e.status === 403)
+    .map((e): Denial => ({ at: e.at, api: 'kube', call: `${e.method} ${e.path}`, by: e.user }));
+  return [...aws, ...world.serviceDenials, ...kube].sort((a, b) => a.at - b.at);
+}
+
+export const describeDenial = (d: Denial): string => `${d.call} by ${d.by}`;

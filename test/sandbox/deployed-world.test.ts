@@ -1,0 +1,115 @@
+// The sandbox is the deployed stack: what its permissions, its workflow and its hooks do shows in a
+// scenario's outcome. Each test here runs the synthesized template (bundled functions, the real
+// definition, the deployed IAM policies) and reads what AWS recorded.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { NamedPolicy } from '../../lib/sandbox/aws/iam/policy.js';
+import type { Deployment } from '../../lib/sandbox/deployment/template.js';
+import { loadScenario } from '../../lib/sandbox/scenario/load.js';
+import { simulate } from '../../lib/sandbox/simulate/run.js';
+
+const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
+const MINUTE = 60_000;
+
+/** The deployment with `action` taken out of every statement of every role's policies. */
+function withoutPermission(action: string) {
+  const strip = (policy: NamedPolicy): NamedPolicy => ({
+    ...policy,
+    document: {
+      ...policy.document,
+      Statement: policy.document.Statement.map((statement) => (statement.Action ? { ...statement, Action: statement.Action.filter((a) => a !== action) } : statement)).filter(
+        (statement) => statement.Action === undefined || statement.Action.length > 0,
+      ),
+    },
+  });
+  return (deployment: Deployment): Deployment => ({ ...deployment, roles: deployment.roles.map((role) => ({ ...role, policies: role.policies.map(strip) })) });
+}
+
+const bundles: string[] = [];
+afterAll(() => bundles.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** The deployment with the drain-step function replaced by `source` (an index.mjs): a handler of another version. */
+function withDrainStep(source: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'drain-step-'));
+  bundles.push(dir);
+  writeFileSync(join(dir, 'index.mjs'), source);
+  return (deployment: Deployment): Deployment => {
+    const definitions = JSON.stringify(deployment.stateMachines.map((m) => m.definition));
+    return { ...deployment, functions: deployment.functions.map((fn) => (definitions.includes(fn.arn) ? { ...fn, assetPath: dir, handler: 'index.handler' } : fn)) };
+  };
+}
+
+describe('the deployed permissions decide', () => {
+  it('should leave the lifecycle action to the hook timeout, and show the denial, when the policy lacks autoscaling:CompleteLifecycleAction', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
+
+    const intact = (await simulate(loaded)).simulation;
+    const stripped = (await simulate(loaded, { sandbox: { alterDeployment: withoutPermission('autoscaling:CompleteLifecycleAction') } })).simulation;
+
+    expect(intact.expectations?.failures).toEqual([]);
+    expect(intact.denied).toEqual([]);
+    expect(stripped.expectations?.failures).toEqual([expect.stringMatching(/^lifecycleActions: expected \[i-0bb0000000000e101:CONTINUE\], got \[\]/)]);
+    expect(stripped.denied.map((d) => d.call)).toContain('autoscaling:CompleteLifecycleAction');
+    expect(stripped.denied.every((d) => d.call === 'autoscaling:CompleteLifecycleAction' && /assumed-role\/.*DrainWorkflow/.test(d.by))).toBe(true);
+  });
+});
+
+describe('the drain workflow keeps a lifecycle action alive and always ends it', () => {
+  it('should drain for 20+ minutes behind a PDB under a 300 s hook, through two failed drain-step invocations, heartbeating at most every 150 s', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-long-pdb-drain-outlives-hook-timeout.yaml'));
+    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
+    try {
+      expect(simulation.expectations?.failures).toEqual([]);
+      const [drain] = simulation.drains;
+      expect(drain?.status).toBe('drained');
+      expect((drain?.finishedAt ?? 0) - (drain?.startedAt ?? 0)).toBeGreaterThanOrEqual(20 * MINUTE);
+
+      // The two injected failures hit drain-step invocations, and the workflow retried them.
+      const [execution] = [...sandbox.stepFunctions.executions.values()];
+      const failures = execution?.execution.history.filter((e) => e.type === 'TaskFailed') ?? [];
+      expect(failures).toHaveLength(2);
+
+      // Completed by the reconciler, never by the hook's timeout; no gap reached half the hook's 300 s.
+      const { completions, heartbeats } = sandbox.aws.state.autoScaling;
+      expect(completions.map((c) => [c.result, c.by])).toEqual([['CONTINUE', 'api']]);
+      const completedAt = completions[0]?.at ?? 0;
+      const beats = [drain?.startedAt ?? 0, ...heartbeats.map((h) => h.at), completedAt].sort((a, b) => a - b);
+      const gaps = beats.slice(1).map((at, i) => at - (beats[i] ?? at));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(150_000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('should complete the lifecycle action with CONTINUE and publish Drain Failed when the drain step fails after its retries', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-drain-step-failing-completes-and-reports.yaml'));
+    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
+    try {
+      expect(simulation.expectations?.failures).toEqual([]);
+      const outcomes = sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]);
+      expect(outcomes).toEqual([['Drain Failed', 'error']]);
+      expect(sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by])).toEqual([['i-0a0000000000a1601', 'CONTINUE', 'api']]);
+      expect(sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error])).toEqual([['FAILED', 'DrainStepFailed']]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('should complete the lifecycle action with CONTINUE and publish Drain Failed when the drain step answers an outcome the contract lacks', async () => {
+    const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
+    const otherVersion = withDrainStep("export const handler = async () => ({ outcome: 'paused', counts: {} });\n");
+    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true, sandbox: { alterDeployment: otherVersion } });
+    try {
+      expect(simulation.denied).toEqual([]);
+      const outcomes = sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]);
+      expect(outcomes).toEqual([['Drain Failed', 'unexpected']]);
+      expect(sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by])).toEqual([['i-0bb0000000000e101', 'CONTINUE', 'api']]);
+      expect(sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error])).toEqual([['FAILED', 'UnexpectedDrainStepOutcome']]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -19,10 +19,11 @@ export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
 
 /**
  * Read-only lookups the event and sweep functions make that support no resource-level permissions
- * (Service Authorization Reference): instances and their scheduled events, group membership, and the
- * group's terminate hooks (a sweep completes only ours, lib/observe/enrich.ts).
+ * (Service Authorization Reference): instances and their scheduled events, the groups' members with
+ * each one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks
+ * (a sweep completes only ours, lib/observe/enrich.ts).
  */
-export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'autoscaling:DescribeAutoScalingInstances', 'autoscaling:DescribeLifecycleHooks'] as const;
+export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeLifecycleHooks'] as const;
 
 export interface AutoScalingScope {
   readonly clusterName: string;

@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { main } from '../lib/cli/main.js';
 import { loadScenario, parseScenario, ScenarioError } from '../lib/sandbox/scenario/load.js';
 import { describeDenial } from '../lib/sandbox/simulate/denials.js';
 import { simulate } from '../lib/sandbox/simulate/run.js';
 import { DEMO_FILE, demoScenarioYaml } from '../scripts/make-demo-scenario.js';
+import { scaleInstanceId, scaleScenarioText } from '../scripts/make-scale-scenario.js';
 
 const DIR = fileURLToPath(new URL('./scenarios/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -55,6 +57,23 @@ describe('test/scenarios', () => {
   }
 });
 
+describe('scripts/make-scale-scenario.ts', () => {
+  it('should generate a scenario whose expectations hold: a divergence every thousand machines, the rest in sync', async () => {
+    const scenario = parseScenario(scaleScenarioText({ nodes: 3000 }), 'scale-3000.json');
+
+    const { simulation } = await simulate({ scenario, baseDir: '.', file: 'scale-3000.json' });
+
+    expect(simulation.expectations?.failures).toEqual([]);
+    expect(simulation.before.conditions).toMatchObject({ 'in-sync': 2997, 'stale-object': 1, 'stopped-machine': 1, 'unregistered-machine': 1 });
+  });
+
+  it('should give every machine its own id, well past 2^53 worth of indexes', () => {
+    const ids = new Set([0, 1, 2 ** 24 - 1, 2 ** 40, 2 ** 44 - 1].map(scaleInstanceId));
+    expect(ids.size).toBe(5);
+    for (const id of ids) expect(id).toMatch(/^i-0[0-9a-f]{16}$/);
+  });
+});
+
 describe('a bad scenario file is refused before anything runs (exit 2)', () => {
   const VALID = `
 name: bad-file-check
@@ -74,9 +93,10 @@ expect:
     node-a: untouched
 `;
 
-  const problemsOf = (text: string): readonly string[] => {
+  const problemsOf = (text: string): readonly string[] => problemsOfFile(text, 'bad.yaml');
+  const problemsOfFile = (text: string, file: string): readonly string[] => {
     try {
-      parseScenario(text, 'bad.yaml');
+      parseScenario(text, file);
     } catch (error) {
       if (error instanceof ScenarioError) return error.problems;
       throw error;
@@ -110,6 +130,16 @@ expect:
 
   it('refuses an expectation about a node the scenario does not have', () => {
     expect(problemsOf(VALID.replace('    node-a: untouched', '    node-a: untouched\n    node-z: deleted'))).toEqual(['expect.nodes.node-z: no node named node-z']);
+  });
+
+  it('reads a JSON scenario without the YAML parser, with the same checks and the same messages', () => {
+    const json = JSON.stringify(parseYaml(VALID));
+    const wrong = JSON.stringify(parseYaml(VALID.replace('providerID:', 'providerId:')));
+
+    expect(parseScenario(json, 'ok.json')).toEqual(parseScenario(VALID, 'ok.yaml'));
+    expect(problemsOfFile(wrong, 'bad.json')).toContainEqual(expect.stringContaining('nodes[0].providerId: unknown key'));
+    // A flow mapping is YAML, not JSON: it still reads.
+    expect(parseScenario(`{ name: flow, cluster: { name: demo, region: eu-west-1, accountId: "111122223333" } }`, 'flow.yaml').name).toBe('flow');
   });
 
   describe('through the CLI', () => {

@@ -5,6 +5,7 @@ import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
 import type { ActionOutcome, OutcomeKind } from './outcome.js';
 
@@ -180,33 +181,77 @@ function seen(latest: ReadonlyMap<string, DrainNode>, target: { node: string; ui
   return view?.uid === target.uid ? { observed: view } : {};
 }
 
+/** Pairs acted on at once: different machines' actions are independent; one pair's run in order. */
+const ACT_CONCURRENCY = 8;
+
 /**
- * Carries out the plan in order (a cordon before its drain), one action at a time per node.
- * Every action is idempotent; a failed one is recorded and never stops the others. `observed`:
- * the nodes this run read, which cordon and uncordon start from (guarded by their uid and resourceVersion).
+ * The plan's actions grouped by the pair they concern (actions sharing a Node or an instance are one
+ * group), each group in plan order: a cordon before its drain, a drain before its lifecycle completion.
  */
-export async function act(plan: Plan, deps: ReconcilerDeps, observed: readonly NodeView[] = []): Promise<ActionOutcome[]> {
+export function pairGroups(actions: readonly Action[]): number[][] {
+  const parent = new Map<string, string>();
+  const root = (key: string): string => {
+    let r = key;
+    for (let p = parent.get(r); p !== undefined && p !== r; p = parent.get(r)) r = p;
+    parent.set(key, r);
+    return r;
+  };
+  const keysOf = (action: Action, index: number): string[] => {
+    const keys = [...('node' in action && action.node ? [`node:${action.node}`] : []), ...(action.instanceId ? [`instance:${action.instanceId}`] : [])];
+    return keys.length > 0 ? keys : [`action:${index}`];
+  };
+  actions.forEach((action, index) => {
+    const [first, ...rest] = keysOf(action, index).map((k) => {
+      if (!parent.has(k)) parent.set(k, k);
+      return root(k);
+    });
+    for (const other of rest) if (first !== undefined) parent.set(other, first);
+  });
+  const groups = new Map<string, number[]>();
+  actions.forEach((action, index) => {
+    const key = root(keysOf(action, index)[0] ?? `action:${index}`);
+    groups.set(key, [...(groups.get(key) ?? []), index]);
+  });
+  return [...groups.values()];
+}
+
+/**
+ * Carries out the plan: each pair's actions in order (a cordon before its drain), one at a time,
+ * and different pairs a few at a time. Every action is idempotent; a failed one is recorded and
+ * never stops the others. `observed`: the nodes this run read, which cordon and uncordon start from
+ * (guarded by their uid and resourceVersion). `onOutcome` hears each outcome as it comes (its
+ * notifications go out while other actions run); the result is in plan order.
+ */
+export async function act(
+  plan: Plan,
+  deps: ReconcilerDeps,
+  observed: readonly NodeView[] = [],
+  onOutcome?: (outcome: ActionOutcome, index: number) => void,
+): Promise<ActionOutcome[]> {
   // Each patch answers with the node as it now is: the next action on it starts from that.
   const memory: RunMemory = { latest: new Map<string, DrainNode>(observed.map((n) => [n.name, n])), claims: new Map(), missing: new Map() };
-  const outcomes: ActionOutcome[] = [];
-  for (const action of plan.actions) {
-    if (plan.dryRun && action.kind !== 'report') {
-      outcomes.push({ action, outcome: 'dry-run' });
-      continue;
-    }
+  const outcomes = new Array<ActionOutcome>(plan.actions.length);
+  const one = async (action: Action): Promise<ActionOutcome> => {
+    if (plan.dryRun && action.kind !== 'report') return { action, outcome: 'dry-run' };
     const target = 'node' in action ? action.node : undefined;
     const missing = target !== undefined && 'uid' in action ? memory.missing.get(target) : undefined;
-    if (missing !== undefined) {
-      outcomes.push({ action, outcome: 'moot', detail: missing });
-      continue;
-    }
+    if (missing !== undefined) return { action, outcome: 'moot', detail: missing };
     try {
       const result = await execute(action, deps, memory);
-      outcomes.push({ action, ...result });
       if (target !== undefined && result.outcome === 'moot' && (Object.values(MISSING) as string[]).includes(result.detail ?? '')) memory.missing.set(target, result.detail ?? '');
+      return { action, ...result };
     } catch (error) {
-      outcomes.push({ action, outcome: 'failed', detail: errorText(error) });
+      return { action, outcome: 'failed', detail: errorText(error) };
     }
-  }
+  };
+  await mapBounded(pairGroups(plan.actions), ACT_CONCURRENCY, async (indexes) => {
+    for (const index of indexes) {
+      const action = plan.actions[index];
+      if (action === undefined) continue;
+      const outcome = await one(action);
+      outcomes[index] = outcome;
+      onOutcome?.(outcome, index);
+    }
+  });
   return outcomes;
 }

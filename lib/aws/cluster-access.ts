@@ -18,8 +18,9 @@ export class ClusterEndpointCache {
     private readonly clusterName: string,
   ) {}
 
-  endpoint(): Promise<ClusterEndpoint> {
-    this.cached ??= this.describe().catch((error: unknown) => {
+  /** @param via the client to ask through when it is not cached yet (a run's counted view, so the report shows the call). */
+  endpoint(via: Pick<EKSClient, 'send'> = this.eks): Promise<ClusterEndpoint> {
+    this.cached ??= this.describe(via).catch((error: unknown) => {
       // A failed lookup must not poison the warm container.
       this.cached = undefined;
       throw error;
@@ -27,8 +28,8 @@ export class ClusterEndpointCache {
     return this.cached;
   }
 
-  private async describe(): Promise<ClusterEndpoint> {
-    const { cluster } = await this.eks.send(new DescribeClusterCommand({ name: this.clusterName }));
+  private async describe(via: Pick<EKSClient, 'send'>): Promise<ClusterEndpoint> {
+    const { cluster } = await via.send(new DescribeClusterCommand({ name: this.clusterName }));
     if (!cluster?.endpoint) throw new Error(`describing EKS cluster ${this.clusterName}: no endpoint (status ${cluster?.status ?? 'unknown'})`);
     return { server: cluster.endpoint, ...(cluster.certificateAuthority?.data ? { certificateAuthority: cluster.certificateAuthority.data } : {}) };
   }

@@ -1,20 +1,26 @@
 import {
   CreateTagsCommand,
-  paginateDescribeInstances,
+  DescribeInstancesCommand,
   paginateDescribeInstanceStatus,
+  type DescribeInstancesCommandInput,
   type EC2Client,
   type Filter,
 } from '@aws-sdk/client-ec2';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
+import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
+import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
+import { readBodyInstead } from './read-body.js';
 
 /** EC2 accepts at most 200 values in one filter. */
 export const FILTER_BATCH = 200;
 /** DescribeInstances page size for filtered listings (the API maximum). */
 export const PAGE_SIZE = 1000;
+/** Lookups by id or name in flight at once: EC2's Describe* bucket refills 20 a second per account. */
+export const LOOKUP_CONCURRENCY = 5;
 
 export interface InstanceLookup {
   readonly found: InstanceView[];
@@ -30,16 +36,38 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceView[]> {
-  const out: InstanceView[] = [];
-  for await (const page of paginateDescribeInstances({ client: ec2, pageSize: PAGE_SIZE }, { Filters: filters })) {
-    for (const reservation of page.Reservations ?? []) {
-      for (const instance of reservation.Instances ?? []) {
-        const view = toInstanceView(instance);
-        if (view) out.push(view);
-      }
+/** What the SDK is left to parse once the page has been read (a valid, empty DescribeInstances answer). */
+const EMPTY_PAGE = '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><reservationSet/></DescribeInstancesResponse>';
+
+/**
+ * One DescribeInstances page, through the SDK but read by parseInstancesPage instead of the SDK's
+ * XML deserializer (read-body.ts); a page the scanner does not know is left to the SDK, so the
+ * result never depends on the shortcut.
+ */
+async function describePage(ec2: EC2Client, input: DescribeInstancesCommandInput): Promise<InstancesPage> {
+  const command = new DescribeInstancesCommand(input);
+  const read = readBodyInstead(command, parseInstancesPage, EMPTY_PAGE);
+  const output = await ec2.send(command);
+  const page = read();
+  if (page) return page;
+  const instances: InstanceView[] = [];
+  for (const reservation of output.Reservations ?? []) {
+    for (const instance of reservation.Instances ?? []) {
+      const view = toInstanceView(instance);
+      if (view) instances.push(view);
     }
   }
+  return { instances, ...(output.NextToken ? { nextToken: output.NextToken } : {}) };
+}
+
+async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceView[]> {
+  const out: InstanceView[] = [];
+  let token: string | undefined;
+  do {
+    const page = await describePage(ec2, { Filters: filters, MaxResults: PAGE_SIZE, ...(token ? { NextToken: token } : {}) });
+    out.push(...page.instances);
+    token = page.nextToken;
+  } while (token);
   return out;
 }
 
@@ -55,38 +83,38 @@ export class Ec2Adapter {
     const unique = [...new Set(ids)];
     const found: InstanceView[] = [];
     const errors = new Map<InstanceId, string>();
-    await Promise.all(
-      chunks(unique, FILTER_BATCH).map(async (batch) => {
-        try {
-          found.push(...(await describeAll(this.ec2, [{ Name: 'instance-id', Values: batch }])));
-        } catch (error) {
-          for (const id of batch) errors.set(id, errorText(error));
-        }
-      }),
-    );
+    await mapBounded(chunks(unique, FILTER_BATCH), LOOKUP_CONCURRENCY, async (batch) => {
+      try {
+        found.push(...(await describeAll(this.ec2, [{ Name: 'instance-id', Values: batch }])));
+      } catch (error) {
+        for (const id of batch) errors.set(id, errorText(error));
+      }
+    });
     const seen = new Set(found.map((i) => i.id));
     const notFound = unique.filter((id) => !seen.has(id) && !errors.has(id));
     return { found, notFound, errors };
   }
 
-  /** Every instance tagged as a member of the cluster (either tagging convention), in pages of 1000. */
+  /**
+   * Every instance tagged as a member of the cluster (either tagging convention), in one listing of
+   * pages of 1000. EC2 ANDs filters of different names, so "eks:cluster-name is <cluster> OR
+   * kubernetes.io/cluster/<cluster> is set" cannot be one filter; but values of one filter are ORed:
+   * asking for instances carrying either tag key, then keeping this cluster's, is one listing where
+   * two (EKS managed node groups carry both tags) fetched and parsed every instance twice. The
+   * price: in a region shared with other clusters, their managed instances are listed and dropped.
+   */
   async describeClusterInstances(cluster: string): Promise<InstanceView[]> {
-    const [eks, owned] = await Promise.all([
-      describeAll(this.ec2, [{ Name: `tag:${CLUSTER_TAG_EKS}`, Values: [cluster] }]),
-      describeAll(this.ec2, [{ Name: 'tag-key', Values: [clusterOwnershipTag(cluster)] }]),
-    ]);
-    const byId = new Map<InstanceId, InstanceView>();
-    for (const instance of [...eks, ...owned]) byId.set(instance.id, instance);
-    return [...byId.values()];
+    const ownershipTag = clusterOwnershipTag(cluster);
+    const tagged = await describeAll(this.ec2, [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, ownershipTag] }]);
+    return tagged.filter((i) => i.tags[CLUSTER_TAG_EKS] === cluster || i.tags[ownershipTag] !== undefined);
   }
 
   /** Instances by private DNS name, for Nodes that have no providerID. */
   async describeByPrivateDnsNames(names: readonly string[]): Promise<InstanceView[]> {
-    const out: InstanceView[] = [];
-    for (const batch of chunks([...new Set(names)], FILTER_BATCH)) {
-      out.push(...(await describeAll(this.ec2, [{ Name: 'private-dns-name', Values: batch }])));
-    }
-    return out;
+    const batches = await mapBounded(chunks([...new Set(names)], FILTER_BATCH), LOOKUP_CONCURRENCY, (batch) =>
+      describeAll(this.ec2, [{ Name: 'private-dns-name', Values: batch }]),
+    );
+    return batches.flat();
   }
 
   /**

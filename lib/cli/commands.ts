@@ -87,23 +87,30 @@ function printReport(report: RunReport, mode: 'table' | 'json'): number {
 
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
-  usage: 'simulate FILE [--check] [-o table|json] [--serve]',
-  options: { check: { type: 'boolean' }, output: { type: 'string', short: 'o' }, serve: { type: 'boolean' } },
+  usage: 'simulate FILE [--check] [-o table|json] [--serve] [--timings]',
+  options: { check: { type: 'boolean' }, output: { type: 'string', short: 'o' }, serve: { type: 'boolean' }, timings: { type: 'boolean' } },
   help: `  --check               print only the expectation results
   -o, --output FORMAT   table (default) or json
-  --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint`,
+  --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint
+  --timings             print how long loading, seeding and running took (stderr)`,
   async run(v, [file]) {
     if (!file) throw new CliError('simulate: which scenario? (simulate FILE)');
     const mode = outputMode(v);
     let loaded;
+    const loadStart = performance.now();
     try {
       loaded = await loadScenario(file);
     } catch (error) {
       if (error instanceof ScenarioError) throw new CliError(error.message, EXIT.usage);
       throw error;
     }
+    const loadMs = performance.now() - loadStart;
     const serve = v['serve'] === true;
-    const { simulation, sandbox } = await simulate(loaded, { keepOpen: serve });
+    const { simulation, sandbox, timings } = await simulate(loaded, { keepOpen: serve });
+    if (v['timings'] === true) {
+      const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+      err(`timings: load ${s(loadMs)}, seed ${s(timings.seedMs)}, run ${s(timings.runMs)} (${loaded.scenario.nodes.length} nodes, ${loaded.scenario.instances.length} instances)`);
+    }
     if (v['check'] === true) {
       const e = simulation.expectations;
       out(e ? (e.failures.length === 0 ? `${simulation.name}: all ${e.passed} expectation(s) hold` : [`${simulation.name}: ${e.failures.length} expectation(s) failed`, ...e.failures.map((f) => `  ✗ ${f}`)].join('\n')) : `${simulation.name}: no expectations`);

@@ -1,5 +1,6 @@
 import { httpStatus, KubeApiError, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from '../kube/client.js';
 import { epochOf } from '../kube/node-view.js';
+import { UNREAD_NODE_ARRAYS } from '../kube/nodes.js';
 import { IgnoredAnswer, listOf, NodeSchema, PodSchema, type KubeNode, type KubePod, type KubeStatus } from '../kube/schemas.js';
 import {
   DrainApiError,
@@ -126,7 +127,7 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
   return {
     async getNode(name) {
       try {
-        return toDrainNode(await kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema));
+        return toDrainNode(await kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS }));
       } catch (error) {
         if (httpStatus(error) === 404) return undefined;
         return rethrow(error, `reading node ${name}`);
@@ -136,7 +137,7 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
     async patchNode(name, patch) {
       try {
         const request = { method: 'PATCH', path: kubePath(NODES, name), contentType: STRATEGIC_MERGE_PATCH, body: nodePatchBody(patch) } as const;
-        return toDrainNode(await kube.call(request, NodeSchema));
+        return toDrainNode(await kube.call(request, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS }));
       } catch (error) {
         return rethrow(error, `patching node ${name}`);
       }

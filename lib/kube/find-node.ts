@@ -14,6 +14,12 @@ export interface FindOptions {
   readonly names?: readonly string[];
   /** List every Node when no named one matches (custom hostnames): only for this cluster's instances. */
   readonly scan: boolean;
+  /**
+   * Nodes this run has read already, by name (undefined: the read found none): not read again. A
+   * warm container reads its hint while EC2 is asked about the instance; the Node read is still
+   * verified here like any other.
+   */
+  readonly read?: ReadonlyMap<string, NodeView | undefined>;
 }
 
 export interface FoundNode {
@@ -67,11 +73,16 @@ export class NodeFinder {
     return this.names.get(instanceId);
   }
 
+  /** One Node by name (undefined when there is none): the read `find` accepts back through `read`. */
+  read(name: string): Promise<NodeView | undefined> {
+    return this.nodes.getNode(name);
+  }
+
   async find(instanceId: InstanceId, options: FindOptions): Promise<FoundNode> {
     const unlinked: NodeView[] = [];
     const candidates = [this.names.get(instanceId), ...(options.names ?? [])].filter((n): n is string => n !== undefined);
     for (const name of new Set(candidates)) {
-      const node = await this.nodes.getNode(name);
+      const node = options.read?.has(name) === true ? options.read.get(name) : await this.nodes.getNode(name);
       if (!node) continue;
       if (nodeBelongsTo(node, instanceId, options.privateDnsName)) return { node: this.remember(instanceId, node), unlinked };
       if (isUnparseable(node)) unlinked.push(node);

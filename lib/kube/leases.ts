@@ -1,12 +1,11 @@
 import type { LeaseView } from '../model/observation.js';
 import { httpStatus, kubePath, type KubeClient } from './client.js';
-import { LIST_PAGE } from './nodes.js';
+import { listPages } from './list.js';
 import { epochOf } from './node-view.js';
-import { LeaseSchema, listOf, type KubeLease } from './schemas.js';
+import { LeaseSchema, type KubeLease } from './schemas.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const LEASES = `apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
-const LeaseListSchema = listOf(LeaseSchema);
 
 function toLeaseView(lease: KubeLease): LeaseView | undefined {
   const name = lease.metadata.name;
@@ -21,15 +20,12 @@ export class LeaseClient {
 
   async listLeases(): Promise<Map<string, LeaseView>> {
     const out = new Map<string, LeaseView>();
-    let token: string | undefined;
-    do {
-      const page = await this.kube.call({ method: 'GET', path: kubePath(LEASES), query: { limit: LIST_PAGE, continue: token } }, LeaseListSchema);
+    await listPages(this.kube, LEASES, LeaseSchema, (page) => {
       for (const lease of page.items) {
         const view = toLeaseView(lease);
         if (view) out.set(view.nodeName, view);
       }
-      token = page.metadata.continue || undefined;
-    } while (token);
+    });
     return out;
   }
 

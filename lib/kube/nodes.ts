@@ -2,10 +2,10 @@ import { SHUTDOWN_TAINT_KEY } from '../model/labels.js';
 import type { NodeView } from '../model/observation.js';
 import { httpStatus, kubePath, statusMessage, STRATEGIC_MERGE_PATCH, type KubeClient } from './client.js';
 import { toNodeView } from './node-view.js';
-import { IgnoredAnswer, listOf, NodeSchema, type KubeTaint } from './schemas.js';
+import { listPages } from './list.js';
+import { IgnoredAnswer, NodeSchema, type KubeTaint } from './schemas.js';
 
-/** Page size for every list: large enough to be fast, small enough to bound memory. */
-export const LIST_PAGE = 500;
+export { LIST_PAGE } from './list.js';
 
 export interface NodeTarget {
   readonly node: string;
@@ -20,27 +20,31 @@ export type MutationOutcome =
   | { readonly kind: 'moot'; readonly reason: string };
 
 const NODES = 'api/v1/nodes';
-const NodeListSchema = listOf(NodeSchema);
+/** status.images: most of a Node's bytes (every image its kubelet has pulled), never read here. */
+export const UNREAD_NODE_ARRAYS = ['images'] as const;
 
 export class NodeClient {
   constructor(private readonly kube: KubeClient) {}
 
   private readNode(name: string) {
-    return this.kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema);
+    return this.kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS });
   }
 
   /** Every Node, projected page by page (limit 500 + continue), so whole pages are never kept. */
   async listNodes(): Promise<NodeView[]> {
     const out: NodeView[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.kube.call({ method: 'GET', path: kubePath(NODES), query: { limit: LIST_PAGE, continue: token } }, NodeListSchema);
-      for (const node of page.items) {
-        const view = toNodeView(node);
-        if (view) out.push(view);
-      }
-      token = page.metadata.continue || undefined;
-    } while (token);
+    await listPages(
+      this.kube,
+      NODES,
+      NodeSchema,
+      (page) => {
+        for (const node of page.items) {
+          const view = toNodeView(node);
+          if (view) out.push(view);
+        }
+      },
+      { emptyArrays: UNREAD_NODE_ARRAYS },
+    );
     return out;
   }
 

@@ -6,6 +6,8 @@ import type { KubeConnection } from '../kube/client.js';
 import { bearerConnection } from '../kube/connection.js';
 import { systemClock, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
+import { countAwsRequests } from '../aws/count-requests.js';
+import { ApiCallCounter } from '../pipeline/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
@@ -36,9 +38,12 @@ export class WarmRuntime {
     this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials: this.aws.eks.config.credentials, clock });
   }
 
-  /** This invocation's way to the API server: a 401 on it makes the next invocation bring a fresh token. */
-  async kubeConnection(): Promise<KubeConnection> {
-    const [endpoint, token] = await Promise.all([this.endpoint.endpoint(), this.tokens.token()]);
+  /**
+   * This invocation's way to the API server: a 401 on it makes the next invocation bring a fresh
+   * token. `eks`: the client to ask DescribeCluster through when the endpoint is not cached yet.
+   */
+  async kubeConnection(eks?: AwsClients['eks']): Promise<KubeConnection> {
+    const [endpoint, token] = await Promise.all([this.endpoint.endpoint(eks), this.tokens.token()]);
     const credentials = { server: endpoint.server, token, ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}) };
     return bearerConnection(credentials, () => this.invalidateToken());
   }
@@ -52,29 +57,37 @@ export class WarmRuntime {
    * One invocation's deps. `drains`: how drains start (the Step Functions workflow by default);
    * `remainingMs`: the invocation's time left (see timeLeftIn).
    */
-  async reconcilerDeps(settings: Settings = this.config.settings, extras: Pick<WireOptions, 'remainingMs'> & { drains?: WireOptions['drains'] } = {}): Promise<ReconcilerDeps> {
+  reconcilerDeps(settings: Settings = this.config.settings, extras: Pick<WireOptions, 'remainingMs'> & { drains?: WireOptions['drains'] } = {}): Promise<ReconcilerDeps> {
     const { drains, remainingMs } = extras;
-    const kube = await this.kubeConnection();
+    // Counted from the start, so a cold invocation's DescribeCluster shows in its report; and not
+    // awaited here: the endpoint is looked up while the run's first AWS calls go out (an event's
+    // DescribeInstances), and its first Kubernetes call waits for it.
+    const apiCalls = new ApiCallCounter();
+    const kube = this.kubeConnection(countAwsRequests(this.aws, apiCalls).eks);
     const arn = this.config.drainStateMachineArn;
-    return wireReconciler({
-      clusterName: this.config.clusterName,
-      region: this.config.region,
-      ...(this.config.autoScalingGroupNames ? { ownGroups: this.config.autoScalingGroupNames } : {}),
-      ...(this.config.lifecycleHookNames ? { ownHooks: this.config.lifecycleHookNames } : {}),
-      settings,
-      clock: this.clock,
-      kube,
-      aws: this.aws,
-      nodeNameHints: this.nodeNameHints,
-      ...(remainingMs ? { remainingMs } : {}),
-      ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
-      drains:
-        drains ??
-        ((_, aws) => {
-          if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
-          // The run's counted client, so StartExecution shows in the report's API calls.
-          return new StepFunctionsDrainLauncher(aws.sfn, arn);
-        }),
-    });
+    const wire = (): ReconcilerDeps =>
+      wireReconciler({
+        apiCalls,
+        clusterName: this.config.clusterName,
+        region: this.config.region,
+        ...(this.config.autoScalingGroupNames ? { ownGroups: this.config.autoScalingGroupNames } : {}),
+        ...(this.config.lifecycleHookNames ? { ownHooks: this.config.lifecycleHookNames } : {}),
+        settings,
+        clock: this.clock,
+        kube,
+        aws: this.aws,
+        nodeNameHints: this.nodeNameHints,
+        ...(remainingMs ? { remainingMs } : {}),
+        ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
+        drains:
+          drains ??
+          ((_, aws) => {
+            if (!arn) throw new Error('DRAIN_STATE_MACHINE_ARN is not set: this function cannot start drains');
+            // The run's counted client, so StartExecution shows in the report's API calls.
+            return new StepFunctionsDrainLauncher(aws.sfn, arn);
+          }),
+      });
+    // A wiring error rejects, as it did when the endpoint was awaited first.
+    return new Promise((resolve) => resolve(wire()));
   }
 }

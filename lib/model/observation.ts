@@ -64,14 +64,14 @@ export interface InstanceView {
   readonly tags: Readonly<Record<string, string>>;
   readonly spot: boolean;
   /**
-   * From DescribeAutoScalingInstances: the group and its LifecycleState (e.g. `Terminating:Wait`),
+   * From DescribeAutoScalingGroups: the group and the instance's LifecycleState (e.g. `Terminating:Wait`),
    * and the group's terminate lifecycle hook, which a sweep needs to complete the action.
    */
   readonly autoScaling?: {
     readonly group: string;
     readonly lifecycleState: string;
     readonly terminateHook?: string;
-    /** What the group says of the instance's health (DescribeAutoScalingInstances HealthStatus): an Unhealthy one is being replaced. */
+    /** What the group says of the instance's health (DescribeAutoScalingGroups HealthStatus): an Unhealthy one is being replaced. */
     readonly healthStatus?: 'Healthy' | 'Unhealthy';
   };
   /** From DescribeInstanceStatus. */

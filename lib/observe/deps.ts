@@ -18,8 +18,8 @@ export interface ObserveDeps {
   readonly clock: Clock;
   readonly nodes: Pick<NodeClient, 'listNodes'>;
   readonly leases: Pick<LeaseClient, 'listLeases' | 'getLease'>;
-  readonly finder: Pick<NodeFinder, 'find'>;
+  readonly finder: Pick<NodeFinder, 'find' | 'hint' | 'read'>;
   readonly ec2: Pick<Ec2Adapter, 'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'>;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'describeInstances' | 'terminateHooks'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks'>;
   readonly drains: Pick<DrainLauncher, 'status'>;
 }

@@ -19,16 +19,43 @@ export interface ObserveSignalsOptions {
   readonly lastReceive?: boolean;
 }
 
+/** What a warm container read about the Node it remembers for an instance, before EC2 answered. */
+interface HintRead {
+  readonly name: string;
+  /** Present when the read answered (the Node, or undefined for none); absent when it failed. */
+  readonly node?: { readonly value: NodeView | undefined };
+  readonly lease?: { readonly value: LeaseView | undefined };
+}
+
+/** Reads the hinted Node and its Lease together; a failed read is simply not used (the normal search reads again). */
+async function readHint(deps: ObserveDeps, name: string): Promise<HintRead> {
+  const [node, lease] = await Promise.allSettled([deps.finder.read(name), deps.leases.getLease(name)]);
+  return {
+    name,
+    ...(node.status === 'fulfilled' ? { node: { value: node.value } } : {}),
+    ...(lease.status === 'fulfilled' ? { lease: { value: lease.value } } : {}),
+  };
+}
+
 /**
  * Observes only what the signals are about (DESIGN §3): each instance (by the `instance-id`
  * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease (fetched
- * together when the Node is named after the private DNS name): DescribeInstances → GET node and
- * GET lease → act. How far the Node is looked for depends on whose instance it is (DESIGN §1a):
- * another cluster's costs its DescribeInstances and nothing more; an untagged one a GET by name;
- * only this cluster's a list of every Node when its Node is not named after it.
+ * together when the Node is named after the private DNS name). Round trips, the event path's cost:
+ * - warm, the container remembers the instance's Node: GET node ∥ GET lease ∥ DescribeInstances,
+ *   then act on the Node read, once verified against EC2's answer (providerID, or the names
+ *   DESIGN §1 allows) — the same checks as any Node found;
+ * - otherwise: DescribeInstances (∥ DescribeCluster on a cold start), then GET node ∥ GET lease.
+ * How far the Node is looked for depends on whose instance it is (DESIGN §1a): another cluster's
+ * costs its DescribeInstances and nothing more (what a warm hint read is dropped); an untagged one a
+ * GET by name; only this cluster's a list of every Node when its Node is not named after it.
  */
 export async function observeSignals(deps: ObserveDeps, signals: readonly Signal[], options: ObserveSignalsOptions = {}): Promise<ObservedSignals> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
+  const hinted = new Map<InstanceId, Promise<HintRead>>();
+  for (const id of ids) {
+    const hint = deps.finder.hint(id);
+    if (hint !== undefined) hinted.set(id, readHint(deps, hint));
+  }
   const lookup = await deps.ec2.describeByIds(ids);
   const byId = new Map<InstanceId, InstanceView>(lookup.found.map((i) => [i.id, i]));
 
@@ -44,16 +71,22 @@ export async function observeSignals(deps: ObserveDeps, signals: readonly Signal
         const ours = owner?.kind === 'ours';
         // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
         const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
+        const early = await hinted.get(id);
+        const read = new Map<string, NodeView | undefined>(early?.node ? [[early.name, early.node.value]] : []);
+        const leasesRead = new Map<string, LeaseView | undefined>(early?.lease ? [[early.name, early.lease.value]] : []);
+        const leaseOf = (name: string): Promise<LeaseView | undefined> =>
+          leasesRead.has(name) ? Promise.resolve(leasesRead.get(name)) : deps.leases.getLease(name);
         // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
         const [found, guessedLease] = await Promise.all([
-          deps.finder.find(id, { ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}), scan: ours }),
-          dnsName ? deps.leases.getLease(dnsName) : undefined,
+          deps.finder.find(id, { ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}), scan: ours, read }),
+          dnsName ? leaseOf(dnsName) : undefined,
         ]);
+        if (dnsName) leasesRead.set(dnsName, guessedLease);
         for (const node of found.unlinked) nodes.set(node.name, node);
         const node = found.node;
         if (!node) return;
         nodes.set(node.name, node);
-        const lease = node.name === dnsName ? guessedLease : await deps.leases.getLease(node.name);
+        const lease = await leaseOf(node.name);
         if (lease) leases.set(node.name, lease);
       }),
   );

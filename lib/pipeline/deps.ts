@@ -19,7 +19,7 @@ export interface ReconcilerDeps extends ObserveDeps {
   /** Cordon, uncordon and drain claims go through the drain engine's guarded implementation. */
   readonly drainApi: DrainApi;
   readonly events: Pick<NodeEventRecorder, 'record'>;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'describeInstances' | 'terminateHooks' | 'completeLifecycleAction' | 'markUnhealthy'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks' | 'completeLifecycleAction' | 'markUnhealthy'>;
   readonly drains: DrainLauncher;
   /** The reconciler's own EventBridge bus; absent where nobody listens (CLI without a bus). */
   readonly output?: Pick<OutputEventPublisher, 'publish'>;

@@ -6,7 +6,7 @@ import type { Signal } from '../model/signal.js';
 import { observeSignals, type ObserveSignalsOptions } from '../observe/event.js';
 import { observeSweep } from '../observe/sweep.js';
 import { plan } from '../plan/plan.js';
-import { notify } from '../report/notify.js';
+import { startNotifying } from '../report/notify.js';
 import { countConditions, toReportActions, toRows, type RunReport } from '../report/report.js';
 import type { ReconcilerDeps } from './deps.js';
 
@@ -43,8 +43,10 @@ async function reconcile(
   });
   const decided = performance.now();
 
-  const outcomes = await act(planned, deps, observation.nodes);
-  const notifyErrors = planned.dryRun ? [] : await notify(deps, outcomes, options, planned);
+  // Each outcome's notifications go out as it comes, beside the actions still running.
+  const notifier = planned.dryRun ? undefined : startNotifying(deps, options, planned);
+  const outcomes = await act(planned, deps, observation.nodes, notifier ? (outcome, index) => notifier.add(outcome, index) : undefined);
+  const notifyErrors = notifier ? await notifier.done() : [];
   const done = performance.now();
 
   return {

@@ -28,8 +28,10 @@ export interface WireOptions {
   readonly ownHooks?: readonly string[];
   readonly settings: Settings;
   readonly clock: Clock;
-  /** The API server and the credentials to reach it. */
-  readonly kube: KubeConnection;
+  /** The API server and the credentials to reach it, or their promise (the first Kubernetes call waits for it). */
+  readonly kube: KubeConnection | Promise<KubeConnection>;
+  /** The run's API call counter, when calls were made before wiring (DescribeCluster); a new one otherwise. */
+  readonly apiCalls?: ApiCallCounter;
   readonly aws: AwsClients;
   /**
    * Builds the run's drain launcher; `aws` are this run's counted views of the clients (start the
@@ -46,7 +48,7 @@ export interface WireOptions {
 
 /** The real adapters over one Kubernetes connection and one set of AWS clients, with API calls counted. */
 export function wireReconciler(options: WireOptions): ReconcilerDeps {
-  const apiCalls = new ApiCallCounter();
+  const apiCalls = options.apiCalls ?? new ApiCallCounter();
   const kube = new KubeClient(options.kube, {
     onRequest: countKubeRequests(apiCalls),
     sleep: sleepOn(options.clock),

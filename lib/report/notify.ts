@@ -129,19 +129,29 @@ export function notificationsFor(
 /** Kubernetes Events recorded concurrently at most. */
 const EVENT_CONCURRENCY = 8;
 
-/** Sends the notifications; a failure to notify is an error in the report, never a failed run. */
-export async function notify(
-  deps: ReconcilerDeps,
-  outcomes: readonly ActionOutcome[],
-  place: RunPlace = {},
-  plan?: Pick<Plan, 'skipped' | 'breaker'>,
-): Promise<string[]> {
-  const { kube, output } = notificationsFor(outcomes, deps.clusterName, place, plan);
+/** Tells Kubernetes and EventBridge about a run's outcomes as they come. */
+export interface Notifier {
+  /** An action's outcome (`index`: its place in the plan): its Kubernetes Event goes out now, beside the run's remaining actions. */
+  add(outcome: ActionOutcome, index: number): void;
+  /** Waits for every Event, publishes the output events (batched), and returns what failed. */
+  done(): Promise<string[]>;
+}
+
+/**
+ * Starts notifying for a run: the Events of the deletions the breaker held back and of the repairs
+ * stood down go out at once (a stand-down's output event with the rest, first), each
+ * action's Event as soon as its outcome is known (a cordon's Event while its drain's StartExecution
+ * is in flight), a few at a time; output events are published together at the end, alongside the
+ * last Events. A failure to notify is an error in the report, never a failed run.
+ */
+export function startNotifying(deps: Pick<ReconcilerDeps, 'events' | 'output' | 'clusterName'>, place: RunPlace = {}, plan?: Pick<Plan, 'skipped' | 'breaker'>): Notifier {
   const errors: string[] = [];
-  // A few at a time: a run that trips the breaker, or meets an EC2 outage, has an Event for every Node.
-  let next = 0;
-  const recordNext = async (): Promise<void> => {
-    for (let event = kube[next++]; event !== undefined; event = kube[next++]) {
+  const queue: NodeEvent[] = [];
+  // Published in plan order, whatever order the outcomes came in.
+  const output: { readonly index: number; readonly events: readonly OutputEvent[] }[] = [];
+  const workers = new Set<Promise<void>>();
+  const work = async (): Promise<void> => {
+    for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
       try {
         await deps.events.record(event);
       } catch (error) {
@@ -149,14 +159,51 @@ export async function notify(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(EVENT_CONCURRENCY, kube.length) }, recordNext));
-  if (deps.output && output.length > 0) {
-    try {
-      const published = await deps.output.publish(output);
-      for (const f of published.failed) errors.push(`publishing ${f.detailType}: ${f.error}`);
-    } catch (error) {
-      errors.push(`publishing output events: ${errorText(error)}`);
+  const enqueue = (events: readonly NodeEvent[]): void => {
+    queue.push(...events);
+    // A few at a time: a run that trips the breaker, or meets an EC2 outage, has an Event for every Node.
+    while (workers.size < EVENT_CONCURRENCY && workers.size < queue.length) {
+      const worker = work().finally(() => workers.delete(worker));
+      workers.add(worker);
     }
-  }
-  return errors;
+  };
+  // What the plan says without an action: the breaker's held-back deletions, the repairs stood down (their output events first, as in the plan).
+  const planned = notificationsFor([], deps.clusterName, place, plan);
+  if (planned.output.length > 0) output.push({ index: -1, events: planned.output });
+  enqueue(planned.kube);
+  return {
+    add(outcome, index) {
+      const { kube, output: events } = notificationsFor([outcome], deps.clusterName, place);
+      if (events.length > 0) output.push({ index, events });
+      enqueue(kube);
+    },
+    async done() {
+      const events = [...output].sort((a, b) => a.index - b.index).flatMap((o) => o.events);
+      const publish = async (): Promise<void> => {
+        if (!deps.output || events.length === 0) return;
+        try {
+          const published = await deps.output.publish(events);
+          for (const f of published.failed) errors.push(`publishing ${f.detailType}: ${f.error}`);
+        } catch (error) {
+          errors.push(`publishing output events: ${errorText(error)}`);
+        }
+      };
+      const published = publish();
+      while (workers.size > 0) await Promise.all(workers);
+      await published;
+      return errors;
+    },
+  };
+}
+
+/** Sends the notifications of a finished run; see startNotifying. */
+export async function notify(
+  deps: Pick<ReconcilerDeps, 'events' | 'output' | 'clusterName'>,
+  outcomes: readonly ActionOutcome[],
+  place: RunPlace = {},
+  plan?: Pick<Plan, 'skipped' | 'breaker'>,
+): Promise<string[]> {
+  const notifier = startNotifying(deps, place, plan);
+  outcomes.forEach((outcome, index) => notifier.add(outcome, index));
+  return notifier.done();
 }

@@ -3,12 +3,12 @@
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { startAwsEmulator } from '../../lib/sandbox/aws/index.js';
-import type { BenchFigures } from './run.js';
+import type { BenchOutput } from './run.js';
 
 const INSTANCES = 5000;
 const id = (n: number): string => `i-0${n.toString(16).padStart(16, '0')}`;
 
-export default async function bench(): Promise<BenchFigures> {
+export default async function bench(): Promise<BenchOutput> {
   const aws = await startAwsEmulator({ clock: new VirtualClock(Date.UTC(2026, 10, 29, 12)) });
   const ec2 = new EC2Client(aws.clientConfig());
   try {
@@ -40,13 +40,15 @@ export default async function bench(): Promise<BenchFigures> {
     const lookupMs = (performance.now() - lookupStart) / batches;
 
     return {
-      instances: INSTANCES,
-      'seed ms': Math.round(seedMs),
-      'sweep pages (1000 each)': pages,
-      'sweep ms': Math.round(sweepMs),
-      'ms per 200-id lookup': Number(lookupMs.toFixed(1)),
-      requests: aws.counters.total,
-      'heap MB': Math.round(process.memoryUsage().heapUsed / 1_048_576),
+      figures: {
+        instances: INSTANCES,
+        'seed ms': Math.round(seedMs),
+        'sweep pages (1000 each)': pages,
+        'sweep ms': Math.round(sweepMs),
+        'ms per 200-id lookup': Number(lookupMs.toFixed(1)),
+        requests: aws.counters.total,
+        'heap MB': Math.round(process.memoryUsage().heapUsed / 1_048_576),
+      },
     };
   } finally {
     ec2.destroy();

@@ -239,7 +239,7 @@ describe('NodeReconciler: IAM', () => {
     const allowedOnStar = new Set([
       'ec2:DescribeInstances',
       'ec2:DescribeInstanceStatus',
-      'autoscaling:DescribeAutoScalingInstances',
+      'autoscaling:DescribeAutoScalingGroups',
       'autoscaling:DescribeLifecycleHooks',
       // Step Functions log delivery (CDK, for the state machine's log group)
       'logs:CreateLogDelivery',
@@ -265,8 +265,11 @@ describe('NodeReconciler: IAM', () => {
       expect(resourcesOfStatement(grants(list, 'events:PutEvents')[0] as Statement)).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
       // The sweep completes only our hooks: it reads the group's hooks (issue #15: this was denied).
       expect(resourcesOfStatement(grants(list, 'autoscaling:DescribeLifecycleHooks')[0] as Statement)).toEqual(['*']);
-      // Nothing the functions never call: the operator tags (decommission), the workflow heartbeats.
-      for (const unused of ['ec2:CreateTags', 'ec2:DescribeTags', 'autoscaling:RecordLifecycleActionHeartbeat']) expect(grants(list, unused), unused).toEqual([]);
+      // Nothing the functions never call: the operator tags (decommission), the workflow heartbeats, and
+      // Auto Scaling state comes by group (DescribeAutoScalingGroups), not by instance.
+      for (const unused of ['ec2:CreateTags', 'ec2:DescribeTags', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:DescribeAutoScalingInstances']) {
+        expect(grants(list, unused), unused).toEqual([]);
+      }
     }
   });
 

@@ -35,11 +35,15 @@ usePipelineWorld((w) => (world = w));
 const counts = conditionCounts;
 const sorted = (items: readonly string[]): string[] => [...items].sort();
 
-/** The base cost of a sweep of a small cluster: one page of each list, both tag listings, one enrichment each. */
+/**
+ * The base cost of a sweep of a small cluster by a cold container: the cluster's endpoint, one page
+ * of each list, one listing of the cluster's instances whatever tags they carry, one scheduled-event
+ * query; no Auto Scaling call when no instance is in a group.
+ */
 const SWEEP_READS = {
-  'autoscaling DescribeAutoScalingInstances': 1,
+  'eks DescribeCluster': 1,
   'ec2 DescribeInstanceStatus': 1,
-  'ec2 DescribeInstances': 2,
+  'ec2 DescribeInstances': 1,
   'kube GET leases': 1,
   'kube GET nodes': 1,
 };
@@ -68,38 +72,42 @@ describe('sweep: finding each node’s instance', () => {
 
     expect(report.rows).toEqual([{ node: nodeName(21), instanceId: instanceId(21), condition: 'in-sync', reason: `${instanceId(21)} is running and the node is Ready` }]);
     const lookups = world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params));
-    expect(lookups).toHaveLength(3);
-    expect(lookups[2]).toContain('private-dns-name');
-    expect(lookups[2]).toContain(nodeName(21));
+    expect(lookups).toHaveLength(2);
+    expect(lookups[1]).toContain('private-dns-name');
+    expect(lookups[1]).toContain(nodeName(21));
   });
 
-  it('should find instances tagged with either cluster tag convention without looking them up by id', async () => {
+  it('should find instances tagged with either cluster tag convention, or both, in one listing and without looking them up by id', async () => {
     pairs.inSync(world, 22);
     pairs.inSync(world, 23, { instance: { tags: { 'kubernetes.io/cluster/demo': 'owned' } } });
+    pairs.inSync(world, 24, { instance: { tags: { 'eks:cluster-name': 'demo', 'kubernetes.io/cluster/demo': 'owned' } } });
+    // Another cluster's managed instance comes along in the listing and is dropped: not a machine of ours without a Node.
+    world.seedInstance(25, { tags: { 'eks:cluster-name': 'other', 'kubernetes.io/cluster/other': 'owned' } });
 
     const report = await world.sweep();
 
-    expect(report.conditions).toEqual(counts({ 'in-sync': 2 }));
+    expect(report.conditions).toEqual(counts({ 'in-sync': 3 }));
     expect(report.apiCalls).toEqual(SWEEP_READS);
   });
 
-  it('should list the cluster’s instances in pages of 1000', async () => {
-    for (let n = 1; n <= 1_001; n++) world.seedInstance(n, { launchedAgo: '1m' });
+  it('should list the cluster’s instances in pages of 1000, and ask their Auto Scaling groups 100 a call', async () => {
+    for (let n = 1; n <= 1_001; n++) world.seedInstance(n, { launchedAgo: '1m', autoScaling: { group: `ng-${n % 150}` } });
 
     const report = await world.sweep();
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1_001 }));
-    expect(report.apiCalls).toMatchObject({ 'ec2 DescribeInstances': 3, 'autoscaling DescribeAutoScalingInstances': 21 });
+    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'ec2 DescribeInstances': 2, 'autoscaling DescribeAutoScalingGroups': 2 });
     expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params)).filter((p) => p.includes('NextToken'))).toHaveLength(1);
   });
 
-  it('should look the missing instances up 200 ids a call, and their Auto Scaling groups 50 a call', async () => {
-    for (let n = 1; n <= 201; n++) pairs.inSync(world, n, { instance: { tags: {} } });
+  it('should look the missing instances up 200 ids a call, a few calls at a time', async () => {
+    for (let n = 1; n <= 1_001; n++) pairs.inSync(world, n, { instance: { tags: {} } });
+    world.clearLogs();
 
     const report = await world.sweep();
 
-    expect(report.conditions).toEqual(counts({ 'in-sync': 201 }));
-    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'ec2 DescribeInstances': 4, 'autoscaling DescribeAutoScalingInstances': 5 });
+    expect(report.conditions).toEqual(counts({ 'in-sync': 1_001 }));
+    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'ec2 DescribeInstances': 7, 'kube GET nodes': 3, 'kube GET leases': 3 });
     expect(report.errors).toEqual([]);
   });
 });
@@ -176,10 +184,10 @@ describe('sweep: stale-object', () => {
     expect(report.rows).toContainEqual(expect.objectContaining({ node: nodeName(2), condition: 'stale-object', reason: expect.stringContaining('EC2 does not know') as unknown }));
     // The two tag listings, then one lookup by the instance-id filter for the id they did not return.
     const lookups = world.aws.requestLog.filter({ service: 'ec2', operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params));
-    expect(lookups).toHaveLength(3);
-    expect(lookups[2]).toContain('instance-id');
-    expect(lookups[2]).toContain(instanceId(2));
-    expect(report.apiCalls['ec2 DescribeInstances']).toBe(3);
+    expect(lookups).toHaveLength(2);
+    expect(lookups[1]).toContain('instance-id');
+    expect(lookups[1]).toContain(instanceId(2));
+    expect(report.apiCalls['ec2 DescribeInstances']).toBe(2);
     expect(outputEvents(world).map((e) => e.detailType)).toEqual(['Node Deleted']);
   });
 });
@@ -244,7 +252,7 @@ describe('sweep: slated-for-removal', () => {
     const wrap = (deps: ReconcilerDeps): ReconcilerDeps => ({
       ...deps,
       autoScaling: {
-        describeInstances: (ids) => deps.autoScaling.describeInstances(ids),
+        describeGroups: (groups) => deps.autoScaling.describeGroups(groups),
         terminateHooks: (group) => deps.autoScaling.terminateHooks(group),
         markUnhealthy: (id) => deps.autoScaling.markUnhealthy(id),
         completeLifecycleAction: (id, lifecycle, result) => {
@@ -467,7 +475,7 @@ describe('sweep: unknown', () => {
     world.seedInstance(2, { tags: {} });
     world.seedNode(2, { heartbeating: false, lastHeartbeat: world.clock.now() - HOUR });
     const runtime = world.newRuntime({ maxAttempts: 2 });
-    world.aws.faults.throttle({ service: 'ec2', operation: 'DescribeInstances', script: [false, false, true, true] });
+    world.aws.faults.throttle({ service: 'ec2', operation: 'DescribeInstances', script: [false, true, true] });
 
     const report = await world.sweep({ runtime });
 
@@ -477,8 +485,8 @@ describe('sweep: unknown', () => {
     expect(kubeWrites(world)).toEqual(['create events']);
     expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: nodeName(2), reason: 'InstanceLookupFailed', type: 'Warning' })]);
     // Counted once per command whatever the retries; the emulator saw both attempts.
-    expect(report.apiCalls['ec2 DescribeInstances']).toBe(3);
-    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => e.errorCode ?? 'ok')).toEqual(['ok', 'ok', 'RequestLimitExceeded', 'RequestLimitExceeded']);
+    expect(report.apiCalls['ec2 DescribeInstances']).toBe(2);
+    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => e.errorCode ?? 'ok')).toEqual(['ok', 'RequestLimitExceeded', 'RequestLimitExceeded']);
     expect(outputEvents(world)).toEqual([]);
   });
 
@@ -490,7 +498,7 @@ describe('sweep: unknown', () => {
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, unknown: 1 }));
     expect(report.rows).toContainEqual(expect.objectContaining({ node: malformed, condition: 'unknown', reason: expect.stringContaining('malformed providerID') as unknown }));
-    expect(report.apiCalls['ec2 DescribeInstances']).toBe(2);
+    expect(report.apiCalls['ec2 DescribeInstances']).toBe(1);
     expect(kubeWrites(world)).toEqual(['create events']);
     expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: malformed, reason: 'InstanceLookupFailed', type: 'Warning' })]);
   });

@@ -36,18 +36,25 @@ export class RequestLog {
   constructor(private readonly capacity = 100_000) {}
 
   get entries(): readonly RequestLogEntry[] {
+    this.compact();
     return this.list;
   }
 
   add(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
     const full = { ...entry, seq: ++this.seq };
     this.list.push(full);
-    if (this.list.length > this.capacity) this.list.splice(0, this.list.length - this.capacity);
+    // Dropping the oldest one entry at a time would move the whole log on every request once it is
+    // full: let it grow to twice the capacity, then drop a capacity's worth at once (amortized O(1)).
+    if (this.list.length >= 2 * this.capacity) this.compact();
     return full;
   }
 
+  private compact(): void {
+    if (this.list.length > this.capacity) this.list = this.list.slice(this.list.length - this.capacity);
+  }
+
   filter(filter: LogFilter = {}): readonly RequestLogEntry[] {
-    return this.list.filter(
+    return this.entries.filter(
       (e) =>
         (filter.service === undefined || e.service === filter.service) &&
         (filter.operation === undefined || e.operation === filter.operation) &&

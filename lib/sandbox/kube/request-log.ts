@@ -31,15 +31,22 @@ export class RequestLog {
 
   add(entry: RequestLogEntry): void {
     this.items.push(entry);
-    if (this.items.length > this.capacity) this.items.splice(0, this.items.length - this.capacity);
+    // Dropping the oldest one entry at a time would move the whole log on every request once it is
+    // full: let it grow to twice the capacity, then drop a capacity's worth at once (amortized O(1)).
+    if (this.items.length >= 2 * this.capacity) this.compact();
   }
 
   get entries(): readonly RequestLogEntry[] {
+    this.compact();
     return this.items;
   }
 
+  private compact(): void {
+    if (this.items.length > this.capacity) this.items = this.items.slice(this.items.length - this.capacity);
+  }
+
   filter(match: Partial<Pick<RequestLogEntry, 'method' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'status' | 'user'>>): RequestLogEntry[] {
-    return this.items.filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
+    return this.entries.filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
   }
 
   count(match: Parameters<RequestLog['filter']>[0] = {}): number {

@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { systemClock, type Clock } from '../../model/clock.js';
 import { authenticate, type AuthOptions, type UserInfo } from './auth.js';
 import { impersonate, impersonationOf } from './impersonation.js';
@@ -20,7 +22,7 @@ import { requestInfo, type RequestInfo } from './request-info.js';
 import { RequestLog } from './request-log.js';
 import { KubeStore } from './store.js';
 import { selfSignedCertificate, type Certificate } from './tls.js';
-import { toJson } from './serialize.js';
+import { toJsonBytes } from './serialize.js';
 
 export type KubeEmulatorOptions = {
   /**
@@ -93,15 +95,22 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-  const text = typeof body === 'string' ? body : toJson(body);
+/** The API server compresses answers of 128 KB or more for clients that accept gzip, at gzip's fastest level. */
+const GZIP_THRESHOLD = 128 * 1024;
+const gzipFast = promisify(gzip);
+
+async function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, acceptEncoding = ''): Promise<void> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : toJsonBytes(body);
+  const compress = bytes.byteLength >= GZIP_THRESHOLD && /\bgzip\b/.test(acceptEncoding);
+  const out = compress ? await gzipFast(bytes, { level: 1 }) : bytes;
   res.writeHead(code, {
     'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-    'Content-Length': Buffer.byteLength(text),
+    'Content-Length': out.byteLength,
     'Cache-Control': 'no-cache, private',
+    ...(compress ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
     ...headers,
   });
-  res.end(text);
+  res.end(out);
 }
 
 /** A Warning header value (RFC 7234) as the API server writes them: `299 - "<text>"`. */
@@ -211,12 +220,12 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
           })
         : nonResource(info);
       status = answer.code;
-      send(res, answer.code, answer.body, { Date: httpDate(), ...((answer.warnings ?? []).length > 0 ? { Warning: (answer.warnings ?? []).map(warningHeader) } : {}) });
+      await send(res, answer.code, answer.body, { Date: httpDate(), ...((answer.warnings ?? []).length > 0 ? { Warning: (answer.warnings ?? []).map(warningHeader) } : {}) }, req.headers['accept-encoding'] ?? '');
     } catch (error) {
       const failure = error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
       status = failure.code;
       if (!res.headersSent) {
-        send(res, failure.code, failure.toStatus(), { Date: httpDate(), ...(failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }) });
+        await send(res, failure.code, failure.toStatus(), { Date: httpDate(), ...(failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }) });
       }
     } finally {
       let logged: unknown;
@@ -247,7 +256,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, internalError(String(error)).toStatus());
+      if (!res.headersSent) void send(res, 500, internalError(String(error)).toStatus());
     });
   };
   const certificate = options.tls === true ? selfSignedCertificate() : options.tls === false ? undefined : options.tls;

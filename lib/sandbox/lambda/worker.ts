@@ -6,6 +6,7 @@
 // provides it) stay loaded. Built to plain JavaScript by runtime-build.ts.
 import { enableCompileCache, registerHooks } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+import zlib from 'node:zlib';
 import type { FunctionErrorPayload, HostMessage, InvocationContextData, LoadRequest, WorkerData, WorkerMessage } from './protocol.js';
 import { installVirtualTime } from './virtual-time.js';
 
@@ -27,6 +28,45 @@ registerHooks({
 });
 
 const timers = installVirtualTime(now);
+
+/**
+ * Chunks the thread's zlib streams are working on. zlib runs in libuv's thread pool, which
+ * process.getActiveResourcesInfo() does not show: without this count, a function decompressing an
+ * answer (the Kubernetes client's gzip) would look as if it waited for nothing but time, and the
+ * world would move the clock past its deadline.
+ */
+const zlibWork = (() => {
+  type Transform = (this: NodeJS.EventEmitter, chunk: unknown, encoding: unknown, callback: (...args: unknown[]) => void) => void;
+  let inFlight = 0;
+  const pending = new WeakMap<object, number>();
+  const settle = (stream: object, all: boolean): void => {
+    const count = pending.get(stream) ?? 0;
+    const done = all ? count : Math.min(count, 1);
+    pending.set(stream, count - done);
+    inFlight -= done;
+  };
+  const patched = new Set<object>();
+  const classes = [zlib.Gunzip, zlib.Gzip, zlib.Inflate, zlib.Deflate, zlib.InflateRaw, zlib.DeflateRaw, zlib.Unzip, zlib.BrotliCompress, zlib.BrotliDecompress];
+  for (const cls of classes) {
+    // The prototype that defines _transform (shared by the zlib classes), patched once.
+    let proto: object | null = cls.prototype;
+    while (proto !== null && !Object.hasOwn(proto, '_transform')) proto = Object.getPrototypeOf(proto) as object | null;
+    if (proto === null || patched.has(proto)) continue;
+    patched.add(proto);
+    const owner = proto as { _transform: Transform };
+    const transform = owner._transform;
+    owner._transform = function (this: NodeJS.EventEmitter, chunk, encoding, callback) {
+      if (!pending.has(this)) this.once('close', () => settle(this, true));
+      pending.set(this, (pending.get(this) ?? 0) + 1);
+      inFlight += 1;
+      transform.call(this, chunk, encoding, (...args: unknown[]) => {
+        settle(this, false);
+        callback(...args);
+      });
+    };
+  }
+  return { busy: (): boolean => inFlight > 0 };
+})();
 
 // What the function writes goes to its log stream (the host keeps it), not to the sandbox's terminal.
 let logs: string[] = [];
@@ -56,8 +96,8 @@ type Handler = (event: unknown, context: Record<string, unknown>) => Promise<unk
 
 /**
  * While an invocation runs, every millisecond of real time: run the timers now due; when nothing
- * but a timer can move the invocation on (no socket, lookup or file operation in flight, twice in a
- * row), say so once and wait for the host's `wake`.
+ * but a timer can move the invocation on (no socket, lookup, file or zlib operation in flight,
+ * twice in a row), say so once and wait for the host's `wake`.
  */
 class Invocation {
   private quietPolls = 0;
@@ -82,7 +122,7 @@ class Invocation {
     if (this.finished || this.waiting) return;
     const fired = timers.fireDue();
     // Left aside: real timers (this poll's own; every other is virtual) and message ports (the host's, stdout's).
-    const busy = process.getActiveResourcesInfo().some((kind) => kind !== 'Timeout' && kind !== 'MessagePort');
+    const busy = zlibWork.busy() || process.getActiveResourcesInfo().some((kind) => kind !== 'Timeout' && kind !== 'MessagePort');
     this.quietPolls = fired > 0 || busy ? 0 : this.quietPolls + 1;
     if (this.quietPolls >= 2) {
       this.waiting = true;

@@ -157,9 +157,11 @@ function checkRepairs(sandbox: Sandbox, wanted: NonNullable<ScenarioExpect['repa
   if (JSON.stringify(got) !== JSON.stringify(expected)) return [`repairs: expected [${expected.join(', ')}], got [${got.join(', ')}] marked Unhealthy`];
   const problems: string[] = [];
   const at = (ms: number) => `+${Math.round((ms - sandbox.start) / 1000)}s`;
+  // The machines seeded with a Node (by its providerID; seededNodes keeps only the Nodes expectations name).
+  const seededWithNode = new Set(sandbox.scenario.nodes.flatMap((n) => /\/(i-[0-9a-f]+)$/.exec(n.providerID ?? '')?.[1] ?? []));
   for (const id of expected) {
     const marked = Math.min(...marks.filter((c) => c.instanceId === id).map((c) => c.at));
-    const hadNode = [...sandbox.seededNodes.values()].some((n) => n.spec?.providerID?.endsWith(`/${id}`) === true);
+    const hadNode = seededWithNode.has(id);
     const drained = drainRecords(sandbox).some((r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
     if (hadNode && !drained) problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
     const instance = state.instances.get(id);

@@ -165,8 +165,16 @@ export interface SimulateOptions {
   readonly sandbox?: SandboxOptions;
 }
 
-export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox }> {
+/** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
+export interface SimulationTimings {
+  readonly seedMs: number;
+  readonly runMs: number;
+}
+
+export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
+  const seedStart = performance.now();
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
+  const seedMs = performance.now() - seedStart;
   try {
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];
@@ -183,7 +191,11 @@ export async function simulate(loaded: LoadedScenario, options: SimulateOptions 
     const drains = drainRecords(sandbox);
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
     const denied = denialsOf(sandbox);
-    return { simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, denied, ...(expectations ? { expectations } : {}) }, sandbox };
+    return {
+      simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, denied, ...(expectations ? { expectations } : {}) },
+      sandbox,
+      timings: { seedMs, runMs: performance.now() - seedStart - seedMs },
+    };
   } finally {
     if (!options.keepOpen) await sandbox.close();
   }

@@ -6,18 +6,42 @@ import type { Scenario, ScenarioNode } from '../scenario/schema.js';
 
 const LIVE_STATES = new Set(['pending', 'running']);
 
+/** The scenario's instances by id and by private DNS name, built once per scenario: seeding stays linear. */
+interface InstanceIndex {
+  readonly byId: ReadonlyMap<string, Scenario['instances'][number]>;
+  readonly byDnsName: ReadonlyMap<string, Scenario['instances'][number]>;
+}
+const indexes = new WeakMap<Scenario, InstanceIndex>();
+
+function indexOf(scenario: Scenario): InstanceIndex {
+  let index = indexes.get(scenario);
+  if (index === undefined) {
+    const byId = new Map<string, Scenario['instances'][number]>();
+    const byDnsName = new Map<string, Scenario['instances'][number]>();
+    for (const instance of scenario.instances) {
+      byId.set(instance.id, instance);
+      // The first instance of a name wins, as a scan of the list in order would find it.
+      const name = instance.privateDnsName ?? '';
+      if (!byDnsName.has(name)) byDnsName.set(name, instance);
+    }
+    index = { byId, byDnsName };
+    indexes.set(scenario, index);
+  }
+  return index;
+}
+
 function instanceStateOf(scenario: Scenario, node: ScenarioNode): string | undefined {
   if (node.providerID) {
     try {
       const ref = parseProviderId(node.providerID);
       if (ref.kind !== 'ec2') return 'running';
-      return scenario.instances.find((i) => i.id === ref.instanceId)?.state ?? 'absent';
+      return indexOf(scenario).byId.get(ref.instanceId)?.state ?? 'absent';
     } catch (error) {
       if (error instanceof MalformedProviderIdError) return undefined;
       throw error;
     }
   }
-  return scenario.instances.find((i) => (i.privateDnsName ?? '') === node.name)?.state;
+  return indexOf(scenario).byDnsName.get(node.name)?.state;
 }
 
 /** The format's rule: a node's kubelet heartbeats by default exactly when its machine is pending or running. */

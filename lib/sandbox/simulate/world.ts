@@ -69,7 +69,7 @@ export interface Sandbox {
   readonly queue: SignalQueue;
   readonly poller: QueuePoller;
   readonly driver: WorldDriver;
-  /** The nodes as seeded (after the emulator's defaults), to tell `untouched` from changed. */
+  /** The nodes the scenario's expectations name, as seeded (after the emulator's defaults), to tell `untouched` from changed. */
   readonly seededNodes: ReadonlyMap<string, NodeObject>;
   /** Puts an event on the default bus, as AWS does: the stack's rules route it (to the signal queue) or drop it. Returns the rules it matched. */
   putEvent(event: unknown): readonly string[];
@@ -171,11 +171,26 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     await closeAll();
     throw error;
   }
+  // Only the Nodes an expectation names are ever compared with their seeded selves: copying all of
+  // them would cost a 100,000-node scenario a second copy of its largest objects.
   const seededNodes = new Map<string, NodeObject>();
-  for (const node of kube.store.listNodes()) if (node.metadata.name) seededNodes.set(node.metadata.name, structuredClone(node));
+  for (const name of Object.keys(scenario.expect?.nodes ?? {})) {
+    const node = kube.store.getNode(name);
+    if (node) seededNodes.set(name, structuredClone(node));
+  }
 
-  // Machines stop heartbeating when they stop or go, and start again when they run.
-  const nodeOfInstance = (instanceId: string) => kube.store.listNodes().find((n) => n.spec?.providerID?.endsWith(`/${instanceId}`))?.metadata.name;
+  // Machines stop heartbeating when they stop or go, and start again when they run. Nodes keep
+  // their providerID (a kubelet re-registers the same one), so the seeded ones are the index; of
+  // several Nodes claiming one machine, the first by name that exists now (the list order).
+  const nodesByInstance = new Map<string, string[]>();
+  for (const node of scenario.nodes) {
+    const instanceId = /\/(i-[0-9a-f]+)$/.exec(node.providerID ?? '')?.[1];
+    if (instanceId !== undefined) nodesByInstance.set(instanceId, [...(nodesByInstance.get(instanceId) ?? []), node.name].sort());
+  }
+  const claims = (instanceId: string) => (name: string | undefined) => name !== undefined && kube.store.getNode(name)?.spec?.providerID?.endsWith(`/${instanceId}`) === true;
+  // A machine launched mid-run (a group's replacement, node-health.ts) registers its Node under its private DNS name.
+  const nodeOfInstance = (instanceId: string) =>
+    nodesByInstance.get(instanceId)?.find(claims(instanceId)) ?? [aws.state.instances.get(instanceId)?.privateDnsName].find(claims(instanceId));
   aws.state.onChange((change) => {
     if (change.kind !== 'instance-state') return;
     const node = nodeOfInstance(change.instanceId);

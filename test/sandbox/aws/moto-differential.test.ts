@@ -2,7 +2,13 @@
 // seeded in moto (through the SDK) and in ours (programmatically), the same AWS SDK v3 calls go to
 // both, and normalised answers are compared. Where moto is known to differ from AWS, the test
 // follows the AWS documentation and says so (MOTO DIFFERS).
-import { CompleteLifecycleActionCommand, CreateAutoScalingGroupCommand, DescribeAutoScalingInstancesCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
+import {
+  CompleteLifecycleActionCommand,
+  CreateAutoScalingGroupCommand,
+  DescribeAutoScalingGroupsCommand,
+  DescribeAutoScalingInstancesCommand,
+  SetInstanceHealthCommand,
+} from '@aws-sdk/client-auto-scaling';
 import {
   CreateLaunchTemplateCommand,
   DescribeInstancesCommand,
@@ -321,7 +327,15 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
           (out.AutoScalingInstances ?? []).map((i) => [i.InstanceId, i.AutoScalingGroupName, i.AvailabilityZone, i.LifecycleState, i.HealthStatus?.toUpperCase(), i.ProtectedFromScaleIn]).sort(),
         );
     const target = members[0]?.InstanceId ?? '';
+    // The sweep reads lifecycle states through the groups (one call for up to 100 groups).
+    const groups = (c: Clients) =>
+      c.autoScaling
+        .send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-a', 'absent'], MaxRecords: 100 }))
+        .then((out) =>
+          (out.AutoScalingGroups ?? []).map((g) => [g.AutoScalingGroupName, (g.Instances ?? []).map((i) => [i.InstanceId, i.AvailabilityZone, i.LifecycleState, i.HealthStatus, i.ProtectedFromScaleIn]).sort()]),
+        );
 
+    const [theirGroups, ourGroups] = await both(groups);
     const [theirs, ours] = await both(normalise);
     await both((c) => c.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: target, HealthStatus: 'Healthy' })));
     const [theirsHealthy, oursHealthy] = await both(normalise);
@@ -331,6 +345,7 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
 
     expect(theirs).toHaveLength(2);
     expect(ours).toEqual(theirs);
+    expect(ourGroups).toEqual(theirGroups);
     expect((await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances?.map((i) => i.HealthStatus)).toEqual(['HEALTHY', 'HEALTHY']);
     expect(oursHealthy).toEqual(theirsHealthy);
     // EC2 Auto Scaling answers ValidationError (no pending action for that hook); moto 5 does not implement the call.

@@ -166,6 +166,29 @@ describe('DescribeInstances', () => {
     expect(pages.flat()).toEqual(Array.from({ length: 12 }, (_, i) => instanceId(i + 1)));
   });
 
+  it('should paginate a filtered listing whose matches are sparse, every match once and no empty last page', async () => {
+    for (let n = 1; n <= 30; n++) world.aws.state.seedInstance(anInstance(n, n % 3 === 0 ? {} : { tags: { 'eks:cluster-name': 'other' } }));
+
+    const pages: string[][] = [];
+    let token: string | undefined;
+    do {
+      const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }], MaxResults: 5, NextToken: token }));
+      pages.push(idsOf(out));
+      token = out.NextToken;
+    } while (token !== undefined);
+
+    expect(pages.map((p) => p.length)).toEqual([5, 5]);
+    expect(pages.flat()).toEqual(Array.from({ length: 10 }, (_, i) => instanceId(3 * (i + 1))));
+  });
+
+  it('should answer an instance-id filter in listing order whatever the order of its values, with unknown ids simply absent', async () => {
+    for (let n = 1; n <= 6; n++) world.aws.state.seedInstance(anInstance(n));
+
+    const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: [instanceId(5), instanceId(9), instanceId(2), instanceId(5)] }] }));
+
+    expect(idsOf(out)).toEqual([instanceId(2), instanceId(5)]);
+  });
+
   it.each([
     [{ MaxResults: 4 }, 'InvalidParameterValue'],
     [{ MaxResults: 1001 }, 'InvalidParameterValue'],

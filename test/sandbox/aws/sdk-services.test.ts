@@ -2,6 +2,7 @@
 // product uses, plus the emulator's programmatic side (seeding, faults, log, changes).
 import {
   CompleteLifecycleActionCommand,
+  DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
   DescribeLifecycleHooksCommand,
   RecordLifecycleActionHeartbeatCommand,
@@ -42,6 +43,32 @@ describe('Auto Scaling lifecycle actions', () => {
       [instanceId(1), 'ng-a', 'Terminating:Wait', 'HEALTHY', 'us-east-1a'],
       [instanceId(2), 'ng-a', 'InService', 'HEALTHY', 'us-east-1a'],
     ]);
+  });
+
+  it('should describe groups with each instance and its lifecycle state, and leave unknown names out', async () => {
+    seedWaiting();
+    world.aws.state.seedInstance(anInstance(3, { autoScaling: { group: 'ng-b' } }));
+
+    const out = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-b', 'ng-a', 'nope'], MaxRecords: 100 }));
+
+    expect(out.AutoScalingGroups?.map((g) => [g.AutoScalingGroupName, g.DesiredCapacity, g.Instances?.map((i) => [i.InstanceId, i.LifecycleState, i.HealthStatus])])).toEqual([
+      ['ng-a', 2, [[instanceId(1), 'Terminating:Wait', 'Healthy'], [instanceId(2), 'InService', 'Healthy']]],
+      ['ng-b', 1, [[instanceId(3), 'InService', 'Healthy']]],
+    ]);
+    expect(out.NextToken).toBeUndefined();
+  });
+
+  it('should page groups by MaxRecords, and refuse more names than the page holds', async () => {
+    for (let n = 1; n <= 5; n++) world.aws.state.seedInstance(anInstance(n, { autoScaling: { group: `ng-${n}` } }));
+
+    const first = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ MaxRecords: 3 }));
+    const second = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ MaxRecords: 3, NextToken: first.NextToken }));
+    const tooMany = await errorOf(world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: Array.from({ length: 51 }, (_, i) => `g-${i}`) })));
+
+    expect(first.AutoScalingGroups?.map((g) => g.AutoScalingGroupName)).toEqual(['ng-1', 'ng-2', 'ng-3']);
+    expect(second.AutoScalingGroups?.map((g) => g.AutoScalingGroupName)).toEqual(['ng-4', 'ng-5']);
+    expect(second.NextToken).toBeUndefined();
+    expect(tooMany.name).toBe('ValidationError');
   });
 
   it('should describe the group terminate hook, and refuse an unknown group', async () => {

@@ -1,21 +1,30 @@
 import { AwsError } from '../errors.js';
-import type { AwsQueryService, BoundCall, HttpReply, IncomingRequest, QueryResultValue } from '../services/types.js';
+import { RenderedMember, type AwsQueryService, type BoundCall, type HttpReply, type IncomingRequest, type QueryResultValue } from '../services/types.js';
 import { formParams } from './form.js';
 import { tryDecodeQueryParams } from './query-input.js';
-import { el, elWithAttributes, isoTime, renderXml, type XmlElement } from './xml.js';
+import { el, elWithAttributes, isoTime, renderFragment, renderXml, type XmlElement, type XmlRaw } from './xml.js';
 
 const XML_HEADERS = { 'content-type': 'text/xml' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-function toXml(name: string, value: QueryResultValue): XmlElement | undefined {
+function toXml(name: string, value: QueryResultValue): XmlElement | XmlRaw | undefined {
   if (value === undefined) return undefined;
   if (value instanceof Date) return el(name, isoTime(value.getTime()));
+  // Rendered already, as the list member it is.
+  if (value instanceof RenderedMember) return value.xml;
   if (Array.isArray(value)) return el(name, value.map((item: QueryResultValue) => toXml('member', item)));
   if (typeof value === 'object') return el(name, Object.entries(value as Record<string, QueryResultValue>).map(([k, v]) => toXml(k, v)));
   return el(name, String(value));
 }
 
+/** A list member rendered once, to be reused while `value` does not change. */
+export function renderMember(value: QueryResultValue): RenderedMember {
+  const element = toXml('member', value);
+  return new RenderedMember(value, element === undefined ? { raw: '' } : 'raw' in element ? element : renderFragment(element));
+}
+
 function toJson(value: QueryResultValue): unknown {
+  if (value instanceof RenderedMember) return toJson(value.value);
   if (value instanceof Date) return value.getTime() / 1000;
   if (Array.isArray(value)) return value.map((item: QueryResultValue) => toJson(item));
   if (value !== null && typeof value === 'object') {

@@ -4,7 +4,11 @@ export interface XmlElement {
   readonly attributes?: Readonly<Record<string, string>>;
   readonly children: readonly XmlChild[];
 }
-export type XmlChild = XmlElement | string;
+/** Markup rendered already (by renderFragment): written as it is. */
+export interface XmlRaw {
+  readonly raw: string;
+}
+export type XmlChild = XmlElement | string | XmlRaw;
 /** What builders accept: absent optional members (undefined) and nested lists flatten away. */
 export type XmlInput = XmlChild | undefined | readonly XmlInput[];
 
@@ -41,11 +45,14 @@ export function escapeXml(text: string, inAttribute = false): string {
   return text.replace(inAttribute ? /[&<>"]/g : /[&<>]/g, (c) => ESCAPES[c] ?? c);
 }
 
-export function renderXml(root: XmlElement): string {
-  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+function render(root: XmlElement, parts: string[]): string {
   const write = (node: XmlChild): void => {
     if (typeof node === 'string') {
       parts.push(escapeXml(node));
+      return;
+    }
+    if ('raw' in node) {
+      parts.push(node.raw);
       return;
     }
     const attrs = Object.entries(node.attributes ?? {})
@@ -61,6 +68,15 @@ export function renderXml(root: XmlElement): string {
   };
   write(root);
   return parts.join('');
+}
+
+export function renderXml(root: XmlElement): string {
+  return render(root, ['<?xml version="1.0" encoding="UTF-8"?>\n']);
+}
+
+/** An element rendered once, to be placed in documents as it is (an emulated instance's item, cached). */
+export function renderFragment(element: XmlElement): XmlRaw {
+  return { raw: render(element, []) };
 }
 
 /** Timestamps in query-protocol XML are ISO 8601 with milliseconds, as EC2 and Auto Scaling send them. */

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { AwsError } from '../errors.js';
 import { stableHex } from '../ids.js';
-import { LifecycleActionNotFound, type ActionSelector } from '../state/autoscaling.js';
+import { renderMember } from '../protocol/aws-query.js';
+import { LifecycleActionNotFound, type ActionSelector, type AsgMember } from '../state/autoscaling.js';
 import { paginate } from './pagination.js';
-import type { AwsQueryService, QueryResultValue, RequestContext } from './types.js';
+import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
 import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
 
 const invalid = smithyValidation('ValidationError');
@@ -58,7 +59,7 @@ function describeAutoScalingInstances(params: unknown, ctx: RequestContext): Rec
   const ids = input.InstanceIds ?? [];
   const wanted = new Set(ids);
   // Unknown ids are simply absent from the answer (no error), unlike EC2.
-  const members = ctx.state.autoScaling.listed().filter((m) => wanted.size === 0 || wanted.has(m.instanceId));
+  const members = ctx.state.autoScaling.listed(wanted);
   const page = paginate(members, { size: input.MaxRecords ?? 50, token: input.NextToken, kind: 'dasi' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
   return {
     AutoScalingInstances: page.items.map((m) => {
@@ -72,6 +73,85 @@ function describeAutoScalingInstances(params: unknown, ctx: RequestContext): Rec
         HealthStatus: m.healthStatus,
         LaunchTemplate: { LaunchTemplateId: `lt-${stableHex(`template:${m.group}`, 17)}`, LaunchTemplateName: `${m.group}-template`, Version: '1' },
         ProtectedFromScaleIn: m.protectedFromScaleIn,
+      };
+    }),
+    NextToken: page.nextToken,
+  };
+}
+
+const DescribeAutoScalingGroupsInput = z.object({
+  AutoScalingGroupNames: queryList(GroupName, 1600).optional(),
+  MaxRecords: queryInt.pipe(z.number().int().min(1).max(100)).optional(),
+  NextToken: z.string().optional(),
+  IncludeInstances: queryBool.optional(),
+  Filters: z.unknown().optional(),
+});
+
+/** A UUID-shaped id stable per group name, as ARNs of Auto Scaling groups carry one. */
+function groupUuid(group: string): string {
+  const h = stableHex(`group:${group}`, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+const launchTemplateOf = (group: string) => ({ LaunchTemplateId: `lt-${stableHex(`template:${group}`, 17)}`, LaunchTemplateName: `${group}-template`, Version: '1' });
+
+/** A group's instance as DescribeAutoScalingGroups lists it, rendered once until its state or health changes. */
+const renderedMembers = new WeakMap<AsgMember, { readonly key: string; readonly member: RenderedMember }>();
+function groupMember(m: AsgMember, ctx: RequestContext): RenderedMember {
+  const key = `${m.lifecycleState}|${m.healthStatus}|${String(m.protectedFromScaleIn)}`;
+  const cached = renderedMembers.get(m);
+  if (cached?.key === key) return cached.member;
+  const instance = ctx.state.instances.get(m.instanceId);
+  const member = renderMember({
+    InstanceId: m.instanceId,
+    InstanceType: instance?.instanceType,
+    AvailabilityZone: instance?.zone,
+    LifecycleState: m.lifecycleState,
+    // DescribeAutoScalingGroups spells it Healthy/Unhealthy (DescribeAutoScalingInstances: HEALTHY).
+    HealthStatus: m.healthStatus === 'HEALTHY' ? 'Healthy' : 'Unhealthy',
+    LaunchTemplate: launchTemplateOf(m.group),
+    ProtectedFromScaleIn: m.protectedFromScaleIn,
+  });
+  renderedMembers.set(m, { key, member });
+  return member;
+}
+
+/**
+ * Groups with their instances and each one's LifecycleState: one call answers for up to 100 groups
+ * (MaxRecords), however many instances they hold. Unknown names are simply absent, as on AWS.
+ */
+function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(DescribeAutoScalingGroupsInput, params, invalid);
+  if (input.Filters !== undefined) throw new AwsError('ValidationError', 'Filters are not emulated: name the groups in AutoScalingGroupNames');
+  const size = input.MaxRecords ?? 50;
+  const names = input.AutoScalingGroupNames;
+  // AWS takes up to 50 names, or up to MaxRecords when it is higher.
+  if (names !== undefined && names.length > Math.max(50, size)) {
+    throw new AwsError('ValidationError', `The number of AutoScalingGroupNames (${names.length}) exceeds the maximum (${Math.max(50, size)}); raise MaxRecords (up to 100)`);
+  }
+  const store = ctx.state.autoScaling;
+  const groups = names === undefined ? store.groupNames() : [...new Set(names)].filter((g) => store.hasGroup(g)).sort();
+  const page = paginate(groups, { size, token: input.NextToken, kind: 'dasg' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
+  const now = ctx.state.now();
+  return {
+    AutoScalingGroups: page.items.map((group) => {
+      const members = store.listedIn(group);
+      const zones = [...new Set(members.map((m) => ctx.state.instances.get(m.instanceId)?.zone ?? ''))].filter((z) => z !== '').sort();
+      return {
+        AutoScalingGroupName: group,
+        AutoScalingGroupARN: `arn:aws:autoscaling:${ctx.state.region}:${ctx.state.accountId}:autoScalingGroup:${groupUuid(group)}:autoScalingGroupName/${group}`,
+        LaunchTemplate: launchTemplateOf(group),
+        MinSize: 0,
+        MaxSize: Math.max(members.length, 1),
+        DesiredCapacity: members.length,
+        DefaultCooldown: 300,
+        AvailabilityZones: zones,
+        HealthCheckType: 'EC2',
+        HealthCheckGracePeriod: 15,
+        Instances: input.IncludeInstances === false ? undefined : members.map((m) => groupMember(m, ctx)),
+        CreatedTime: new Date(now - 30 * 86_400_000),
+        NewInstancesProtectedFromScaleIn: false,
+        TerminationPolicies: ['Default'],
       };
     }),
     NextToken: page.nextToken,
@@ -133,6 +213,7 @@ export const autoScalingService: AwsQueryService = {
   throttlingError: () => new AwsError('Throttling', 'Rate exceeded'),
   operations: {
     DescribeAutoScalingInstances: describeAutoScalingInstances,
+    DescribeAutoScalingGroups: describeAutoScalingGroups,
     CompleteLifecycleAction: completeLifecycleAction,
     RecordLifecycleActionHeartbeat: recordLifecycleActionHeartbeat,
     SetInstanceHealth: setInstanceHealth,

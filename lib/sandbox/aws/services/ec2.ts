@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { isInstanceId } from '../../../model/instance-id.js';
 import { AwsError } from '../errors.js';
-import { el, isoTime, leaf, list, type XmlInput } from '../protocol/xml.js';
+import { el, isoTime, leaf, list, renderFragment, type XmlInput, type XmlRaw } from '../protocol/xml.js';
 import type { InstanceRecord } from '../state/instances.js';
 import { STATE_CODES } from '../state/instances.js';
 import { compileFilters, instanceFilter, privateDnsNameOf, privateIpOf, type FilterInput } from './ec2-filters.js';
-import { paginate } from './pagination.js';
+import { paginate, scanPage } from './pagination.js';
 import type { Ec2QueryService, RequestContext } from './types.js';
 import { issuePath, parseInput, queryBool, queryInt, type Issue } from './validate.js';
 
@@ -138,6 +138,22 @@ function instanceXml(i: InstanceRecord): XmlInput[] {
   ];
 }
 
+/**
+ * An instance's `item`, rendered once and again only when what it shows changes (state, reasons,
+ * tags): a 100,000-instance listing re-renders nothing that did not change.
+ */
+const rendered = new WeakMap<InstanceRecord, { readonly key: string; readonly xml: XmlRaw }>();
+function instanceItem(i: InstanceRecord): XmlRaw {
+  let tags = '';
+  for (const [k, v] of i.tags) tags += `${k}\u0000${v}\u0000`;
+  const key = `${i.state}\u0001${i.transitionReason}\u0001${i.stateReason?.code ?? ''}\u0001${i.stateReason?.message ?? ''}\u0001${tags}`;
+  const cached = rendered.get(i);
+  if (cached?.key === key) return cached.xml;
+  const xml = renderFragment(el('item', ...instanceXml(i)));
+  rendered.set(i, { key, xml });
+  return xml;
+}
+
 /** Consecutive instances of one reservation share a `reservationSet` item, as on EC2. */
 function reservationsXml(instances: readonly InstanceRecord[], ownerId: string): XmlInput {
   const groups: InstanceRecord[][] = [];
@@ -150,18 +166,37 @@ function reservationsXml(instances: readonly InstanceRecord[], ownerId: string):
     el('reservationId', members[0]?.reservationId ?? ''),
     el('ownerId', ownerId),
     el('groupSet'),
-    list('instancesSet', members, instanceXml),
+    el('instancesSet', members.map(instanceItem)),
   ]);
+}
+
+/**
+ * The instances a listing looks at, each with its position in listing order, from `start` on: those
+ * an exact `instance-id` filter names (looked up, not scanned for), else every instance.
+ */
+function candidatesFrom(filters: readonly FilterInput[], ctx: RequestContext): (start: number) => Iterable<readonly [InstanceRecord, number]> {
+  const byId = filters.find((f) => f.name === 'instance-id' && f.values.every((v) => !/[*?]/.test(v)));
+  if (byId) {
+    const named = ctx.state.instances.positioned(byId.values);
+    return (start) => named.filter(([, position]) => position >= start);
+  }
+  return (start) => ctx.state.instances.fromPosition(start);
 }
 
 function describeInstances(params: unknown, ctx: RequestContext): XmlInput[] {
   const input = parseInput(DescribeInstancesInput, params, ec2Invalid);
   dryRun(input.DryRun);
   checkMaxResults(input.MaxResults, input.InstanceId);
-  const matches = compileFilters(filtersOf(input.Filter), instanceFilter);
+  const filters = filtersOf(input.Filter);
+  const matches = compileFilters(filters, instanceFilter);
   const ids = input.InstanceId ?? [];
-  const candidates = ids.length > 0 ? requireInstances(ids, ctx) : ctx.state.instances.visible(ctx.state.now());
-  const page = paginate(candidates.filter(matches), { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+  if (ids.length > 0) {
+    const page = paginate(requireInstances(ids, ctx).filter(matches), { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+    return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
+  }
+  const now = ctx.state.now();
+  const visible = (i: InstanceRecord) => ctx.state.instances.isVisible(i, now) && matches(i);
+  const page = scanPage(candidatesFrom(filters, ctx), visible, { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
   return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
 }
 
@@ -210,10 +245,12 @@ function describeInstanceStatus(params: unknown, ctx: RequestContext): XmlInput[
   const matches = compileFilters(filtersOf(input.Filter), statusFilter);
   const ids = input.InstanceId ?? [];
   const now = ctx.state.now();
-  const candidates = ids.length > 0 ? requireInstances(ids, ctx) : ctx.state.instances.visible(now);
   // Without IncludeAllInstances only running instances have a status to report.
-  const selected = candidates.filter((i) => (input.IncludeAllInstances === true || i.state === 'running') && matches(i));
-  const page = paginate(selected, { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken);
+  const selected = (i: InstanceRecord) => (input.IncludeAllInstances === true || i.state === 'running') && matches(i);
+  const page =
+    ids.length > 0
+      ? paginate(requireInstances(ids, ctx).filter(selected), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken)
+      : scanPage((start) => ctx.state.instances.fromPosition(start), (i) => ctx.state.instances.isVisible(i, now) && selected(i), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken);
   return [
     list('instanceStatusSet', page.items, (i) => [
       el('instanceId', i.id),

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AwsError } from '../errors.js';
 import type { Faults } from '../faults.js';
 import type { QueryValue } from '../protocol/query-input.js';
-import type { XmlInput } from '../protocol/xml.js';
+import type { XmlInput, XmlRaw } from '../protocol/xml.js';
 import type { AwsState } from '../state/index.js';
 import type { EmulatorCredential } from '../sigv4.js';
 import type { ServiceName } from './names.js';
@@ -39,7 +39,18 @@ export interface RequestContext {
 export type Ec2Operation = (params: Readonly<Record<string, QueryValue>>, ctx: RequestContext) => readonly XmlInput[];
 
 /** A value an awsquery handler returns; lists render as `<member>` elements (or JSON arrays). */
-export type QueryResultValue = string | number | boolean | Date | undefined | readonly QueryResultValue[] | { readonly [key: string]: QueryResultValue };
+/**
+ * A result member rendered once and reused while it does not change (an Auto Scaling group's
+ * instance): `value` is what it says, `xml` that rendered as a list `member` of the XML answer.
+ */
+export class RenderedMember {
+  constructor(
+    readonly value: QueryResultValue,
+    readonly xml: XmlRaw,
+  ) {}
+}
+
+export type QueryResultValue = string | number | boolean | Date | undefined | RenderedMember | readonly QueryResultValue[] | { readonly [key: string]: QueryResultValue };
 /** awsquery: the `<{Action}Result>` members, or null for operations without an output shape. */
 export type AwsQueryOperation = (
   params: Readonly<Record<string, QueryValue>>,

@@ -138,6 +138,12 @@ export class AutoScalingStore {
   private readonly hooksByGroup = new Map<string, Map<string, LifecycleHook>>();
   private readonly groups = new Map<string, AutoScalingGroupRecord>();
   private readonly members = new Map<string, AsgMember>();
+  /** Members by group, in seed order: a group's reads and lifecycle calls never scan other groups. */
+  private readonly byGroup = new Map<string, Map<string, AsgMember>>();
+  /** Members with a pending lifecycle action: the only ones settle() has to look at. */
+  private readonly waiting = new Set<AsgMember>();
+  /** Seed order of each member, to list looked-up members in the order a scan would. */
+  private readonly rank = new Map<string, number>();
   readonly completions: LifecycleCompletion[] = [];
   readonly heartbeats: LifecycleHeartbeat[] = [];
   readonly healthChanges: HealthChange[] = [];
@@ -211,9 +217,24 @@ export class AutoScalingStore {
       const hook = this.hook(member.group, action.hook);
       if (!hook) throw new Error(`seeding ${member.instanceId}: group ${member.group} has no hook ${action.hook}`);
       stored.action = { hook, token: action.token, startedAt: action.at, lastHeartbeatAt: action.at };
+      this.waiting.add(stored);
       this.wake(this.deadline(stored.action));
     }
     this.members.set(member.instanceId, stored);
+    this.rank.set(member.instanceId, this.rank.size);
+    const group = this.byGroup.get(member.group) ?? new Map<string, AsgMember>();
+    group.set(member.instanceId, stored);
+    this.byGroup.set(member.group, group);
+  }
+
+  /** Every group's name (those with members or hooks), sorted. */
+  groupNames(): string[] {
+    return [...this.hooksByGroup.keys()].sort();
+  }
+
+  /** Whether the group exists. */
+  hasGroup(group: string): boolean {
+    return this.hooksByGroup.has(group);
   }
 
   member(instanceId: string): AsgMember | undefined {
@@ -224,11 +245,23 @@ export class AutoScalingStore {
    * Members as DescribeAutoScalingInstances lists them: an instance leaves its group once EC2 has
    * terminated it (or no longer knows it).
    */
-  listed(): readonly AsgMember[] {
-    return [...this.members.values()].filter((m) => {
-      const instance = this.instances.get(m.instanceId);
-      return instance !== undefined && instance.state !== 'terminated';
-    });
+  listed(instanceIds?: ReadonlySet<string>): readonly AsgMember[] {
+    if (instanceIds === undefined || instanceIds.size === 0) return [...this.members.values()].filter((m) => this.isListed(m));
+    // Looked up, not scanned for; in seed order, as a scan would list them.
+    return [...instanceIds]
+      .flatMap((id) => this.members.get(id) ?? [])
+      .filter((m) => this.isListed(m))
+      .sort((a, b) => (this.rank.get(a.instanceId) ?? 0) - (this.rank.get(b.instanceId) ?? 0));
+  }
+
+  /** A group's members as DescribeAutoScalingGroups lists them (the same rule as `listed`). */
+  listedIn(group: string): readonly AsgMember[] {
+    return [...(this.byGroup.get(group)?.values() ?? [])].filter((m) => this.isListed(m));
+  }
+
+  private isListed(m: AsgMember): boolean {
+    const instance = this.instances.get(m.instanceId);
+    return instance !== undefined && instance.state !== 'terminated';
   }
 
   /**
@@ -251,6 +284,7 @@ export class AutoScalingStore {
     const token = this.ids.uuid();
     member.lifecycleState = 'Terminating:Wait';
     member.action = { hook, token, startedAt: at, lastHeartbeatAt: at };
+    this.waiting.add(member);
     this.wake(this.deadline(member.action));
     this.feed.emit({ kind: 'lifecycle-action-started', at, instanceId, group: member.group, hook: hook.name, transition: hook.transition, token });
     return { group: member.group, hook: hook.name, token };
@@ -289,8 +323,11 @@ export class AutoScalingStore {
   /** Applies the default result of every action whose heartbeat timeout has passed. */
   settle(now: number): boolean {
     let changed = false;
-    for (const member of this.members.values()) {
-      if (!member.action) continue;
+    for (const member of this.waiting) {
+      if (!member.action) {
+        this.waiting.delete(member);
+        continue;
+      }
       const deadline = this.deadline(member.action);
       if (deadline > now) continue;
       this.finish(member, member.action.hook.defaultResult, deadline, 'timeout', member.action.token);
@@ -305,7 +342,7 @@ export class AutoScalingStore {
   }
 
   private find(selector: ActionSelector): AsgMember {
-    const candidates = [...this.members.values()].filter(
+    const candidates = [...(this.byGroup.get(selector.group)?.values() ?? [])].filter(
       (m) =>
         m.group === selector.group &&
         m.action?.hook.name === selector.hook &&
@@ -323,6 +360,7 @@ export class AutoScalingStore {
     const action = member.action;
     if (!action) return;
     member.action = undefined;
+    this.waiting.delete(member);
     const terminating = action.hook.transition === 'autoscaling:EC2_INSTANCE_TERMINATING';
     this.completions.push({ at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, token, result, by });
     this.feed.emit({ kind: 'lifecycle-action-completed', at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, result, by });

@@ -63,6 +63,11 @@ export const SHUTDOWN_REASON = { code: 'Client.UserInitiatedShutdown', message: 
 
 export class InstanceStore {
   private readonly byId = new Map<string, InstanceRecord>();
+  /** Seed (launch) order: the order EC2 lists in, and what pagination tokens point into. */
+  private readonly ordered: InstanceRecord[] = [];
+  private readonly positions = new Map<string, number>();
+  /** Records with transitions due later: settle() looks at these only, not at every instance. */
+  private readonly transitioning = new Set<InstanceRecord>();
 
   constructor(
     private readonly timings: InstanceTimings,
@@ -73,6 +78,9 @@ export class InstanceStore {
   add(record: InstanceRecord): void {
     if (this.byId.has(record.id)) throw new Error(`seeding instance ${record.id}: already exists`);
     this.byId.set(record.id, record);
+    this.positions.set(record.id, this.ordered.length);
+    this.ordered.push(record);
+    if (record.pending.length > 0) this.transitioning.add(record);
   }
 
   /** The record whatever its visibility (programmatic access for the sandbox and tests). */
@@ -81,7 +89,31 @@ export class InstanceStore {
   }
 
   all(): readonly InstanceRecord[] {
-    return [...this.byId.values()];
+    return this.ordered;
+  }
+
+  /** Each record with its position in `all()`, from `from` on (a listing's next page starts there). */
+  *fromPosition(from: number): Generator<readonly [InstanceRecord, number]> {
+    for (let i = Math.max(0, from); i < this.ordered.length; i++) {
+      const record = this.ordered[i];
+      if (record) yield [record, i];
+    }
+  }
+
+  /** The records of these ids (unknown ones skipped) with their positions, in listing order. */
+  positioned(ids: Iterable<string>): (readonly [InstanceRecord, number])[] {
+    const out: (readonly [InstanceRecord, number])[] = [];
+    for (const id of new Set(ids)) {
+      const record = this.byId.get(id);
+      const position = this.positions.get(id);
+      if (record && position !== undefined) out.push([record, position]);
+    }
+    return out.sort((a, b) => a[1] - b[1]);
+  }
+
+  /** How many instances the store holds (visible or not): the end of the positions `all()` indexes. */
+  get size(): number {
+    return this.ordered.length;
   }
 
   /** Whether an API read at `now` sees the instance: past its visibility delay and not yet forgotten. */
@@ -122,6 +154,7 @@ export class InstanceStore {
     this.transition(record, 'shutting-down', at);
     const done = at + this.timings.shutdownMs;
     record.pending.push({ at: done, state: 'terminated' });
+    this.transitioning.add(record);
     this.wake(done);
     return { previous, current: record.state };
   }
@@ -129,13 +162,14 @@ export class InstanceStore {
   /** Applies every transition due by `now`. Returns whether anything changed. */
   settle(now: number): boolean {
     let changed = false;
-    for (const record of this.byId.values()) {
+    for (const record of this.transitioning) {
       record.pending.sort((a, b) => a.at - b.at);
       while (record.pending[0] && record.pending[0].at <= now) {
         const next = record.pending.shift();
         if (next) this.transition(record, next.state, next.at);
         changed = true;
       }
+      if (record.pending.length === 0) this.transitioning.delete(record);
     }
     return changed;
   }

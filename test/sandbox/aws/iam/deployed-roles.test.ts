@@ -2,7 +2,7 @@
 // SDK v3 clients signed as each role's session: what the deployed world will meet. The group tag
 // conditions are the point: the stack scopes lifecycle and health calls to groups tagged as the
 // cluster's, and a group of another cluster must be refused, whatever its members are called.
-import { AutoScalingClient, CompleteLifecycleActionCommand, DescribeAutoScalingInstancesCommand, DescribeLifecycleHooksCommand, RecordLifecycleActionHeartbeatCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, CompleteLifecycleActionCommand, DescribeAutoScalingGroupsCommand, DescribeLifecycleHooksCommand, RecordLifecycleActionHeartbeatCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
 import { CreateTagsCommand, DescribeInstancesCommand, DescribeInstanceStatusCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -126,7 +126,7 @@ describe('the rest of the reconciler policy, through the server', () => {
   it('should allow the sweep its reads, DescribeLifecycleHooks included (issue #15 found it denied)', async () => {
     await sweep.ec2.send(new DescribeInstancesCommand({}));
     await sweep.ec2.send(new DescribeInstanceStatusCommand({}));
-    await sweep.autoScaling.send(new DescribeAutoScalingInstancesCommand({}));
+    await sweep.autoScaling.send(new DescribeAutoScalingGroupsCommand({}));
     const hooks = await sweep.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'eks-ng-demo' }));
 
     expect(hooks.LifecycleHooks?.map((h) => h.LifecycleHookName)).toEqual(['drain']);

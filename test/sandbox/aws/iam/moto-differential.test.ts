@@ -16,7 +16,7 @@
 // (SERVER KNOWS THE RESOURCE).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CompleteLifecycleActionCommand, DescribeAutoScalingInstancesCommand, DescribeLifecycleHooksCommand, RecordLifecycleActionHeartbeatCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
+import { CompleteLifecycleActionCommand, DescribeAutoScalingGroupsCommand, DescribeLifecycleHooksCommand, RecordLifecycleActionHeartbeatCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
 import { CreateTagsCommand, DescribeInstancesCommand, DescribeInstanceStatusCommand } from '@aws-sdk/client-ec2';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -70,11 +70,11 @@ const CALLS = {
     resource: '*',
     sdk: (c: Clients) => c.ec2.send(new DescribeInstanceStatusCommand({})),
   },
-  describeAsgInstances: {
-    moto: { service: 'autoscaling', method: 'describe_auto_scaling_instances' },
-    action: 'autoscaling:DescribeAutoScalingInstances',
+  describeAsgGroups: {
+    moto: { service: 'autoscaling', method: 'describe_auto_scaling_groups' },
+    action: 'autoscaling:DescribeAutoScalingGroups',
     resource: '*',
-    sdk: (c: Clients) => c.autoScaling.send(new DescribeAutoScalingInstancesCommand({})),
+    sdk: (c: Clients) => c.autoScaling.send(new DescribeAutoScalingGroupsCommand({})),
   },
   describeLifecycleHooks: {
     moto: { service: 'autoscaling', method: 'describe_lifecycle_hooks', params: { AutoScalingGroupName: GROUP } },
@@ -189,7 +189,7 @@ const CASES: readonly Case[] = [
   { name: 'GetCallerIdentity under a Deny of everything', policies: [doc(deny('*'))], call: CALLS.getCallerIdentity, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstances', policies: [reconcilerPolicy()], call: CALLS.describeInstances, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeInstanceStatus', policies: [reconcilerPolicy()], call: CALLS.describeInstanceStatus, allowed: true },
-  { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingInstances', policies: [reconcilerPolicy()], call: CALLS.describeAsgInstances, allowed: true },
+  { name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingGroups', policies: [reconcilerPolicy()], call: CALLS.describeAsgGroups, allowed: true },
   { name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (denied before issue #15)', policies: [reconcilerPolicy()], call: CALLS.describeLifecycleHooks, allowed: true },
   {
     // Same inputs on both sides (resource `*`): denied, as the statements are scoped to group ARNs.

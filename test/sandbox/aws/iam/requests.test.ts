@@ -111,7 +111,7 @@ describe('IAM requests of EC2 calls', () => {
 
 describe('IAM requests of Auto Scaling calls', () => {
   it('should authorize Describe calls on *', () => {
-    for (const operation of ['DescribeAutoScalingInstances', 'DescribeLifecycleHooks']) {
+    for (const operation of ['DescribeAutoScalingInstances', 'DescribeAutoScalingGroups', 'DescribeLifecycleHooks']) {
       expect(iamChecks('autoscaling', operation, { AutoScalingGroupName: 'ng-a' }, anAccount())).toEqual([{ action: `autoscaling:${operation}`, resources: ['*'], context: {} }]);
     }
   });

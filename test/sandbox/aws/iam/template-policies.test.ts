@@ -41,7 +41,7 @@ describe('IAM of the synthesized stack', () => {
   it.each([
     ['ec2:DescribeInstances'],
     ['ec2:DescribeInstanceStatus'],
-    ['autoscaling:DescribeAutoScalingInstances'],
+    ['autoscaling:DescribeAutoScalingGroups'],
     ['autoscaling:DescribeLifecycleHooks'],
     ['sts:GetCallerIdentity'],
   ])('should allow the sweep and events roles %s (no resource type)', (action) => {

@@ -1,0 +1,95 @@
+// Auto Scaling's DescribeAutoScalingGroups XML read for what the sweep keeps: each group's name and
+// each instance's id, LifecycleState and HealthStatus (node repair reads it; see xml-scan.ts). A
+// group of 500 instances answers ~200 KB of XML (launch templates, zones, protection per instance)
+// that the SDK would turn into objects first.
+import { isInstanceId, type InstanceId } from '../model/instance-id.js';
+import { scanXml } from './xml-scan.js';
+
+export { UnexpectedXml as UnexpectedGroupsXml } from './xml-scan.js';
+
+/** An instance's health as the group sees it. */
+export type HealthStatus = 'Healthy' | 'Unhealthy';
+
+/** HealthStatus as Auto Scaling words it (`HEALTHY`, `Unhealthy`, …), in one spelling. */
+export function healthStatusOf(value: string | undefined): HealthStatus | undefined {
+  const lower = value?.toLowerCase();
+  return lower === 'healthy' ? 'Healthy' : lower === 'unhealthy' ? 'Unhealthy' : undefined;
+}
+
+/** What a page says of one instance. */
+export interface GroupMember {
+  readonly group: string;
+  readonly lifecycleState: string;
+  /** Absent when the answer does not say. */
+  readonly healthStatus?: HealthStatus;
+}
+
+export interface GroupsPage {
+  /** Instance → its group, LifecycleState and (when the answer says) HealthStatus. */
+  readonly members: Map<InstanceId, GroupMember>;
+  readonly nextToken?: string;
+}
+
+// Depths, the document element being 1: DescribeAutoScalingGroupsResult 2, AutoScalingGroups and
+// NextToken 3, a group 4, its fields 5 (AutoScalingGroupName, Instances), an instance 6, its fields 7.
+/** Reads one DescribeAutoScalingGroups page. Throws UnexpectedGroupsXml for a document it does not know. */
+export function parseGroupsPage(xml: string): GroupsPage {
+  const members = new Map<InstanceId, GroupMember>();
+  let nextToken: string | undefined;
+  let group: string | undefined;
+  let pending: { id: string; state: string; health: HealthStatus | undefined }[] = [];
+  let id: string | undefined;
+  let state: string | undefined;
+  let health: HealthStatus | undefined;
+  const states = new Map<string, string>();
+  scanXml(xml, 'DescribeAutoScalingGroupsResponse', {
+    descend(depth, path) {
+      const name = path[depth];
+      switch (depth) {
+        case 1:
+          return name === 'DescribeAutoScalingGroupsResponse';
+        case 2:
+          return name === 'DescribeAutoScalingGroupsResult';
+        case 3:
+          return name === 'AutoScalingGroups';
+        case 4:
+          return name === 'member';
+        case 5:
+          return name === 'Instances';
+        case 6:
+          return name === 'member';
+        default:
+          return false;
+      }
+    },
+    open(depth, path, text) {
+      const name = path[depth];
+      if (depth === 3 && name === 'NextToken') nextToken = text() || undefined;
+      else if (depth === 4) {
+        group = undefined;
+        pending = [];
+      } else if (depth === 5 && name === 'AutoScalingGroupName') group = text();
+      else if (depth === 6) {
+        id = undefined;
+        state = undefined;
+        health = undefined;
+      } else if (depth === 7 && name === 'InstanceId') id = text();
+      else if (depth === 7 && name === 'HealthStatus') health = healthStatusOf(text());
+      else if (depth === 7 && name === 'LifecycleState') {
+        const read = text();
+        state = states.get(read) ?? read;
+        states.set(state, state);
+      }
+    },
+    close(depth) {
+      if (depth === 6 && id !== undefined && state !== undefined) pending.push({ id, state, health });
+      // The group's name may come before or after its instances: they are filed when the group ends.
+      if (depth === 4 && group !== undefined && group !== '') {
+        for (const member of pending) {
+          if (isInstanceId(member.id)) members.set(member.id, { group, lifecycleState: member.state, ...(member.health ? { healthStatus: member.health } : {}) });
+        }
+      }
+    },
+  });
+  return { members, ...(nextToken ? { nextToken } : {}) };
+}

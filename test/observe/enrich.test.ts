@@ -1,0 +1,88 @@
+// Enrichment asks each Auto Scaling group once (DescribeAutoScalingGroups, by the instances' group
+// tags) and blinds only the instances a failed lookup concerns (issue #12's per-instance rule).
+import { describe, expect, it } from 'vitest';
+import type { AsgMembership, GroupLookup } from '../../lib/aws/autoscaling.js';
+import type { InstanceId } from '../../lib/model/instance-id.js';
+import type { InstanceView, ScheduledEvent } from '../../lib/model/observation.js';
+import { enrichInstances } from '../../lib/observe/enrich.js';
+
+const id = (n: number) => `i-0${String(n).padStart(16, '0')}` as InstanceId;
+const instance = (n: number, group?: string, state: InstanceView['state'] = 'running'): InstanceView => ({
+  id: id(n),
+  state,
+  zone: 'us-east-1a',
+  launchedAt: 0,
+  tags: { 'eks:cluster-name': 'demo', ...(group ? { 'aws:autoscaling:groupName': group } : {}) },
+  spot: false,
+  scheduledEvents: [],
+});
+
+function fakes(groups: Record<string, Record<number, string> | Error>, events: Map<InstanceId, ScheduledEvent[]> | Error = new Map()) {
+  const asked: string[][] = [];
+  return {
+    asked,
+    deps: {
+      autoScaling: {
+        describeGroups: (names: readonly string[]): Promise<GroupLookup> => {
+          asked.push([...names]);
+          const members = new Map<InstanceId, AsgMembership>();
+          const failed = new Map<string, string>();
+          for (const name of names) {
+            const group = groups[name];
+            if (group instanceof Error) failed.set(name, group.message);
+            else for (const [n, lifecycleState] of Object.entries(group ?? {})) members.set(id(Number(n)), { group: name, lifecycleState });
+          }
+          return Promise.resolve({ members, failed });
+        },
+        terminateHooks: () => Promise.resolve(['drain-hook']),
+      },
+      ec2: { scheduledEvents: () => (events instanceof Error ? Promise.reject(events) : Promise.resolve(events)) },
+    },
+  };
+}
+
+describe('enrichInstances', () => {
+  it('should ask each group its instances carry once, and no group for instances outside one or no longer live', async () => {
+    const { deps, asked } = fakes({ 'ng-a': { 1: 'InService', 2: 'Terminating:Wait' }, 'ng-b': { 3: 'InService' } });
+
+    const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2, 'ng-a'), instance(3, 'ng-b'), instance(4), instance(5, 'ng-c', 'terminated')]);
+
+    expect(asked).toEqual([['ng-a', 'ng-b']]);
+    expect(out.errors).toEqual([]);
+    expect(out.instances.map((i) => i.autoScaling)).toEqual([
+      // The hook is the group's: asked once, because one of its instances waits on it.
+      { group: 'ng-a', lifecycleState: 'InService', terminateHook: 'drain-hook' },
+      { group: 'ng-a', lifecycleState: 'Terminating:Wait', terminateHook: 'drain-hook' },
+      { group: 'ng-b', lifecycleState: 'InService' },
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('should make no Auto Scaling call when no live instance is in a group', async () => {
+    const { deps, asked } = fakes({});
+
+    await enrichInstances(deps, [instance(1), instance(2)]);
+
+    expect(asked).toEqual([]);
+  });
+
+  it("should blind only the failed group's instances, and say which groups", async () => {
+    const { deps } = fakes({ 'ng-a': { 1: 'InService' }, 'ng-b': new Error('Throttling: Rate exceeded') });
+
+    const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2, 'ng-b'), instance(3, 'ng-b'), instance(4)]);
+
+    const error = 'describing Auto Scaling group ng-b: Throttling: Rate exceeded';
+    expect(out.errors).toEqual([error]);
+    expect(out.instances.map((i) => i.enrichmentErrors)).toEqual([undefined, [error], [error], undefined]);
+    expect(out.instances[0]?.autoScaling).toEqual({ group: 'ng-a', lifecycleState: 'InService' });
+  });
+
+  it('should blind every live instance when the scheduled-event query fails', async () => {
+    const { deps } = fakes({ 'ng-a': { 1: 'InService' } }, new Error('Unavailable'));
+
+    const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2), instance(3, undefined, 'terminated')]);
+
+    expect(out.instances.map((i) => i.enrichmentErrors)).toEqual([['describing scheduled events: Unavailable'], ['describing scheduled events: Unavailable'], undefined]);
+  });
+});

@@ -35,7 +35,9 @@ describe('textWithoutArrays', () => {
       object: fc.dictionary(fc.oneof(fc.constant('images'), fc.string({ maxLength: 8 }), fc.constant('"images":[')), tie('value'), { maxKeys: 4 }),
     })).object;
     fc.assert(
-      fc.property(tree, fc.boolean(), (value, indent) => {
+      fc.property(tree, fc.boolean(), (generated, indent) => {
+        // What the parser reads back (-0 is written 0): the oracle starts from there, not from the generated value.
+        const value: unknown = JSON.parse(JSON.stringify(generated));
         expect(skim(JSON.stringify(value, null, indent ? 1 : 0))).toEqual(emptied(value));
       }),
       { numRuns: 500 },

@@ -57,6 +57,13 @@ describe('the deployed permissions decide', () => {
   });
 });
 
+/** How the drain ended, as AWS recorded it: outcome events on the stack's bus, lifecycle completions, executions. */
+const endOf = (sandbox: Awaited<ReturnType<typeof simulate>>['sandbox']) => ({
+  published: sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]),
+  completed: sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by]),
+  executions: sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error]),
+});
+
 describe('the drain workflow keeps a lifecycle action alive and always ends it', () => {
   it('should drain for 20+ minutes behind a PDB under a 300 s hook, through two failed drain-step invocations, heartbeating at most every 150 s', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-long-pdb-drain-outlives-hook-timeout.yaml'));
@@ -89,10 +96,7 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
     const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
     try {
       expect(simulation.expectations?.failures).toEqual([]);
-      const outcomes = sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]);
-      expect(outcomes).toEqual([['Drain Failed', 'error']]);
-      expect(sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by])).toEqual([['i-0a0000000000a1601', 'CONTINUE', 'api']]);
-      expect(sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error])).toEqual([['FAILED', 'DrainStepFailed']]);
+      expect(endOf(sandbox)).toEqual({ published: [['Drain Failed', 'error']], completed: [['i-0a0000000000a1601', 'CONTINUE', 'api']], executions: [['FAILED', 'DrainStepFailed']] });
     } finally {
       await sandbox.close();
     }
@@ -104,10 +108,7 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
     const { simulation, sandbox } = await simulate(loaded, { keepOpen: true, sandbox: { alterDeployment: otherVersion } });
     try {
       expect(simulation.denied).toEqual([]);
-      const outcomes = sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]);
-      expect(outcomes).toEqual([['Drain Failed', 'unexpected']]);
-      expect(sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by])).toEqual([['i-0bb0000000000e101', 'CONTINUE', 'api']]);
-      expect(sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error])).toEqual([['FAILED', 'UnexpectedDrainStepOutcome']]);
+      expect(endOf(sandbox)).toEqual({ published: [['Drain Failed', 'unexpected']], completed: [['i-0bb0000000000e101', 'CONTINUE', 'api']], executions: [['FAILED', 'UnexpectedDrainStepOutcome']] });
     } finally {
       await sandbox.close();
     }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NamedPolicy } from '../../lib/sandbox/aws/iam/policy.js';
+import { drainStepFunction } from '../../lib/sandbox/deployed/deploy.js';
 import type { Deployment } from '../../lib/sandbox/deployment/template.js';
 import { loadScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
@@ -37,8 +38,8 @@ function withDrainStep(source: string) {
   bundles.push(dir);
   writeFileSync(join(dir, 'index.mjs'), source);
   return (deployment: Deployment): Deployment => {
-    const definitions = JSON.stringify(deployment.stateMachines.map((m) => m.definition));
-    return { ...deployment, functions: deployment.functions.map((fn) => (definitions.includes(fn.arn) ? { ...fn, assetPath: dir, handler: 'index.handler' } : fn)) };
+    const drainStep = drainStepFunction(deployment);
+    return { ...deployment, functions: deployment.functions.map((fn) => (fn === drainStep ? { ...fn, assetPath: dir, handler: 'index.handler' } : fn)) };
   };
 }
 
@@ -116,16 +117,11 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
 });
 
 describe('what the world refuses shows as denied', () => {
-  const drainStepRole = (deployment: Deployment) => {
-    const definitions = JSON.stringify(deployment.stateMachines.map((m) => m.definition));
-    return deployment.functions.find((fn) => definitions.includes(fn.arn))?.roleArn ?? '';
-  };
-
   it('should count the 401s of a role without an EKS access entry', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-drain-step-failing-completes-and-reports.yaml'));
     const noEntry = (deployment: Deployment): Deployment => {
-      const role = drainStepRole(deployment).replace(/^.*:role\//, '');
-      return { ...deployment, accessEntries: deployment.accessEntries.filter((e) => !e.principalArn.endsWith(`:role/${role}`)) };
+      const role = drainStepFunction(deployment)?.roleArn;
+      return { ...deployment, accessEntries: deployment.accessEntries.filter((e) => e.principalArn !== role) };
     };
     const { simulation } = await simulate({ ...loaded, scenario: { ...loaded.scenario, faults: [] } }, { sandbox: { alterDeployment: noEntry } });
 

@@ -57,3 +57,9 @@ export function assetDirOf(stack: DeployedStack, fn: FunctionSpec): string {
   // Relative to the cloud assembly, as synthesized; absolute when a test put another bundle in its place.
   return resolve(stack.assemblyDir, fn.assetPath);
 }
+
+/** The function the drain workflow invokes: the one whose ARN a state machine's definition names. */
+export function drainStepFunction(deployment: Deployment): FunctionSpec | undefined {
+  const definitions = JSON.stringify(deployment.stateMachines.map((machine) => machine.definition));
+  return deployment.functions.find((fn) => definitions.includes(fn.arn));
+}

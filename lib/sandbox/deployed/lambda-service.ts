@@ -102,6 +102,17 @@ export class LambdaService {
     return this.hosts.get(name);
   }
 
+  /**
+   * A scenario fault on Lambda's Invoke API, as the calling service meets it (Step Functions, the
+   * Scheduler, the event source mapping): the error Lambda answers with, or undefined to go on.
+   */
+  injectedInvokeError(): AwsError | undefined {
+    const fault = this.deps.aws.faults.decide('lambda', 'Invoke');
+    if (fault === undefined) return undefined;
+    if (fault.kind === 'throttle') return new AwsError('TooManyRequestsException', 'Rate Exceeded.', 429);
+    return new AwsError(fault.code === 'InternalError' ? 'ServiceException' : fault.code, fault.message, fault.status);
+  }
+
   /** A synchronous invocation (RequestResponse). Throws AwsError TooManyRequestsException when throttled. */
   async invoke(nameOrArn: string, payload: unknown): Promise<InvocationResult> {
     const host = this.host(nameOrArn);

@@ -121,15 +121,14 @@ export class StepFunctionsService {
 
   /** The optimized `lambda:invoke` integration: the function's payload, or its error under the function's error type. */
   private async invokeFunction(machine: StateMachineSpec, functionName: string, payload: unknown, ctx: TaskContext): Promise<unknown> {
-    const { lambda, aws } = this.deps;
+    const { lambda } = this.deps;
     const host = lambda.host(functionName);
     const functionArn = host?.fn.arn ?? functionName;
     const denied = this.deps.authorizeInvoke?.(machine.roleArn, functionArn);
     if (denied !== undefined) throw new StatesError('Lambda.AWSLambdaException', denied);
     // A scenario fault on Lambda's Invoke API hits the service's call as it would the SDK's.
-    const fault = aws.faults.decide('lambda', 'Invoke');
-    if (fault?.kind === 'throttle') throw new StatesError('Lambda.TooManyRequestsException', 'Rate Exceeded.');
-    if (fault?.kind === 'fail') throw new StatesError(`Lambda.${fault.code === 'InternalError' ? 'ServiceException' : fault.code}`, fault.message);
+    const injected = lambda.injectedInvokeError();
+    if (injected) throw new StatesError(`Lambda.${injected.code}`, injected.message);
     let result;
     try {
       result = await ctx.elsewhere(lambda.invoke(functionName, payload ?? {}));

@@ -18,9 +18,9 @@ import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../settings.j
 import { FUNCTION_ENV } from '../../workflow/contract.js';
 import { matchesPattern } from '../aws/event-pattern.js';
 import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aws/index.js';
-import { IamAuthorizer } from '../aws/iam/index.js';
+import { IamAuthorizer, roleKey } from '../aws/iam/index.js';
 import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
-import { deploy, type DeployedStack } from '../deployed/deploy.js';
+import { deploy, drainStepFunction, type DeployedStack } from '../deployed/deploy.js';
 import type { Deployment } from '../deployment/template.js';
 import { WorldDriver } from '../deployed/driver.js';
 import { LambdaService, type AsyncInvocation } from '../deployed/lambda-service.js';
@@ -130,7 +130,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   // EKS access entries: who the API server takes a role's sessions for.
   const entries = deployment.accessEntries;
   const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
-  const roleOfSession = (arn: string) => /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\//.exec(arn);
   const kube = await startKubeEmulator({
     clock,
     tls: options.tls === true,
@@ -145,8 +144,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         if (!verified.ok) return null;
         // The cluster's creator (the sandbox's own credentials) is its admin, as EKS's bootstrapClusterCreatorAdminPermissions makes it.
         if (verified.arn === creatorArn) return { name: verified.arn, groups: ['system:masters'] };
-        const role = roleOfSession(verified.arn);
-        const entry = entries.find((e) => role !== null && e.principalArn.endsWith(`:role/${role[3] ?? ''}`));
+        const role = roleKey(verified.arn);
+        const entry = role === undefined ? undefined : entries.find((e) => roleKey(e.principalArn) === role);
         return entry ? { name: entry.username ?? verified.arn, groups: [...entry.kubernetesGroups] } : null;
       },
     },
@@ -208,9 +207,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const lambda = new LambdaService({ stack, clock, clockBuffer, activity, aws, environment: settingsVariable(settings), credentialsFor: (fn) => session(fn.roleArn, fn.name) });
   // An injected fault on Lambda's Invoke API hits the services' calls too (the Scheduler's, the event source mapping's).
   const invokeFault = (): string | undefined => {
-    const fault = aws.faults.decide('lambda', 'Invoke');
-    if (!fault) return undefined;
-    return fault.kind === 'throttle' ? 'TooManyRequestsException: Rate Exceeded.' : `${fault.code}: ${fault.message}`;
+    const injected = lambda.injectedInvokeError();
+    return injected && `${injected.code}: ${injected.message}`;
   };
   // Services invoke functions as their roles: Step Functions for the workflow, the Scheduler for the sweep.
   const serviceDenials: Denial[] = [];
@@ -233,7 +231,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const mapping = deployment.eventSourceMappings[0];
   const queueSpec = deployment.queues.find((q) => q.arn === mapping?.eventSourceArn);
   const schedule = deployment.schedules.find((s) => lambda.host(s.targetArn) !== undefined);
-  const drainStep = deployment.functions.find((fn) => JSON.stringify(deployment.stateMachines.map((m) => m.definition)).includes(fn.arn));
+  const drainStep = drainStepFunction(deployment);
   if (!mapping || !queueSpec || !schedule || !drainStep) {
     await Promise.all([lambda.close(), closeAll()]);
     throw new Error('the synthesized stack lacks the signal queue, its event source mapping, the sweep schedule or the drain workflow');

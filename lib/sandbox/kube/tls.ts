@@ -13,6 +13,14 @@ const der = (tag: number, ...parts: Buffer[]): Buffer => {
 const seq = (...parts: Buffer[]): Buffer => der(0x30, ...parts);
 const set = (...parts: Buffer[]): Buffer => der(0x31, ...parts);
 const int = (bytes: Buffer): Buffer => der(0x02, (bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+// DER wants the shortest encoding of an integer: a leading 0x00 before a byte under 0x80 is
+// "illegal padding" to OpenSSL, which a random serial hits once in 512 tries. A serial whose first
+// byte is 0x01..0x7f is minimal and positive by construction.
+const serialNumber = (): Buffer => {
+  const bytes = randomBytes(8);
+  bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x01;
+  return bytes;
+};
 const oid = (text: string): Buffer => {
   const [a = 0, b = 0, ...rest] = text.split('.').map(Number);
   const bytes = [a * 40 + b];
@@ -47,7 +55,7 @@ export function selfSignedCertificate(commonName = 'ec2-node-reconciler kube emu
   );
   const tbs = seq(
     explicit(0, int(Buffer.from([2]))),
-    int(randomBytes(8)),
+    int(serialNumber()),
     ecdsaSha256,
     name,
     seq(time(new Date(now - 3_600_000)), time(new Date(now + 86_400_000))),

@@ -21,6 +21,10 @@ const RepairAfter = SettingDuration.refine((ms) => ms >= MIN_REPAIR_AFTER_MS, {
 });
 
 const MINUTES = 60_000;
+/** The highest repair.maxUnhealthyPercent: past half a group unhealthy, repair stands down whatever the setting. */
+export const MAX_UNHEALTHY_PERCENT = 50;
+/** The most repairs one group may have in flight. */
+export const MAX_PARALLEL_REPAIRS = 10;
 /** EKS node auto repair's waits: 30 minutes, 10 for accelerated hardware. */
 const REPAIR_AFTER_DEFAULTS = {
   Ready: 30 * MINUTES,
@@ -49,10 +53,23 @@ export const RepairSettingsSchema = z
     enabled: z.boolean().default(false),
     /** Per condition: how long it must have been bad (since its lastTransitionTime) before the machine is repaired. */
     after: RepairAfterSchema.prefault({}),
-    /** Per Auto Scaling group: stand down while more than this percentage of its machines is unhealthy (rounded up). */
-    maxUnhealthyPercent: z.number().min(0).max(100).default(20),
-    /** Per Auto Scaling group: repairs in flight at once, counting drains already running there. */
-    maxParallel: z.number().int().min(1).default(1),
+    /**
+     * Per Auto Scaling group: stand down while more than this percentage of its machines is unhealthy
+     * (rounded up). At most 50: with more of a group unhealthy it is an outage, which replacing machines
+     * one by one does not cure, and a higher limit would all but disarm the stand-down.
+     */
+    maxUnhealthyPercent: z
+      .number()
+      .min(0)
+      .max(MAX_UNHEALTHY_PERCENT, { message: `must be at most ${MAX_UNHEALTHY_PERCENT}: a group with more of its machines unhealthy has an outage, and the stand-down must hold there` })
+      .default(20),
+    /** Per Auto Scaling group: repairs in flight at once, counting drains already running there; at most 10 (more is a fleet rollout: use an instance refresh). */
+    maxParallel: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PARALLEL_REPAIRS, { message: `must be at most ${MAX_PARALLEL_REPAIRS}: replacing more machines of a group at once is a rollout, which an instance refresh does` })
+      .default(1),
     /** The repair drain's bound: the machine is replaced when it ends, drained or not. */
     drainTimeout: DrainDeadline.default(15 * MINUTES),
   })

@@ -9,7 +9,7 @@ import {
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
-import { healthStatusOf, parseGroupsPage, type GroupMember } from './groups-xml.js';
+import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
 import { readBodyInstead } from './read-body.js';
 import type { LifecycleRef } from '../model/signal.js';
 
@@ -66,11 +66,17 @@ export class AutoScalingAdapter {
             continue;
           }
           for (const group of page.AutoScalingGroups ?? []) {
+            const suspendedProcesses = suspendedProcessesOf((group.SuspendedProcesses ?? []).map((p) => p.ProcessName));
             for (const instance of group.Instances ?? []) {
               const id = instance.InstanceId;
               if (isInstanceId(id) && group.AutoScalingGroupName && instance.LifecycleState) {
                 const healthStatus = healthStatusOf(instance.HealthStatus);
-                members.set(id, { group: group.AutoScalingGroupName, lifecycleState: instance.LifecycleState, ...(healthStatus ? { healthStatus } : {}) });
+                members.set(id, {
+                  group: group.AutoScalingGroupName,
+                  lifecycleState: instance.LifecycleState,
+                  ...(healthStatus ? { healthStatus } : {}),
+                  ...(suspendedProcesses ? { suspendedProcesses } : {}),
+                });
               }
             }
           }

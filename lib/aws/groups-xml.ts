@@ -1,5 +1,7 @@
 // Auto Scaling's DescribeAutoScalingGroups XML read for what the sweep keeps: each group's name and
-// each instance's id, LifecycleState and HealthStatus (node repair reads it; see xml-scan.ts). A
+// each instance's id, LifecycleState and HealthStatus, and the group's suspended processes (node
+// repair reads both: an Unhealthy member is being replaced, and a group with its replacement
+// processes suspended would not replace a machine marked Unhealthy; see xml-scan.ts). A
 // group of 500 instances answers ~200 KB of XML (launch templates, zones, protection per instance)
 // that the SDK would turn into objects first.
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
@@ -16,12 +18,20 @@ export function healthStatusOf(value: string | undefined): HealthStatus | undefi
   return lower === 'healthy' ? 'Healthy' : lower === 'unhealthy' ? 'Unhealthy' : undefined;
 }
 
+/** A group's suspended processes in one spelling (sorted, each once), or undefined for none; one array shared by its members. */
+export function suspendedProcessesOf(names: readonly (string | undefined)[]): readonly string[] | undefined {
+  const processes = [...new Set(names.filter((n): n is string => n !== undefined && n !== ''))].sort();
+  return processes.length > 0 ? processes : undefined;
+}
+
 /** What a page says of one instance. */
 export interface GroupMember {
   readonly group: string;
   readonly lifecycleState: string;
   /** Absent when the answer does not say. */
   readonly healthStatus?: HealthStatus;
+  /** The group's suspended processes (SuspendProcesses: `Launch`, `ReplaceUnhealthy`, …), sorted; absent when none is. */
+  readonly suspendedProcesses?: readonly string[];
 }
 
 export interface GroupsPage {
@@ -31,7 +41,8 @@ export interface GroupsPage {
 }
 
 // Depths, the document element being 1: DescribeAutoScalingGroupsResult 2, AutoScalingGroups and
-// NextToken 3, a group 4, its fields 5 (AutoScalingGroupName, Instances), an instance 6, its fields 7.
+// NextToken 3, a group 4, its fields 5 (AutoScalingGroupName, Instances, SuspendedProcesses), an
+// instance or a suspended process 6, its fields 7.
 /** Reads one DescribeAutoScalingGroups page. Throws UnexpectedGroupsXml for a document it does not know. */
 export function parseGroupsPage(xml: string): GroupsPage {
   const members = new Map<InstanceId, GroupMember>();
@@ -41,6 +52,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
   let id: string | undefined;
   let state: string | undefined;
   let health: HealthStatus | undefined;
+  let suspended: string[] = [];
   const states = new Map<string, string>();
   scanXml(xml, 'DescribeAutoScalingGroupsResponse', {
     descend(depth, path) {
@@ -55,7 +67,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
         case 4:
           return name === 'member';
         case 5:
-          return name === 'Instances';
+          return name === 'Instances' || name === 'SuspendedProcesses';
         case 6:
           return name === 'member';
         default:
@@ -68,8 +80,11 @@ export function parseGroupsPage(xml: string): GroupsPage {
       else if (depth === 4) {
         group = undefined;
         pending = [];
+        suspended = [];
       } else if (depth === 5 && name === 'AutoScalingGroupName') group = text();
-      else if (depth === 6) {
+      else if (path[5] === 'SuspendedProcesses') {
+        if (depth === 7 && name === 'ProcessName') suspended.push(text());
+      } else if (depth === 6) {
         id = undefined;
         state = undefined;
         health = undefined;
@@ -83,10 +98,13 @@ export function parseGroupsPage(xml: string): GroupsPage {
     },
     close(depth) {
       if (depth === 6 && id !== undefined && state !== undefined) pending.push({ id, state, health });
-      // The group's name may come before or after its instances: they are filed when the group ends.
+      // The group's name and suspended processes may come before or after its instances: they are filed when the group ends.
       if (depth === 4 && group !== undefined && group !== '') {
+        const processes = suspendedProcessesOf(suspended);
         for (const member of pending) {
-          if (isInstanceId(member.id)) members.set(member.id, { group, lifecycleState: member.state, ...(member.health ? { healthStatus: member.health } : {}) });
+          if (isInstanceId(member.id)) {
+            members.set(member.id, { group, lifecycleState: member.state, ...(member.health ? { healthStatus: member.health } : {}), ...(processes ? { suspendedProcesses: processes } : {}) });
+          }
         }
       }
     },

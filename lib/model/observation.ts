@@ -73,6 +73,8 @@ export interface InstanceView {
     readonly terminateHook?: string;
     /** What the group says of the instance's health (DescribeAutoScalingGroups HealthStatus): an Unhealthy one is being replaced. */
     readonly healthStatus?: 'Healthy' | 'Unhealthy';
+    /** The group's suspended processes (DescribeAutoScalingGroups SuspendedProcesses): with `ReplaceUnhealthy`, `Launch` or `Terminate` among them, a machine marked Unhealthy is not replaced. */
+    readonly suspendedProcesses?: readonly string[];
   };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];

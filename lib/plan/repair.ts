@@ -140,6 +140,13 @@ function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: Pla
   return { waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})` };
 }
 
+/**
+ * The Auto Scaling processes a replacement needs: ReplaceUnhealthy terminates an Unhealthy member and
+ * launches its successor through Terminate and Launch. With any of them suspended, a machine marked
+ * Unhealthy stays (drained, for nothing) or goes without a successor.
+ */
+const REPLACEMENT_PROCESSES: ReadonlySet<string> = new Set(['Launch', 'ReplaceUnhealthy', 'Terminate']);
+
 /** Why this machine may not be repaired (or replaced) this run, whatever its group: the ownership, exclusion, lookup and group rails. */
 export function repairRefusal(p: PairPlanner, ownGroups: readonly string[] | undefined): string | undefined {
   const { pair } = p;
@@ -153,6 +160,10 @@ export function repairRefusal(p: PairPlanner, ownGroups: readonly string[] | und
   const asg = instance.autoScaling;
   if (asg === undefined) return `${instance.id} is not in an Auto Scaling group: nothing would replace it`;
   if (ownGroups !== undefined && !ownGroups.includes(asg.group)) return `Auto Scaling group ${asg.group} is not one of the configured autoScalingGroupNames`;
+  const halted = (asg.suspendedProcesses ?? []).filter((process) => REPLACEMENT_PROCESSES.has(process));
+  if (halted.length > 0) {
+    return `Auto Scaling group ${asg.group} has ${halted.join(', ')} suspended: it would not replace a machine marked Unhealthy, so none is taken out until ${halted.length === 1 ? 'it is' : 'they are'} resumed`;
+  }
   if (instance.state !== 'running') return `${instance.id} is ${instance.state}, not running`;
   if (asg.lifecycleState !== 'InService') return `Auto Scaling group ${asg.group} has it ${asg.lifecycleState}: only InService machines are repaired`;
   if (asg.healthStatus === 'Unhealthy') return `Auto Scaling group ${asg.group} already has it Unhealthy: the group is replacing it`;

@@ -1,11 +1,11 @@
 // The DescribeAutoScalingGroups reader must find what the SDK finds: each instance's group,
-// LifecycleState and HealthStatus (node repair reads it), whichever order a group's fields come in, and nothing from other lists (tags,
-// suspended processes) that also hold `member`s.
+// LifecycleState and HealthStatus, and the group's suspended processes (node repair reads both),
+// whichever order a group's fields come in, and nothing from other lists (tags) that also hold `member`s.
 import { DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AutoScalingAdapter, healthStatusOf, type AsgMembership } from '../../lib/aws/autoscaling.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
-import { parseGroupsPage, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
+import { parseGroupsPage, suspendedProcessesOf, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
 import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
 
 const PAGE = `<DescribeAutoScalingGroupsResponse xmlns="http://autoscaling.amazonaws.com/doc/2011-01-01/">
@@ -18,8 +18,13 @@ const PAGE = `<DescribeAutoScalingGroupsResponse xmlns="http://autoscaling.amazo
           <member><LifecycleState>InService</LifecycleState><InstanceId>i-0aaaaaaaaaaaaaaa2</InstanceId></member>
           <member><HealthStatus>Unhealthy</HealthStatus><InstanceId>i-0aaaaaaaaaaaaaaa3</InstanceId><LifecycleState>InService</LifecycleState></member>
         </Instances>
-        <SuspendedProcesses><member><ProcessName>Launch</ProcessName></member></SuspendedProcesses>
+        <SuspendedProcesses><member><ProcessName>ReplaceUnhealthy</ProcessName><SuspensionReason>User suspended at 2026-11-30T10:00:00Z</SuspensionReason></member><member><ProcessName>Launch</ProcessName></member></SuspendedProcesses>
         <AutoScalingGroupName>ng-a</AutoScalingGroupName>
+      </member>
+      <member>
+        <AutoScalingGroupName>ng-b</AutoScalingGroupName>
+        <SuspendedProcesses/>
+        <Instances><member><InstanceId>i-0bbbbbbbbbbbbbbb1</InstanceId><LifecycleState>InService</LifecycleState></member></Instances>
       </member>
       <member><AutoScalingGroupName>ng-empty</AutoScalingGroupName><Instances/></member>
     </AutoScalingGroups>
@@ -33,9 +38,10 @@ describe('parseGroupsPage', () => {
     const page = parseGroupsPage(PAGE);
 
     expect([...page.members]).toEqual([
-      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy' }],
-      ['i-0aaaaaaaaaaaaaaa2', { group: 'ng-a', lifecycleState: 'InService' }],
-      ['i-0aaaaaaaaaaaaaaa3', { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Unhealthy' }],
+      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
+      ['i-0aaaaaaaaaaaaaaa2', { group: 'ng-a', lifecycleState: 'InService', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
+      ['i-0aaaaaaaaaaaaaaa3', { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Unhealthy', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
+      ['i-0bbbbbbbbbbbbbbb1', { group: 'ng-b', lifecycleState: 'InService' }],
     ]);
     expect(page.nextToken).toBe('next-page');
   });
@@ -62,13 +68,22 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     // One member the group has found Unhealthy (it is being replaced): repair reads that.
     const sick = world.aws.state.autoScaling.member(instanceId(7));
     if (sick) sick.healthStatus = 'UNHEALTHY';
+    // Groups with processes suspended: repair reads them (a group that would not replace a machine takes none out).
+    world.aws.state.autoScaling.suspend('ng-3', ['ReplaceUnhealthy', 'AZRebalance'], world.clock.now());
+    world.aws.state.autoScaling.suspend('ng-120', [], world.clock.now());
     const bySdk = new Map<string, AsgMembership>();
     for (const names of [groups.slice(0, 100), groups.slice(100)]) {
       const out = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: names, MaxRecords: 100 }));
       for (const g of out.AutoScalingGroups ?? []) {
+        const suspendedProcesses = suspendedProcessesOf((g.SuspendedProcesses ?? []).map((p) => p.ProcessName));
         for (const i of g.Instances ?? []) {
           const healthStatus = healthStatusOf(i.HealthStatus);
-          bySdk.set(i.InstanceId ?? '', { group: g.AutoScalingGroupName ?? '', lifecycleState: i.LifecycleState ?? '', ...(healthStatus ? { healthStatus } : {}) });
+          bySdk.set(i.InstanceId ?? '', {
+            group: g.AutoScalingGroupName ?? '',
+            lifecycleState: i.LifecycleState ?? '',
+            ...(healthStatus ? { healthStatus } : {}),
+            ...(suspendedProcesses ? { suspendedProcesses } : {}),
+          });
         }
       }
     }
@@ -80,6 +95,8 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     expect(new Map([...lookup.members].sort(([a], [b]) => a.localeCompare(b)))).toEqual(new Map([...bySdk].sort(([a], [b]) => a.localeCompare(b))));
     expect(lookup.members.get(instanceId(50) as InstanceId)).toEqual({ group: 'ng-50', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy' });
     expect(lookup.members.get(instanceId(7) as InstanceId)).toEqual({ group: 'ng-7', lifecycleState: 'InService', healthStatus: 'Unhealthy' });
+    expect(lookup.members.get(instanceId(3) as InstanceId)?.suspendedProcesses).toEqual(['AZRebalance', 'ReplaceUnhealthy']);
+    expect(lookup.members.get(instanceId(120) as InstanceId)?.suspendedProcesses).toHaveLength(9);
     expect(world.aws.requestLog.filter({ operation: 'DescribeAutoScalingGroups' })).toHaveLength(2);
   });
 });

@@ -167,6 +167,7 @@ describe('plan', () => {
   it.each([
     ['excluded by its tag', { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': 'true' } }, /^excluded by instance tag/],
     ['whose Auto Scaling lookup failed this run', { enrichmentErrors: ['describing Auto Scaling instances: Throttling'] }, /lookup about .* failed this run/],
+    ['in a group with ReplaceUnhealthy suspended', { autoScaling: { group: 'ng-a', lifecycleState: 'InService', suspendedProcesses: ['AZRebalance', 'ReplaceUnhealthy'] } }, /ng-a has ReplaceUnhealthy suspended: it would not replace/],
   ])('should not mark an unregistered machine unhealthy when it is %s (the rails a repair goes through)', (_what, over, why) => {
     const world = anObservation({ instances: [anInstance(3, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over })] });
     const result = planFor(world, [], { markUnregisteredUnhealthy: true });

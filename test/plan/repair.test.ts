@@ -277,6 +277,19 @@ describe('repair: never', () => {
     expect(repairs(planFor(group(10, [3]), { ownGroups: ['ng-a'] }))).toHaveLength(1);
   });
 
+  it.each([['Launch'], ['Terminate'], ['ReplaceUnhealthy']])('should not start a repair in a group with %s suspended (the group would not replace the machine), and start one once it is resumed', (process) => {
+    const suspended = (processes: string[]) => {
+      const base = group(10, [3]);
+      return { ...base, instances: base.instances.map((i) => ({ ...i, autoScaling: { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Healthy' as const, suspendedProcesses: processes } })) };
+    };
+    const held = planFor(suspended(['AlarmNotification', process]));
+    expect(repairs(held)).toEqual([]);
+    expect(held.actions.filter((a) => a.kind === 'cordon')).toEqual([]);
+    expect(repairSkips(held).map((s) => s.reason)).toEqual([`Auto Scaling group ng-a has ${process} suspended: it would not replace a machine marked Unhealthy, so none is taken out until it is resumed`]);
+    // Processes a replacement does not need do not hold it.
+    expect(repairs(planFor(suspended(['AZRebalance', 'AlarmNotification', 'HealthCheck', 'ScheduledActions'])))).toHaveLength(1);
+  });
+
   it('should not start a repair on a node whose removal drain runs', () => {
     const observation = group(10, [3], { drains: [['demo-drain-3', { status: 'running' }]] });
     const nodes = observation.nodes.map((n) => (n.name === aNode(3).name ? { ...n, unschedulable: true, annotations: record('demo-drain-3', { 'ec2-node-reconciler/drain-for': 'removal' }) } : n));
@@ -321,6 +334,17 @@ describe('repair: after the drain', () => {
     const result = planFor({ ...base, nodes });
     expect(repairs(result)).toEqual([]);
     expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(/repair drain demo-repair-3 is running/), expect.stringMatching(/1 repair or drain in flight/)]);
+  });
+
+  it('should not mark the drained machine Unhealthy while its group has Launch and Terminate suspended: it stays cordoned, and the report says why', () => {
+    const base = drained('done');
+    const instances = base.instances.map((i) => ({ ...i, autoScaling: { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Healthy' as const, suspendedProcesses: ['Launch', 'Terminate'] } }));
+    const result = planFor({ ...base, instances });
+    expect(repairs(result)).toEqual([]);
+    const kinds = result.actions.map((a) => a.kind);
+    expect(kinds).not.toContain('uncordon-own');
+    expect(kinds).not.toContain('forget-drain');
+    expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(/ng-a has Launch, Terminate suspended: .* until they are resumed/)]);
   });
 
   it('should stand down before replacing too', () => {

@@ -2,8 +2,9 @@
 // than repair.maxParallel in flight per group, none while more than repair.maxUnhealthyPercent of the
 // group is unhealthy (nor while an unhealthy Node cannot be placed in a group), none before repair.after,
 // none for a pair that is not unresponsive-machine; and
-// the rails around them: never a machine not ours, excluded, outside an InService Auto Scaling group
-// or whose lookup failed; replaced only once its repair drain has ended; cancelled only when the node
+// the rails around them: never a machine not ours, excluded, outside an InService Auto Scaling group,
+// in a group that would not replace it (Launch, Terminate or ReplaceUnhealthy suspended) or whose
+// lookup failed; replaced only once its repair drain has ended; cancelled only when the node
 // has recovered; under dryRun planned exactly the same and not carried out. "A repair" is a repair
 // drain started or a machine marked Unhealthy for its group to replace.
 //
@@ -209,6 +210,8 @@ describe('repair invariants (fast-check)', () => {
           expect(instance?.autoScaling?.group, what).toBe(repair.group);
           expect(instance?.autoScaling?.lifecycleState, what).toBe('InService');
           expect(instance?.autoScaling?.healthStatus, what).not.toBe('Unhealthy');
+          const halted = (instance?.autoScaling?.suspendedProcesses ?? []).filter((p) => ['Launch', 'ReplaceUnhealthy', 'Terminate'].includes(p));
+          expect(halted, `${what}: its group would not replace it`).toEqual([]);
           expect(isOurs(instance, node), `${what}: not this cluster's`).toBe(true);
           expect(isExcluded(node?.labels), `${what}: node excluded`).toBe(false);
           expect(isExcluded(instance?.tags), `${what}: instance excluded`).toBe(false);
@@ -290,12 +293,13 @@ describe('the world generator, for repair', () => {
     const share = (test: (p: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
     const step = (s: Repair['step']) => (p: (typeof decided)[number]) => p.actions.some((a) => a.kind === 'repair' && a.step === s);
     const skipped = (pattern: RegExp) => (p: (typeof decided)[number]) => p.skipped.some((s) => s.kind === 'repair' && pattern.test(s.reason));
-    // Measured at about 12 %, 1.2 %, 11 %, 15 %, 1.9 %, 29 % and 1.6 % of the worlds.
-    expect(share(step('drain'))).toBeGreaterThan(0.05);
-    expect(share(step('replace'))).toBeGreaterThan(0.005);
+    // Measured at about 6.1 %, 0.64 %, 11.5 %, 15 %, 0.84 %, 25 %, 0.68 % and (suspended processes) 5.9 % of the
+    // worlds (maxUnhealthyPercent at most 50 holds more repairs back than the 100 it once allowed).
+    expect(share(step('drain'))).toBeGreaterThan(0.04);
+    expect(share(step('replace'))).toBeGreaterThan(0.004);
     expect(share(step('cancel'))).toBeGreaterThan(0.05);
     expect(share((p) => p.skipped.some((s) => s.standDown !== undefined))).toBeGreaterThan(0.05);
-    expect(share(skipped(/in flight in Auto Scaling group/))).toBeGreaterThan(0.01);
+    expect(share(skipped(/in flight in Auto Scaling group/))).toBeGreaterThan(0.005);
     expect(share(skipped(/repaired once it has been so for/))).toBeGreaterThan(0.1);
     expect(share((p) => p.actions.filter((a) => a.kind === 'repair' && a.step === 'drain').length > 1)).toBeGreaterThan(0.005);
     // The rails come up too: excluded machines, failed lookups, other clusters' machines, machines out of service.
@@ -311,5 +315,6 @@ describe('the world generator, for repair', () => {
       ).length / worlds.length;
     expect(foreignAndBad, 'worlds with an unhealthy Node of a machine not ours').toBeGreaterThan(0.02);
     expect(share(skipped(/only InService machines are repaired/))).toBeGreaterThan(0.005);
+    expect(share(skipped(/suspended: it would not replace a machine marked Unhealthy/))).toBeGreaterThan(0.005);
   });
 });

@@ -65,6 +65,25 @@ describe('repair scenarios, beyond their expectations', () => {
     }
   });
 
+  it('should take no machine out of a group whose Launch is suspended (it would not be replaced): no cordon, no drain, no SetInstanceHealth, and the report says why', async () => {
+    const { simulation, sandbox } = await simulate(await loadScenario(scenario('repair-one-of-ten-unresponsive-replaced')), {
+      keepOpen: true,
+      prepare: (world) => world.aws.state.autoScaling.suspend('eks-ng-general', ['Launch'], world.clock.now()),
+    });
+    try {
+      const silent = sandbox.kube.store.getNode('ip-10-70-0-4.eu-west-1.compute.internal');
+      expect(silent?.spec?.unschedulable).not.toBe(true);
+      expect(sandbox.aws.state.autoScaling.healthChanges).toEqual([]);
+      expect(simulation.drains).toEqual([]);
+      const skipped = simulation.steps.flatMap((s) => (s.kind === 'sweep' && s.report ? s.report.skipped : [])).filter((s) => s.kind === 'repair');
+      expect(skipped.length).toBeGreaterThan(0);
+      expect(new Set(skipped.map((s) => s.reason))).toEqual(new Set(['Auto Scaling group eks-ng-general has Launch suspended: it would not replace a machine marked Unhealthy, so none is taken out until it is resumed']));
+      expect(simulation.expectations?.failures).toContainEqual(expect.stringMatching(/^repairs: expected \[i-0c10000000000a004\], got \[\]/));
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('should fail expect.repairs when the machine named was not repaired, and when one was that is not named', async () => {
     const text = `
 name: repairs-oracle

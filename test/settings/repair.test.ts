@@ -40,6 +40,10 @@ describe('repair settings', () => {
     [{ after: { AcceleratedHardwareReady: '31d' } }, /repair\.after\.AcceleratedHardwareReady: must be at most 30d/],
     [{ after: { DiskPressure: '30m' } }, /repair\.after: .*DiskPressure/],
     [{ maxUnhealthyPercent: 101 }, /repair\.maxUnhealthyPercent: /],
+    [{ maxUnhealthyPercent: 100 }, /repair\.maxUnhealthyPercent: must be at most 50: a group with more of its machines unhealthy has an outage/],
+    [{ maxUnhealthyPercent: 51 }, /repair\.maxUnhealthyPercent: must be at most 50/],
+    [{ maxParallel: 11 }, /repair\.maxParallel: must be at most 10: replacing more machines of a group at once is a rollout/],
+    [{ maxParallel: 1e9 }, /repair\.maxParallel: must be at most 10/],
     [{ maxUnhealthyPercent: -1 }, /repair\.maxUnhealthyPercent: /],
     [{ maxParallel: 0 }, /repair\.maxParallel: /],
     [{ maxParallel: 1.5 }, /repair\.maxParallel: /],
@@ -53,7 +57,7 @@ describe('repair settings', () => {
   it('should accept the bounds themselves', () => {
     const settings = parseSettings({ repair: { after: { Ready: '5m' }, maxUnhealthyPercent: 0, drainTimeout: '1m' } });
     expect(settings.repair).toEqual(expect.objectContaining({ maxUnhealthyPercent: 0, drainTimeout: MINUTE }));
-    expect(parseSettings({ repair: { maxUnhealthyPercent: 100, drainTimeout: '30d' } }).repair.maxUnhealthyPercent).toBe(100);
+    expect(parseSettings({ repair: { maxUnhealthyPercent: 50, maxParallel: 10, drainTimeout: '30d' } }).repair).toEqual(expect.objectContaining({ maxUnhealthyPercent: 50, maxParallel: 10 }));
   });
 
   it('should be refused at cold start naming the variable and the field', () => {

@@ -245,8 +245,8 @@ export const settingsArb: fc.Arbitrary<Settings> = fc
     repair: fc.record({
       enabled: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
       after: fc.record(Object.fromEntries(REPAIR_CONDITIONS.map((c) => [c, duration(MIN_REPAIR_AFTER_MS, DEFAULT_SETTINGS.repair.after[c])])) as Record<RepairCondition, fc.Arbitrary<number>>),
-      maxUnhealthyPercent: fc.oneof({ weight: 3, arbitrary: fc.constant(20) }, { weight: 2, arbitrary: fc.constantFrom(0, 50, 100) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 100 }) }),
-      maxParallel: fc.integer({ min: 1, max: 3 }),
+      maxUnhealthyPercent: fc.oneof({ weight: 3, arbitrary: fc.constant(20) }, { weight: 4, arbitrary: fc.constant(50) }, { weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 50 }) }),
+      maxParallel: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.constant(10) }),
       drainTimeout: duration(60_000, DEFAULT_SETTINGS.repair.drainTimeout),
     }),
   })
@@ -386,6 +386,12 @@ const repairSettingsArb: fc.Arbitrary<Settings> = fc
   .tuple(settingsArb, fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }))
   .map(([settings, enabled]) => ({ ...settings, repair: { ...settings.repair, enabled } }));
 
+/** A group's suspended processes: mostly none. */
+const suspendedProcessesArb: fc.Arbitrary<readonly string[]> = fc.oneof(
+  { weight: 8, arbitrary: fc.constant([]) },
+  { weight: 1, arbitrary: fc.subarray(['AZRebalance', 'AlarmNotification', 'HealthCheck', 'Launch', 'ReplaceUnhealthy', 'ScheduledActions', 'Terminate'], { minLength: 1 }) },
+);
+
 /** Worlds of one or two Auto Scaling groups (up to GROUP_SIZE machines), mostly seen by a sweep; now and then a lookup failed. */
 export const groupWorldArb: fc.Arbitrary<World> = fc
   .record({
@@ -393,9 +399,17 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
     settings: repairSettingsArb,
     scope: fc.oneof({ weight: 9, arbitrary: fc.constant('sweep' as const) }, { weight: 1, arbitrary: fc.constant('event' as const) }),
     drainStates: fc.array(drainState, { minLength: GROUP_SIZE, maxLength: GROUP_SIZE }),
+    // Now and then a group has processes suspended (SuspendProcesses), some of which a replacement needs.
+    suspended: fc.record({ 'ng-a': suspendedProcessesArb, 'ng-b': suspendedProcessesArb }),
   })
   .chain((r) =>
-    fc.tuple(...Array.from({ length: r.size }, (_, i) => groupMember(i + 1))).map((members) => {
+    fc.tuple(...Array.from({ length: r.size }, (_, i) => groupMember(i + 1))).map((generated) => {
+      // A group's suspended processes are the group's: every member says the same.
+      const members = generated.map((m) => {
+        const asg = m.instance.autoScaling;
+        const processes = asg ? r.suspended[asg.group as 'ng-a' | 'ng-b'] : [];
+        return asg && processes.length > 0 ? { ...m, instance: { ...m.instance, autoScaling: { ...asg, suspendedProcesses: processes } } } : m;
+      });
       const drains = new Map<string, DrainExecutionState>();
       members.forEach(({ node }, i) => {
         const execution = node.annotations['ec2-node-reconciler/drain'];

@@ -163,6 +163,8 @@ export interface SimulateOptions {
   readonly keepOpen?: boolean;
   /** How the sandbox is built (tests: an altered deployment). */
   readonly sandbox?: SandboxOptions;
+  /** Changes the seeded world before the first step (tests: what the format cannot say, such as a group's suspended processes). */
+  readonly prepare?: (sandbox: Sandbox) => void | Promise<void>;
 }
 
 /** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
@@ -176,6 +178,7 @@ export async function simulate(loaded: LoadedScenario, options: SimulateOptions 
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
   const seedMs = performance.now() - seedStart;
   try {
+    await options.prepare?.(sandbox);
     const before = await snapshot(sandbox);
     const steps: StepRecord[] = [];
     let delivered = 0;

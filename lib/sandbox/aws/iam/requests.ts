@@ -191,6 +191,8 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
   'autoscaling:CompleteLifecycleAction': onNamedGroup,
   'autoscaling:RecordLifecycleActionHeartbeat': onNamedGroup,
   'autoscaling:SetInstanceHealth': onMembersGroup,
+  'autoscaling:SuspendProcesses': onNamedGroup,
+  'autoscaling:ResumeProcesses': onNamedGroup,
   'eks:DescribeCluster': describeCluster,
   'sts:GetCallerIdentity': unscoped,
   'events:PutEvents': putEvents,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AwsError } from '../errors.js';
 import { stableHex } from '../ids.js';
 import { renderMember } from '../protocol/aws-query.js';
-import { LifecycleActionNotFound, type ActionSelector, type AsgMember } from '../state/autoscaling.js';
+import { isScalingProcess, LifecycleActionNotFound, SCALING_PROCESSES, type ActionSelector, type AsgMember, type ScalingProcess } from '../state/autoscaling.js';
 import { paginate } from './pagination.js';
 import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
 import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
@@ -36,6 +36,30 @@ const SetInstanceHealthInput = z.object({
   HealthStatus: z.string().min(1).max(32),
   ShouldRespectGracePeriod: queryBool.optional(),
 });
+
+const ScalingProcessesInput = z.object({ AutoScalingGroupName: GroupName, ScalingProcesses: queryList(z.string().min(1).max(255), 100).optional() });
+
+/** The processes a Suspend/ResumeProcesses call names, each one Auto Scaling knows, for a group it has. */
+function scalingProcesses(params: unknown, ctx: RequestContext): { group: string; processes: ScalingProcess[] } {
+  const input = parseInput(ScalingProcessesInput, params, invalid);
+  if (!ctx.state.autoScaling.hasGroup(input.AutoScalingGroupName)) throw new AwsError('ValidationError', `AutoScalingGroup name not found - ${input.AutoScalingGroupName}`);
+  const names = input.ScalingProcesses ?? [];
+  const unknown = names.filter((name) => !isScalingProcess(name));
+  if (unknown.length > 0) throw new AwsError('ValidationError', `Invalid scaling process ${unknown.join(', ')}: valid processes are ${SCALING_PROCESSES.join(', ')}`);
+  return { group: input.AutoScalingGroupName, processes: names.filter(isScalingProcess) };
+}
+
+function suspendProcesses(params: unknown, ctx: RequestContext): null {
+  const { group, processes } = scalingProcesses(params, ctx);
+  ctx.state.autoScaling.suspend(group, processes, ctx.state.now());
+  return null;
+}
+
+function resumeProcesses(params: unknown, ctx: RequestContext): null {
+  const { group, processes } = scalingProcesses(params, ctx);
+  ctx.state.autoScaling.resume(group, processes);
+  return null;
+}
 
 function selector(input: z.infer<typeof RecordLifecycleActionHeartbeatInput>): ActionSelector {
   if (input.LifecycleActionToken === undefined && input.InstanceId === undefined) {
@@ -150,6 +174,7 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
         HealthCheckGracePeriod: 15,
         Instances: input.IncludeInstances === false ? undefined : members.map((m) => groupMember(m, ctx)),
         CreatedTime: new Date(now - 30 * 86_400_000),
+        SuspendedProcesses: store.suspendedIn(group).map((p) => ({ ProcessName: p.process, SuspensionReason: p.reason })),
         NewInstancesProtectedFromScaleIn: false,
         TerminationPolicies: ['Default'],
       };
@@ -218,5 +243,7 @@ export const autoScalingService: AwsQueryService = {
     RecordLifecycleActionHeartbeat: recordLifecycleActionHeartbeat,
     SetInstanceHealth: setInstanceHealth,
     DescribeLifecycleHooks: describeLifecycleHooks,
+    SuspendProcesses: suspendProcesses,
+    ResumeProcesses: resumeProcesses,
   },
 };

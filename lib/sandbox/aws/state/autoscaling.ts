@@ -115,6 +115,27 @@ export function autoScalingGroupUuid(name: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** The processes SuspendProcesses may suspend (all of them when it names none). */
+export const SCALING_PROCESSES = [
+  'Launch',
+  'Terminate',
+  'AddToLoadBalancer',
+  'AlarmNotification',
+  'AZRebalance',
+  'HealthCheck',
+  'InstanceRefresh',
+  'ReplaceUnhealthy',
+  'ScheduledActions',
+] as const;
+export type ScalingProcess = (typeof SCALING_PROCESSES)[number];
+export const isScalingProcess = (name: string): name is ScalingProcess => (SCALING_PROCESSES as readonly string[]).includes(name);
+
+/** A suspended process as DescribeAutoScalingGroups lists it. */
+export interface SuspendedProcess {
+  readonly process: ScalingProcess;
+  readonly reason: string;
+}
+
 /** One hour: Auto Scaling's default HeartbeatTimeout. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_600_000;
 const MAX_GLOBAL_TIMEOUT_MS = 48 * 3_600_000;
@@ -138,6 +159,8 @@ export class AutoScalingStore {
   private readonly hooksByGroup = new Map<string, Map<string, LifecycleHook>>();
   private readonly groups = new Map<string, AutoScalingGroupRecord>();
   private readonly members = new Map<string, AsgMember>();
+  /** Group → its suspended processes (SuspendProcesses), in the order they were suspended. */
+  private readonly suspended = new Map<string, Map<ScalingProcess, SuspendedProcess>>();
   /** Members by group, in seed order: a group's reads and lifecycle calls never scan other groups. */
   private readonly byGroup = new Map<string, Map<string, AsgMember>>();
   /** Members with a pending lifecycle action: the only ones settle() has to look at. */
@@ -309,14 +332,45 @@ export class AutoScalingStore {
     return member;
   }
 
-  /** SetInstanceHealth: an Unhealthy instance is replaced, which starts its termination. */
+  /** SuspendProcesses: these processes (every one when none is named) stop until resumed. */
+  suspend(group: string, processes: readonly ScalingProcess[], at: number): void {
+    const suspended = this.suspended.get(group) ?? new Map<ScalingProcess, SuspendedProcess>();
+    const reason = `User suspended at ${new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+    for (const process of processes.length > 0 ? processes : SCALING_PROCESSES) {
+      if (!suspended.has(process)) suspended.set(process, { process, reason });
+    }
+    this.suspended.set(group, suspended);
+  }
+
+  /** ResumeProcesses: these processes (every one when none is named) run again. */
+  resume(group: string, processes: readonly ScalingProcess[]): void {
+    const suspended = this.suspended.get(group);
+    if (!suspended) return;
+    for (const process of processes.length > 0 ? processes : SCALING_PROCESSES) suspended.delete(process);
+  }
+
+  /** The group's suspended processes. */
+  suspendedIn(group: string): readonly SuspendedProcess[] {
+    return [...(this.suspended.get(group)?.values() ?? [])];
+  }
+
+  private isSuspended(group: string, process: ScalingProcess): boolean {
+    return this.suspended.get(group)?.has(process) === true;
+  }
+
+  /**
+   * SetInstanceHealth: an Unhealthy instance is replaced (ReplaceUnhealthy), which starts its
+   * termination. With ReplaceUnhealthy or Terminate suspended it stays, marked Unhealthy; with
+   * Launch suspended it is terminated and nothing replaces it.
+   */
   setHealth(instanceId: string, healthStatus: 'HEALTHY' | 'UNHEALTHY', at: number, shouldRespectGracePeriod?: boolean): AsgMember | undefined {
     const member = this.members.get(instanceId);
     if (!member) return undefined;
     member.healthStatus = healthStatus;
     this.healthChanges.push({ at, instanceId, group: member.group, healthStatus, shouldRespectGracePeriod });
     this.feed.emit({ kind: 'instance-health', at, instanceId, group: member.group, healthStatus });
-    if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService') this.startTermination(instanceId, at);
+    const replacing = !this.isSuspended(member.group, 'ReplaceUnhealthy') && !this.isSuspended(member.group, 'Terminate');
+    if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService' && replacing) this.startTermination(instanceId, at);
     return member;
   }
 
@@ -376,6 +430,6 @@ export class AutoScalingStore {
 
   /** An instance the group terminates because it is Unhealthy is replaced (a scale-in is not): health checks keep capacity. */
   private replaceIfUnhealthy(member: AsgMember, at: number): void {
-    if (member.healthStatus === 'UNHEALTHY') this.replace(member, at);
+    if (member.healthStatus === 'UNHEALTHY' && !this.isSuspended(member.group, 'Launch')) this.replace(member, at);
   }
 }

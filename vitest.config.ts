@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The CLI the binary runs (dist/cli), built once before any test.
+    globalSetup: ['test/support/build-cli.setup.ts'],
   },
 });

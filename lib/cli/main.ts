@@ -40,8 +40,10 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    return await command.run(values, positionals);
+    const options = command.settings === true ? { ...command.options, ...(await import('./settings-flags.js')).settingOptions() } : command.options;
+    const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    const run = await command.load();
+    return await run(values, positionals);
   } catch (error) {
     if (error instanceof CliError) {
       process.stderr.write(`error: ${error.message}\n`);

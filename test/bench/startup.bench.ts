@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FUNCTION_KINDS, PROJECT_ROOT, type FunctionKind } from '../../infra/functions.js';
+import { buildCli } from '../../scripts/build-cli.js';
 import { bundleHandlers, runHandler } from './support/handlers.js';
 import { median, type BenchResult } from './support/results.js';
 import type { BenchFigures, BenchOutput } from './run.js';
@@ -47,7 +48,8 @@ export default async function startup(): Promise<BenchOutput> {
     results.push({ name: `bundle-${RESULT_NAME[kind]}-mb`, unit: 'MB', value: round(statSync(bundles[kind]).size / MB, 2), goal: 1.5, better: 'lower' });
   }
 
-  // The published binary as npm links it, started the way a user starts it.
+  // The published binary as npm links it (its CLI built, as `npm ci` builds it), started the way a user starts it.
+  await buildCli();
   const bin = join(PROJECT_ROOT, 'bin', 'ec2-node-reconciler.mjs');
   const helps: number[] = [];
   for (let i = 0; i < RUNS; i++) {

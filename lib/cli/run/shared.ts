@@ -1,0 +1,47 @@
+// What the commands share once they run: output, flag readers, the report's exit code, the clock.
+import type { RunReport } from '../../report/report.js';
+import { humanDuration } from '../../sandbox/kube/time.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { formatRunReport } from '../format-report.js';
+import type { Live, LiveOptions, LocalDrainLauncher } from '../live.js';
+
+export const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+export const err = (text: string) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The connection flags (commands.ts CONNECTION) as `connect`'s options. */
+export const liveOptions = (v: Record<string, unknown>): LiveOptions => ({
+  ...(str(v['kubeconfig']) ? { kubeconfig: str(v['kubeconfig']) } : {}),
+  ...(str(v['context']) ? { context: str(v['context']) } : {}),
+  ...(str(v['cluster']) ? { cluster: str(v['cluster']) } : {}),
+  ...(str(v['region']) ? { region: str(v['region']) } : {}),
+  ...(str(v['endpoint-url']) ? { endpointUrl: str(v['endpoint-url']) } : {}),
+  ...(str(v['drain-state-machine']) ? { drainStateMachineArn: str(v['drain-state-machine']) } : {}),
+});
+
+export function outputMode(v: Record<string, unknown>): 'table' | 'json' {
+  const mode = str(v['output']) ?? 'table';
+  if (mode !== 'table' && mode !== 'json') throw new CliError(`-o/--output: expected table or json, got ${mode}`);
+  return mode;
+}
+
+/** Exit 1 when a drain run in this process ended other than drained. */
+export const drainsExit = (drains: LocalDrainLauncher): number => (drains.allDrained() ? EXIT.ok : EXIT.findings);
+export const worst = (...codes: number[]): number => Math.max(...codes);
+
+export function printReport(report: RunReport, mode: 'table' | 'json'): number {
+  out(mode === 'json' ? JSON.stringify(report, null, 2) : formatRunReport(report));
+  return report.errors.length > 0 || report.actions.some((a) => a.outcome === 'failed') ? EXIT.findings : EXIT.ok;
+}
+
+/**
+ * Works on the API server's time when it is not this machine's (a skewed clock, or a served sandbox
+ * whose clock runs on from its scenario's end), saying so on stderr.
+ */
+export async function followClock(live: Live): Promise<void> {
+  const offset = await live.followServerClock();
+  if (offset === undefined) return;
+  const ahead = offset > 0 ? 'ahead of' : 'behind';
+  err(`the API server's clock is ${humanDuration(Math.abs(offset))} ${ahead} this machine's; working on the server's time (${new Date(live.clock.now()).toISOString()})`);
+}

@@ -36,7 +36,8 @@ const ids = (json: unknown): string[] => (json as Reservations).Reservations.fla
 function cliSuite(cli: AwsCli): void {
   const aws = (world: World, ...args: string[]): Promise<CliResult> => runCli(cli, world.aws.endpoint, args);
 
-  describe.concurrent(cli.version, () => {
+  // Some tests run ten CLI processes one after another, each ~0.5 s of CPU: on two busy cores that outlasts the default minute.
+  describe.concurrent(cli.version, { timeout: 180_000 }, () => {
     it('should describe instances by id, and fail on unknown and malformed ids', () =>
       withWorld(async (world) => {
         world.aws.state.seedInstance(anInstance(1));

@@ -81,6 +81,9 @@ export function parseGroupsPage(xml: string): GroupsPage {
         group = undefined;
         pending = [];
         suspended = [];
+        id = undefined;
+        state = undefined;
+        health = undefined;
       } else if (depth === 5 && name === 'AutoScalingGroupName') group = text();
       else if (path[5] === 'SuspendedProcesses') {
         if (depth === 7 && name === 'ProcessName') suspended.push(text());
@@ -96,8 +99,9 @@ export function parseGroupsPage(xml: string): GroupsPage {
         states.set(state, state);
       }
     },
-    close(depth) {
-      if (depth === 6 && id !== undefined && state !== undefined) pending.push({ id, state, health });
+    close(depth, path) {
+      // Only an instance files a member: a suspended process (also a `member` at this depth) must not file the instance before it again.
+      if (depth === 6 && path[5] === 'Instances' && id !== undefined && state !== undefined) pending.push({ id, state, health });
       // The group's name and suspended processes may come before or after its instances: they are filed when the group ends.
       if (depth === 4 && group !== undefined && group !== '') {
         const processes = suspendedProcessesOf(suspended);

@@ -7,6 +7,13 @@ export interface BadCondition {
   readonly type: RepairCondition;
   readonly status: ConditionStatus;
   readonly since?: number;
+  /**
+   * Ready still says True but the heartbeat is stale: inferred here, not judged by the control plane
+   * (the node lifecycle controller times renewals itself, so a kubelet whose clock is behind stays
+   * Ready; a controller that is down marks nothing). It counts as unhealthy for a stand-down, and
+   * is never what starts a repair.
+   */
+  readonly inferred?: true;
 }
 
 /** The node monitoring agent's conditions that report a problem (status False). */
@@ -28,7 +35,7 @@ export function badConditions(node: NodeView, heartbeatAt: number | undefined, n
   if (node.ready !== 'True') {
     bad.push({ type: 'Ready', status: node.ready ?? 'Unknown', ...(ready?.since !== undefined ? { since: ready.since } : {}) });
   } else if (!isHeartbeatFresh(heartbeatAt, now, heartbeatGraceMs)) {
-    bad.push({ type: 'Ready', status: 'Unknown', ...(heartbeatAt !== undefined ? { since: heartbeatAt } : {}) });
+    bad.push({ type: 'Ready', status: 'Unknown', inferred: true, ...(heartbeatAt !== undefined ? { since: heartbeatAt } : {}) });
   }
   return [...bad, ...badAgentConditions(node)];
 }

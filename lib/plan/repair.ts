@@ -60,11 +60,19 @@ export function isOpenRepair(drain: RecordedDrain): boolean {
 /** A repair the Node records that nobody else cancelled, whatever its drain's state: a recovered node has it cancelled. */
 export const isCancellableRepair = (drain: RecordedDrain): boolean => drain.claim.for === 'repair' && !cancelledByOperator(drain.claim);
 
+/**
+ * A repair whose drain is over and whose node is schedulable again: someone uncordoned it after the
+ * drain ended (the drain itself notices only an uncordon while it runs). Pods may run there again, so
+ * the machine is the operator's, and is not marked.
+ */
+const uncordonedSinceDrain = (node: NodeView, drain: RecordedDrain): boolean =>
+  drain.claim.for === 'repair' && !node.unschedulable && drain.state.status !== 'running' && drain.state.status !== 'unknown';
+
 /** Whether the node counts against repair.maxParallel: a drain of any purpose runs (or may), or a repair is not over. */
 function isInFlight(node: NodeView, ctx: Pick<PlanContext, 'drains'>, now: number): boolean {
   const drain = recordedDrain(node, ctx, now);
   if (drain === undefined) return false;
-  return drain.state.status === 'running' || drain.state.status === 'unknown' || isOpenRepair(drain);
+  return drain.state.status === 'running' || drain.state.status === 'unknown' || (isOpenRepair(drain) && !uncordonedSinceDrain(node, drain));
 }
 
 function isUnhealthy(pair: ClassifiedPair, ctx: PlanContext, now: number): boolean {
@@ -131,7 +139,14 @@ const describe = (c: BadCondition): string => `${c.type} ${c.status}${c.since !=
 /** The bad conditions that have been bad for their repair.after, or why none has yet. */
 function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: PlanContext): { triggers: RepairTrigger[] } | { waiting: string } {
   const { repair, heartbeatGrace } = ctx.settings;
-  const bad = badConditions(node, pair.heartbeatAt, now, heartbeatGrace);
+  const seen = badConditions(node, pair.heartbeatAt, now, heartbeatGrace);
+  const bad = seen.filter((c) => c.inferred !== true);
+  const inferred = seen.find((c) => c.inferred === true);
+  if (bad.length === 0 && inferred !== undefined) {
+    return {
+      waiting: `Ready is still True though the kubelet's last heartbeat was at ${inferred.since !== undefined ? iso(inferred.since) : 'an unknown time'}: the control plane has not marked the node (its clock may be behind, or the node lifecycle controller is down), so it is not repaired`,
+    };
+  }
   const triggers = bad.flatMap((c) => (c.since !== undefined && now - c.since >= repair.after[c.type] ? [{ type: c.type, status: c.status, since: c.since }] : []));
   if (triggers.length > 0) return { triggers };
   const dated = bad.filter((c): c is BadCondition & { since: number } => c.since !== undefined).sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
@@ -233,8 +248,15 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
   // The operator uncordoned the node while it was already bad: it is theirs until its condition changes.
-  if (drain && cancelledByOperator(drain.claim) && triggers.every((t) => t.since <= (drain.claim.at ?? Infinity))) {
-    p.skip('repair', `the node was uncordoned during its ${drain.claim.for === 'repair' ? 'repair ' : ''}drain ${drain.claim.execution}${drain.claim.at !== undefined ? ` (recorded ${iso(drain.claim.at)})` : ''}: not repaired again until its condition changes`);
+  const uncordonedAfter = drain !== undefined && isOpenRepair(drain) && uncordonedSinceDrain(node, drain);
+  if (drain && (cancelledByOperator(drain.claim) || uncordonedAfter) && triggers.every((t) => t.since <= (drain.claim.at ?? Infinity))) {
+    const recorded = drain.claim.at !== undefined ? ` (recorded ${iso(drain.claim.at)})` : '';
+    p.skip(
+      'repair',
+      uncordonedAfter
+        ? `the node was uncordoned after its repair drain ${drain.claim.execution}${recorded} ended${drain.claim.outcome !== undefined ? ` (${drain.claim.outcome})` : ''}: it is the operator's, not replaced, nor repaired again until its condition changes`
+        : `the node was uncordoned during its ${drain.claim.for === 'repair' ? 'repair ' : ''}drain ${drain.claim.execution}${recorded}: not repaired again until its condition changes`,
+    );
     return;
   }
 
@@ -252,7 +274,7 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
 
-  if (drain && isOpenRepair(drain)) {
+  if (drain && isOpenRepair(drain) && !uncordonedAfter) {
     // A drain that failed (the step's errors, an aborted execution) did not drain: the machine waits out the drain window before it is marked.
     const drained = drain.claim.outcome !== undefined && DRAINED_ENOUGH.has(drain.claim.outcome);
     const deadline = drain.claim.deadline;

@@ -46,6 +46,23 @@ describe('parseGroupsPage', () => {
     expect(page.nextToken).toBe('next-page');
   });
 
+  it('should not file a group’s last instance again under the next group, whose suspended processes are `member`s too', () => {
+    const page = `<DescribeAutoScalingGroupsResponse><DescribeAutoScalingGroupsResult><AutoScalingGroups>
+      <member><AutoScalingGroupName>ng-a</AutoScalingGroupName>
+        <Instances><member><InstanceId>i-0aaaaaaaaaaaaaaa1</InstanceId><LifecycleState>InService</LifecycleState></member><member><InstanceId>i-0aaaaaaaaaaaaaaa2</InstanceId><LifecycleState>InService</LifecycleState></member></Instances>
+        <SuspendedProcesses/></member>
+      <member><AutoScalingGroupName>ng-b</AutoScalingGroupName><Instances/>
+        <SuspendedProcesses><member><ProcessName>AZRebalance</ProcessName><SuspensionReason>User suspended</SuspensionReason></member></SuspendedProcesses></member>
+      <member><AutoScalingGroupName>ng-c</AutoScalingGroupName>
+        <SuspendedProcesses><member><ProcessName>Launch</ProcessName></member></SuspendedProcesses><Instances/></member>
+    </AutoScalingGroups></DescribeAutoScalingGroupsResult></DescribeAutoScalingGroupsResponse>`;
+
+    expect([...parseGroupsPage(page).members]).toEqual([
+      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'InService' }],
+      ['i-0aaaaaaaaaaaaaaa2', { group: 'ng-a', lifecycleState: 'InService' }],
+    ]);
+  });
+
   it('should refuse another document', () => {
     expect(() => parseGroupsPage('<DescribeAutoScalingInstancesResponse/>')).toThrow(UnexpectedGroupsXml);
   });

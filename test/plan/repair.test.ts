@@ -81,6 +81,24 @@ describe('repair: starting', () => {
     expect(repairSkips(result)).toEqual([]);
   });
 
+  it('should not repair a node whose Ready is still True though its heartbeat is 40 minutes old (a kubelet clock behind, or no node lifecycle controller), but count it as unhealthy for the stand-down', () => {
+    const base = group(10, [3]);
+    const skewed = (n: number) => aNode(n, { createdAt: NOW - 9 * HOUR, ready: 'True', readyHeartbeatAt: NOW - 40 * MINUTE, conditions: { Ready: { status: 'True', since: NOW - 9 * HOUR } } });
+    const nodes = base.nodes.map((n) => (n.name === aNode(3).name ? skewed(3) : n));
+    const leases = new Map([...base.leases].map(([k, v]) => [k, k === aNode(3).name ? { ...v, renewTime: NOW - 40 * MINUTE } : v]));
+    const alone = planFor({ ...base, nodes, leases });
+    expect(repairs(alone)).toEqual([]);
+    expect(alone.actions.filter((a) => a.kind === 'cordon')).toEqual([]);
+    expect(repairSkips(alone).map((s) => s.reason)).toEqual([expect.stringMatching(/^Ready is still True though the kubelet's last heartbeat was at .*: the control plane has not marked the node/)]);
+
+    // Two of them and one silent machine are 3 of 10 unhealthy: the silent one stands down.
+    const crowd = nodes.map((n) => (n.name === aNode(4).name ? skewed(4) : n.name === aNode(5).name ? silentNode(5) : n));
+    const crowdLeases = new Map([...leases].map(([k, v]) => [k, k === aNode(4).name || k === aNode(5).name ? { ...v, renewTime: NOW - 40 * MINUTE } : v]));
+    const held = planFor({ ...base, nodes: crowd, leases: crowdLeases });
+    expect(repairs(held)).toEqual([]);
+    expect(repairSkips(held).find((s) => s.node === aNode(5).name)?.standDown).toEqual(expect.objectContaining({ unhealthy: 3, members: 10 }));
+  });
+
   it('should plan nothing while repair is off (the default), and report the machine as before', () => {
     const result = planFor(group(10, [3]), { repair: { enabled: false } });
     expect(result.actions.map((a) => a.kind)).toEqual(['report']);
@@ -345,6 +363,23 @@ describe('repair: after the drain', () => {
     expect(kinds).not.toContain('uncordon-own');
     expect(kinds).not.toContain('forget-drain');
     expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(/ng-a has Launch, Terminate suspended: .* until they are resumed/)]);
+  });
+
+  it.each(['done', 'deadline', 'incomplete'])('should not mark the machine Unhealthy when someone uncordoned its node after its repair drain ended %s: it is the operator’s until its condition changes', (outcome) => {
+    const base = drained(outcome);
+    const uncordoned = { ...base, nodes: base.nodes.map((n) => (n.name === aNode(3).name ? { ...n, unschedulable: false } : n)) };
+    const result = planFor(uncordoned);
+    expect(repairs(result)).toEqual([]);
+    expect(result.actions.filter((a) => a.kind === 'cordon')).toEqual([]);
+    expect(repairSkips(result).map((s) => s.reason)).toEqual([expect.stringMatching(new RegExp(`uncordoned after its repair drain demo-repair-3 .*ended \\(${outcome}\\): it is the operator's, not replaced`))]);
+
+    // A condition that went bad again after the repair was recorded starts a new repair (a new cordon and drain), not the mark.
+    const again = {
+      ...uncordoned,
+      nodes: uncordoned.nodes.map((n) => (n.name === aNode(3).name ? { ...n, annotations: { ...n.annotations, 'ec2-node-reconciler/drain-at': new Date(NOW - 50 * MINUTE).toISOString() } } : n)),
+    };
+    const restarted = planFor(again);
+    expect(restarted.actions.filter((a) => a.kind !== 'report').map((a) => (a.kind === 'repair' ? `repair ${a.step}` : a.kind))).toEqual(['cordon', 'repair drain']);
   });
 
   it('should stand down before replacing too', () => {

@@ -331,6 +331,8 @@ const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: In
       agentType: fc.constantFrom(...MONITORING_AGENT_CONDITIONS),
       drain: drainRecord(index),
       unschedulable: fc.boolean(),
+      // A node with a drain record is mostly still cordoned; now and then someone uncordoned it.
+      stillCordoned: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
       lifecycleState: fc.oneof({ weight: 12, arbitrary: fc.constant('InService') }, { weight: 1, arbitrary: fc.constantFrom('Standby', 'Terminating:Wait', 'Pending') }),
       unhealthyInGroup: fc.integer({ min: 0, max: 14 }).map((n) => n === 0),
       owner: fc.oneof({ weight: 12, arbitrary: fc.constant({ 'eks:cluster-name': CLUSTER }) }, { weight: 1, arbitrary: ownerTags }),
@@ -357,7 +359,7 @@ const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: In
         createdAt: NOW - 9 * HOUR,
         ready,
         readyHeartbeatAt: silent ? badSince : fresh,
-        unschedulable: r.unschedulable,
+        unschedulable: r.unschedulable || (r.drain['ec2-node-reconciler/drain'] !== undefined && r.stillCordoned),
         labels: excludeLabel(r.excludeLabel ? 'true' : undefined),
         annotations: r.drain,
         taints: [],

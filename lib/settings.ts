@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DurationSchema, formatDuration } from './model/duration.js';
 import { LEASE_DURATION_MS } from './model/kubelet.js';
 import { MIN_REPAIR_AFTER_MS, type RepairCondition } from './model/node-conditions.js';

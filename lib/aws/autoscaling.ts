@@ -1,15 +1,9 @@
-import {
-  CompleteLifecycleActionCommand,
-  DescribeAutoScalingGroupsCommand,
-  DescribeLifecycleHooksCommand,
-  RecordLifecycleActionHeartbeatCommand,
-  SetInstanceHealthCommand,
-  type AutoScalingClient,
-} from '@aws-sdk/client-auto-scaling';
+import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
 import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
+import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';
 import type { LifecycleRef } from '../model/signal.js';
 
@@ -35,7 +29,12 @@ export interface GroupLookup {
 }
 
 export class AutoScalingAdapter {
-  constructor(private readonly asg: AutoScalingClient) {}
+  constructor(private readonly asg: LazyClient<AutoScalingClient>) {}
+
+  /** The client and the SDK's commands, both loaded on first use (clients.ts). */
+  private connect() {
+    return Promise.all([this.asg(), import('@aws-sdk/client-auto-scaling')]);
+  }
 
   /**
    * The Auto Scaling state of every instance of these groups, through DescribeAutoScalingGroups:
@@ -53,12 +52,13 @@ export class AutoScalingAdapter {
     for (let i = 0; i < unique.length; i += GROUP_BATCH) batches.push(unique.slice(i, i + GROUP_BATCH));
     await mapBounded(batches, GROUP_CONCURRENCY, async (batch) => {
       try {
+        const [asg, { DescribeAutoScalingGroupsCommand }] = await this.connect();
         let token: string | undefined;
         do {
           const command = new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: batch, MaxRecords: GROUP_BATCH, NextToken: token });
           // 100 groups of 500 instances answer ~20 MB of XML: read for the ids, states and health alone (read-body.ts).
           const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS);
-          const page = await this.asg.send(command);
+          const page = await asg.send(command);
           const lean = read();
           if (lean) {
             for (const [id, membership] of lean.members) members.set(id, membership);
@@ -91,13 +91,15 @@ export class AutoScalingAdapter {
 
   /** The group's terminate lifecycle hooks (by name), to complete an action a sweep found. */
   async terminateHooks(group: string): Promise<string[]> {
-    const page = await this.asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
+    const [asg, { DescribeLifecycleHooksCommand }] = await this.connect();
+    const page = await asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
     return (page.LifecycleHooks ?? []).filter((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING').flatMap((h) => (h.LifecycleHookName ? [h.LifecycleHookName] : []));
   }
 
   /** Identifies the action by token when there is one, else by instance id (both are accepted by the API). */
   async completeLifecycleAction(instanceId: InstanceId, lifecycle: LifecycleRef, result: 'CONTINUE' | 'ABANDON'): Promise<void> {
-    await this.asg.send(
+    const [asg, { CompleteLifecycleActionCommand }] = await this.connect();
+    await asg.send(
       new CompleteLifecycleActionCommand({
         AutoScalingGroupName: lifecycle.group,
         LifecycleHookName: lifecycle.hook,
@@ -113,7 +115,8 @@ export class AutoScalingAdapter {
    */
   async recordHeartbeat(instanceId: InstanceId | undefined, lifecycle: LifecycleRef, abortSignal?: AbortSignal): Promise<void> {
     if (lifecycle.token === undefined && instanceId === undefined) throw new Error('recording a lifecycle heartbeat: neither a token nor an instance id');
-    await this.asg.send(
+    const [asg, { RecordLifecycleActionHeartbeatCommand }] = await this.connect();
+    await asg.send(
       new RecordLifecycleActionHeartbeatCommand({
         AutoScalingGroupName: lifecycle.group,
         LifecycleHookName: lifecycle.hook,
@@ -125,6 +128,7 @@ export class AutoScalingAdapter {
 
   /** Opt-in remedy for an unregistered machine: let the group replace it. */
   async markUnhealthy(instanceId: InstanceId): Promise<void> {
-    await this.asg.send(new SetInstanceHealthCommand({ InstanceId: instanceId, HealthStatus: 'Unhealthy', ShouldRespectGracePeriod: true }));
+    const [asg, { SetInstanceHealthCommand }] = await this.connect();
+    await asg.send(new SetInstanceHealthCommand({ InstanceId: instanceId, HealthStatus: 'Unhealthy', ShouldRespectGracePeriod: true }));
   }
 }

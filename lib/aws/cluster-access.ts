@@ -1,4 +1,5 @@
-import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { LazyClient } from './clients.js';
 
 export interface ClusterEndpoint {
   readonly server: string;
@@ -14,12 +15,12 @@ export class ClusterEndpointCache {
   private cached: Promise<ClusterEndpoint> | undefined;
 
   constructor(
-    private readonly eks: EKSClient,
+    private readonly eks: LazyClient<Pick<EKSClient, 'send'>>,
     private readonly clusterName: string,
   ) {}
 
   /** @param via the client to ask through when it is not cached yet (a run's counted view, so the report shows the call). */
-  endpoint(via: Pick<EKSClient, 'send'> = this.eks): Promise<ClusterEndpoint> {
+  endpoint(via: LazyClient<Pick<EKSClient, 'send'>> = this.eks): Promise<ClusterEndpoint> {
     this.cached ??= this.describe(via).catch((error: unknown) => {
       // A failed lookup must not poison the warm container.
       this.cached = undefined;
@@ -28,8 +29,9 @@ export class ClusterEndpointCache {
     return this.cached;
   }
 
-  private async describe(via: Pick<EKSClient, 'send'>): Promise<ClusterEndpoint> {
-    const { cluster } = await via.send(new DescribeClusterCommand({ name: this.clusterName }));
+  private async describe(via: LazyClient<Pick<EKSClient, 'send'>>): Promise<ClusterEndpoint> {
+    const [eks, { DescribeClusterCommand }] = await Promise.all([via(), import('@aws-sdk/client-eks')]);
+    const { cluster } = await eks.send(new DescribeClusterCommand({ name: this.clusterName }));
     if (!cluster?.endpoint) throw new Error(`describing EKS cluster ${this.clusterName}: no endpoint (status ${cluster?.status ?? 'unknown'})`);
     return { server: cluster.endpoint, ...(cluster.certificateAuthority?.data ? { certificateAuthority: cluster.certificateAuthority.data } : {}) };
   }

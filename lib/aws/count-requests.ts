@@ -1,6 +1,6 @@
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
 import type { ApiCallCounter } from '../pipeline/api-calls.js';
-import type { AwsClients } from './clients.js';
+import { once, type AwsClients } from './clients.js';
 
 const MIDDLEWARE_NAME = 'countApiCalls';
 
@@ -35,14 +35,15 @@ function countingView<C extends { send(...args: never[]): unknown }>(client: C, 
 
 /**
  * Counts each SDK command (once per command, whatever its retries) as `<service> <Operation>`.
- * Returns views of the clients for one run; the clients themselves are left untouched.
+ * Returns views of the clients for one run, made when the run first asks for each client; the
+ * clients themselves are left untouched.
  */
 export function countAwsRequests(clients: AwsClients, counter: ApiCallCounter): AwsClients {
   return {
-    ec2: countingView(clients.ec2, 'ec2', counter),
-    autoScaling: countingView(clients.autoScaling, 'autoscaling', counter),
-    eks: countingView(clients.eks, 'eks', counter),
-    eventBridge: countingView(clients.eventBridge, 'events', counter),
-    sfn: countingView(clients.sfn, 'sfn', counter),
+    ec2: once(async () => countingView(await clients.ec2(), 'ec2', counter)),
+    autoScaling: once(async () => countingView(await clients.autoScaling(), 'autoscaling', counter)),
+    eks: once(async () => countingView(await clients.eks(), 'eks', counter)),
+    eventBridge: once(async () => countingView(await clients.eventBridge(), 'events', counter)),
+    sfn: once(async () => countingView(await clients.sfn(), 'sfn', counter)),
   };
 }

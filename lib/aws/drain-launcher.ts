@@ -1,6 +1,7 @@
-import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DrainExecutionState } from '../model/observation.js';
 import { errorText } from '../pipeline/errors.js';
+import type { LazyClient } from './clients.js';
 import { executionOf, type DrainWorkflowInput } from '../workflow/contract.js';
 
 export type LaunchOutcome = 'started' | 'already-running';
@@ -24,14 +25,15 @@ const STATUS_CONCURRENCY = 5;
  */
 export class StepFunctionsDrainLauncher implements DrainLauncher {
   constructor(
-    private readonly sfn: SFNClient,
+    private readonly sfn: LazyClient<SFNClient>,
     private readonly stateMachineArn: string,
   ) {}
 
   async launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
     const name = executionOf(input);
+    const [sfn, { StartExecutionCommand, ExecutionAlreadyExists }] = await Promise.all([this.sfn(), import('@aws-sdk/client-sfn')]);
     try {
-      await this.sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
+      await sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
       return 'started';
     } catch (error) {
       if (error instanceof ExecutionAlreadyExists) return 'already-running';
@@ -47,10 +49,12 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
     const out = new Map<string, DrainExecutionState>();
     const queue = [...new Set(executions)];
+    if (queue.length === 0) return out;
+    const [sfn, { DescribeExecutionCommand, ExecutionDoesNotExist }] = await Promise.all([this.sfn(), import('@aws-sdk/client-sfn')]);
     const ask = async (): Promise<void> => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         try {
-          const answer = await this.sfn.send(new DescribeExecutionCommand({ executionArn: this.executionArn(name) }));
+          const answer = await sfn.send(new DescribeExecutionCommand({ executionArn: this.executionArn(name) }));
           out.set(name, { status: answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE' ? 'running' : 'ended' });
         } catch (error) {
           out.set(name, error instanceof ExecutionDoesNotExist ? { status: 'absent' } : { status: 'unknown', error: errorText(error) });

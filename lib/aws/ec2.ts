@@ -1,11 +1,4 @@
-import {
-  CreateTagsCommand,
-  DescribeInstancesCommand,
-  paginateDescribeInstanceStatus,
-  type DescribeInstancesCommandInput,
-  type EC2Client,
-  type Filter,
-} from '@aws-sdk/client-ec2';
+import type { DescribeInstancesCommandInput, EC2Client, Filter } from '@aws-sdk/client-ec2';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
@@ -13,6 +6,7 @@ import { mapBounded } from '../pipeline/bounded.js';
 import { errorText } from '../pipeline/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
+import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';
 
 /** EC2 accepts at most 200 values in one filter. */
@@ -44,10 +38,11 @@ const EMPTY_PAGE = '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/d
  * XML deserializer (read-body.ts); a page the scanner does not know is left to the SDK, so the
  * result never depends on the shortcut.
  */
-async function describePage(ec2: EC2Client, input: DescribeInstancesCommandInput): Promise<InstancesPage> {
+async function describePage(ec2: LazyClient<EC2Client>, input: DescribeInstancesCommandInput): Promise<InstancesPage> {
+  const [client, { DescribeInstancesCommand }] = await Promise.all([ec2(), import('@aws-sdk/client-ec2')]);
   const command = new DescribeInstancesCommand(input);
   const read = readBodyInstead(command, parseInstancesPage, EMPTY_PAGE);
-  const output = await ec2.send(command);
+  const output = await client.send(command);
   const page = read();
   if (page) return page;
   const instances: InstanceView[] = [];
@@ -60,7 +55,7 @@ async function describePage(ec2: EC2Client, input: DescribeInstancesCommandInput
   return { instances, ...(output.NextToken ? { nextToken: output.NextToken } : {}) };
 }
 
-async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceView[]> {
+async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[]): Promise<InstanceView[]> {
   const out: InstanceView[] = [];
   let token: string | undefined;
   do {
@@ -73,7 +68,7 @@ async function describeAll(ec2: EC2Client, filters: Filter[]): Promise<InstanceV
 
 /** EC2 reads the reconciler makes. Every id that reaches a filter has been validated as an InstanceId. */
 export class Ec2Adapter {
-  constructor(private readonly ec2: EC2Client) {}
+  constructor(private readonly ec2: LazyClient<EC2Client>) {}
 
   /**
    * Instances by id, through the `instance-id` filter rather than InstanceIds: a filter simply
@@ -128,8 +123,9 @@ export class Ec2Adapter {
     const out = new Map<InstanceId, ScheduledEvent[]>();
     const wanted = new Set<string>(ids);
     if (wanted.size === 0) return out;
+    const [client, { paginateDescribeInstanceStatus }] = await Promise.all([this.ec2(), import('@aws-sdk/client-ec2')]);
     const pages = paginateDescribeInstanceStatus(
-      { client: this.ec2, pageSize: PAGE_SIZE },
+      { client, pageSize: PAGE_SIZE },
       { Filters: [{ Name: 'event.code', Values: [...SCHEDULED_EVENT_CODES] }], IncludeAllInstances: true },
     );
     for await (const page of pages) {
@@ -145,6 +141,7 @@ export class Ec2Adapter {
 
   /** Marks an instance for decommissioning (the operator's `decommission` command). */
   async tagDecommission(id: InstanceId, reason: string): Promise<void> {
-    await this.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: [{ Key: DECOMMISSION_TAG, Value: reason }] }));
+    const [client, { CreateTagsCommand }] = await Promise.all([this.ec2(), import('@aws-sdk/client-ec2')]);
+    await client.send(new CreateTagsCommand({ Resources: [id], Tags: [{ Key: DECOMMISSION_TAG, Value: reason }] }));
   }
 }

@@ -1,5 +1,6 @@
-import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../workflow/contract.js';
+import type { LazyClient } from './clients.js';
 
 /** PutEvents takes at most 10 entries a call. */
 const PUT_BATCH = 10;
@@ -21,13 +22,15 @@ export interface PublishResult {
 /** Publishes the reconciler's own events; entries that fail are retried, never silently dropped. */
 export class OutputEventPublisher {
   constructor(
-    private readonly events: EventBridgeClient,
+    private readonly events: LazyClient<EventBridgeClient>,
     private readonly busName: string,
   ) {}
 
   async publish(outputs: readonly OutputEvent[]): Promise<PublishResult> {
     let sent = 0;
     const failed: PublishResult['failed'] = [];
+    if (outputs.length === 0) return { sent, failed };
+    const [events, { PutEventsCommand }] = await Promise.all([this.events(), import('@aws-sdk/client-eventbridge')]);
     for (let i = 0; i < outputs.length; i += PUT_BATCH) {
       let pending = outputs.slice(i, i + PUT_BATCH);
       for (let attempt = 1; pending.length > 0; attempt++) {
@@ -38,7 +41,7 @@ export class OutputEventPublisher {
           Detail: JSON.stringify(o.detail),
           ...(o.resources ? { Resources: [...o.resources] } : {}),
         }));
-        const response = await this.events.send(new PutEventsCommand({ Entries: entries }));
+        const response = await events.send(new PutEventsCommand({ Entries: entries }));
         const results = response.Entries ?? [];
         const retry: OutputEvent[] = [];
         pending.forEach((output, index) => {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SettingsSchema, type Settings } from '../settings.js';
 import { CliError } from './exit-codes.js';
 

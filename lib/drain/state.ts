@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
 import { podKey } from './api.js';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeIssues } from '../model/zod-issues.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
 import { textWithoutArrays } from './skim.js';

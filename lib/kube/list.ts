@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { kubePath, type CallOptions, type KubeClient } from './client.js';
 import { listOf } from './schemas.js';
 

@@ -2,7 +2,7 @@
 // server is checked against them at the edge (KubeClient.call), and fields we do not read are
 // dropped there. Optional wherever the API allows omission; times stay RFC 3339 strings (Go writes
 // an unset metav1.Time as null, hence nullish).
-import { z } from 'zod';
+import * as z from 'zod';
 
 const StringMap = z.record(z.string(), z.string());
 const Time = z.string().nullish();

@@ -4,7 +4,7 @@
 // header every API server sends) and, when it differs from the local one by more than a few seconds,
 // works on the server's time. A served sandbox, whose clock runs on from its scenario's end, is
 // followed the same way.
-import { z } from 'zod';
+import * as z from 'zod';
 import { systemClock, type Clock } from '../model/clock.js';
 import { KubeClient, type KubeConnection } from './client.js';
 

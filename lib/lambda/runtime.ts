@@ -35,7 +35,9 @@ export class WarmRuntime {
   ) {
     this.aws = createAwsClients({ region: config.region, ...aws });
     this.endpoint = new ClusterEndpointCache(this.aws.eks, config.clusterName);
-    this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials: this.aws.eks.config.credentials, clock });
+    // The EKS client's credential chain (memoised and refreshed by the SDK), reached when a token is first made.
+    const credentials = async () => (await this.aws.eks()).config.credentials();
+    this.tokens = new EksTokenSource({ cluster: config.clusterName, region: config.region, credentials, clock });
   }
 
   /**

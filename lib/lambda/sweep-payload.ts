@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeIssues } from '../model/zod-issues.js';
 import { SettingsSchema, type Settings } from '../settings.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** An EC2 instance id: `i-` and 8 (legacy) or 17 lowercase hex digits. */
 export type InstanceId = string & { readonly __brand: 'InstanceId' };

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** `path: message` for each issue, joined: errors that name the field (`prefix` names where it came from). */
 export function describeIssues(error: z.ZodError, prefix = ''): string {

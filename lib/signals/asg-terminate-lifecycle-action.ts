@@ -31,7 +31,7 @@
  * EventBridge is not documented to carry it, but aws-node-termination-handler has met it in
  * both `Event` and `LifecycleTransition`; either form is ignored here rather than rejected.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { emit, eventSchema, fromEnvelope, ignore, type SignalModule } from './signal-module.js';
 

@@ -31,7 +31,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { emit, eventSchema, fromEnvelope, type SignalModule } from './signal-module.js';
 

@@ -23,7 +23,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { emit, eventSchema, fromEnvelope, IsoTimeSchema, isoTime, type SignalModule } from './signal-module.js';
 

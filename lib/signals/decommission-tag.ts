@@ -24,7 +24,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { DECOMMISSION_TAG } from '../model/labels.js';
 import { emit, eventSchema, fromEnvelope, ignore, preview, type SignalModule } from './signal-module.js';

@@ -34,7 +34,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { scheduledChangeClass } from '../model/scheduled-change.js';
 import type { Signal } from '../model/signal.js';

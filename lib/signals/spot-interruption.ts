@@ -16,7 +16,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { emit, eventSchema, fromEnvelope, isoTime, type SignalModule } from './signal-module.js';
 

@@ -18,7 +18,7 @@
  * }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
 import { emit, eventSchema, fromEnvelope, ignore, type SignalModule } from './signal-module.js';

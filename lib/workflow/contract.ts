@@ -1,7 +1,7 @@
 // The contract between the drain workflow (Step Functions, infra/) and the drain-step function
 // (functions/drain-step.ts). Both sides import these schemas, so the JSON paths in the state
 // machine definition and the handler cannot drift apart.
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 
 export const LifecycleRefSchema = z.object({

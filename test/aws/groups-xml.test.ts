@@ -4,6 +4,7 @@
 import { DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AutoScalingAdapter, healthStatusOf, type AsgMembership } from '../../lib/aws/autoscaling.js';
+import { madeClient } from '../../lib/aws/clients.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import { parseGroupsPage, suspendedProcessesOf, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
 import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
@@ -106,7 +107,7 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     }
     world.aws.requestLog.clear();
 
-    const lookup = await new AutoScalingAdapter(world.autoScaling).describeGroups([...groups, 'absent']);
+    const lookup = await new AutoScalingAdapter(madeClient(world.autoScaling)).describeGroups([...groups, 'absent']);
 
     expect(lookup.failed).toEqual(new Map());
     expect(new Map([...lookup.members].sort(([a], [b]) => a.localeCompare(b)))).toEqual(new Map([...bySdk].sort(([a], [b]) => a.localeCompare(b))));

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toInstanceView } from '../../lib/aws/instance-view.js';
 import { parseInstancesPage, UnexpectedInstancesXml } from '../../lib/aws/instances-xml.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
+import { madeClient } from '../../lib/aws/clients.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { InstanceView } from '../../lib/model/observation.js';
 import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
@@ -154,9 +155,9 @@ describe('Ec2Adapter through the emulator', () => {
       token = out.NextToken;
     } while (token);
 
-    const listed = await new Ec2Adapter(world.ec2).describeClusterInstances('demo');
+    const listed = await new Ec2Adapter(madeClient(world.ec2)).describeClusterInstances('demo');
     const id = (n: number) => instanceId(n) as InstanceId;
-    const looked = await new Ec2Adapter(world.ec2).describeByIds([id(3), id(1_004), id(2_000)]);
+    const looked = await new Ec2Adapter(madeClient(world.ec2)).describeByIds([id(3), id(1_004), id(2_000)]);
 
     expect(listed).toEqual(sdkPages);
     expect(listed).toHaveLength(1_005);

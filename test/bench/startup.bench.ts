@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FUNCTION_KINDS, PROJECT_ROOT, type FunctionKind } from '../../infra/functions.js';
+import { DEFAULTS } from '../../infra/node-reconciler.js';
 import { buildCli } from '../../scripts/build-cli.js';
 import { bundleHandlers, runHandler } from './support/handlers.js';
 import { median, type BenchResult } from './support/results.js';
@@ -18,8 +19,14 @@ const run = promisify(execFile);
 /** The name each function's results carry (bench/results.json). */
 const RESULT_NAME: Readonly<Record<FunctionKind, string>> = { events: 'events', sweep: 'sweep', drainStep: 'drain-step' };
 
-/** What a deployed function finds in its environment (tracing and metrics as the stack sets them). */
+/**
+ * What a deployed function finds in its environment. Tracing as the stack sets it by default
+ * (infra/functions.ts: POWERTOOLS_TRACE_ENABLED follows the `tracing` prop): off, so the Tracer and
+ * the X-Ray SDK under it are not loaded (lib/lambda/telemetry.ts). Left unset, Powertools counts
+ * tracing as on, and every run timed a traced function.
+ */
 const ENV: Readonly<Record<string, string>> = {
+  POWERTOOLS_TRACE_ENABLED: String(DEFAULTS.tracing),
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
   AWS_SECRET_ACCESS_KEY: 'secret',

@@ -5,7 +5,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { kubectl } from '../sandbox/kube/kubectl.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

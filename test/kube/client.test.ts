@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeApiError, KubeClient, kubePath, KubeTransportError, MAX_RETRY_WAIT_MS, retryDelayMs, type KubeClientOptions, type KubeConnection } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';

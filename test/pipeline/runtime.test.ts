@@ -2,7 +2,7 @@
 // once the STS emulator has verified its signature (token mode), the shipped RBAC deciding every
 // request (RBAC mode), and what a warm container keeps between invocations.
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createEksToken, TOKEN_REFRESH_MS } from '../../lib/aws/eks-token.js';
 import { httpStatus, KubeClient, type KubeConnection, type KubeRequest } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';

@@ -183,7 +183,8 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
       aws.requestLog.clear();
     },
     close: async () => {
-      for (const { aws: c } of runtimes) for (const client of [c.ec2, c.autoScaling, c.eks, c.eventBridge, c.sfn]) client.destroy();
+      // A client never asked for is made here only to be destroyed: it has no sockets yet.
+      await Promise.all(runtimes.flatMap(({ aws: c }) => [c.ec2, c.autoScaling, c.eks, c.eventBridge, c.sfn].map(async (client) => (await client()).destroy())));
       await Promise.all([kube.close(), aws.close()]);
     },
   };

@@ -10,7 +10,7 @@ import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -3,7 +3,7 @@
 // timeout, dead-letter queue, maxReceiveCount), EventBridge rules and targets, SQS event source
 // mappings, the state machine definitions, and the schedules. Every value comes out resolved
 // (names and ARNs as CloudFormation would make them in `env`) and checked with zod.
-import { z } from 'zod';
+import * as z from 'zod';
 import { parsePolicy, type NamedPolicy } from '../aws/iam/policy.js';
 import { Resolver, type DeployedResource, type DeploymentEnv } from './intrinsics.js';
 

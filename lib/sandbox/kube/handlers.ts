@@ -1,6 +1,6 @@
 // Resource requests → store operations, with the request/response shapes of the real API:
 // list envelopes, Table printing, Eviction and DeleteOptions bodies, events.k8s.io conversion.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserInfo } from './auth.js';
 import { badRequest, forbidden, methodNotSupported, pathNotFound, StatusError, unsupportedMediaType, type StatusBody } from './errors.js';
 import { fromEventsV1, toEventsV1, validateEventsV1 } from './events.js';

@@ -1,6 +1,6 @@
 // The three PATCH flavours the API server accepts, applied copy-on-write: untouched subtrees of
 // the stored object stay shared (a patched Node keeps sharing its big status.images list).
-import { z } from 'zod';
+import * as z from 'zod';
 import { isRecord } from './types.js';
 
 /** Why a patch could not apply; the handler turns it into the Status the real server sends. */

@@ -2,7 +2,7 @@
 // rule matching of plugin/pkg/auth/authorizer/rbac. Tests use it to prove the project's RBAC
 // manifest is enough (every reconciler call allowed) and minimal (nothing else is).
 import { parseAllDocuments } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserInfo } from './auth.js';
 import type { KubeObject } from './types.js';
 

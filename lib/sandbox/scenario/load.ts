@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { isServiceName, SERVICE_NAMES } from '../aws/services/names.js';
 import { ScenarioSchema, type Scenario } from './schema.js';
 

@@ -1,5 +1,5 @@
 // The scenario file format v1.1 (docs/scenarios.md), exactly: unknown keys are errors.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONDITIONS } from '../../model/condition.js';
 import { DurationSchema } from '../../model/duration.js';
 import { InstanceIdSchema } from '../../model/instance-id.js';

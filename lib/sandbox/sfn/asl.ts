@@ -2,7 +2,7 @@
 // Choice, Wait, Succeed and Fail, with Arguments/Output/Assign, Retry and Catch. Read with zod so
 // an unsupported feature (JSONPath fields, Parallel, Map, callbacks) is refused when the definition
 // is loaded, naming the state, rather than mis-run.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A JSONata template: any JSON value; strings `{% … %}` are expressions. */
 const Template = z.unknown();

@@ -1,6 +1,6 @@
 // The README's benchmark table, generated from bench/results.json: `npm run bench` (a full run)
 // rewrites it between the two markers, and test/bench/table.test.ts holds the two together.
-import { z } from 'zod';
+import * as z from 'zod';
 import { meetsGoal, type BenchResults } from './results.js';
 
 export const TABLE_START = '<!-- bench-table:start (generated from bench/results.json by `npm run bench`) -->';

@@ -1,6 +1,6 @@
 // Identity-based policy documents as CloudFormation and CDK synthesize them (AWS::IAM::Policy and
 // a role's inline Policies), read with zod at the edge so the evaluator works on one normal form.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A policy element that IAM accepts as one string or a list of strings. */
 const OneOrMany = z.union([z.string(), z.array(z.string())]).transform((value) => (typeof value === 'string' ? [value] : value));

@@ -7,7 +7,7 @@
 // A call that acts on several resources whose condition keys differ (CreateTags on instances with
 // different tags, PutEvents entries with different sources) becomes one check per resource: IAM
 // evaluates each resource in its own context, and the call needs every one allowed.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ServiceName } from '../services/names.js';
 import { autoScalingGroupUuid } from '../state/autoscaling.js';
 import type { AwsState } from '../state/index.js';

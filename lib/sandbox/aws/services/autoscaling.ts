@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AwsError } from '../errors.js';
 import { stableHex } from '../ids.js';
 import { renderMember } from '../protocol/aws-query.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isInstanceId } from '../../../model/instance-id.js';
 import { AwsError } from '../errors.js';
 import { el, isoTime, leaf, list, renderFragment, type XmlInput, type XmlRaw } from '../protocol/xml.js';

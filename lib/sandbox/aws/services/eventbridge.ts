@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AwsError } from '../errors.js';
 import type { JsonService, RequestContext } from './types.js';
 import { parseInput, smithyValidation } from './validate.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AwsError } from '../errors.js';
 import { epochSeconds } from '../protocol/json.js';
 import type { ExecutionRecord } from '../state/step-functions.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AwsError } from '../errors.js';
 
 export type Issue = z.core.$ZodIssue;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Clock } from '../../../model/clock.js';
 import { PREFIX } from '../../../model/labels.js';
 import { regionOfZone } from '../../../model/provider-id.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { regionOfZone } from '../../../model/provider-id.js';
 import { DurationSchema } from '../../../model/duration.js';
 import { InstanceIdSchema } from '../../../model/instance-id.js';

@@ -9,6 +9,7 @@ import type { RepairTrigger, StandDown } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
+import { AUTO_SCALING_GROUP_TAG } from '../model/labels.js';
 import type { NodeView } from '../model/observation.js';
 import type { RepairSettings } from '../settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../workflow/contract.js';
@@ -83,7 +84,7 @@ function isUnhealthy(pair: ClassifiedPair, ctx: PlanContext, now: number): boole
 /** Every group's members, unhealthy machines and repairs in flight, each instance counted once; and the unhealthy Nodes no group can be told for. */
 export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Census {
   const unlocated = pairs.flatMap((pair) =>
-    pair.condition === 'unknown' && pair.lookupError !== undefined && pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
+    (isLookupFailed(pair) || isGroupLookupFailed(pair)) && pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
       ? [pair.node.name]
       : [],
   );
@@ -96,6 +97,15 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
   }
   return { groups: groupCensus(machines), cluster, unlocated };
 }
+
+/** The machine's own lookup failed this run: which group it is in is unknown. */
+const isLookupFailed = (pair: ClassifiedPair): boolean => pair.condition === 'unknown' && pair.lookupError !== undefined;
+
+/** Its group's tag names a group whose lookup failed this run: the group cannot count the machine. */
+const isGroupLookupFailed = (pair: ClassifiedPair): boolean => {
+  const instance = pair.instance;
+  return instance !== undefined && instance.autoScaling === undefined && instance.tags[AUTO_SCALING_GROUP_TAG] !== undefined && (instance.enrichmentErrors ?? []).length > 0;
+};
 
 interface CensusMachine {
   group: string;

@@ -248,6 +248,19 @@ describe('repair: stand-down and parallelism', () => {
     const healthy = aNode(11, { createdAt: NOW - 9 * HOUR });
     expect(repairs(planFor({ ...blind, nodes: [...world.nodes, healthy], leases: new Map([...world.leases, [healthy.name, { nodeName: healthy.name, renewTime: NOW - 5_000 }]]) })).map((a) => a.instanceId)).toEqual([instanceId(1)]);
   });
+
+  it('should stand down while an unhealthy machine’s group could not be described (its group cannot count it), and go on once it can be', () => {
+    const world = group(10, [1, 2]);
+    const hidden = silentNode(11);
+    const unplaced = anInstance(11, { launchedAt: NOW - 9 * HOUR, tags: { 'eks:cluster-name': CLUSTER, 'aws:autoscaling:groupName': 'ng-b' }, enrichmentErrors: ['describing Auto Scaling group ng-b: Throttling'] });
+    const blind = { ...world, nodes: [...world.nodes, hidden], instances: [...world.instances, unplaced], leases: new Map([...world.leases, [hidden.name, silentLease(11)]]) };
+    const result = planFor(blind);
+    expect(repairs(result)).toEqual([]);
+    for (const skip of repairSkips(result).filter((s) => s.node !== hidden.name)) expect(skip.reason).toMatch(new RegExp(`stand down: the machine of unhealthy node ${hidden.name} could not be looked up this run`));
+    // Described, it counts in its own group: ng-a goes on.
+    const seen = { ...blind, instances: [...world.instances, member(11, 'ng-b')] };
+    expect(repairs(planFor(seen)).map((a) => a.instanceId)).toEqual([instanceId(1), instanceId(11)]);
+  });
 });
 
 describe('repair: never', () => {

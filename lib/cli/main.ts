@@ -1,8 +1,10 @@
 // ec2-node-reconciler: the command line.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorText } from '../pipeline/errors.js';
-import { COMMANDS } from './commands.js';
+import { COMMANDS, type Command, type Options } from './commands.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { didYouMean } from './suggest.js';
 
 const EXIT_HELP = `Exit codes:
   0  done; every expectation held
@@ -24,23 +26,65 @@ function mainHelp(): string {
   ].join('\n');
 }
 
+const commandHelp = (name: string, command: Command): string =>
+  `Usage: ec2-node-reconciler ${command.usage}\n\n${command.summary}\n${command.help ? `\n${command.help}\n` : ''}\n${EXIT_HELP}\n`;
+
+/** The package's version, from its package.json (next to lib/, wherever the CLI was built to). */
+function version(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const value = typeof manifest === 'object' && manifest !== null && 'version' in manifest ? manifest.version : undefined;
+  return typeof value === 'string' ? value : 'unknown';
+}
+
+const unknownCommand = (name: string): string => `error: unknown command ${JSON.stringify(name)}${didYouMean(name, Object.keys(COMMANDS))}\n\n${mainHelp()}\n`;
+
+/**
+ * parseArgs' message, said plainly: an unknown flag with the nearest known ones; a flag's value that
+ * looks like a flag (`--max-deletions -1`) with how to pass it.
+ */
+function parseArgsMessage(error: TypeError & { code: unknown }, options: Options): string {
+  const flags = Object.keys(options);
+  const unknown = /^Unknown option '(-{1,2})([^']+)'/.exec(error.message);
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown?.[2] !== undefined) {
+    return `unknown flag ${unknown[1] ?? ''}${unknown[2]}${didYouMean(unknown[2], flags, (f) => `--${f}`)}`;
+  }
+  const ambiguous = /^Option '(?:-\w, )?--([^' ]+)(?: <value>)?' argument is ambiguous/.exec(error.message);
+  if (ambiguous?.[1] !== undefined) return `--${ambiguous[1]} needs a value, and the next argument looks like a flag: write --${ambiguous[1]}=VALUE`;
+  return error.message.split('\n')[0] ?? error.message;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`ec2-node-reconciler ${version()} (node ${process.version})\n`);
+    return EXIT.ok;
+  }
+  if (name === 'help' && rest[0] !== undefined) {
+    const [topic] = rest;
+    const command = COMMANDS[topic];
+    if (!command) {
+      process.stderr.write(unknownCommand(topic));
+      return EXIT.usage;
+    }
+    process.stdout.write(commandHelp(topic, command));
+    return EXIT.ok;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${mainHelp()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`error: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    process.stderr.write(unknownCommand(name));
     return EXIT.usage;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`Usage: ec2-node-reconciler ${command.usage}\n\n${command.summary}\n${command.help ? `\n${command.help}\n` : ''}\n${EXIT_HELP}\n`);
+    process.stdout.write(commandHelp(name, command));
     return EXIT.ok;
   }
+  let options: Options = command.options;
   try {
-    const options = command.settings === true ? { ...command.options, ...(await import('./settings-flags.js')).settingOptions() } : command.options;
+    if (command.settings === true) options = { ...command.options, ...(await import('./settings-flags.js')).settingOptions() };
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     const run = await command.load();
     return await run(values, positionals);
@@ -51,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // parseArgs: unknown flag or missing value.
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`error: ${error.message} (see: ec2-node-reconciler ${name} --help)\n`);
+      process.stderr.write(`error: ${parseArgsMessage(error, options)} (see: ec2-node-reconciler ${name} --help)\n`);
       return EXIT.usage;
     }
     process.stderr.write(`error: ${errorText(error)}\n`);

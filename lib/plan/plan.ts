@@ -365,7 +365,11 @@ function deleteRefusal(pair: ClassifiedPair, node: NodeView, now: number, settin
 function applyBreaker(decision: Decision, allowed: number): Omit<Plan, 'dryRun'> {
   const deletes = decision.actions.filter((a) => a.kind === 'delete');
   if (deletes.length <= allowed) return decision;
-  const reason = `circuit breaker: ${deletes.length} deletions planned, at most ${allowed} allowed (maxDeletions / maxDeletionPercent); deleting none`;
+  // The reason goes on every held Node and in the report: it says how to get out, and when to.
+  const reason =
+    `circuit breaker: ${deletes.length} deletions planned, at most ${allowed} allowed (maxDeletions / maxDeletionPercent); deleting none. ` +
+    `If so many Nodes are really gone, check the list with \`ec2-node-reconciler sweep --dry-run --max-deletions ${deletes.length} --max-deletion-percent 100\` ` +
+    `and run it once without --dry-run; if not, find out why their machines look gone (an EC2 outage, a wrong region or tag) first`;
   const skipped: SkippedAction[] = deletes.map((d) => ({ kind: 'delete', node: d.node, ...(d.instanceId ? { instanceId: d.instanceId } : {}), reason }));
   return {
     actions: [...decision.actions.filter((a) => a.kind !== 'delete'), { kind: 'report', condition: 'stale-object', reason }],

@@ -1,6 +1,7 @@
 // The safety rails of DESIGN §4 end to end: a wrong delete is the worst failure, so each rail is
 // shown holding against the real adapters, the emulators and the shipped RBAC.
 import { describe, expect, it } from 'vitest';
+import { formatRunReport } from '../../lib/cli/format-report.js';
 import { EXCLUDE_KEY } from '../../lib/model/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import {
@@ -145,6 +146,9 @@ describe('the circuit breaker', () => {
     expect(report.conditions).toEqual(counts({ 'in-sync': 48, 'stale-object': 12 }));
     // 60 nodes: 20 % allows 12, maxDeletions allows 10.
     expect(report.breaker).toEqual({ wouldDelete: 12, allowed: 10, reason: expect.stringContaining('circuit breaker') as unknown });
+    // It says how to get out: the dry run that lists them under limits that let them through, then the same sweep for real.
+    expect(report.breaker?.reason).toContain('`ec2-node-reconciler sweep --dry-run --max-deletions 12 --max-deletion-percent 100`');
+    expect(formatRunReport(report)).toContain('CIRCUIT BREAKER  12 deletions planned, at most 10 allowed');
     expect(report.skipped.filter((s) => s.kind === 'delete')).toHaveLength(12);
     expect(world.kube.requestLog.filter({ verb: 'delete' })).toEqual([]);
     expect(world.kube.store.listNodes()).toHaveLength(60);

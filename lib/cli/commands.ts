@@ -32,7 +32,8 @@ const CONNECTION_HELP = `Connection:
   --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
   --context NAME        kubeconfig context (default: the current one)
   --cluster NAME        EKS cluster name (default: from an EKS context's ARN)
-  --region REGION       AWS region (default: $AWS_REGION, or from the context's ARN)
+  --region REGION       AWS region (default: from an EKS context's ARN, else $AWS_REGION;
+                        one that differs from the context's is refused)
   --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)
   --drain-state-machine ARN
                         the deployed drain workflow (stack output DrainStateMachineArn): asks it

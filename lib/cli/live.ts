@@ -47,6 +47,26 @@ function fromContextArn(kc: KubeConfig): { cluster?: string; region?: string } {
   return match ? { region: match[1], cluster: match[2] } : {};
 }
 
+/**
+ * The region: an EKS context's ARN says where the cluster is, so it comes first; --region or the
+ * environment saying otherwise is refused, naming both (EC2 would be asked about another region's
+ * machines, and every Node would look gone). Without an EKS context: --region, then the environment.
+ */
+function regionOf(fromContext: string | undefined, flag: string | undefined): string {
+  const env = process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'];
+  const envName = process.env['AWS_REGION'] !== undefined ? 'AWS_REGION' : 'AWS_DEFAULT_REGION';
+  if (fromContext !== undefined) {
+    if (flag !== undefined && flag !== fromContext) throw new CliError(`--region ${flag}, but the kubeconfig context's cluster is in ${fromContext}: pass the region of the cluster, or another --context`);
+    if (flag === undefined && env !== undefined && env !== fromContext) {
+      throw new CliError(`${envName} is ${env}, but the kubeconfig context's cluster is in ${fromContext}: unset it, or pass --region ${fromContext}`);
+    }
+    return fromContext;
+  }
+  const region = flag ?? env;
+  if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
+  return region;
+}
+
 export interface Live {
   readonly kube: KubeConnection;
   readonly cluster: string;
@@ -76,8 +96,7 @@ export function connect(options: LiveOptions): Live {
   const guessed = fromContextArn(kubeConfig);
   const cluster = options.cluster ?? guessed.cluster;
   if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
-  const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? guessed.region;
-  if (!region) throw new CliError('no AWS region; pass --region or set AWS_REGION');
+  const region = regionOf(guessed.region, options.region);
   const kube = connectionFromKubeConfig(kubeConfig);
   const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
   const clock = new OffsetClock();

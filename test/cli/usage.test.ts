@@ -1,7 +1,9 @@
 // The binary as someone who mistypes it meets it: a version, help per command, and "did you mean"
 // for a mistyped command or flag, each with the README's exit codes (0 done, 2 bad input).
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { closest } from '../../lib/cli/suggest.js';
@@ -11,8 +13,12 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 /** Runs the binary (the node that runs the tests: Node 24), whatever it exits with. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(env: Record<string, string | undefined>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args]);
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -47,6 +53,45 @@ describe.concurrent('the command line, mistyped', () => {
     expect(typo).toEqual(expect.objectContaining({ code: 2, stderr: 'error: unknown flag --dry-runn (did you mean --dry-run?) (see: ec2-node-reconciler sweep --help)\n' }));
     expect(dash).toEqual(
       expect.objectContaining({ code: 2, stderr: 'error: --max-deletions needs a value, and the next argument looks like a flag: write --max-deletions=VALUE (see: ec2-node-reconciler sweep --help)\n' }),
+    );
+  });
+});
+
+describe.concurrent('the command line, without what it needs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+  const kubeconfig = join(dir, 'config');
+  const arn = 'arn:aws:eks:eu-west-1:111122223333:cluster/demo';
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters: [ { name: "${arn}", cluster: { server: "https://127.0.0.1:1" } } ]
+users: [ { name: demo, user: { token: t } } ]
+contexts: [ { name: demo, context: { cluster: "${arn}", user: demo } }, { name: other, context: { cluster: "${arn}", user: demo } } ]
+current-context: demo
+`,
+  );
+  const noRegion = { AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined };
+
+  it('should say which kubeconfig is missing, and exit 3', async () => {
+    expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', join(dir, 'nope'))).toEqual(expect.objectContaining({ code: 3, stderr: `error: kubeconfig ${join(dir, 'nope')}: no such file\n` }));
+    const none = await cliWith({ ...noRegion, KUBECONFIG: undefined, HOME: dir }, 'sweep', '--dry-run');
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/^error: no kubeconfig: \$KUBECONFIG is not set and .*\.kube\/config does not exist; pass --kubeconfig PATH/);
+  });
+
+  it('should name the contexts there are when --context names none of them, and exit 3', async () => {
+    expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', kubeconfig, '--context', 'nosuch')).toEqual(
+      expect.objectContaining({ code: 3, stderr: 'error: no context "nosuch" in the kubeconfig (it has: demo, other)\n' }),
+    );
+  });
+
+  it('should refuse a region other than the EKS context’s, from --region or the environment, naming both, and exit 2', async () => {
+    expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', kubeconfig, '--region', 'us-east-1')).toEqual(
+      expect.objectContaining({ code: 2, stderr: "error: --region us-east-1, but the kubeconfig context's cluster is in eu-west-1: pass the region of the cluster, or another --context\n" }),
+    );
+    expect(await cliWith({ ...noRegion, AWS_REGION: 'us-east-1' }, 'sweep', '--dry-run', '--kubeconfig', kubeconfig)).toEqual(
+      expect.objectContaining({ code: 2, stderr: "error: AWS_REGION is us-east-1, but the kubeconfig context's cluster is in eu-west-1: unset it, or pass --region eu-west-1\n" }),
     );
   });
 });

@@ -25,6 +25,7 @@ const CONNECTION: Options = {
   context: { type: 'string' },
   cluster: { type: 'string' },
   region: { type: 'string' },
+  profile: { type: 'string' },
   'endpoint-url': { type: 'string' },
   'drain-state-machine': { type: 'string' },
 };
@@ -34,6 +35,7 @@ const CONNECTION_HELP = `Connection:
   --cluster NAME        EKS cluster name (default: from an EKS context's ARN)
   --region REGION       AWS region (default: from an EKS context's ARN, else $AWS_REGION;
                         one that differs from the context's is refused)
+  --profile NAME        AWS profile of the shared config and credentials files (default: $AWS_PROFILE)
   --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)
   --drain-state-machine ARN
                         the deployed drain workflow (stack output DrainStateMachineArn): asks it
@@ -101,11 +103,19 @@ ${CONNECTION_HELP}`,
 
 const invokeCommand: Command = {
   summary: 'invoke the deployed sweep function and print its report',
-  usage: 'invoke --function NAME [--dry-run] [-o table|json] [--region REGION]',
-  options: { function: { type: 'string' }, 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, region: { type: 'string' }, 'endpoint-url': { type: 'string' } },
+  usage: 'invoke --function NAME [--dry-run] [-o table|json] [--region REGION] [--profile NAME]',
+  options: {
+    function: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    region: { type: 'string' },
+    profile: { type: 'string' },
+    'endpoint-url': { type: 'string' },
+  },
   help: `  --function NAME       the sweep function (the stack output SweepFunctionName)
   --dry-run             ask the function to plan and report only (without it, the deployed dryRun setting applies)
-  -o, --output FORMAT   table (default) or json`,
+  -o, --output FORMAT   table (default) or json
+  --profile NAME        AWS profile of the shared config and credentials files (default: $AWS_PROFILE)`,
   load: async () => (await import('./run/invoke.js')).runInvokeCommand,
 };
 

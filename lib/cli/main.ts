@@ -86,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command.settings === true) options = { ...command.options, ...(await import('./settings-flags.js')).settingOptions() };
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    // The SDK's default credential chain (and the region of a profile) read AWS_PROFILE when a client is made.
+    if (typeof values['profile'] === 'string') process.env['AWS_PROFILE'] = values['profile'];
     const run = await command.load();
     return await run(values, positionals);
   } catch (error) {

@@ -33,7 +33,7 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { emit, eventSchema, fromEnvelope, ignore, type SignalModule } from './signal-module.js';
+import { autoScalingGroupFilter, defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
 export const TEST_NOTIFICATION = 'autoscaling:TEST_NOTIFICATION';
 const TERMINATING = 'autoscaling:EC2_INSTANCE_TERMINATING';
@@ -60,20 +60,23 @@ function normalizeTestNotification(detail: unknown): unknown {
   return detail;
 }
 
-const schema = eventSchema(
-  'aws.autoscaling',
-  'EC2 Instance-terminate Lifecycle Action',
-  z.preprocess(
-    normalizeTestNotification,
-    z.discriminatedUnion('LifecycleTransition', [LifecycleDetailSchema, TestNotificationSchema]),
-  ),
-);
-
-export const asgTerminateLifecycleAction = {
+export const asgTerminateLifecycleAction = defineSignal({
   kind: 'asg-terminate-lifecycle-action',
   source: 'aws.autoscaling',
   detailType: 'EC2 Instance-terminate Lifecycle Action',
-  schema,
+  detail: z.preprocess(
+    normalizeTestNotification,
+    z.discriminatedUnion('LifecycleTransition', [LifecycleDetailSchema, TestNotificationSchema]),
+  ),
+  rule: {
+    description: 'Auto Scaling terminate lifecycle action: drain, then complete the hook with CONTINUE',
+    detail: (scope) => ({
+      // Test notifications share the detail-type but carry no instance.
+      LifecycleTransition: [TERMINATING],
+      ...autoScalingGroupFilter(scope),
+      ...(scope.lifecycleHookNames ? { LifecycleHookName: [...scope.lifecycleHookNames] } : {}),
+    }),
+  },
   toSignals(event) {
     const detail = event.detail;
     if (detail.LifecycleTransition === TEST_NOTIFICATION) {
@@ -96,4 +99,4 @@ export const asgTerminateLifecycleAction = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

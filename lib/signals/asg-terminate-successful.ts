@@ -33,23 +33,21 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { emit, eventSchema, fromEnvelope, type SignalModule } from './signal-module.js';
+import { autoScalingGroupFilter, defineSignal, emit, fromEnvelope } from './signal-module.js';
 
-const schema = eventSchema(
-  'aws.autoscaling',
-  'EC2 Instance Terminate Successful',
-  z.object({
+export const asgTerminateSuccessful = defineSignal({
+  kind: 'asg-terminate-successful',
+  source: 'aws.autoscaling',
+  detailType: 'EC2 Instance Terminate Successful',
+  detail: z.object({
     EC2InstanceId: InstanceIdSchema,
     // Descriptive only: the instance id alone decides what happens to the Node.
     AutoScalingGroupName: z.string().max(255).optional(),
   }),
-);
-
-export const asgTerminateSuccessful = {
-  kind: 'asg-terminate-successful',
-  source: 'aws.autoscaling',
-  detailType: 'EC2 Instance Terminate Successful',
-  schema,
+  rule: {
+    description: 'Auto Scaling EC2 Instance Terminate Successful: the machine is gone, its Node is stale',
+    detail: (scope) => (scope.autoScalingGroupNames ? autoScalingGroupFilter(scope) : undefined),
+  },
   toSignals(event) {
     const instanceId = event.detail.EC2InstanceId;
     const group = event.detail.AutoScalingGroupName;
@@ -62,4 +60,4 @@ export const asgTerminateSuccessful = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

@@ -25,28 +25,23 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { emit, eventSchema, fromEnvelope, IsoTimeSchema, isoTime, type SignalModule } from './signal-module.js';
+import { defineSignal, emit, fromEnvelope, IsoTimeSchema, isoTime } from './signal-module.js';
 
 /** AWS documents the warning as sent two minutes before termination. */
 export const CAPACITY_RESERVATION_NOTICE_MS = 2 * 60_000;
 
-const schema = eventSchema(
-  'aws.ec2',
-  'EC2 Capacity Reservation Instance Interruption Warning',
-  z.object({
+export const capacityReservationInterruption = defineSignal({
+  kind: 'capacity-reservation-interruption',
+  source: 'aws.ec2',
+  detailType: 'EC2 Capacity Reservation Instance Interruption Warning',
+  detail: z.object({
     'instance-id': InstanceIdSchema,
     'instance-action': z.string().max(64).optional(),
     // Optional so that a warning without it still drains (on the documented two minutes); wrong when present is an error.
     'instance-termination-time': IsoTimeSchema.optional(),
     azId: z.string().max(64).optional(),
   }),
-);
-
-export const capacityReservationInterruption = {
-  kind: 'capacity-reservation-interruption',
-  source: 'aws.ec2',
-  detailType: 'EC2 Capacity Reservation Instance Interruption Warning',
-  schema,
+  rule: { description: 'EC2 Capacity Reservation Instance Interruption Warning: the node is slated' },
   toSignals(event) {
     const envelope = fromEnvelope(event);
     const instanceId = event.detail['instance-id'];
@@ -62,4 +57,4 @@ export const capacityReservationInterruption = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

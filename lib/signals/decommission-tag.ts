@@ -27,7 +27,7 @@
 import * as z from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { DECOMMISSION_TAG } from '../model/labels.js';
-import { emit, eventSchema, fromEnvelope, ignore, preview, type SignalModule } from './signal-module.js';
+import { defineSignal, emit, fromEnvelope, ignore, preview } from './signal-module.js';
 
 type TaggedResource = { readonly kind: 'instance'; readonly instanceId: InstanceId } | { readonly kind: 'other'; readonly arn: string };
 
@@ -54,23 +54,26 @@ const ResourceArnSchema = z.string().transform((arn, ctx): TaggedResource => {
   return { kind: 'instance', instanceId };
 });
 
-const schema = eventSchema(
-  'aws.tag',
-  'Tag Change on Resource',
-  z.object({
-    'changed-tag-keys': z.array(z.string()),
-    tags: z.record(z.string(), z.string()),
-  }),
-).extend({
-  // One event per resource; more than one ARN would leave it unclear which instance the tags belong to.
-  resources: z.tuple([ResourceArnSchema]),
-});
-
-export const decommissionTag = {
+export const decommissionTag = defineSignal({
   kind: 'decommission-tag',
   source: 'aws.tag',
   detailType: 'Tag Change on Resource',
-  schema,
+  detail: z.object({
+    'changed-tag-keys': z.array(z.string()),
+    tags: z.record(z.string(), z.string()),
+  }),
+  // One event per resource; more than one ARN would leave it unclear which instance the tags belong to.
+  resources: z.tuple([ResourceArnSchema]),
+  rule: {
+    description: `Tag Change on an EC2 instance that sets ${DECOMMISSION_TAG}: operator decommission`,
+    detail: () => ({
+      service: ['ec2'],
+      'resource-type': ['instance'],
+      'changed-tag-keys': [DECOMMISSION_TAG],
+      // `tags` holds the tags after the change: a removal of the key has nothing to act on.
+      tags: { [DECOMMISSION_TAG]: [{ exists: true }] },
+    }),
+  },
   toSignals(event) {
     const [resource] = event.resources;
     if (resource.kind === 'other') return ignore(`tag change on ${preview(resource.arn)}: not an EC2 instance`);
@@ -88,4 +91,4 @@ export const decommissionTag = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

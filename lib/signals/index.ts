@@ -1,6 +1,7 @@
 /**
  * The signal registry (DESIGN §2): routes an EventBridge event by (source, detail-type) to the
- * module of its kind. Adding a kind is one module and one line in SIGNAL_MODULES.
+ * module of its kind, and is the list infra/signal-rules.ts makes one EventBridge rule per entry
+ * of. Adding a kind is one module (defineSignal) and one line in SIGNAL_MODULES.
  */
 import type { Signal, SignalKind } from '../model/signal.js';
 import { asgTerminateLifecycleAction } from './asg-terminate-lifecycle-action.js';
@@ -20,9 +21,16 @@ import {
 import { spotInterruption } from './spot-interruption.js';
 import { stateChange } from './state-change.js';
 
-export { SignalRejection, type Conversion, type EventHeader, type SignalModule } from './signal-module.js';
+export {
+  SignalRejection,
+  type ContentFilter,
+  type Conversion,
+  type EventHeader,
+  type RuleScope,
+  type SignalModule,
+} from './signal-module.js';
 
-/** Every kind has exactly one module: the `Record` fails to compile when a SignalKind is left out. */
+/** Every kind has exactly one module, filed under its own kind: the table fails to compile when a SignalKind is left out or misfiled. */
 export const SIGNAL_MODULES = {
   'spot-interruption': spotInterruption,
   'rebalance-recommendation': rebalanceRecommendation,
@@ -32,7 +40,7 @@ export const SIGNAL_MODULES = {
   'asg-terminate-successful': asgTerminateSuccessful,
   'scheduled-change': scheduledChange,
   'decommission-tag': decommissionTag,
-} as const satisfies Readonly<Record<SignalKind, SignalModule>>;
+} as const satisfies { readonly [K in SignalKind]: SignalModule<K> };
 
 /**
  * - `signals`: act on these (`skipped` lists parts of the event left out, with why).
@@ -60,6 +68,11 @@ const ROUTES: ReadonlyMap<string, SignalModule> = (() => {
   }
   return routes;
 })();
+
+/** The kind an event's (source, detail-type) routes to; undefined for a pair no kind owns (parseEvent rejects those). */
+export function signalKindOf(source: string, detailType: string): SignalKind | undefined {
+  return ROUTES.get(routeKey(source, detailType))?.kind;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -19,19 +19,14 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { emit, eventSchema, fromEnvelope, type SignalModule } from './signal-module.js';
+import { defineSignal, emit, fromEnvelope } from './signal-module.js';
 
-const schema = eventSchema(
-  'aws.ec2',
-  'EC2 Instance Rebalance Recommendation',
-  z.object({ 'instance-id': InstanceIdSchema }),
-);
-
-export const rebalanceRecommendation = {
+export const rebalanceRecommendation = defineSignal({
   kind: 'rebalance-recommendation',
   source: 'aws.ec2',
   detailType: 'EC2 Instance Rebalance Recommendation',
-  schema,
+  detail: z.object({ 'instance-id': InstanceIdSchema }),
+  rule: { description: 'EC2 Instance Rebalance Recommendation: the node is cordoned or drained (rebalance policy)' },
   toSignals(event) {
     const instanceId = event.detail['instance-id'];
     return emit([
@@ -43,4 +38,4 @@ export const rebalanceRecommendation = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

@@ -38,7 +38,7 @@ import * as z from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { scheduledChangeClass } from '../model/scheduled-change.js';
 import type { Signal } from '../model/signal.js';
-import { emit, eventSchema, fromEnvelope, ignore, isoTime, preview, type SignalModule } from './signal-module.js';
+import { defineSignal, emit, fromEnvelope, ignore, isoTime, preview } from './signal-module.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 const RFC_1123 =
@@ -112,13 +112,16 @@ const HealthDetailSchema = z.preprocess(
   ]),
 );
 
-const schema = eventSchema('aws.health', 'AWS Health Event', HealthDetailSchema);
-
-export const scheduledChange = {
+export const scheduledChange = defineSignal({
   kind: 'scheduled-change',
   source: 'aws.health',
   detailType: 'AWS Health Event',
-  schema,
+  detail: HealthDetailSchema,
+  rule: {
+    description: 'AWS Health EC2 scheduled change (retirement, maintenance): the affected nodes are slated',
+    // The same test as HealthDetailSchema's `concernsInstances`: what the module would ignore never reaches it.
+    detail: () => ({ service: ['EC2'], eventTypeCategory: ['scheduledChange'] }),
+  },
   toSignals(event) {
     const detail = event.detail;
     if (!detail.concernsInstances) {
@@ -157,4 +160,4 @@ export const scheduledChange = {
     });
     return emit(signals, skipped);
   },
-} satisfies SignalModule<typeof schema>;
+});

@@ -30,15 +30,56 @@ export interface Envelope {
 }
 
 /**
- * One EventBridge event kind (STYLE: one module per kind, a registry routes by the key).
+ * Which Auto Scaling groups and lifecycle hooks are the cluster's: a deploy-time choice that
+ * narrows the rules of the kinds Auto Scaling sends.
+ */
+export interface RuleScope {
+  /** Only these Auto Scaling groups' events; every group when absent. */
+  readonly autoScalingGroupNames?: readonly string[];
+  /** Only these lifecycle hooks' actions; every terminate hook when absent. */
+  readonly lifecycleHookNames?: readonly string[];
+}
+
+/** The scope's groups as a `detail` filter of the Auto Scaling kinds; empty (every group) when unscoped. */
+export function autoScalingGroupFilter(scope: RuleScope): ContentFilter {
+  return scope.autoScalingGroupNames ? { AutoScalingGroupName: [...scope.autoScalingGroupNames] } : {};
+}
+
+/** One value test of an EventBridge pattern: a literal, or an operator such as `{ exists: true }`. */
+export type Matcher = string | number | boolean | null | { readonly [operator: string]: unknown };
+
+/**
+ * An EventBridge content filter as the rule stores it (field → matchers, or a nested filter).
+ * Plain JSON, so that lib/ does not load aws-cdk-lib to say what its rules match.
+ */
+export interface ContentFilter {
+  readonly [field: string]: readonly Matcher[] | ContentFilter;
+}
+
+/** What the EventBridge rule of a kind adds to its (source, detail-type). */
+export interface SignalRule {
+  /** What the signal means for a node; the rule's description. */
+  readonly description: string;
+  /**
+   * The rule's `detail` filter, for events the module would only ignore (they then cost no
+   * invocation); undefined lets every event of the kind through.
+   */
+  detail(scope: RuleScope): ContentFilter | undefined;
+}
+
+/**
+ * One EventBridge event kind (STYLE: one module per kind, a registry routes by the key), built by
+ * defineSignal so that its (source, detail-type) is written once: the schema, the routing and the
+ * EventBridge rule all read it from here.
  * `toSignals` is declared as a method so that a module typed by its own schema still fits the
  * registry's `SignalModule`; the registry only ever feeds it the output of the same module's schema.
  */
-export interface SignalModule<S extends z.ZodType<Envelope> = z.ZodType<Envelope>> {
-  readonly kind: SignalKind;
+export interface SignalModule<K extends SignalKind = SignalKind, S extends z.ZodType<Envelope> = z.ZodType<Envelope>> {
+  readonly kind: K;
   readonly source: string;
   readonly detailType: string;
   readonly schema: S;
+  readonly rule: SignalRule;
   toSignals(event: z.output<S>): Conversion;
 }
 
@@ -102,18 +143,78 @@ const EventBridgeSchema = z.object({
   'replay-name': z.string().optional(),
 });
 
-/** The EventBridge envelope, pinned to one (source, detail-type) and a typed `detail`. */
-export function eventSchema<const Source extends string, const DetailType extends string, Detail extends z.ZodType>(
+/** The envelope's `resources` unless a kind narrows it. */
+const ResourcesSchema = EventBridgeSchema.shape.resources;
+type AnyResources = typeof ResourcesSchema;
+
+/** The EventBridge envelope, pinned to one (source, detail-type), with a typed `detail` (and `resources`). */
+function eventSchema<const Source extends string, const DetailType extends string, Detail extends z.ZodType, Resources extends z.ZodType>(
   source: Source,
   detailType: DetailType,
   detail: Detail,
+  resources: Resources,
 ) {
   return EventBridgeSchema.extend({
     id: EventIdSchema,
     source: z.literal(source),
     'detail-type': z.literal(detailType),
     detail,
+    resources,
   });
+}
+
+type EventSchema<Source extends string, DetailType extends string, Detail extends z.ZodType, Resources extends z.ZodType> = ReturnType<
+  typeof eventSchema<Source, DetailType, Detail, Resources>
+>;
+
+/** Everything a kind says about itself; each key of it is written here and nowhere else. */
+export interface SignalSpec<
+  K extends SignalKind,
+  Source extends string,
+  DetailType extends string,
+  Detail extends z.ZodType,
+  Resources extends z.ZodType,
+> {
+  readonly kind: K;
+  /** The event's `source` and `detail-type`: the routing key and the rule's own pattern. */
+  readonly source: Source;
+  readonly detailType: DetailType;
+  /** The schema of `detail`. */
+  readonly detail: Detail;
+  /** The schema of `resources`, when the kind reads it; any list of strings otherwise. */
+  readonly resources?: Resources;
+  readonly rule: { readonly description: string; readonly detail?: (scope: RuleScope) => ContentFilter | undefined };
+  toSignals(event: z.output<EventSchema<Source, DetailType, Detail, Resources>>): Conversion;
+}
+
+/**
+ * A signal module from its spec: the schema is the EventBridge envelope pinned to the spec's
+ * (source, detail-type), and the rule's pattern starts from the same pair.
+ */
+export function defineSignal<const K extends SignalKind, const Source extends string, const DetailType extends string, Detail extends z.ZodType>(
+  spec: SignalSpec<K, Source, DetailType, Detail, AnyResources> & { readonly resources?: undefined },
+): SignalModule<K, EventSchema<Source, DetailType, Detail, AnyResources>>;
+export function defineSignal<
+  const K extends SignalKind,
+  const Source extends string,
+  const DetailType extends string,
+  Detail extends z.ZodType,
+  Resources extends z.ZodType,
+>(
+  spec: SignalSpec<K, Source, DetailType, Detail, Resources> & { readonly resources: Resources },
+): SignalModule<K, EventSchema<Source, DetailType, Detail, Resources>>;
+export function defineSignal(
+  spec: SignalSpec<SignalKind, string, string, z.ZodType, z.ZodType>,
+): SignalModule<SignalKind, EventSchema<string, string, z.ZodType, z.ZodType>> {
+  const { kind, source, detailType, rule } = spec;
+  return {
+    kind,
+    source,
+    detailType,
+    schema: eventSchema(source, detailType, spec.detail, spec.resources ?? ResourcesSchema),
+    rule: { description: rule.description, detail: (scope) => rule.detail?.(scope) },
+    toSignals: (event) => spec.toSignals(event),
+  };
 }
 
 /** The fields every signal takes from its envelope. */

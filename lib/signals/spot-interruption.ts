@@ -18,26 +18,21 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { emit, eventSchema, fromEnvelope, isoTime, type SignalModule } from './signal-module.js';
+import { defineSignal, emit, fromEnvelope, isoTime } from './signal-module.js';
 
 /** The warning is sent two minutes before the interruption (hibernation starts at once, so this is an upper bound). */
 export const SPOT_NOTICE_MS = 2 * 60_000;
 
-const schema = eventSchema(
-  'aws.ec2',
-  'EC2 Spot Instance Interruption Warning',
-  z.object({
+export const spotInterruption = defineSignal({
+  kind: 'spot-interruption',
+  source: 'aws.ec2',
+  detailType: 'EC2 Spot Instance Interruption Warning',
+  detail: z.object({
     'instance-id': InstanceIdSchema,
     // Only descriptive: a new action AWS might add must not turn a two-minute warning into a poison message.
     'instance-action': z.string().max(64).optional(),
   }),
-);
-
-export const spotInterruption = {
-  kind: 'spot-interruption',
-  source: 'aws.ec2',
-  detailType: 'EC2 Spot Instance Interruption Warning',
-  schema,
+  rule: { description: 'EC2 Spot Instance Interruption Warning: the node is slated, deadline two minutes after the event' },
   toSignals(event) {
     const envelope = fromEnvelope(event);
     const instanceId = event.detail['instance-id'];
@@ -53,4 +48,4 @@ export const spotInterruption = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

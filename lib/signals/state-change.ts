@@ -21,13 +21,7 @@
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
-import { emit, eventSchema, fromEnvelope, ignore, type SignalModule } from './signal-module.js';
-
-const schema = eventSchema(
-  'aws.ec2',
-  'EC2 Instance State-change Notification',
-  z.object({ 'instance-id': InstanceIdSchema, state: z.enum(INSTANCE_STATES) }),
-);
+import { defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
 const MEANING: Readonly<Record<InstanceState, string | undefined>> = {
   pending: undefined,
@@ -38,11 +32,22 @@ const MEANING: Readonly<Record<InstanceState, string | undefined>> = {
   terminated: 'is terminated',
 };
 
-export const stateChange = {
+/**
+ * The states that become a signal, in MEANING's order (which is the deployed rule's): the rule
+ * lets through exactly what the module acts on, so it never costs an invocation for a state that
+ * would only be ignored, nor drops one that would be acted on.
+ */
+const ACTED_ON: readonly string[] = Object.entries(MEANING).flatMap(([state, meaning]) => (meaning === undefined ? [] : [state]));
+
+export const stateChange = defineSignal({
   kind: 'state-change',
   source: 'aws.ec2',
   detailType: 'EC2 Instance State-change Notification',
-  schema,
+  detail: z.object({ 'instance-id': InstanceIdSchema, state: z.enum(INSTANCE_STATES) }),
+  rule: {
+    description: 'EC2 Instance State-change Notification for shutting-down, stopping, stopped and terminated',
+    detail: () => ({ state: [...ACTED_ON] }),
+  },
   toSignals(event) {
     const instanceId = event.detail['instance-id'];
     const state = event.detail.state;
@@ -58,4 +63,4 @@ export const stateChange = {
       },
     ]);
   },
-} satisfies SignalModule<typeof schema>;
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isInstanceId } from '../../lib/model/instance-id.js';
 import { SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
-import { parseEvent, SIGNAL_MODULES, SignalRejection, type ParseOutcome } from '../../lib/signals/index.js';
+import { parseEvent, SIGNAL_MODULES, signalKindOf, SignalRejection, type ParseOutcome } from '../../lib/signals/index.js';
 import { fixture, withField, without } from './events.js';
 
 const I1 = 'i-1234567890abcdef0';
@@ -566,6 +566,16 @@ describe('SIGNAL_MODULES', () => {
 
     // assess
     expect(results).toEqual([true, true, true]);
+  });
+
+  it("should name each module's (source, detail-type) as its kind, and no kind for a pair no module owns", () => {
+    // act
+    const kinds = Object.values(SIGNAL_MODULES).map((module) => signalKindOf(module.source, module.detailType));
+
+    // assess
+    expect(kinds).toEqual(Object.keys(SIGNAL_MODULES));
+    expect(signalKindOf('aws.ec2', 'EC2 Instance Launch Successful')).toBeUndefined();
+    expect(signalKindOf('custom.app', 'EC2 Spot Instance Interruption Warning')).toBeUndefined();
   });
 
   it('should only ever produce valid instance ids from the fixtures', () => {

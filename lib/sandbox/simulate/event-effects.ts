@@ -19,6 +19,7 @@
 // event older than the instance's current launch (a late delivery about an earlier life of the
 // machine, stopped and started since) changed nothing that is still true: it has no effect.
 import type { InstanceState } from '../../model/signal.js';
+import { signalKindOf } from '../../signals/index.js';
 import type { Sandbox } from './world.js';
 
 const SPOT_NOTICE_MS = 120_000;
@@ -57,8 +58,11 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     return launchedAt !== undefined && Number.isFinite(eventTime) && eventTime < launchedAt;
   };
 
-  switch (`${text(event.source) ?? ''}|${text(event['detail-type']) ?? ''}`) {
-    case 'aws.ec2|EC2 Instance State-change Notification': {
+  // Which event it is comes from the signal registry; what AWS does about it is the emulator's own.
+  const kind = signalKindOf(text(event.source) ?? '', text(event['detail-type']) ?? '');
+  if (kind === undefined) return;
+  switch (kind) {
+    case 'state-change': {
       const id = text(detail['instance-id']);
       if (history(id)) return;
       const to = text(detail.state) as InstanceState | undefined;
@@ -69,20 +73,20 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       else state.setInstanceState(id, to);
       return;
     }
-    case 'aws.ec2|EC2 Spot Instance Interruption Warning': {
+    case 'spot-interruption': {
       const id = text(detail['instance-id']);
       if (id === undefined || record(id) === undefined || history(id)) return;
       later(id, eventTime + SPOT_NOTICE_MS, detail['instance-action'] === 'terminate' ? 'terminate' : 'stop');
       return;
     }
-    case 'aws.ec2|EC2 Capacity Reservation Instance Interruption Warning': {
+    case 'capacity-reservation-interruption': {
       const id = text(detail['instance-id']);
       const at = Date.parse(text(detail['instance-termination-time']) ?? '');
       if (id === undefined || record(id) === undefined || !Number.isFinite(at)) return;
       later(id, at, 'terminate');
       return;
     }
-    case 'aws.autoscaling|EC2 Instance-terminate Lifecycle Action': {
+    case 'asg-terminate-lifecycle-action': {
       const id = text(detail.EC2InstanceId);
       const token = text(detail.LifecycleActionToken);
       const member = id === undefined ? undefined : state.autoScaling.member(id);
@@ -94,13 +98,13 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       if (member.action && token !== undefined) member.action = { ...member.action, token };
       return;
     }
-    case 'aws.autoscaling|EC2 Instance Terminate Successful': {
+    case 'asg-terminate-successful': {
       const id = text(detail.EC2InstanceId);
       const current = record(id)?.state;
       if (id !== undefined && current !== undefined && current !== 'terminated') state.setInstanceState(id, 'terminated');
       return;
     }
-    case 'aws.tag|Tag Change on Resource': {
+    case 'decommission-tag': {
       const id = Array.isArray(event.resources) ? instanceIdFromArn(event.resources[0]) : undefined;
       const changed = Array.isArray(detail['changed-tag-keys']) ? detail['changed-tag-keys'].filter((k): k is string => typeof k === 'string') : [];
       const tags = isRecord(detail.tags) ? detail.tags : {};
@@ -116,8 +120,14 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       state.instances.deleteTags(id, removed, now);
       return;
     }
-    default:
+    // Warnings only: nothing about the machine changes.
+    case 'rebalance-recommendation':
+    case 'scheduled-change':
       return;
+    default: {
+      const unhandled: never = kind;
+      throw new Error(`no event effects for signal kind ${String(unhandled)}`);
+    }
   }
 }
 

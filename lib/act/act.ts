@@ -5,8 +5,8 @@ import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
-import { mapBounded } from '../pipeline/bounded.js';
-import { errorText } from '../pipeline/errors.js';
+import { mapBounded } from '../support/bounded.js';
+import { errorText } from '../support/errors.js';
 import type { ActionOutcome, OutcomeKind } from './outcome.js';
 
 type Result = { outcome: OutcomeKind; detail?: string };

@@ -1,6 +1,6 @@
 // ec2-node-reconciler: the command line.
 import { parseArgs } from 'node:util';
-import { errorText } from '../pipeline/errors.js';
+import { errorText } from '../support/errors.js';
 import { COMMANDS } from './commands.js';
 import { CliError, EXIT } from './exit-codes.js';
 

@@ -5,7 +5,7 @@ import type { DrainApi } from '../drain/api.js';
 import type { NodeEventRecorder } from '../kube/events.js';
 import type { NodeClient } from '../kube/nodes.js';
 import type { ObserveDeps } from '../observe/deps.js';
-import type { ApiCallCounter } from './api-calls.js';
+import type { ApiCallCounter } from '../support/api-calls.js';
 
 /**
  * Everything one reconciler run touches, injected: the Lambdas wire real clients, the sandbox and

@@ -15,7 +15,7 @@ import { NodeClient } from '../kube/nodes.js';
 import type { Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { Settings } from '../settings.js';
-import { ApiCallCounter } from './api-calls.js';
+import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface WireOptions {

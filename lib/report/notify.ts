@@ -4,7 +4,7 @@ import type { NodeEvent } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
-import { errorText } from '../pipeline/errors.js';
+import { errorText } from '../support/errors.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in the README). */
 export const EVENT_REASONS = {

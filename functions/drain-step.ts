@@ -7,7 +7,7 @@ import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
 import { kubeDrainApi } from '../lib/drain/kube-api.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
-import { sleepOn } from '../lib/drain/driver.js';
+import { sleepOn } from '../lib/model/clock.js';
 import { endLines } from '../lib/drain/report.js';
 import type { DrainStepResult } from '../lib/drain/step.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';

@@ -4,9 +4,9 @@ import { cordon, uncordon } from '../drain/cordon.js';
 import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
-import type { ReconcilerDeps } from '../pipeline/deps.js';
-import { mapBounded } from '../pipeline/bounded.js';
-import { errorText } from '../pipeline/errors.js';
+import { mapBounded } from '../support/bounded.js';
+import { errorText } from '../support/errors.js';
+import type { ActDeps } from './deps.js';
 import type { ActionOutcome, OutcomeKind } from './outcome.js';
 
 type Result = { outcome: OutcomeKind; detail?: string };
@@ -29,7 +29,7 @@ interface RunMemory {
   readonly claims: Map<string, Extract<ClaimResult, { kind: 'claimed' | 'claimed-by-other' }>>;
 }
 
-async function execute(action: Action, deps: ReconcilerDeps, memory: RunMemory): Promise<Result> {
+async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promise<Result> {
   const { latest } = memory;
   switch (action.kind) {
     case 'delete': {
@@ -130,7 +130,7 @@ type DrainStart = Extract<Action, { kind: 'drain' }> | Extract<Action, { kind: '
  * was cordoned before) and starts it. A record another run made first is joined when `joinOther`
  * (a removal signal is not lost), or left alone.
  */
-async function startDrain(action: DrainStart, deps: ReconcilerDeps, memory: RunMemory, options: { readonly joinOther: boolean }): Promise<Result> {
+async function startDrain(action: DrainStart, deps: ActDeps, memory: RunMemory, options: { readonly joinOther: boolean }): Promise<Result> {
   const guard = { expectedUid: action.uid, ...seen(memory.latest, action) };
   const claimed =
     memory.claims.get(action.node) ??
@@ -224,7 +224,7 @@ export function pairGroups(actions: readonly Action[]): number[][] {
  */
 export async function act(
   plan: Plan,
-  deps: ReconcilerDeps,
+  deps: ActDeps,
   observed: readonly NodeView[] = [],
   onOutcome?: (outcome: ActionOutcome, index: number) => void,
 ): Promise<ActionOutcome[]> {

@@ -1,7 +1,7 @@
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { mapBounded } from '../pipeline/bounded.js';
-import { errorText } from '../pipeline/errors.js';
+import { mapBounded } from '../support/bounded.js';
+import { errorText } from '../support/errors.js';
 import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
 import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';

@@ -1,5 +1,5 @@
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
-import type { ApiCallCounter } from '../pipeline/api-calls.js';
+import type { ApiCallCounter } from '../support/api-calls.js';
 import { once, type AwsClients } from './clients.js';
 
 const MIDDLEWARE_NAME = 'countApiCalls';

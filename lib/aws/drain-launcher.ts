@@ -1,6 +1,6 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DrainExecutionState } from '../model/observation.js';
-import { errorText } from '../pipeline/errors.js';
+import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
 import { executionOf, type DrainWorkflowInput } from '../workflow/contract.js';
 

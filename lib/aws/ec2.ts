@@ -2,8 +2,8 @@ import type { DescribeInstancesCommandInput, EC2Client, Filter } from '@aws-sdk/
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
-import { mapBounded } from '../pipeline/bounded.js';
-import { errorText } from '../pipeline/errors.js';
+import { mapBounded } from '../support/bounded.js';
+import { errorText } from '../support/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
 import type { LazyClient } from './clients.js';

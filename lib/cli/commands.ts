@@ -2,11 +2,9 @@
 // does is imported only when it runs (run/*.ts): `--help` loads nothing but this table, and the flags
 // named after the settings come with the settings schema (settings-flags.ts) for the commands that take them.
 import type { ParseArgsConfig } from 'node:util';
+import type { CommandRun } from './command-run.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
-
-/** A command at work: its parsed flags and positionals in, its exit code out. */
-export type CommandRun = (values: Record<string, unknown>, positionals: string[]) => Promise<number>;
 
 export interface Command {
   readonly summary: string;

@@ -1,4 +1,3 @@
-import { VirtualClock, type Clock } from '../model/clock.js';
 import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } from './step.js';
 
 export interface DriverOptions {
@@ -8,21 +7,6 @@ export interface DriverOptions {
   readonly onStep?: (result: DrainStepResult, step: number) => void;
   /** The state to resume from (e.g. one a crashed run left behind); undefined starts afresh. */
   readonly state?: unknown;
-}
-
-/**
- * A sleep that follows the clock: a VirtualClock is advanced (so a drain over minutes of emulated
- * time runs in milliseconds), any other clock waits in real time.
- */
-export function sleepOn(clock: Clock): (ms: number) => Promise<void> {
-  if (clock instanceof VirtualClock) {
-    return async (ms) => {
-      clock.advance(ms);
-      // Let I/O callbacks (an emulator answering on the same event loop) run between steps.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    };
-  }
-  return (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { errorText } from '../support/errors.js';
 import { podKey, type DrainApi, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
 
 export type RemovalVia = 'evict' | 'delete';
@@ -39,12 +40,6 @@ export async function settleBounded<T, R>(
   return results;
 }
 
-/** An error with its chain of causes on one line: `listing pods on node x: connect ECONNREFUSED`. */
-export const describeError = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error);
-  return error.cause === undefined ? error.message : `${error.message}: ${describeError(error.cause)}`;
-};
-
 /**
  * Sends the evictions (policy/v1) and deletes concurrently, at most `concurrency` at a time.
  * Every pod gets a result; failures are aggregated, never first-error-wins.
@@ -63,7 +58,7 @@ export async function removePods(
     if (result?.status === 'fulfilled') return { ...removal, outcome: result.value };
     const cause: unknown = result?.reason;
     const action = removal.via === 'evict' ? 'evicting' : 'deleting';
-    return { ...removal, outcome: { kind: 'error', message: `${action} pod ${podKey(removal.pod)}: ${describeError(cause)}`, cause } };
+    return { ...removal, outcome: { kind: 'error', message: `${action} pod ${podKey(removal.pod)}: ${errorText(cause)}`, cause } };
   });
 }
 
@@ -88,7 +83,7 @@ export function summarizeFailures(results: readonly RemovalResult[]): string[] {
         label = `failed (${outcome.status}): ${outcome.message}`;
         break;
       case 'error':
-        label = `no answer: ${describeError(outcome.cause)}`;
+        label = `no answer: ${errorText(outcome.cause)}`;
         break;
     }
     if (label !== undefined) groups.set(label, [...(groups.get(label) ?? []), podKey(pod)]);

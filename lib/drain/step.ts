@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import type { Clock } from '../model/clock.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import { errorText } from '../support/errors.js';
 import { recordOutcome } from './claim.js';
 import { outcomeOf } from './step-output.js';
 import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainNode, type DrainPod, type RemovalOptions } from './api.js';
 import { cordon, type CordonOptions } from './cordon.js';
-import { describeError, removePods, type Removal, type RemovalResult } from './evict.js';
+import { removePods, type Removal, type RemovalResult } from './evict.js';
 import type { DaemonSetLookup, Verdict } from './filters.js';
 import { planDrain, type PlannedPod } from './plan-drain.js';
 import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type DrainCounts, type LeftAt, type PodReport } from './report.js';
@@ -115,7 +116,7 @@ async function lookUpDaemonSets(api: DrainApi, pods: readonly DrainPod[], cache:
     const lookup: DaemonSetLookup =
       answer?.status === 'fulfilled'
         ? { state: answer.value ? 'present' : 'missing' }
-        : { state: 'unknown', error: describeError(answer?.reason) };
+        : { state: 'unknown', error: errorText(answer?.reason) };
     cache.set(podKey(ref), lookup);
   });
 }
@@ -516,7 +517,7 @@ async function recordEnd(deps: DrainDeps, request: DrainRequest, state: WorkingS
     await recordOutcome(deps.api, request.node, { ...(uid !== undefined ? { expectedUid: uid } : {}), execution: request.execution, outcome: outcomeOf(result.status) });
     return result;
   } catch (error) {
-    return { ...result, message: `${result.message ? `${result.message}; ` : ''}could not record the outcome on the node: ${describeError(error)}` };
+    return { ...result, message: `${result.message ? `${result.message}; ` : ''}could not record the outcome on the node: ${errorText(error)}` };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ApiCallCounter } from '../pipeline/api-calls.js';
+import type { ApiCallCounter } from '../support/api-calls.js';
 import type { KubeMethod } from './client.js';
 
 /** `/api/v1/namespaces/x/pods/y/eviction` → `pods/eviction`; `/apis/coordination.k8s.io/v1/namespaces/n/leases` → `leases`. */

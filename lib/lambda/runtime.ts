@@ -7,7 +7,7 @@ import { bearerConnection } from '../kube/connection.js';
 import { systemClock, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { countAwsRequests } from '../aws/count-requests.js';
-import { ApiCallCounter } from '../pipeline/api-calls.js';
+import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';

@@ -72,3 +72,18 @@ export class VirtualClock implements Clock {
     this.advance((typeof to === 'number' ? to : to.getTime()) - this.current);
   }
 }
+
+/**
+ * A sleep that follows the clock: a VirtualClock is advanced (so a drain over minutes of emulated
+ * time runs in milliseconds), any other clock waits in real time.
+ */
+export function sleepOn(clock: Clock): (ms: number) => Promise<void> {
+  if (clock instanceof VirtualClock) {
+    return async (ms) => {
+      clock.advance(ms);
+      // Let I/O callbacks (an emulator answering on the same event loop) run between steps.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+  }
+  return (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+}

@@ -1,6 +1,6 @@
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../model/labels.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import { errorText } from '../pipeline/errors.js';
+import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
 
 /**

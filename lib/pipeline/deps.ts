@@ -1,28 +1,22 @@
-import type { AutoScalingAdapter } from '../aws/autoscaling.js';
+import type { ActDeps } from '../act/deps.js';
 import type { DrainLauncher } from '../aws/drain-launcher.js';
-import type { OutputEventPublisher } from '../aws/output-events.js';
-import type { DrainApi } from '../drain/api.js';
-import type { NodeEventRecorder } from '../kube/events.js';
-import type { NodeClient } from '../kube/nodes.js';
 import type { ObserveDeps } from '../observe/deps.js';
-import type { ApiCallCounter } from './api-calls.js';
+import type { NotifyDeps } from '../report/notify.js';
+import type { ApiCallCounter } from '../support/api-calls.js';
 
 /**
  * Everything one reconciler run touches, injected: the Lambdas wire real clients, the sandbox and
  * the CLI wire the same adapters to the emulators or the operator's credentials, tests wire fakes.
- * Each port is the slice of an adapter the pipeline uses, so a fake needs only those methods.
+ * Each stage declares the ports it calls (ObserveDeps, ActDeps, NotifyDeps); the conductor needs
+ * their union and the few fields it reads itself, so a fake needs only the methods the stages call.
  */
-export interface ReconcilerDeps extends ObserveDeps {
-  /** The region whose EC2 this run asks: only it answers for a providerID (DESIGN §1a). */
-  readonly region: string;
-  readonly nodes: Pick<NodeClient, 'listNodes' | 'getNode' | 'deleteNode' | 'setShutdownTaint'>;
-  /** Cordon, uncordon and drain claims go through the drain engine's guarded implementation. */
-  readonly drainApi: DrainApi;
-  readonly events: Pick<NodeEventRecorder, 'record'>;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks' | 'completeLifecycleAction' | 'markUnhealthy'>;
-  readonly drains: DrainLauncher;
-  /** The reconciler's own EventBridge bus; absent where nobody listens (CLI without a bus). */
-  readonly output?: Pick<OutputEventPublisher, 'publish'>;
-  /** Counts API requests by kind for the report. */
-  readonly apiCalls?: ApiCallCounter;
-}
+export type ReconcilerDeps = ObserveDeps &
+  ActDeps &
+  NotifyDeps & {
+    /** The region whose EC2 this run asks: only it answers for a providerID (DESIGN §1a). */
+    readonly region: string;
+    /** Whether drains run here rather than in Step Functions: the plan names their executions apart. */
+    readonly drains: Pick<DrainLauncher, 'local'>;
+    /** Counts API requests by kind for the report. */
+    readonly apiCalls?: ApiCallCounter;
+  };

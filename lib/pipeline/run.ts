@@ -7,7 +7,7 @@ import { observeSignals, type ObserveSignalsOptions } from '../observe/event.js'
 import { observeSweep } from '../observe/sweep.js';
 import { plan } from '../plan/plan.js';
 import { startNotifying } from '../report/notify.js';
-import { countConditions, toReportActions, toRows, type RunReport } from '../report/report.js';
+import { runReport, type RunReport } from '../report/report.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface RunOptions {
@@ -27,9 +27,9 @@ async function reconcile(
   signals: readonly Signal[],
   options: RunOptions,
 ): Promise<RunReport> {
-  const wallStart = performance.now();
-  const startedAt = new Date(deps.clock.now()).toISOString();
-  const { observation, errors: observeErrors, reported = [] } = await observe();
+  const start = performance.now();
+  const startedAt = deps.clock.now();
+  const { observation, errors: incomplete, reported = [] } = await observe();
   const observed = performance.now();
 
   const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName, region: deps.region, ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}) };
@@ -49,27 +49,19 @@ async function reconcile(
   const notifyErrors = notifier ? await notifier.done() : [];
   const done = performance.now();
 
-  return {
+  return runReport({
     kind,
     cluster: deps.clusterName,
     startedAt,
-    durationMs: Math.round(done - wallStart),
-    dryRun: planned.dryRun,
-    conditions: countConditions(pairs),
-    rows: toRows(pairs),
-    actions: toReportActions(outcomes),
-    skipped: planned.skipped,
-    ...(planned.breaker ? { breaker: planned.breaker } : {}),
-    incomplete: [...observeErrors],
-    errors: [
-      ...observeErrors,
-      ...reported,
-      ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
-      ...notifyErrors,
-    ],
-    timings: { observeMs: Math.round(observed - wallStart), decideMs: Math.round(decided - observed), actMs: Math.round(done - decided) },
+    pairs,
+    plan: planned,
+    outcomes,
+    incomplete,
+    reported,
+    notifyErrors,
+    marks: { start, observed, decided, done },
     apiCalls: deps.apiCalls?.snapshot() ?? {},
-  };
+  });
 }
 
 /** A scheduled or manual sweep over the whole cluster. */

@@ -4,7 +4,6 @@ import { countAwsRequests } from '../aws/count-requests.js';
 import type { DrainLauncher } from '../aws/drain-launcher.js';
 import { Ec2Adapter } from '../aws/ec2.js';
 import { OutputEventPublisher } from '../aws/output-events.js';
-import { sleepOn } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
 import { KubeClient, type KubeConnection } from '../kube/client.js';
 import { countKubeRequests } from '../kube/count-requests.js';
@@ -12,10 +11,10 @@ import { NodeEventRecorder } from '../kube/events.js';
 import { NodeFinder } from '../kube/find-node.js';
 import { LeaseClient } from '../kube/leases.js';
 import { NodeClient } from '../kube/nodes.js';
-import type { Clock } from '../model/clock.js';
+import { sleepOn, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { Settings } from '../settings.js';
-import { ApiCallCounter } from './api-calls.js';
+import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface WireOptions {

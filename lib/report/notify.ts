@@ -1,10 +1,9 @@
 import type { ActionOutcome } from '../act/outcome.js';
-import type { OutputEvent } from '../aws/output-events.js';
-import type { NodeEvent } from '../kube/events.js';
+import type { OutputEvent, OutputEventPublisher } from '../aws/output-events.js';
+import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
-import type { ReconcilerDeps } from '../pipeline/deps.js';
-import { errorText } from '../pipeline/errors.js';
+import { errorText } from '../support/errors.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in the README). */
 export const EVENT_REASONS = {
@@ -45,6 +44,15 @@ export const DIVERGENCE_REASONS = {
 
 /** Divergences worth an alert downstream (the reconciler could not fix them). */
 const ALERTING: ReadonlySet<Condition> = new Set(['identity-conflict', 'unregistered-machine', 'unresponsive-machine', 'stale-object']);
+
+/** What notifying needs: where Kubernetes Events are recorded and output events published. */
+export interface NotifyDeps {
+  /** Names the cluster in the output events. */
+  readonly clusterName: string;
+  readonly events: Pick<NodeEventRecorder, 'record'>;
+  /** The reconciler's own EventBridge bus; absent where nobody listens (CLI without a bus). */
+  readonly output?: Pick<OutputEventPublisher, 'publish'>;
+}
 
 /** Where the run happened, for instance ARNs; without both parts no ARN is made (never a malformed one). */
 export interface RunPlace {
@@ -144,7 +152,7 @@ export interface Notifier {
  * is in flight), a few at a time; output events are published together at the end, alongside the
  * last Events. A failure to notify is an error in the report, never a failed run.
  */
-export function startNotifying(deps: Pick<ReconcilerDeps, 'events' | 'output' | 'clusterName'>, place: RunPlace = {}, plan?: Pick<Plan, 'skipped' | 'breaker'>): Notifier {
+export function startNotifying(deps: NotifyDeps, place: RunPlace = {}, plan?: Pick<Plan, 'skipped' | 'breaker'>): Notifier {
   const errors: string[] = [];
   const queue: NodeEvent[] = [];
   // Published in plan order, whatever order the outcomes came in.
@@ -198,7 +206,7 @@ export function startNotifying(deps: Pick<ReconcilerDeps, 'events' | 'output' | 
 
 /** Sends the notifications of a finished run; see startNotifying. */
 export async function notify(
-  deps: Pick<ReconcilerDeps, 'events' | 'output' | 'clusterName'>,
+  deps: NotifyDeps,
   outcomes: readonly ActionOutcome[],
   place: RunPlace = {},
   plan?: Pick<Plan, 'skipped' | 'breaker'>,

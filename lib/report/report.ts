@@ -41,13 +41,13 @@ export interface RunReport {
   readonly apiCalls: Readonly<Record<string, number>>;
 }
 
-export function countConditions(pairs: readonly ClassifiedPair[]): Record<Condition, number> {
+function countConditions(pairs: readonly ClassifiedPair[]): Record<Condition, number> {
   const counts = Object.fromEntries(CONDITIONS.map((c) => [c, 0])) as Record<Condition, number>;
   for (const pair of pairs) counts[pair.condition] += 1;
   return counts;
 }
 
-export function toRows(pairs: readonly ClassifiedPair[]): ReportRow[] {
+function toRows(pairs: readonly ClassifiedPair[]): ReportRow[] {
   return pairs.map((p) => ({
     ...(p.node ? { node: p.node.name } : {}),
     ...(p.instanceId ? { instanceId: p.instanceId } : {}),
@@ -56,7 +56,7 @@ export function toRows(pairs: readonly ClassifiedPair[]): ReportRow[] {
   }));
 }
 
-export function toReportActions(outcomes: readonly ActionOutcome[]): ReportAction[] {
+function toReportActions(outcomes: readonly ActionOutcome[]): ReportAction[] {
   return outcomes.map(({ action, outcome, detail }) => ({
     kind: action.kind,
     ...('node' in action && action.node !== undefined ? { node: action.node } : {}),
@@ -67,4 +67,50 @@ export function toReportActions(outcomes: readonly ActionOutcome[]): ReportActio
     ...(action.kind === 'report' ? { condition: action.condition } : {}),
     ...(action.kind === 'repair' ? { step: action.step } : {}),
   }));
+}
+
+/** What one run saw, decided and did: what its report is made of. */
+export interface RunFacts {
+  readonly kind: RunReport['kind'];
+  readonly cluster: string;
+  /** The run's clock when it started (virtual in the sandbox), epoch milliseconds. */
+  readonly startedAt: number;
+  readonly pairs: readonly ClassifiedPair[];
+  readonly plan: Pick<Plan, 'dryRun' | 'skipped' | 'breaker'>;
+  readonly outcomes: readonly ActionOutcome[];
+  /** What could not be observed and must be tried again. */
+  readonly incomplete: readonly string[];
+  /** What could not be observed, where trying again would not help: an error, not incomplete. */
+  readonly reported: readonly string[];
+  /** Events and output events that could not be sent. */
+  readonly notifyErrors: readonly string[];
+  /** performance.now() as the run started and as each phase ended: wall time, apart from the run's clock. */
+  readonly marks: { readonly start: number; readonly observed: number; readonly decided: number; readonly done: number };
+  readonly apiCalls: Readonly<Record<string, number>>;
+}
+
+/** The run's one JSON report (DESIGN §3): its failed actions are errors beside what could not be observed or sent. */
+export function runReport(facts: RunFacts): RunReport {
+  const { plan, outcomes, marks } = facts;
+  return {
+    kind: facts.kind,
+    cluster: facts.cluster,
+    startedAt: new Date(facts.startedAt).toISOString(),
+    durationMs: Math.round(marks.done - marks.start),
+    dryRun: plan.dryRun,
+    conditions: countConditions(facts.pairs),
+    rows: toRows(facts.pairs),
+    actions: toReportActions(outcomes),
+    skipped: plan.skipped,
+    ...(plan.breaker ? { breaker: plan.breaker } : {}),
+    incomplete: [...facts.incomplete],
+    errors: [
+      ...facts.incomplete,
+      ...facts.reported,
+      ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
+      ...facts.notifyErrors,
+    ],
+    timings: { observeMs: Math.round(marks.observed - marks.start), decideMs: Math.round(marks.decided - marks.observed), actMs: Math.round(marks.done - marks.decided) },
+    apiCalls: facts.apiCalls,
+  };
 }

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runDrain, sleepOn } from '../../lib/drain/driver.js';
+import { runDrain } from '../../lib/drain/driver.js';
 import type { DrainStepResult } from '../../lib/drain/step.js';
-import { systemClock, VirtualClock } from '../../lib/model/clock.js';
 import { pod } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
-
-describe('sleepOn', () => {
-  it('should advance a VirtualClock instead of waiting', async () => {
-    const clock = new VirtualClock(START);
-    const started = performance.now();
-    await sleepOn(clock)(3_600_000);
-    expect(clock.now()).toBe(START + 3_600_000);
-    expect(performance.now() - started).toBeLessThan(1_000);
-  });
-
-  it('should wait in real time on any other clock', async () => {
-    const started = performance.now();
-    await sleepOn(systemClock)(30);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
-  });
-});
 
 describe('runDrain', () => {
   it('should loop steps, reporting each, until the drain ends', async () => {

@@ -3,12 +3,12 @@
 // grace periods, and a Node deleted mid-drain.
 import { afterEach, describe, expect, it } from 'vitest';
 import { podKey } from '../../lib/drain/api.js';
-import { runDrain, sleepOn } from '../../lib/drain/driver.js';
+import { runDrain } from '../../lib/drain/driver.js';
 import type { PodReport } from '../../lib/drain/report.js';
 import { drainSettings, type DrainSettings } from '../../lib/drain/settings.js';
 import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } from '../../lib/drain/step.js';
 import { runDrainStep } from '../../lib/lambda/drain-step.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
 import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { sleepOn, systemClock, VirtualClock } from '../../lib/model/clock.js';
+
+const START = Date.UTC(2026, 0, 1);
 
 describe('VirtualClock', () => {
   it('should stand still until advanced', () => {
@@ -30,5 +32,21 @@ describe('VirtualClock', () => {
 
   it('should refuse to go backwards', () => {
     expect(() => new VirtualClock(10).advance(-1)).toThrow(/backwards/);
+  });
+});
+
+describe('sleepOn', () => {
+  it('should advance a VirtualClock instead of waiting', async () => {
+    const clock = new VirtualClock(START);
+    const started = performance.now();
+    await sleepOn(clock)(3_600_000);
+    expect(clock.now()).toBe(START + 3_600_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('should wait in real time on any other clock', async () => {
+    const started = performance.now();
+    await sleepOn(systemClock)(30);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
   });
 });

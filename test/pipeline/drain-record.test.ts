@@ -3,7 +3,7 @@
 // Found by an adversarial review; each test failed before its fix.
 import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../lib/cli/live.js';
-import { sleepOn } from '../../lib/drain/driver.js';
+import { sleepOn } from '../../lib/model/clock.js';
 import { runOperatorDrain } from '../../lib/drain/operator-drain.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import type { DrainApi } from '../../lib/drain/api.js';

@@ -55,7 +55,6 @@ describe('the uid race', () => {
       ...deps,
       nodes: {
         listNodes: () => deps.nodes.listNodes(),
-        getNode: (name) => deps.nodes.getNode(name),
         setShutdownTaint: (target, present) => deps.nodes.setShutdownTaint(target, present),
         deleteNode: (target) => {
           race();

@@ -7,7 +7,7 @@ import { KubeClient } from '../../kube/client.js';
 import { NodeFinder } from '../../kube/find-node.js';
 import { NodeClient } from '../../kube/nodes.js';
 import { isInstanceId, type InstanceId } from '../../model/instance-id.js';
-import type { CommandRun } from '../commands.js';
+import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connect } from '../live.js';
 import { settingsFromFlags } from '../settings-flags.js';

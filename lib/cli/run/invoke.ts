@@ -1,7 +1,7 @@
 // `invoke`: the deployed sweep function, invoked, its report printed.
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { RunReport } from '../../report/report.js';
-import type { CommandRun } from '../commands.js';
+import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputMode, printReport, str } from './shared.js';
 

@@ -1,6 +1,6 @@
 // `rbac`: the Kubernetes RBAC manifest the reconciler needs.
 import { rbacYaml } from '../../../infra/rbac.js';
-import type { CommandRun } from '../commands.js';
+import type { CommandRun } from '../command-run.js';
 import { EXIT } from '../exit-codes.js';
 import { out } from './shared.js';
 

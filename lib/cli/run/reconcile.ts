@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { runSignals, runSweep } from '../../pipeline/run.js';
 import { parseEvent, SignalRejection } from '../../signals/index.js';
-import type { CommandRun } from '../commands.js';
+import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connect } from '../live.js';
 import { settingsFromFlags } from '../settings-flags.js';

@@ -5,7 +5,7 @@ import { loadScenario, ScenarioError } from '../../sandbox/scenario/load.js';
 import { simulate } from '../../sandbox/simulate/run.js';
 import { serveInRealTime } from '../../sandbox/simulate/serve.js';
 import { ADMIN_TOKEN } from '../../sandbox/simulate/world.js';
-import type { CommandRun } from '../commands.js';
+import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';
 import { err, out, outputMode } from './shared.js';

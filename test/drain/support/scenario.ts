@@ -1,7 +1,6 @@
-import { sleepOn } from '../../../lib/drain/driver.js';
 import { drainSettings, type DrainSettings } from '../../../lib/drain/settings.js';
 import type { DrainDeps, DrainRequest } from '../../../lib/drain/step.js';
-import { VirtualClock } from '../../../lib/model/clock.js';
+import { sleepOn, VirtualClock } from '../../../lib/model/clock.js';
 import { FakeCluster, pod } from './fake-api.js';
 
 export const START = Date.UTC(2026, 0, 1, 12);

@@ -6,7 +6,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DECOMMISSION_TAG } from '../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../lib/contract/labels.js';
 import type { SignalKind } from '../lib/model/signal.js';
 
 /** The instance states that say a machine is leaving (slated, stopped or gone); pending and running say nothing. */

@@ -1,4 +1,4 @@
-import { DECOMMISSION_TAG } from '../model/labels.js';
+import { DECOMMISSION_TAG } from '../contract/labels.js';
 import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { InstanceState, LifecycleRef, Signal } from '../model/signal.js';

@@ -6,7 +6,7 @@ import { logicalIdOf } from '../../infra/findings.js';
 import { REMOVAL_STATES, SignalRules, signalPatterns, type SignalPatternOptions } from '../../infra/signal-rules.js';
 import { INSTANCE_STATES, SIGNAL_KINDS, type SignalKind } from '../../lib/model/signal.js';
 import { parseEvent, SIGNAL_MODULES } from '../../lib/signals/index.js';
-import { DECOMMISSION_TAG } from '../../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
 import { fixture, FIXTURE_NAMES, withField } from '../signals/events.js';
 import { matchesPattern } from '../../lib/sandbox/aws/event-pattern.js';
 import { propertiesOf } from './support/template.js';

@@ -1,7 +1,7 @@
 // The safety rails of DESIGN §4 end to end: a wrong delete is the worst failure, so each rail is
 // shown holding against the real adapters, the emulators and the shipped RBAC.
 import { describe, expect, it } from 'vitest';
-import { EXCLUDE_KEY } from '../../lib/model/labels.js';
+import { EXCLUDE_KEY } from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import {
   ASG,

@@ -7,10 +7,8 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DECOMMISSION_TAG } from '../lib/contract/labels.js';
+import { SIGNALLED_STATES } from '../lib/model/instance-states.js';
 import type { SignalKind } from '../lib/model/signal.js';
-
-/** The instance states that say a machine is leaving (slated, stopped or gone); pending and running say nothing. */
-export const REMOVAL_STATES = ['shutting-down', 'stopping', 'stopped', 'terminated'] as const;
 
 export interface SignalPatternOptions {
   /** Only these Auto Scaling groups' events; every group when absent. */
@@ -55,7 +53,7 @@ export function signalPatterns(options: SignalPatternOptions = {}): Readonly<Rec
       pattern: {
         source: ['aws.ec2'],
         detailType: ['EC2 Instance State-change Notification'],
-        detail: { state: [...REMOVAL_STATES] },
+        detail: { state: [...SIGNALLED_STATES] },
       },
     },
     'capacity-reservation-interruption': {

@@ -1,7 +1,7 @@
 // Two sets of EC2 instance states, for two different questions. They differ on purpose: `stopped`
-// is worth an event (a stopped machine's Node is reported at once, without waiting for a sweep) but
-// is no reason to drain (its pods are already gone from a machine that is down; the observed state
-// makes it its own condition).
+// is worth an event (its Node gets the shutdown taint at once, without waiting for a sweep) but is
+// no reason to drain: the machine is down already, and the observed state makes it its own
+// condition (stopped-machine).
 import type { InstanceState } from './signal.js';
 
 /**

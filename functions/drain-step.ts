@@ -1,6 +1,5 @@
 // The drain workflow's task: one drain step bounded by the invocation's remaining time; the state
 // machine waits and calls again until done or past the deadline.
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
@@ -14,8 +13,8 @@ import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runDrainStep } from '../lib/lambda/drain-step.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
-import type { DrainStepOutput } from '../lib/workflow/contract.js';
+import { createTelemetry, recordDrainStepMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
+import type { DrainStepOutput } from '../lib/contract/drain-workflow.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -44,12 +43,7 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   });
   // The step output names 10 pods at most; the log of the last step names every pod left and every grace period shortened.
   if (output.outcome !== 'continue' && last) logger.info('drain ended', { outcome: output.outcome, message: last.message, pods: endLines(last.pods) });
-  if (output.outcome === 'done') metrics.addMetric('DrainsCompleted', MetricUnit.Count, 1);
-  if (output.outcome === 'deadline') metrics.addMetric('DrainsTimedOut', MetricUnit.Count, 1);
-  if (output.outcome === 'incomplete') metrics.addMetric('DrainsIncomplete', MetricUnit.Count, 1);
-  const { leftByReason } = output.summary;
-  const blocked = Object.entries(leftByReason).reduce((sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods), 0);
-  metrics.addMetric('EvictionsBlocked', MetricUnit.Count, blocked);
+  recordDrainStepMetrics(metrics, output);
   logger.info('drain step', { outcome: output.outcome, deadline: output.deadline, summary: output.summary });
   return output;
 }

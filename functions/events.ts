@@ -1,16 +1,15 @@
 // SQS batch of EventBridge events → the event path. A bad record fails alone (partial batch
 // response); after the queue's retries it lands in the DLQ. Nothing is dropped.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
+import { createTelemetry, recordEventProcessed, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
-import { SIGNAL_QUEUE } from '../lib/workflow/contract.js';
+import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -18,7 +17,7 @@ const { logger, metrics } = createTelemetry(config.clusterName);
 const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
-  metrics.addMetric('EventsProcessed', MetricUnit.Count, 1);
+  recordEventProcessed(metrics);
   // Every line about a record names its message, so a record that keeps failing can be followed to the DLQ.
   logger.appendKeys({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
   try {

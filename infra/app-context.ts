@@ -1,5 +1,6 @@
 // Reading the app's CDK context (cdk.json and `-c key=value`) into typed options. Kept apart from
 // app.ts, which synthesizes on import, so that the parsing can be tested.
+import { PRODUCT_NAME } from '../lib/contract/product.js';
 import type { SettingsInput } from '../lib/settings.js';
 
 export interface AppOptions {
@@ -62,7 +63,7 @@ function text(value: unknown): string | undefined {
 /** One stack per set of clusters, so deploying another cluster never replaces the first one's stack. */
 function defaultStackName(clusterNames: readonly string[]): string {
   // Stack names allow letters, digits and hyphens, at most 128; cluster names may also hold `_`.
-  return `ec2-node-reconciler-${clusterNames.join('-')}`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 128);
+  return `${PRODUCT_NAME}-${clusterNames.join('-')}`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 128);
 }
 
 /** Reads and checks the context; errors say which key to fix and how. */

@@ -7,7 +7,7 @@
 // the last DrainStepOutput.
 //
 // Standard, not Express: Standard executions are exactly-once and their names are unique for 90
-// days, which is what makes the deterministic execution names of lib/workflow/contract.ts dedupe
+// days, which is what makes the deterministic execution names of lib/contract/drain-workflow.ts dedupe
 // duplicate events. Express executions would accept the same name twice.
 import { Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -16,14 +16,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import {
-  COMPLETE_LIFECYCLE_COMMAND,
-  DRAIN_OUTCOMES,
-  LIFECYCLE_LEFT_OPEN,
-  OUTPUT_EVENT_SOURCE,
-  type DrainEnd,
-  type OutputDetailType,
-} from '../lib/workflow/contract.js';
+import { COMPLETE_LIFECYCLE_COMMAND, DRAIN_OUTCOMES, LIFECYCLE_LEFT_OPEN, type DrainEnd } from '../lib/contract/drain-workflow.js';
+import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../lib/contract/output-events.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import { HANDLER_ERRORS, LAMBDA_SERVICE_ERRORS, worstHeartbeatGap, type AslRetrier, type HeartbeatGap } from './heartbeat-gap.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, LIFECYCLE_HEARTBEAT, type AutoScalingScope } from './permissions.js';

@@ -9,9 +9,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_ENV, SIGNAL_QUEUE } from '../lib/workflow/contract.js';
+import { FUNCTION_ENV } from '../lib/contract/env.js';
+import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 import { wildcardResourceFinding } from './findings.js';
-import { METRIC_NAMESPACE, SERVICE_NAME } from './metrics.js';
+import { METRIC_NAMESPACE, SERVICE_NAME } from '../lib/contract/metrics.js';
 
 /** The repository root: NodejsFunction's projectRoot (entries and the lock file must lie under it). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -8,8 +8,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SIGNAL_QUEUE } from '../lib/workflow/contract.js';
-import { CLUSTER_DIMENSION, CONDITION_DIMENSION, METRIC_NAMES, METRIC_NAMESPACE, SERVICE_DIMENSION, SERVICE_NAME, type MetricName } from './metrics.js';
+import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { CLUSTER_DIMENSION, CONDITION_DIMENSION, METRIC_NAMES, METRIC_NAMESPACE, SERVICE_DIMENSION, SERVICE_NAME, type MetricName } from '../lib/contract/metrics.js';
 
 const FIVE_MINUTES = Duration.minutes(5);
 

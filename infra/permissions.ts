@@ -4,7 +4,7 @@
 import { ArnFormat, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/model/labels.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/contract/labels.js';
 import { wildcardResourceFinding } from './findings.js';
 
 /**

@@ -11,9 +11,6 @@ import { Construct } from 'constructs';
 import type { SignalKind } from '../lib/model/signal.js';
 import { SIGNAL_MODULES, type RuleScope, type SignalModule } from '../lib/signals/index.js';
 
-/** The instance states that say a machine is leaving (slated, stopped or gone); pending and running say nothing. */
-export const REMOVAL_STATES = ['shutting-down', 'stopping', 'stopped', 'terminated'] as const;
-
 export interface SignalPatternOptions extends RuleScope {
   /** No rule for rebalance recommendations (the `rebalance: ignore` policy). */
   readonly skipRebalance?: boolean;

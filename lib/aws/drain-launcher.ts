@@ -2,7 +2,7 @@ import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DrainExecutionState } from '../model/observation.js';
 import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
-import { executionOf, type DrainWorkflowInput } from '../workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../contract/drain-workflow.js';
 
 export type LaunchOutcome = 'started' | 'already-running';
 

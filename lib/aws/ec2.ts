@@ -1,6 +1,6 @@
 import type { DescribeInstancesCommandInput, EC2Client, Filter } from '@aws-sdk/client-ec2';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../model/labels.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../contract/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';

@@ -4,7 +4,7 @@ import {
   CLUSTER_TAG_EKS,
   CLUSTER_TAG_KARPENTER,
   clusterOwnershipTag,
-} from '../model/labels.js';
+} from '../contract/labels.js';
 import type { InstanceView } from '../model/observation.js';
 
 /**

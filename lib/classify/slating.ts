@@ -1,4 +1,5 @@
-import { DECOMMISSION_TAG } from '../model/labels.js';
+import { DECOMMISSION_TAG } from '../contract/labels.js';
+import { DRAIN_SLATING_STATES } from '../model/instance-states.js';
 import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { InstanceState, LifecycleRef, Signal } from '../model/signal.js';
@@ -45,8 +46,6 @@ export interface SlatingContext {
 
 /** Instance states that mean the machine is leaving; `stopped` is its own condition, `terminated` a stale object. */
 export const LEAVING_STATES: ReadonlySet<InstanceState> = new Set(['shutting-down', 'stopping']);
-/** States a state-change signal slates for (the machine goes, or stops: pods must move either way). */
-const STATE_CHANGE_REMOVALS: ReadonlySet<InstanceState> = new Set(['shutting-down', 'stopping', 'terminated']);
 
 /**
  * The drain deadline of a scheduled change starting at `start`: a start days away (a retirement) is
@@ -66,7 +65,7 @@ function verdictOf(signal: Signal, { settings, now }: SlatingContext): Verdict {
       return settings.rebalance === 'ignore' ? { ignored: 'rebalance policy is ignore' } : { purpose: 'removal', drain: settings.rebalance === 'drain' };
     case 'state-change':
       // `stopped` is handled by the observed state; `pending`/`running` never become signals.
-      return signal.state !== undefined && STATE_CHANGE_REMOVALS.has(signal.state)
+      return signal.state !== undefined && DRAIN_SLATING_STATES.has(signal.state)
         ? { purpose: 'removal', drain: true }
         : { ignored: `state ${signal.state ?? 'unknown'} is not a removal` };
     case 'scheduled-change': {

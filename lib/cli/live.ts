@@ -25,7 +25,7 @@ import {
   type DrainStepOutput,
   type DrainWorkflowInput,
   type LifecycleRef,
-} from '../workflow/contract.js';
+} from '../contract/drain-workflow.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export interface LiveOptions {

@@ -18,7 +18,7 @@ import {
   DRAIN_OUTCOME_ANNOTATION,
   DRAIN_RECORD_ANNOTATIONS,
   LIFECYCLE_ANNOTATION,
-} from '../model/labels.js';
+} from '../contract/labels.js';
 import type { Clock } from '../model/clock.js';
 import type { DrainApi, DrainNode, NodePatch } from './api.js';
 import { cordonPatch, isOwnCordon, readDecidePatch, uncordonPatch, type CordonOptions, type CordonResult, type ReadOptions } from './cordon.js';

@@ -8,16 +8,16 @@ import {
   CORDONED_BY_VALUE,
   DRAIN_RECORD_ANNOTATIONS,
   EXCLUDE_FROM_LB_LABEL,
-  PREFIX,
-} from '../model/labels.js';
+  LABEL_PREFIX,
+} from '../contract/labels.js';
 import { isConflict, isNotFound, type DrainApi, type DrainNode, type NodePatch, type Taint } from './api.js';
 
 /** Set when the reconciler added EXCLUDE_FROM_LB_LABEL, so uncordon removes only a label it added. */
-export const EXCLUDED_FROM_LB_ANNOTATION = `${PREFIX}/excluded-from-lb`;
+export const EXCLUDED_FROM_LB_ANNOTATION = `${LABEL_PREFIX}/excluded-from-lb`;
 
 /** Taints under our prefix are ours: uncordon removes them and nothing else. */
-const OWN_TAINT_PREFIX = `${PREFIX}/`;
-export const DRAIN_TAINT_KEY = `${PREFIX}/draining`;
+const OWN_TAINT_PREFIX = `${LABEL_PREFIX}/`;
+export const DRAIN_TAINT_KEY = `${LABEL_PREFIX}/draining`;
 
 export interface ReadOptions {
   /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */

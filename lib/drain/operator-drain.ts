@@ -1,7 +1,7 @@
 // The operator's own drain (the CLI's `drain NODE` and `decommission --now`): the operator's cordon,
 // recorded on the Node like a workflow's drain (for: manual), so that the deployed reconciler neither
 // starts a second drain beside it nor counts it as the drain of a removal that comes later.
-import { LOCAL_DRAIN_PREFIX } from '../model/labels.js';
+import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import { claimDrain } from './claim.js';
 import { runDrain } from './driver.js';
 import type { DrainDeps, DrainStepResult } from './step.js';

@@ -1,4 +1,4 @@
-import { SUMMARY_EXAMPLES, type DrainEnd, type DrainSummary } from '../workflow/contract.js';
+import { SUMMARY_EXAMPLES, type DrainEnd, type DrainSummary } from '../contract/drain-workflow.js';
 import { podKey, type PodRef } from './api.js';
 import type { Refusal, RetryStatus } from './state.js';
 

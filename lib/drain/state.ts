@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
+import { LifecycleRefSchema, type LifecycleRef } from '../contract/drain-workflow.js';
 import { podKey } from './api.js';
 
 /**

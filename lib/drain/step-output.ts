@@ -1,9 +1,9 @@
-// A drain step in the workflow's terms (lib/workflow/contract.ts): the request a workflow input
+// A drain step in the workflow's terms (lib/contract/drain-workflow.ts): the request a workflow input
 // describes, and the step output the state machine branches on. One mapping for the Step Functions
 // task and for the local stand-ins of the workflow (sandbox, CLI).
 import { summarize } from './report.js';
 import type { DrainRequest, DrainStatus, DrainStepResult } from './step.js';
-import { executionOf, type DrainOutcome, type DrainStepOutput, type DrainWorkflowInput } from '../workflow/contract.js';
+import { executionOf, type DrainOutcome, type DrainStepOutput, type DrainWorkflowInput } from '../contract/drain-workflow.js';
 
 const OUTCOME: Record<DrainStatus, DrainOutcome> = {
   'in-progress': 'continue',

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import type { Clock } from '../model/clock.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
 import { errorText } from '../support/errors.js';
 import { recordOutcome } from './claim.js';
 import { outcomeOf } from './step-output.js';
-import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
+import { LifecycleRefSchema, type LifecycleRef } from '../contract/drain-workflow.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainNode, type DrainPod, type RemovalOptions } from './api.js';
 import { cordon, type CordonOptions } from './cordon.js';
 import { removePods, type Removal, type RemovalResult } from './evict.js';

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
 import type * as z from 'zod';
+import { PRODUCT_NAME } from '../contract/product.js';
 import { describeIssues } from '../model/zod-issues.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
 import { textWithoutArrays } from './skim.js';
@@ -109,7 +110,7 @@ const isRetryableStatus = (status: number): boolean => status === 429 || (status
 
 type Answer = { status: number; text: string; retryAfter?: string };
 
-const USER_AGENT = 'ec2-node-reconciler';
+const USER_AGENT = PRODUCT_NAME;
 
 /**
  * The few Kubernetes REST calls the reconciler makes, as JSON over node:https, with every answer

@@ -1,8 +1,9 @@
+import { PRODUCT_NAME } from '../contract/product.js';
 import type { Clock } from '../model/clock.js';
 import { kubePath, type KubeClient } from './client.js';
 import { IgnoredAnswer } from './schemas.js';
 
-export const EVENT_COMPONENT = 'ec2-node-reconciler';
+export const EVENT_COMPONENT = PRODUCT_NAME;
 
 export interface NodeEvent {
   readonly node: string;

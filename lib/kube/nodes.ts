@@ -1,4 +1,4 @@
-import { SHUTDOWN_TAINT_KEY } from '../model/labels.js';
+import { SHUTDOWN_TAINT_KEY } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
 import { httpStatus, kubePath, statusMessage, STRATEGIC_MERGE_PATCH, type KubeClient } from './client.js';
 import { toNodeView } from './node-view.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { describeIssues } from '../model/zod-issues.js';
 import { SettingsSchema, type Settings } from '../settings.js';
-import { FUNCTION_ENV } from '../workflow/contract.js';
+import { FUNCTION_ENV } from '../contract/env.js';
 
 export interface FunctionConfig {
   readonly clusterName: string;

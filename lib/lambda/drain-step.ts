@@ -2,7 +2,7 @@ import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
-import { DrainStepInputSchema, type DrainStepOutput, type LifecycleRef } from '../workflow/contract.js';
+import { DrainStepInputSchema, type DrainStepOutput, type LifecycleRef } from '../contract/drain-workflow.js';
 
 /** Time kept back from the invocation for returning the state. */
 export const STEP_MARGIN_MS = 10_000;

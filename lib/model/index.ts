@@ -6,4 +6,3 @@ export * from './signal.js';
 export * from './observation.js';
 export * from './condition.js';
 export * from './action.js';
-export * from './labels.js';

@@ -1,4 +1,4 @@
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import type { AsgMembership } from '../aws/autoscaling.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
-import { AUTO_SCALING_GROUP_TAG } from '../model/labels.js';
+import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';

@@ -1,6 +1,6 @@
 import { act } from '../act/act.js';
 import { classify } from '../classify/classify.js';
-import { LOCAL_DRAIN_PREFIX } from '../model/labels.js';
+import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import type { Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
 import { observeSignals, type ObserveSignalsOptions } from '../observe/event.js';

@@ -1,4 +1,4 @@
-import { EXCLUDE_KEY } from '../model/labels.js';
+import { EXCLUDE_KEY } from '../contract/labels.js';
 import type { ClassifiedPair } from '../model/condition.js';
 
 /**

@@ -11,11 +11,11 @@ import {
   DRAIN_OUTCOME_ANNOTATION,
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
-} from '../model/labels.js';
+} from '../contract/labels.js';
 import { DRAIN_PURPOSES, type DrainPurpose } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { LifecycleRef } from '../model/signal.js';
-import { LifecycleRefSchema } from '../workflow/contract.js';
+import { LifecycleRefSchema } from '../contract/drain-workflow.js';
 
 /**
  * True only for a cordon the reconciler made for a signal and recorded: the only kind a sweep may

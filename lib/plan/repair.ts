@@ -9,10 +9,10 @@ import type { RepairTrigger, StandDown } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
-import { AUTO_SCALING_GROUP_TAG } from '../model/labels.js';
+import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
 import type { RepairSettings } from '../settings.js';
-import { drainExecutionName, leavesLifecycleOpen } from '../workflow/contract.js';
+import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
 import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';
 

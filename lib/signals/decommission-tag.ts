@@ -26,7 +26,7 @@
  */
 import * as z from 'zod';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { DECOMMISSION_TAG } from '../model/labels.js';
+import { DECOMMISSION_TAG } from '../contract/labels.js';
 import { defineSignal, emit, fromEnvelope, ignore, preview } from './signal-module.js';
 
 type TaggedResource = { readonly kind: 'instance'; readonly instanceId: InstanceId } | { readonly kind: 'other'; readonly arn: string };

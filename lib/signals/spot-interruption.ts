@@ -18,10 +18,8 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
+import { SPOT_NOTICE_MS } from '../model/spot-notice.js';
 import { defineSignal, emit, fromEnvelope, isoTime } from './signal-module.js';
-
-/** The warning is sent two minutes before the interruption (hibernation starts at once, so this is an upper bound). */
-export const SPOT_NOTICE_MS = 2 * 60_000;
 
 export const spotInterruption = defineSignal({
   kind: 'spot-interruption',

@@ -20,6 +20,7 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
+import { SIGNALLED_STATES } from '../model/instance-states.js';
 import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
 import { defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
@@ -32,13 +33,6 @@ const MEANING: Readonly<Record<InstanceState, string | undefined>> = {
   terminated: 'is terminated',
 };
 
-/**
- * The states that become a signal, in MEANING's order (which is the deployed rule's): the rule
- * lets through exactly what the module acts on, so it never costs an invocation for a state that
- * would only be ignored, nor drops one that would be acted on.
- */
-const ACTED_ON: readonly string[] = Object.entries(MEANING).flatMap(([state, meaning]) => (meaning === undefined ? [] : [state]));
-
 export const stateChange = defineSignal({
   kind: 'state-change',
   source: 'aws.ec2',
@@ -46,7 +40,8 @@ export const stateChange = defineSignal({
   detail: z.object({ 'instance-id': InstanceIdSchema, state: z.enum(INSTANCE_STATES) }),
   rule: {
     description: 'EC2 Instance State-change Notification for shutting-down, stopping, stopped and terminated',
-    detail: () => ({ state: [...ACTED_ON] }),
+    // Exactly the states this module acts on (test/infra/signal-rules.test.ts holds the two together).
+    detail: () => ({ state: [...SIGNALLED_STATES] }),
   },
   toSignals(event) {
     const instanceId = event.detail['instance-id'];

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../lib/cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import type { LifecycleRef } from '../../lib/model/signal.js';
-import { executionOf, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import { pod } from '../drain/support/fake-api.js';
 import { harness, START } from '../drain/support/scenario.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DrainApiError, type NodePatch } from '../../lib/drain/api.js';
 import { cordon, cordonPatch, DRAIN_TAINT_KEY, EXCLUDED_FROM_LB_ANNOTATION, uncordon, uncordonPatch } from '../../lib/drain/cordon.js';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/model/labels.js';
+import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
 import { FakeCluster } from './support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);

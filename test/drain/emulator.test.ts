@@ -4,7 +4,7 @@ import { runDrain } from '../../lib/drain/driver.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import { drainStep, type DrainDeps, type DrainRequest } from '../../lib/drain/step.js';
 import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
-import { CORDON_REASON_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/model/labels.js';
+import { CORDON_REASON_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
 import { dyingAfter } from './support/dying.js';
 import { emulated, N1, podState, seedMixedPods, seedNodes, type Emulated } from './support/emulated.js';
 

@@ -10,8 +10,8 @@ import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } fr
 import { runDrainStep } from '../../lib/lambda/drain-step.js';
 import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
-import type { DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
+import type { DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import { emulated, N1, seedNodes, type Emulated } from './support/emulated.js';
 
 const START = Date.UTC(2026, 0, 1, 12);

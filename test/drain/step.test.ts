@@ -3,7 +3,7 @@ import { podKey, type DrainApi, type PodRef } from '../../lib/drain/api.js';
 import { runDrain } from '../../lib/drain/driver.js';
 import type { PodReport } from '../../lib/drain/report.js';
 import { drainStep, type DrainStepResult } from '../../lib/drain/step.js';
-import { CORDONED_BY_ANNOTATION } from '../../lib/model/labels.js';
+import { CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';
 import { pod } from './support/fake-api.js';
 import { harness, seedMixedNode, START } from './support/scenario.js';
 

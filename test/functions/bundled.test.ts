@@ -12,7 +12,7 @@ import { DEFAULT_ENTRIES, PROJECT_ROOT, type FunctionKind } from '../../infra/fu
 import type { RunReport } from '../../lib/report/report.js';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
-import type { DrainStepOutput } from '../../lib/workflow/contract.js';
+import type { DrainStepOutput } from '../../lib/contract/drain-workflow.js';
 import { appBuildOptions } from '../../scripts/bundle-size.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
-import { drainExecutionName, type DrainStepOutput } from '../../lib/workflow/contract.js';
+import { drainExecutionName, type DrainStepOutput } from '../../lib/contract/drain-workflow.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 
 const SPOT = 'i-0aaaaaaaaaaaaaaa1';

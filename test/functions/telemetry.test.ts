@@ -1,8 +1,11 @@
 // The repair metrics (DESIGN §1b) the dashboard's Repairs widget reads: counted from the run report,
 // only what was carried out (a dry run's planned repair counts for nothing), stand-downs by Node.
-import { describe, expect, it } from 'vitest';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { DrainOutcome, DrainStepOutput } from '../../lib/contract/drain-workflow.js';
+import { METRIC_NAMES } from '../../lib/contract/metrics.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
-import { createTelemetry, recordRunMetrics } from '../../lib/lambda/telemetry.js';
+import { createTelemetry, recordDrainStepMetrics, recordEventProcessed, recordRunMetrics } from '../../lib/lambda/telemetry.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 
 const standDown = { scope: 'group' as const, group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 };
@@ -65,5 +68,50 @@ describe('repair metrics', () => {
       [{ kind: 'repair', node: 'n6', reason: 'stand down', standDown }],
     );
     expect(emitted(run, REPAIR_METRICS)).toEqual({ RepairsStarted: 0, NodesRepaired: 0, RepairsCancelled: 0, RepairsBlocked: 1 });
+  });
+});
+
+function drainStepOutput(outcome: DrainOutcome, leftByReason: Record<string, number> = {}): DrainStepOutput {
+  return {
+    outcome,
+    waitSeconds: 10,
+    state: {},
+    deadline: '2026-11-29T13:00:00.000Z',
+    summary: { evicted: 0, terminating: 0, gone: 0, left: 0, skipped: 0, leftByReason, blockingPdbs: [], examples: [], graceShortened: { pods: 0, examples: [] } },
+  };
+}
+
+// The dashboard and alarms read METRIC_NAMES (infra/observability.ts); the recorders can only write
+// those names (they compile against them). What is left to check: that every name is written.
+describe('metric names', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('should write every metric the dashboard and alarms read', () => {
+    // prepare: every recorder, with a run and drain steps that touch each of their metrics
+    const written = new Set<string>();
+    vi.spyOn(Metrics.prototype, 'addMetric').mockImplementation(function (this: Metrics, name: string) {
+      written.add(name);
+      return this;
+    });
+    const { metrics } = createTelemetry('demo');
+    // act
+    recordEventProcessed(metrics);
+    recordRunMetrics(metrics, report([{ kind: 'report', node: 'n1', reason: 'stale', outcome: 'done', condition: 'stale-object' }]));
+    for (const outcome of ['done', 'deadline', 'incomplete'] as const) recordDrainStepMetrics(metrics, drainStepOutput(outcome));
+    // assess
+    expect([...written].sort()).toEqual(Object.values(METRIC_NAMES).sort());
+  });
+
+  it('should count blocked pods but not those still waiting for their turn or their eviction', () => {
+    const { metrics } = createTelemetry('demo');
+    recordDrainStepMetrics(metrics, drainStepOutput('incomplete', { 'blocked-by-pdb': 2, unreplicated: 1, pending: 4, waiting: 3 }));
+    const blob = metrics.serializeMetrics() as unknown as Record<string, unknown>;
+    expect({ EvictionsBlocked: blob['EvictionsBlocked'], DrainsIncomplete: blob['DrainsIncomplete'], DrainsCompleted: blob['DrainsCompleted'] }).toEqual({
+      EvictionsBlocked: 3,
+      DrainsIncomplete: 1,
+      DrainsCompleted: undefined,
+    });
   });
 });

@@ -1,5 +1,5 @@
 // The drain workflow's definition, read as a graph: the loop of DESIGN §5, the contract of
-// lib/workflow/contract.ts, the lifecycle calls and the output events.
+// lib/contract/drain-workflow.ts, the lifecycle calls and the output events.
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -8,7 +8,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { DrainWorkflow, FAILURE_ERRORS, LIFECYCLE, LIFECYCLE_NOT_COMPLETED, MAX_WAIT_SECONDS, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
 import { LAMBDA_SERVICE_ERRORS, worstHeartbeatGap } from '../../infra/heartbeat-gap.js';
-import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema, OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/workflow/contract.js';
+import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema } from '../../lib/contract/drain-workflow.js';
+import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/contract/output-events.js';
 import { joinedJson, only } from './support/template.js';
 
 interface State {

@@ -5,13 +5,14 @@ import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { logicalIdOf } from '../../infra/findings.js';
 import { FUNCTION_SPECS } from '../../infra/functions.js';
-import { METRIC_NAMES, METRIC_NAMESPACE } from '../../infra/metrics.js';
+import { METRIC_NAMES, METRIC_NAMESPACE } from '../../lib/contract/metrics.js';
 import { NodeReconciler, SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconciler.js';
-import { RECONCILER_GROUP } from '../../infra/rbac.js';
+import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
 import { DEFAULT_SETTINGS } from '../../lib/settings.js';
-import { FUNCTION_ENV, OUTPUT_DETAIL_TYPES } from '../../lib/workflow/contract.js';
+import { FUNCTION_ENV } from '../../lib/contract/env.js';
+import { OUTPUT_DETAIL_TYPES } from '../../lib/contract/output-events.js';
 import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';
 import { actionsOf, allStatements, joinedJson, only, propertiesOf, resources, resourcesOfStatement, statementsOfRole, type Statement } from './support/template.js';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/functions.js';
-import { METRIC_NAMES } from '../../infra/metrics.js';
+import { METRIC_NAMES } from '../../lib/contract/metrics.js';
 import { formatDuration } from '../../lib/model/duration.js';
 import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/settings.js';
 

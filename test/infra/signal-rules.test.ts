@@ -3,10 +3,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { logicalIdOf } from '../../infra/findings.js';
-import { REMOVAL_STATES, SignalRules, signalPatterns, type SignalPatternOptions } from '../../infra/signal-rules.js';
+import { SignalRules, signalPatterns, type SignalPatternOptions } from '../../infra/signal-rules.js';
 import { INSTANCE_STATES, SIGNAL_KINDS, type SignalKind } from '../../lib/model/signal.js';
 import { parseEvent, SIGNAL_MODULES } from '../../lib/signals/index.js';
-import { DECOMMISSION_TAG } from '../../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
 import { fixture, FIXTURE_NAMES, withField } from '../signals/events.js';
 import { matchesPattern } from '../../lib/sandbox/aws/event-pattern.js';
 import { propertiesOf } from './support/template.js';
@@ -94,10 +94,13 @@ describe('signal rules', () => {
     expect(dropped).toEqual([]);
   });
 
-  it('should let through only the instance states that mean the machine is leaving', () => {
+  it('should let through exactly the instance states whose events become signals', () => {
     const pattern = DEFAULT_PATTERNS.get('state-change');
-    const passed = INSTANCE_STATES.filter((state) => matchesPattern(pattern, withField('state-change-terminated', ['detail', 'state'], state)));
-    expect(passed.sort()).toEqual([...REMOVAL_STATES].sort());
+    const event = (state: string) => withField('state-change-terminated', ['detail', 'state'], state);
+    const passed = INSTANCE_STATES.filter((state) => matchesPattern(pattern, event(state)));
+    const signalled = INSTANCE_STATES.filter((state) => parseEvent(event(state)).outcome === 'signals');
+    expect(passed.sort()).toEqual(signalled.sort());
+    expect(passed).not.toContain('running');
   });
 
   it('should pass a decommission tag whose value changed but not a change to another key on the same instance', () => {

@@ -7,7 +7,7 @@ import { sleepOn } from '../../lib/model/clock.js';
 import { runOperatorDrain } from '../../lib/drain/operator-drain.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import type { DrainApi } from '../../lib/drain/api.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSweep } from '../../lib/pipeline/run.js';
 import { DEFAULT_SETTINGS } from '../../lib/settings.js';

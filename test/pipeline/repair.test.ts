@@ -3,12 +3,7 @@
 // Node Repair Blocked output event, marks the machine Unhealthy once the drain has ended, cancels the
 // repair of a node that recovered, and under dryRun plans all of it without a write.
 import { describe, expect, it } from 'vitest';
-import {
-  DRAIN_ANNOTATION,
-  DRAIN_FOR_ANNOTATION,
-  DRAIN_OUTCOME_ANNOTATION,
-  CORDONED_BY_ANNOTATION,
-} from '../../lib/model/labels.js';
+import { DRAIN_ANNOTATION, DRAIN_FOR_ANNOTATION, DRAIN_OUTCOME_ANNOTATION, CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 import {
   actionsOf,

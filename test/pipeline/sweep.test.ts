@@ -2,11 +2,11 @@
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { describe, expect, it } from 'vitest';
-import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, SHUTDOWN_TAINT_KEY } from '../../lib/model/labels.js';
+import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, SHUTDOWN_TAINT_KEY } from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { sweepCause } from '../../lib/plan/plan.js';
-import { drainExecutionName, DrainWorkflowInputSchema } from '../../lib/workflow/contract.js';
+import { drainExecutionName, DrainWorkflowInputSchema } from '../../lib/contract/drain-workflow.js';
 import {
   actionsOf,
   ASG,

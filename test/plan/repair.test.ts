@@ -8,7 +8,7 @@ import type { InstanceView, NodeView, Observation } from '../../lib/model/observ
 import type { Signal } from '../../lib/model/signal.js';
 import { plan } from '../../lib/plan/plan.js';
 import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '../../lib/settings.js';
-import { drainExecutionName } from '../../lib/workflow/contract.js';
+import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
 import { aNode, anInstance, anObservation, CLUSTER, clockAt, HOUR, instanceId, MINUTE, NOW, REGION, settings, type WorldSpec } from '../support/world.js';
 
 const REPAIR_ON: RepairSettings = { ...DEFAULT_SETTINGS.repair, enabled: true };

@@ -4,7 +4,7 @@
 // oracle of `expect.repairs` fails a scenario that claims a repair that did not happen.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PREFIX } from '../../lib/model/labels.js';
+import { LABEL_PREFIX } from '../../lib/contract/labels.js';
 import { loadScenario, parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
 import type { Sandbox } from '../../lib/sandbox/simulate/world.js';
@@ -55,7 +55,7 @@ describe('repair scenarios, beyond their expectations', () => {
     const { sandbox } = await run('repair-recovered-mid-drain-uncordoned');
     try {
       const node = sandbox.kube.store.getNode('ip-10-72-0-6.eu-west-1.compute.internal');
-      expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith(`${PREFIX}/`))).toEqual([]);
+      expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith(`${LABEL_PREFIX}/`))).toEqual([]);
       expect(nodeEvents(sandbox)).toEqual(expect.arrayContaining(['RepairStarted ip-10-72-0-6.eu-west-1.compute.internal', 'RepairCancelled ip-10-72-0-6.eu-west-1.compute.internal']));
       const detailTypes = outputEvents(sandbox).map((e) => e.detailType);
       expect(detailTypes).toContain('Node Repair Started');

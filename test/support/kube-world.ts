@@ -1,6 +1,6 @@
 // An emulated cluster in RBAC mode with the project's own manifest, and the reconciler's
 // KubeClient for it: every integration test of the adapters runs with exactly the RBAC we ship.
-import { rbacManifests, RECONCILER_GROUP } from '../../infra/rbac.js';
+import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import type { VirtualClock } from '../../lib/model/clock.js';

@@ -4,7 +4,7 @@
 // Builders seed one (node, instance) pair per condition of DESIGN §1.
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { rbacManifests, RECONCILER_GROUP } from '../../infra/rbac.js';
+import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
 import type { DrainLauncher, LaunchOutcome } from '../../lib/aws/drain-launcher.js';
 import type { AwsClientOptions } from '../../lib/aws/clients.js';
 import type { FunctionConfig } from '../../lib/lambda/config.js';
@@ -20,7 +20,7 @@ import { parseEvent } from '../../lib/signals/index.js';
 import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '../../lib/sandbox/aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeSeed, type UserInfo } from '../../lib/sandbox/kube/index.js';
 import type { DrainExecutionState } from '../../lib/model/observation.js';
-import { executionOf, type DrainWorkflowInput } from '../../lib/workflow/contract.js';
+import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import { instanceId } from './world.js';
 
 export { instanceId };

@@ -1,6 +1,7 @@
 // `drain` and `decommission`: an operator's cordon and drain, with kubectl drain semantics.
 import { Ec2Adapter } from '../../aws/ec2.js';
 import { createAwsClients } from '../../aws/clients.js';
+import { DECOMMISSION_TAG } from '../../contract/labels.js';
 import { runOperatorDrain } from '../../drain/operator-drain.js';
 import { endLines, progressLine } from '../../drain/report.js';
 import { KubeClient } from '../../kube/client.js';
@@ -38,7 +39,7 @@ export const runDecommissionCommand: CommandRun = async (v, [id]) => {
   const reason = str(v['reason']) ?? `decommissioned by ${process.env['USER'] ?? 'operator'}`;
   const ec2 = new Ec2Adapter(createAwsClients({ region: live.region, ...(str(v['endpoint-url']) ? { endpoint: str(v['endpoint-url']) } : {}) }).ec2);
   await ec2.tagDecommission(instanceId, reason);
-  out(`tagged ${instanceId} with ec2-node-reconciler/decommission=${reason}`);
+  out(`tagged ${instanceId} with ${DECOMMISSION_TAG}=${reason}`);
   if (v['now'] !== true) return EXIT.ok;
   const lookup = await ec2.describeByIds([instanceId]);
   const dnsName = lookup.found[0]?.privateDnsName;

@@ -1,5 +1,5 @@
 // `rbac`: the Kubernetes RBAC manifest the reconciler needs.
-import { rbacYaml } from '../../../infra/rbac.js';
+import { rbacYaml } from '../../contract/rbac.js';
 import type { CommandRun } from '../command-run.js';
 import { EXIT } from '../exit-codes.js';
 import { out } from './shared.js';

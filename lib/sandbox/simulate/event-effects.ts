@@ -19,10 +19,9 @@
 // event older than the instance's current launch (a late delivery about an earlier life of the
 // machine, stopped and started since) changed nothing that is still true: it has no effect.
 import type { InstanceState } from '../../model/signal.js';
+import { SPOT_NOTICE_MS } from '../../model/spot-notice.js';
 import { signalKindOf } from '../../signals/index.js';
 import type { Sandbox } from './world.js';
-
-const SPOT_NOTICE_MS = 120_000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);

@@ -5,7 +5,7 @@
 // invokes the sweep function, and its state machine definition runs the drains (lib/sandbox/sfn),
 // each under its role's credentials. The Kubernetes API takes each role for the groups the
 // stack's access entries give it, and authorizes it with the shipped RBAC.
-import { rbacManifests } from '../../../infra/rbac.js';
+import { rbacManifests } from '../../contract/rbac.js';
 import { kubeDrainApi } from '../../drain/kube-api.js';
 import { drainSettings } from '../../drain/settings.js';
 import type { DrainDeps } from '../../drain/step.js';
@@ -15,7 +15,7 @@ import { WarmRuntime } from '../../lambda/runtime.js';
 import { systemClock, VirtualClock } from '../../model/clock.js';
 import type { ReconcilerDeps } from '../../pipeline/deps.js';
 import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../settings.js';
-import { FUNCTION_ENV } from '../../workflow/contract.js';
+import { FUNCTION_ENV } from '../../contract/env.js';
 import { matchesPattern } from '../aws/event-pattern.js';
 import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { IamAuthorizer, roleKey } from '../aws/iam/index.js';

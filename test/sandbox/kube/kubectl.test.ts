@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { rbacYaml } from '../../../infra/rbac.js';
+import { rbacYaml } from '../../../lib/contract/rbac.js';
 import { systemClock } from '../../../lib/model/clock.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../../../lib/sandbox/kube/index.js';
 import { availableVersions, KUBECTL, kubectl, versioned } from './kubectl.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../lib/model/clock.js';
 import { toInstanceId } from '../../../lib/model/instance-id.js';
 import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../../lib/sandbox/sfn/index.js';
-import type { DrainStepOutput, DrainWorkflowInput } from '../../../lib/workflow/contract.js';
+import type { DrainStepOutput, DrainWorkflowInput } from '../../../lib/contract/drain-workflow.js';
 import { HEARTBEAT_START_SECONDS } from '../../../infra/heartbeat-gap.js';
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 

@@ -1,4 +1,4 @@
-import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '../../../model/labels.js';
+import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '../../../contract/labels.js';
 import { stableHex, type IdSource } from '../ids.js';
 import type { ChangeFeed, LifecycleActionResult, LifecycleTransition } from './changes.js';
 import type { InstanceStore } from './instances.js';

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { Clock } from '../../../model/clock.js';
-import { PREFIX } from '../../../model/labels.js';
+import { LABEL_PREFIX } from '../../../contract/labels.js';
 import { regionOfZone } from '../../../model/provider-id.js';
 import type { InstanceId } from '../../../model/instance-id.js';
 import type { InstanceView } from '../../../model/observation.js';
@@ -253,7 +253,7 @@ export class AwsState {
     const old = this.instances.get(member.instanceId);
     if (!old) return;
     const id = `i-${this.ids.hex(17)}`;
-    const tags = Object.fromEntries([...old.tags].filter(([key]) => !key.startsWith('aws:') && !key.startsWith(`${PREFIX}/`)));
+    const tags = Object.fromEntries([...old.tags].filter(([key]) => !key.startsWith('aws:') && !key.startsWith(`${LABEL_PREFIX}/`)));
     this.seedInstance({ id, state: 'pending', zone: old.zone, tags, instanceType: old.instanceType, imageId: old.imageId, autoScaling: { group: member.group } });
     this.feed.emit({ kind: 'instance-launched', at, instanceId: id, group: member.group, replaces: member.instanceId });
   }

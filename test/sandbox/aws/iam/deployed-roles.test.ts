@@ -9,7 +9,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../../../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../../../../lib/contract/labels.js';
 import type { AwsEmulator } from '../../../../lib/sandbox/aws/index.js';
 import { IamAuthorizer } from '../../../../lib/sandbox/aws/iam/index.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';

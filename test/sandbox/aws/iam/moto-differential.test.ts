@@ -22,7 +22,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { beforeAll, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../../../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../../../../lib/contract/labels.js';
 import { deniedSentence, evaluate, IamAuthorizer, parsePolicy, type PolicyDocumentInput } from '../../../../lib/sandbox/aws/iam/index.js';
 import { describeWithOracle, motoMissing, motoVersion } from '../support/oracles.js';
 import { clientsFor, destroyClients, startWorld, type Clients, type World } from '../support/world.js';

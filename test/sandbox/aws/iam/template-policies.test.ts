@@ -4,7 +4,7 @@
 // held here: every call a role makes is allowed, and what was removed is denied.
 import { describe, expect, it } from 'vitest';
 import { IamAuthorizer, resourceTagKeys, requestTagKeys, type AuthorizationRequest } from '../../../../lib/sandbox/aws/iam/index.js';
-import { DECOMMISSION_TAG } from '../../../../lib/model/labels.js';
+import { DECOMMISSION_TAG } from '../../../../lib/contract/labels.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';
 
 const { deployment } = await deployedStack();

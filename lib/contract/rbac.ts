@@ -2,10 +2,11 @@
 // construct applies it, `ec2-node-reconciler rbac` prints it, and the tests load it into the
 // Kubernetes emulator in RBAC mode to prove it is sufficient.
 import { stringify } from 'yaml';
+import { PRODUCT_NAME } from './product.js';
 
 /** The Kubernetes group the EKS access entry maps the reconciler's IAM role to. */
-export const RECONCILER_GROUP = 'ec2-node-reconciler';
-export const RBAC_NAME = 'ec2-node-reconciler';
+export const RECONCILER_GROUP = PRODUCT_NAME;
+export const RBAC_NAME = PRODUCT_NAME;
 export const LEASE_NAMESPACE = 'kube-node-lease';
 
 export interface PolicyRule {
@@ -30,7 +31,7 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
 /** Node heartbeats, readable only in their own namespace (a Role, not cluster-wide). */
 export const LEASE_RULES: readonly PolicyRule[] = [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list'] }];
 
-const labels = { 'app.kubernetes.io/name': 'ec2-node-reconciler' };
+const labels = { 'app.kubernetes.io/name': PRODUCT_NAME };
 const subjects = [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: RECONCILER_GROUP }];
 
 /** The manifest as Kubernetes objects, in apply order. */

@@ -1,6 +1,8 @@
 // The CloudWatch metrics the functions emit (EMF) and the dashboard and alarms read. Plain
-// constants with no CDK import, so the functions' reporting code can import the same names without
-// pulling aws-cdk-lib into a bundle: a renamed metric then breaks compilation, not a dashboard.
+// constants with no CDK import, so the functions' reporting code (lib/lambda/telemetry.ts) and the
+// construct (infra/observability.ts) name the same metrics: a renamed metric then breaks
+// compilation, not a dashboard.
+import { PRODUCT_NAME } from './product.js';
 
 /** EMF namespace; Powertools Metrics reads it from POWERTOOLS_METRICS_NAMESPACE, which the construct sets. */
 export const METRIC_NAMESPACE = 'Ec2NodeReconciler';
@@ -13,7 +15,7 @@ export const CLUSTER_DIMENSION = 'ClusterName';
  * CloudWatch metric is found only by its exact dimension set: the dashboard must name it too.
  */
 export const SERVICE_DIMENSION = 'service';
-export const SERVICE_NAME = 'ec2-node-reconciler';
+export const SERVICE_NAME = PRODUCT_NAME;
 
 /** Extra dimension of `Divergences`: the condition of DESIGN §1 (`stale-object`, `identity-conflict`, …). */
 export const CONDITION_DIMENSION = 'Condition';

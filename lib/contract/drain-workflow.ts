@@ -147,36 +147,3 @@ export function drainExecutionName(cluster: string, subject: string, cause: stri
   for (const ch of name) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return `${name.slice(0, 71)}-${hash.toString(16).padStart(8, '0')}`;
 }
-
-/**
- * The signal queue as deployed: a record the events function fails comes back after the visibility
- * timeout (six times the function's 60 s timeout, Lambda's advice for SQS sources), and after
- * maxReceiveCount receives it goes to the dead-letter queue. The sandbox's queue behaves the same.
- */
-export const SIGNAL_QUEUE = { eventsFunctionTimeoutSeconds: 60, visibilityTimeoutSeconds: 360, maxReceiveCount: 3 } as const;
-
-/** Output events on the reconciler's own bus (source and detail-types). */
-export const OUTPUT_EVENT_SOURCE = 'ec2-node-reconciler';
-export const OUTPUT_DETAIL_TYPES = [
-  'Node Deleted',
-  'Node Drained',
-  'Drain Failed',
-  'Divergence Detected',
-  // Repair (DESIGN §1b): its drain started; it stood down (the group's unhealthy share); the machine was marked Unhealthy for its group to replace.
-  'Node Repair Started',
-  'Node Repair Blocked',
-  'Node Repaired',
-] as const;
-export type OutputDetailType = (typeof OUTPUT_DETAIL_TYPES)[number];
-
-/** Environment the functions read at cold start (validated there). */
-export const FUNCTION_ENV = {
-  clusterName: 'CLUSTER_NAME',
-  settings: 'RECONCILER_SETTINGS',
-  drainStateMachineArn: 'DRAIN_STATE_MACHINE_ARN',
-  outputEventBusName: 'OUTPUT_EVENT_BUS_NAME',
-  /** Comma-separated: the Auto Scaling groups configured as the cluster's (their instances are ours). */
-  autoScalingGroupNames: 'AUTO_SCALING_GROUP_NAMES',
-  /** Comma-separated: the terminate lifecycle hooks the reconciler drains for and completes (any, when unset). */
-  lifecycleHookNames: 'LIFECYCLE_HOOK_NAMES',
-} as const;

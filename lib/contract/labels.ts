@@ -1,34 +1,40 @@
-/** Keys the reconciler reads and writes on Nodes and instances, in one place. */
-export const PREFIX = 'ec2-node-reconciler';
-export const EXCLUDE_KEY = `${PREFIX}/exclude`;
-export const DECOMMISSION_TAG = `${PREFIX}/decommission`;
-export const CORDONED_BY_ANNOTATION = `${PREFIX}/cordoned-by`;
-export const CORDON_REASON_ANNOTATION = `${PREFIX}/reason`;
-export const CORDONED_AT_ANNOTATION = `${PREFIX}/at`;
+/**
+ * Keys the reconciler reads and writes on Nodes and instances, in one place: operators and other
+ * tools set and read them too (the exclude label, the decommission tag, the cordon's annotations).
+ */
+import { PRODUCT_NAME } from './product.js';
+
+/** Every key of the reconciler's own starts with it (`<prefix>/exclude`, `<prefix>/drain`, …). */
+export const LABEL_PREFIX = PRODUCT_NAME;
+export const EXCLUDE_KEY = `${LABEL_PREFIX}/exclude`;
+export const DECOMMISSION_TAG = `${LABEL_PREFIX}/decommission`;
+export const CORDONED_BY_ANNOTATION = `${LABEL_PREFIX}/cordoned-by`;
+export const CORDON_REASON_ANNOTATION = `${LABEL_PREFIX}/reason`;
+export const CORDONED_AT_ANNOTATION = `${LABEL_PREFIX}/at`;
 /** The value of CORDONED_BY_ANNOTATION on cordons the reconciler made for a signal: the sweep may reverse them. */
-export const CORDONED_BY_VALUE = PREFIX;
+export const CORDONED_BY_VALUE = LABEL_PREFIX;
 /**
  * The value of CORDONED_BY_ANNOTATION on cordons an operator made through the CLI (`drain`,
  * `decommission --now`): theirs, never reversed by a sweep. Earlier versions wrote CORDONED_BY_VALUE
  * for these too; such cordons still read as the reconciler's.
  */
-export const CORDONED_BY_OPERATOR_VALUE = `${PREFIX}/operator`;
+export const CORDONED_BY_OPERATOR_VALUE = `${LABEL_PREFIX}/operator`;
 /** ISO time before which the reconciler keeps its cordon (the end of a maintenance window). */
-export const CORDON_UNTIL_ANNOTATION = `${PREFIX}/until`;
+export const CORDON_UNTIL_ANNOTATION = `${LABEL_PREFIX}/until`;
 /** The drain execution that owns the Node's current removal: one removal, one drain (DESIGN §2). */
-export const DRAIN_ANNOTATION = `${PREFIX}/drain`;
+export const DRAIN_ANNOTATION = `${LABEL_PREFIX}/drain`;
 /** ISO time: the governing drain deadline, which a later signal may bring forward (never back). */
-export const DRAIN_DEADLINE_ANNOTATION = `${PREFIX}/drain-deadline`;
+export const DRAIN_DEADLINE_ANNOTATION = `${LABEL_PREFIX}/drain-deadline`;
 /** JSON `{group, hook}`: an ASG lifecycle action handed over to the running drain, which completes it (by instance id: no token on a Node). */
-export const LIFECYCLE_ANNOTATION = `${PREFIX}/lifecycle`;
+export const LIFECYCLE_ANNOTATION = `${LABEL_PREFIX}/lifecycle`;
 /** ISO time the drain record was made: a drain that has not started yet is not taken over before it has had time to. */
-export const DRAIN_AT_ANNOTATION = `${PREFIX}/drain-at`;
+export const DRAIN_AT_ANNOTATION = `${LABEL_PREFIX}/drain-at`;
 /** What the recorded drain was for: `removal`, `maintenance`, `manual` (the operator's CLI drain) or `repair`. */
-export const DRAIN_FOR_ANNOTATION = `${PREFIX}/drain-for`;
+export const DRAIN_FOR_ANNOTATION = `${LABEL_PREFIX}/drain-for`;
 /** ISO LaunchTime of the instance when its drain was recorded: a machine started since is a new life, with new removals. */
-export const DRAIN_LAUNCH_ANNOTATION = `${PREFIX}/drain-launch`;
+export const DRAIN_LAUNCH_ANNOTATION = `${LABEL_PREFIX}/drain-launch`;
 /** How the recorded drain ended (the drain step writes it): `cancelled-by-uncordon` leaves the lifecycle action to the operator. */
-export const DRAIN_OUTCOME_ANNOTATION = `${PREFIX}/drain-outcome`;
+export const DRAIN_OUTCOME_ANNOTATION = `${LABEL_PREFIX}/drain-outcome`;
 /** Every annotation of a drain record, which go together. */
 export const DRAIN_RECORD_ANNOTATIONS = [
   DRAIN_ANNOTATION,

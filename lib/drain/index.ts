@@ -1,7 +1,6 @@
 export * from './api.js';
 export * from './filters.js';
 export * from './plan-drain.js';
-export * from './cordon.js';
 export * from './evict.js';
 export * from './state.js';
 export * from './report.js';

@@ -15,8 +15,8 @@ import type { ApiCallCounter } from './api-calls.js';
 export interface ReconcilerDeps extends ObserveDeps {
   /** The region whose EC2 this run asks: only it answers for a providerID (DESIGN §1a). */
   readonly region: string;
-  readonly nodes: Pick<NodeClient, 'listNodes' | 'getNode' | 'deleteNode' | 'setShutdownTaint'>;
-  /** Cordon, uncordon and drain claims go through the drain engine's guarded implementation. */
+  readonly nodes: Pick<NodeClient, 'listNodes' | 'getNode' | 'deleteNode'>;
+  /** The Node reads and patches of cordon, uncordon, taints and drain claims (lib/kube/node-writes.ts), and the drain's pod calls. */
   readonly drainApi: DrainApi;
   readonly events: Pick<NodeEventRecorder, 'record'>;
   readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks' | 'completeLifecycleAction' | 'markUnhealthy'>;

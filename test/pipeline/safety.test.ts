@@ -55,10 +55,9 @@ describe('the uid race', () => {
       nodes: {
         listNodes: () => deps.nodes.listNodes(),
         getNode: (name) => deps.nodes.getNode(name),
-        setShutdownTaint: (target, present) => deps.nodes.setShutdownTaint(target, present),
-        deleteNode: (target) => {
+        deleteNode: (name, preconditions) => {
           race();
-          return deps.nodes.deleteNode(target);
+          return deps.nodes.deleteNode(name, preconditions);
         },
       },
     });

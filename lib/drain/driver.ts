@@ -1,5 +1,6 @@
 import { VirtualClock, type Clock } from '../model/clock.js';
-import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } from './step.js';
+import { drainStep, type DrainDeps } from './step.js';
+import type { DrainRequest, DrainStepResult } from './step-result.js';
 
 export interface DriverOptions {
   /** Budget of each step (Lambda: the invocation's remaining time less a margin). @default 60_000 */

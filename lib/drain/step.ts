@@ -2,14 +2,14 @@ import * as z from 'zod';
 import type { Clock } from '../model/clock.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../model/labels.js';
 import { recordOutcome } from './claim.js';
-import { outcomeOf } from './step-output.js';
-import { LifecycleRefSchema, type LifecycleRef } from '../workflow/contract.js';
-import { cordon, type CordonOptions, type NodeWriteView } from '../kube/node-writes.js';
+import { outcomeOf, type DrainRequest, type DrainStatus, type DrainStepResult } from './step-result.js';
+import { LifecycleRefSchema } from '../workflow/contract.js';
+import { cordon, type NodeWriteView } from '../kube/node-writes.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type RemovalOptions } from './api.js';
 import { describeError, removePods, type Removal, type RemovalResult } from './evict.js';
 import type { DaemonSetLookup, Verdict } from './filters.js';
 import { planDrain, type DrainPlan, type PlannedPod } from './plan-drain.js';
-import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type DrainCounts, type LeftAt, type PodReport } from './report.js';
+import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type LeftAt, type PodReport } from './report.js';
 import type { DrainSettings } from './settings.js';
 import {
   initialDrainState,
@@ -19,28 +19,11 @@ import {
   readDrainState,
   REFUSALS,
   wasRemoved,
-  type DrainState,
   type PodRecord,
   type RetryStatus,
   type Stage,
   type WorkingState,
 } from './state.js';
-
-export interface DrainRequest {
-  readonly node: string;
-  /**
-   * Epoch ms. The drain stops there and reports what is left (spot: warning + 2 min; lifecycle hook:
-   * its timeout; Health: the event's start). An earlier deadline announced on the Node wins.
-   */
-  readonly deadline: number;
-  /** `expectedUid` binds the drain to that Node incarnation; without it, to the one the first step finds. */
-  readonly cordon: CordonOptions;
-  /**
-   * The drain as the Node records it (ec2-node-reconciler/drain): only a record of this drain hands
-   * it an earlier deadline or a lifecycle action, and the drain writes how it ended there.
-   */
-  readonly execution?: string;
-}
 
 export interface DrainDeps {
   readonly api: DrainApi;
@@ -50,35 +33,6 @@ export interface DrainDeps {
   readonly sleep: (ms: number) => Promise<void>;
   /** Called after every pass over the node's pods, for progress output. */
   readonly onProgress?: (progress: DrainStepResult) => void;
-}
-
-/**
- * `in-progress`: step again after nextCheckAfterMs. Every other status ends the drain:
- * `drained`: every pod the drain had to remove is gone.
- * `incomplete`: pods it may not evict (refused) or could not (blocked) are left.
- * `deadline`: the deadline passed while pods were still to go or terminating.
- * `node-replaced` / `node-gone`: the Node the drain started on was replaced under its name, or deleted.
- * `cancelled-by-uncordon`: someone else uncordoned the node; the drain leaves it to them.
- */
-export type DrainStatus = 'in-progress' | 'drained' | LeftAt;
-
-export interface DrainStepResult {
-  readonly status: DrainStatus;
-  /** Pods still on the node that the drain wants gone (terminating ones included), each with its status and why. */
-  readonly remaining: readonly PodReport[];
-  /** The pods left that waiting cannot help: refused, or their eviction refused (PDBs, errors). */
-  readonly blocked: readonly BlockedPod[];
-  /** Every pod the drain knew and what became of it, by namespace/name. */
-  readonly pods: readonly PodReport[];
-  readonly counts: DrainCounts;
-  /** When to step again; 0 once the drain has ended. */
-  readonly nextCheckAfterMs: number;
-  /** Epoch ms: the deadline worked to (the request's, or an earlier one announced on the Node). */
-  readonly deadline: number;
-  /** A lifecycle action handed over to this drain on the Node (LIFECYCLE_ANNOTATION). */
-  readonly lifecycle?: LifecycleRef;
-  readonly state: DrainState;
-  readonly message?: string;
 }
 
 /** The API server's default terminationGracePeriodSeconds. */

@@ -1,6 +1,7 @@
 import { sleepOn } from '../../../lib/drain/driver.js';
 import { drainSettings, type DrainSettings } from '../../../lib/drain/settings.js';
-import type { DrainDeps, DrainRequest } from '../../../lib/drain/step.js';
+import type { DrainDeps } from '../../../lib/drain/step.js';
+import type { DrainRequest } from '../../../lib/drain/step-result.js';
 import { VirtualClock } from '../../../lib/model/clock.js';
 import { FakeCluster, pod } from './fake-api.js';
 

@@ -8,7 +8,7 @@ import { KubeClient } from '../lib/kube/client.js';
 import { drainSettings } from '../lib/drain/settings.js';
 import { sleepOn } from '../lib/model/clock.js';
 import { endLines } from '../lib/drain/report.js';
-import type { DrainStepResult } from '../lib/drain/step.js';
+import type { DrainStepResult } from '../lib/drain/step-result.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runDrainStep } from '../lib/lambda/drain-step.js';

@@ -1,6 +1,5 @@
-import type { DrainNode } from '../drain/api.js';
 import { cancelRepair, claimDrain, cordonAndClaim, forgetDrain, joinDrain, type ClaimResult, type CordonClaimResult } from '../drain/claim.js';
-import { cordon, uncordon } from '../drain/cordon.js';
+import { cordon, deleteNode, MISSING_REASON as MISSING, setShutdownTaint, uncordon, type NodeWriteView } from '../kube/node-writes.js';
 import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
@@ -19,11 +18,9 @@ export function isNoActiveLifecycleAction(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationError' && /No active Lifecycle Action found/i.test(error.message);
 }
 
-const MISSING = { 'not-found': 'node already gone', 'uid-mismatch': 'node was re-registered under the same name' } as const;
-
 /** What this run knows of each node: as last read or patched, and the drain claims its cordons made. */
 interface RunMemory {
-  readonly latest: Map<string, DrainNode>;
+  readonly latest: Map<string, NodeWriteView>;
   /** Nodes found gone or re-registered by an earlier action of this run: later actions on them are moot at once. */
   readonly missing: Map<string, string>;
   readonly claims: Map<string, Extract<ClaimResult, { kind: 'claimed' | 'claimed-by-other' }>>;
@@ -33,7 +30,7 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
   const { latest } = memory;
   switch (action.kind) {
     case 'delete': {
-      const result = await deps.nodes.deleteNode(action);
+      const result = await deleteNode(deps.nodes, action);
       return result.kind === 'moot' ? { outcome: 'moot', detail: result.reason } : { outcome: 'done' };
     }
     case 'cordon': {
@@ -99,7 +96,7 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
       }
     case 'taint-shutdown':
     case 'remove-shutdown-taint': {
-      const result = await deps.nodes.setShutdownTaint(action, action.kind === 'taint-shutdown');
+      const result = await setShutdownTaint(deps.drainApi, action, action.kind === 'taint-shutdown');
       return result.kind === 'moot' ? { outcome: 'moot', detail: result.reason } : { outcome: result.kind };
     }
     case 'complete-lifecycle':
@@ -176,7 +173,7 @@ async function startDrain(action: DrainStart, deps: ActDeps, memory: RunMemory, 
 }
 
 /** The node as this run last saw it, when it is still the one the action targets: no need to read it again. */
-function seen(latest: ReadonlyMap<string, DrainNode>, target: { node: string; uid: string }): { observed?: DrainNode } {
+function seen(latest: ReadonlyMap<string, NodeWriteView>, target: { node: string; uid: string }): { observed?: NodeWriteView } {
   const view = latest.get(target.node);
   return view?.uid === target.uid ? { observed: view } : {};
 }
@@ -229,7 +226,7 @@ export async function act(
   onOutcome?: (outcome: ActionOutcome, index: number) => void,
 ): Promise<ActionOutcome[]> {
   // Each patch answers with the node as it now is: the next action on it starts from that.
-  const memory: RunMemory = { latest: new Map<string, DrainNode>(observed.map((n) => [n.name, n])), claims: new Map(), missing: new Map() };
+  const memory: RunMemory = { latest: new Map<string, NodeWriteView>(observed.map((n) => [n.name, n])), claims: new Map(), missing: new Map() };
   const outcomes = new Array<ActionOutcome>(plan.actions.length);
   const one = async (action: Action): Promise<ActionOutcome> => {
     if (plan.dryRun && action.kind !== 'report') return { action, outcome: 'dry-run' };
@@ -238,7 +235,7 @@ export async function act(
     if (missing !== undefined) return { action, outcome: 'moot', detail: missing };
     try {
       const result = await execute(action, deps, memory);
-      if (target !== undefined && result.outcome === 'moot' && (Object.values(MISSING) as string[]).includes(result.detail ?? '')) memory.missing.set(target, result.detail ?? '');
+      if (target !== undefined && result.outcome === 'moot' && Object.values(MISSING).includes(result.detail ?? '')) memory.missing.set(target, result.detail ?? '');
       return { action, ...result };
     } catch (error) {
       return { action, outcome: 'failed', detail: errorText(error) };

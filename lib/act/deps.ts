@@ -9,8 +9,9 @@ export interface ActDeps {
   /** Names the cluster in the drains this stage starts. */
   readonly clusterName: string;
   readonly clock: Clock;
-  readonly nodes: Pick<NodeClient, 'deleteNode' | 'setShutdownTaint'>;
-  /** Cordon, uncordon and drain claims go through the drain engine's guarded implementation. */
+  /** The guarded delete (lib/kube/node-writes.ts deleteNode sends the preconditions the plan observed). */
+  readonly nodes: Pick<NodeClient, 'deleteNode'>;
+  /** The Node reads and patches of cordon, uncordon, the shutdown taint and drain claims (lib/kube/node-writes.ts), and the drain's pod calls. */
   readonly drainApi: DrainApi;
   readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction' | 'markUnhealthy'>;
   readonly drains: Pick<DrainLauncher, 'launch'>;

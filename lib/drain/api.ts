@@ -1,8 +1,9 @@
 /**
- * The Kubernetes calls a drain needs, over small projections of Node and Pod. The engine sees only
- * this interface: the KubeClient adapter (kube-api.ts) implements it for real clusters and the
- * emulator, tests implement it in memory.
+ * The Kubernetes calls a drain needs, over the node writer's projection of a Node and a small one of
+ * a Pod. The engine sees only this interface: the KubeClient adapter (kube-api.ts) implements it for
+ * real clusters and the emulator, tests implement it in memory.
  */
+import type { NodeWriteApi } from '../kube/node-writes.js';
 
 /** Identifies one pod incarnation: a StatefulSet pod recreated under the same name has a new uid. */
 export interface PodRef {
@@ -31,40 +32,7 @@ export interface DrainPod extends PodRef {
   readonly terminationGracePeriodSeconds?: number;
 }
 
-export interface Taint {
-  readonly key: string;
-  readonly value?: string;
-  readonly effect: string;
-  readonly timeAdded?: string;
-}
-
-/** What cordon and uncordon read from a Node. */
-export interface DrainNode {
-  readonly name: string;
-  readonly uid: string;
-  readonly resourceVersion: string;
-  readonly unschedulable: boolean;
-  readonly annotations: Readonly<Record<string, string>>;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly Taint[];
-}
-
-/**
- * A strategic-merge patch of a Node. `null` removes a key. `taints` replaces the whole list (Node
- * taints carry no merge key), so a patch that sets it also sets `resourceVersion`: a concurrent
- * writer then gets a conflict instead of losing its taint.
- */
-export interface NodePatch {
-  readonly unschedulable?: boolean | null;
-  readonly annotations?: Readonly<Record<string, string | null>>;
-  readonly labels?: Readonly<Record<string, string | null>>;
-  readonly taints?: readonly Taint[];
-  /** Preconditions: the server refuses (409) a patch for another incarnation or a changed object. */
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-}
-
-/** How the API server answered one eviction (policy/v1) or delete. */
+/** How the API server answered one eviction (policy/v1). */
 export type RemovalOutcome =
   /** Accepted: the pod is now terminating (or already deleted, for a finished pod). */
   | { readonly kind: 'accepted' }
@@ -79,24 +47,20 @@ export type RemovalOutcome =
   /** Anything else the server answered (403 in a terminating namespace, 5xx, …). */
   | { readonly kind: 'failed'; readonly status: number; readonly message: string };
 
-/** DeleteOptions the drain sets on an eviction or delete besides the uid precondition. */
+/** DeleteOptions the drain sets on an eviction besides the uid precondition. */
 export interface RemovalOptions {
   /** Shorter than the pod's own terminationGracePeriodSeconds, so that it ends before the deadline (kubectl's --grace-period). */
   readonly gracePeriodSeconds?: number;
 }
 
-export interface DrainApi {
-  /** The node, or undefined when it does not exist. */
-  getNode(name: string): Promise<DrainNode | undefined>;
-  patchNode(name: string, patch: NodePatch): Promise<DrainNode>;
+/** The node calls are the node writer's (cordon, the drain's record); the rest reads and evicts pods. */
+export interface DrainApi extends NodeWriteApi {
   /** Every pod bound to the node (all namespaces, all pages). */
   listPodsOnNode(node: string): Promise<DrainPod[]>;
   /** Whether apps/v1 DaemonSet namespace/name exists; throws when the server cannot say. */
   daemonSetExists(namespace: string, name: string): Promise<boolean>;
   /** policy/v1 Eviction with a uid precondition. Throws only when no HTTP answer came back. */
   evictPod(pod: PodRef, options?: RemovalOptions): Promise<RemovalOutcome>;
-  /** DELETE with a uid precondition and the pod's own grace period unless options shorten it. Throws only when no HTTP answer came back. */
-  deletePod(pod: PodRef, options?: RemovalOptions): Promise<RemovalOutcome>;
 }
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -107,18 +71,3 @@ export const podRef = (pod: PodRef): PodRef => ({ namespace: pod.namespace, name
 
 /** Terminal phases: such pods already caused their disruption, so every filter lets them go. */
 export const isFinished = (pod: Pick<DrainPod, 'phase'>): boolean => pod.phase === 'Succeeded' || pod.phase === 'Failed';
-
-/** An HTTP error answer from the API server, as the adapter and fakes throw it. */
-export class DrainApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'DrainApiError';
-  }
-}
-
-export const isConflict = (error: unknown): boolean => error instanceof DrainApiError && error.status === 409;
-export const isNotFound = (error: unknown): boolean => error instanceof DrainApiError && error.status === 404;

@@ -20,8 +20,19 @@ import {
   LIFECYCLE_ANNOTATION,
 } from '../contract/labels.js';
 import type { Clock } from '../model/clock.js';
-import type { DrainApi, DrainNode, NodePatch } from './api.js';
-import { cordonPatch, isOwnCordon, readDecidePatch, uncordonPatch, type CordonOptions, type CordonResult, type ReadOptions } from './cordon.js';
+import {
+  cordonPatch,
+  hasOwnCordonMark,
+  isCordonedByReconciler,
+  readDecidePatch,
+  uncordonPatch,
+  type CordonOptions,
+  type CordonResult,
+  type NodePatch,
+  type NodeWriteApi,
+  type NodeWriteView,
+  type ReadOptions,
+} from '../kube/node-writes.js';
 
 /** A drain to record as the owner of a Node's removal: the plan's request, as the action carries it. */
 export type Claim = DrainClaimRequest;
@@ -47,7 +58,7 @@ export const lifecycleAnnotation = (lifecycle: LifecycleRef): string => JSON.str
  * Pure: the annotations that record `claim` on the node at `now`; `undefined` when it already does,
  * or the execution that owns the removal instead.
  */
-export function claimAnnotations(node: DrainNode, claim: Claim, now: number): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
+export function claimAnnotations(node: NodeWriteView, claim: Claim, now: number): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
   const current = node.annotations[DRAIN_ANNOTATION];
   if (current === claim.execution) return undefined;
   if (current !== undefined && current !== '' && current !== claim.replaces) return { owner: current };
@@ -65,7 +76,7 @@ export function claimAnnotations(node: DrainNode, claim: Claim, now: number): { 
 }
 
 /** Records `execution` as the owner of the Node's removal, unless another execution already is. */
-export async function claimDrain(api: DrainApi, name: string, options: ClaimOptions, clock: Clock): Promise<ClaimResult> {
+export async function claimDrain(api: NodeWriteApi, name: string, options: ClaimOptions, clock: Clock): Promise<ClaimResult> {
   return readDecidePatch<ClaimResult>(api, name, options, (node) => {
     const wanted = claimAnnotations(node, options, clock.now());
     if (wanted !== undefined && 'owner' in wanted) return { stop: { kind: 'claimed-by-other', execution: wanted.owner } };
@@ -80,7 +91,7 @@ export type CordonClaimResult = CordonResult & { readonly claim?: Extract<ClaimR
  * path's one write before it starts the workflow). A removal another execution owns is still
  * cordoned; the claim result says who owns it.
  */
-export async function cordonAndClaim(api: DrainApi, name: string, options: CordonOptions, claim: Claim, clock: Clock): Promise<CordonClaimResult> {
+export async function cordonAndClaim(api: NodeWriteApi, name: string, options: CordonOptions, claim: Claim, clock: Clock): Promise<CordonClaimResult> {
   return readDecidePatch<CordonClaimResult>(api, name, options, (node) => {
     const cordoning = cordonPatch(node, options, clock.now());
     const wanted = claimAnnotations(node, claim, clock.now());
@@ -93,7 +104,7 @@ export async function cordonAndClaim(api: DrainApi, name: string, options: Cordo
       result: (patched, changed) => ({
         kind: 'cordoned',
         changed,
-        ours: isOwnCordon(patched),
+        ours: hasOwnCordonMark(patched),
         node: patched,
         claim: owner !== undefined ? { kind: 'claimed-by-other', execution: owner } : { kind: 'claimed', changed: claimed !== undefined },
       }),
@@ -117,7 +128,7 @@ export type JoinResult =
   | { readonly kind: 'joined'; readonly changed: boolean };
 
 /** Hands the running drain of the Node's removal an earlier deadline or a lifecycle action. */
-export async function joinDrain(api: DrainApi, name: string, options: JoinOptions): Promise<JoinResult> {
+export async function joinDrain(api: NodeWriteApi, name: string, options: JoinOptions): Promise<JoinResult> {
   return readDecidePatch<JoinResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
@@ -146,7 +157,7 @@ const STALE_CORDON_ANNOTATIONS = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATI
  * given; a record of another drain is left), and our cordon annotations when the Node is schedulable
  * (an operator uncordoned it: a later `kubectl cordon` of theirs must not read as ours).
  */
-export async function forgetDrain(api: DrainApi, name: string, options: ReadOptions & { readonly execution?: string }): Promise<ForgetResult> {
+export async function forgetDrain(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution?: string }): Promise<ForgetResult> {
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (options.execution !== undefined && current !== undefined && current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current } };
@@ -163,7 +174,7 @@ export async function forgetDrain(api: DrainApi, name: string, options: ReadOpti
  * Records how `execution` ended on the Node it drained. After an operator's uncordon it also drops
  * our cordon annotations: the Node is theirs now, and a cordon of theirs later must not read as ours.
  */
-export async function recordOutcome(api: DrainApi, name: string, options: ReadOptions & { readonly execution: string; readonly outcome: string }): Promise<ForgetResult> {
+export async function recordOutcome(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution: string; readonly outcome: string }): Promise<ForgetResult> {
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
@@ -192,19 +203,19 @@ export type CancelRepairResult =
  * record with it, in one guarded patch, so the drain (still running or not) finds the node uncordoned
  * and no record of its own to write an outcome to. A cordon that is not ours stays; only the record goes.
  */
-export async function cancelRepair(api: DrainApi, name: string, options: ReadOptions & { readonly execution: string }): Promise<CancelRepairResult> {
+export async function cancelRepair(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution: string }): Promise<CancelRepairResult> {
   return readDecidePatch<CancelRepairResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (current !== options.execution || node.annotations[DRAIN_FOR_ANNOTATION] !== 'repair') return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
     if (node.annotations[LIFECYCLE_ANNOTATION] !== undefined) return { stop: { kind: 'removal-joined' } };
-    const ours = node.unschedulable && isOwnCordon(node);
+    const ours = isCordonedByReconciler(node);
     const patch = ours ? uncordonPatch(node) : recordRemoval(node);
     return { patch, result: (_patched, changed) => ({ kind: 'cancelled', changed, ours }) };
   });
 }
 
 /** The patch that drops the drain record (and our cordon's annotations on a node someone else uncordoned). */
-function recordRemoval(node: DrainNode): NodePatch | undefined {
+function recordRemoval(node: NodeWriteView): NodePatch | undefined {
   const keys = [...DRAIN_RECORD_ANNOTATIONS, ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
   const annotations = Object.fromEntries(keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]));
   return Object.keys(annotations).length > 0 ? { annotations } : undefined;

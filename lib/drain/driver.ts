@@ -1,4 +1,5 @@
-import { drainStep, type DrainDeps, type DrainRequest, type DrainStepResult } from './step.js';
+import { drainStep, type DrainDeps } from './step.js';
+import type { DrainRequest, DrainStepResult } from './step-result.js';
 
 export interface DriverOptions {
   /** Budget of each step (Lambda: the invocation's remaining time less a margin). @default 60_000 */

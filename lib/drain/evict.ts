@@ -1,11 +1,8 @@
 import { errorText } from '../support/errors.js';
 import { podKey, type DrainApi, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
 
-export type RemovalVia = 'evict' | 'delete';
-
 export interface Removal {
   readonly pod: PodRef;
-  readonly via: RemovalVia;
   readonly options?: RemovalOptions;
 }
 
@@ -41,7 +38,7 @@ export async function settleBounded<T, R>(
 }
 
 /**
- * Sends the evictions (policy/v1) and deletes concurrently, at most `concurrency` at a time.
+ * Sends the evictions (policy/v1) concurrently, at most `concurrency` at a time.
  * Every pod gets a result; failures are aggregated, never first-error-wins.
  */
 export async function removePods(
@@ -51,42 +48,12 @@ export async function removePods(
 ): Promise<RemovalResult[]> {
   const settled = await settleBounded(removals, options.concurrency, async (removal): Promise<RemovalResult['outcome']> => {
     if (options.canStart && !options.canStart()) return { kind: 'not-attempted' };
-    return removal.via === 'evict' ? api.evictPod(removal.pod, removal.options) : api.deletePod(removal.pod, removal.options);
+    return api.evictPod(removal.pod, removal.options);
   });
   return removals.map((removal, index) => {
     const result = settled[index];
     if (result?.status === 'fulfilled') return { ...removal, outcome: result.value };
     const cause: unknown = result?.reason;
-    const action = removal.via === 'evict' ? 'evicting' : 'deleting';
-    return { ...removal, outcome: { kind: 'error', message: `${action} pod ${podKey(removal.pod)}: ${errorText(cause)}`, cause } };
+    return { ...removal, outcome: { kind: 'error', message: `evicting pod ${podKey(removal.pod)}: ${errorText(cause)}`, cause } };
   });
-}
-
-/** One line per kind of failure, naming its pods: what a log line or Event says about a round of evictions. */
-export function summarizeFailures(results: readonly RemovalResult[]): string[] {
-  const groups = new Map<string, string[]>();
-  for (const { pod, outcome } of results) {
-    let label: string | undefined;
-    switch (outcome.kind) {
-      case 'accepted':
-      case 'not-found':
-      case 'replaced':
-      case 'not-attempted':
-        break;
-      case 'too-many-requests':
-        label = outcome.pdb ? `blocked by PodDisruptionBudget ${outcome.pdb}` : `too many requests: ${outcome.message}`;
-        break;
-      case 'multiple-pdbs':
-        label = 'covered by more than one PodDisruptionBudget';
-        break;
-      case 'failed':
-        label = `failed (${outcome.status}): ${outcome.message}`;
-        break;
-      case 'error':
-        label = `no answer: ${errorText(outcome.cause)}`;
-        break;
-    }
-    if (label !== undefined) groups.set(label, [...(groups.get(label) ?? []), podKey(pod)]);
-  }
-  return [...groups].map(([label, pods]) => `${label}: ${pods.join(', ')}`);
 }

@@ -8,7 +8,7 @@ import type { DrainSettings } from './settings.js';
  * (`hint`).
  */
 
-export type VerdictAction = 'evict' | 'delete' | 'skip' | 'wait' | 'refuse';
+export type VerdictAction = 'evict' | 'skip' | 'wait' | 'refuse';
 
 export type VerdictCode =
   | 'ok'

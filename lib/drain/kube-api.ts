@@ -1,19 +1,9 @@
-import { httpStatus, KubeApiError, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from '../kube/client.js';
+import { httpStatus, KubeApiError, kubePath, type KubeClient } from '../kube/client.js';
 import { epochOf } from '../kube/node-view.js';
-import { UNREAD_NODE_ARRAYS } from '../kube/nodes.js';
-import { IgnoredAnswer, listOf, NodeSchema, PodSchema, type KubeNode, type KubePod, type KubeStatus } from '../kube/schemas.js';
-import {
-  DrainApiError,
-  MIRROR_POD_ANNOTATION,
-  podKey,
-  type DrainApi,
-  type DrainNode,
-  type DrainPod,
-  type NodePatch,
-  type PodRef,
-  type RemovalOptions,
-  type RemovalOutcome,
-} from './api.js';
+import { NodeClient } from '../kube/nodes.js';
+import { ApiStatusError } from '../kube/node-writes.js';
+import { IgnoredAnswer, listOf, PodSchema, type KubePod, type KubeStatus } from '../kube/schemas.js';
+import { MIRROR_POD_ANNOTATION, podKey, type DrainApi, type DrainPod, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
 
 /**
  * The PDB a 429 names. The API server puts it in a cause: `The disruption budget web needs 2
@@ -27,7 +17,7 @@ export function pdbFromStatus(body: KubeStatus, namespace: string): string | und
   return undefined;
 }
 
-/** Maps an eviction's or delete's error answer; anything that is not an HTTP answer is rethrown. */
+/** Maps an eviction's error answer; anything that is not an HTTP answer is rethrown. */
 function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOutcome {
   if (!(error instanceof KubeApiError)) throw new Error(`${action} pod ${podKey(pod)}`, { cause: error });
   const body = error.details;
@@ -55,7 +45,7 @@ function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOut
 }
 
 function rethrow(error: unknown, action: string): never {
-  if (error instanceof KubeApiError) throw new DrainApiError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
+  if (error instanceof KubeApiError) throw new ApiStatusError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
   throw new Error(action, { cause: error });
 }
 
@@ -76,43 +66,11 @@ export function toDrainPod(pod: KubePod): DrainPod {
   };
 }
 
-export function toDrainNode(node: KubeNode): DrainNode {
-  const meta = node.metadata;
-  return {
-    name: meta.name ?? '',
-    uid: meta.uid ?? '',
-    resourceVersion: meta.resourceVersion ?? '',
-    unschedulable: node.spec.unschedulable === true,
-    annotations: meta.annotations ?? {},
-    labels: meta.labels ?? {},
-    taints: (node.spec.taints ?? []).map((t) => ({
-      key: t.key,
-      effect: t.effect,
-      ...(t.value !== undefined ? { value: t.value } : {}),
-      ...(t.timeAdded !== undefined ? { timeAdded: t.timeAdded } : {}),
-    })),
-  };
-}
-
-/** The strategic-merge patch body for a NodePatch (null deletes, as in JSON merge patch). */
-export function nodePatchBody(patch: NodePatch): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {};
-  if (patch.annotations) metadata['annotations'] = patch.annotations;
-  if (patch.labels) metadata['labels'] = patch.labels;
-  if (patch.uid !== undefined) metadata['uid'] = patch.uid;
-  if (patch.resourceVersion !== undefined) metadata['resourceVersion'] = patch.resourceVersion;
-  const spec: Record<string, unknown> = {};
-  if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
-  if (patch.taints) spec['taints'] = patch.taints;
-  return { ...(Object.keys(metadata).length > 0 ? { metadata } : {}), ...(Object.keys(spec).length > 0 ? { spec } : {}) };
-}
-
 export interface KubeDrainApiOptions {
   /** Page size of the pod list (kubectl's --chunk-size). @default 500 */
   readonly pageSize?: number;
 }
 
-const NODES = 'api/v1/nodes';
 const PodListSchema = listOf(PodSchema);
 const deleteOptions = (pod: PodRef, options: RemovalOptions) => ({
   preconditions: { uid: pod.uid },
@@ -120,28 +78,15 @@ const deleteOptions = (pod: PodRef, options: RemovalOptions) => ({
 });
 const podPath = (pod: PodRef, ...sub: string[]) => kubePath('api/v1/namespaces', pod.namespace, 'pods', pod.name, ...sub);
 
-/** DrainApi over the KubeClient: nodes, pods and policy/v1 evictions in core/v1; DaemonSets in apps/v1. */
+/** DrainApi over the KubeClient: nodes through NodeClient; pods and policy/v1 evictions in core/v1; DaemonSets in apps/v1. */
 export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}): DrainApi {
   const pageSize = options.pageSize ?? 500;
+  const nodes = new NodeClient(kube);
 
   return {
-    async getNode(name) {
-      try {
-        return toDrainNode(await kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS }));
-      } catch (error) {
-        if (httpStatus(error) === 404) return undefined;
-        return rethrow(error, `reading node ${name}`);
-      }
-    },
-
-    async patchNode(name, patch) {
-      try {
-        const request = { method: 'PATCH', path: kubePath(NODES, name), contentType: STRATEGIC_MERGE_PATCH, body: nodePatchBody(patch) } as const;
-        return toDrainNode(await kube.call(request, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS }));
-      } catch (error) {
-        return rethrow(error, `patching node ${name}`);
-      }
-    },
+    // Node reads and patches are the node writer's: one projection, one path.
+    getNode: (name) => nodes.getNode(name),
+    patchNode: (name, patch) => nodes.patchNode(name, patch),
 
     async listPodsOnNode(node) {
       const pods: DrainPod[] = [];
@@ -182,15 +127,6 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
         return { kind: 'accepted' };
       } catch (error) {
         return removalOutcome(error, pod, 'evicting');
-      }
-    },
-
-    async deletePod(pod, options = {}): Promise<RemovalOutcome> {
-      try {
-        await kube.call({ method: 'DELETE', path: podPath(pod), body: deleteOptions(pod, options) }, IgnoredAnswer);
-        return { kind: 'accepted' };
-      } catch (error) {
-        return removalOutcome(error, pod, 'deleting');
       }
     },
   };

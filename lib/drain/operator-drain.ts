@@ -4,7 +4,8 @@
 import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import { claimDrain } from './claim.js';
 import { runDrain } from './driver.js';
-import type { DrainDeps, DrainStepResult } from './step.js';
+import type { DrainDeps } from './step.js';
+import type { DrainStepResult } from './step-result.js';
 
 export interface OperatorDrain {
   readonly node: string;

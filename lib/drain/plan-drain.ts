@@ -11,7 +11,6 @@ export interface PlannedPod {
 
 export interface DrainPlan {
   readonly toEvict: readonly PlannedPod[];
-  readonly toDelete: readonly PlannedPod[];
   readonly skipped: readonly PlannedPod[];
   readonly waiting: readonly PlannedPod[];
   readonly refused: readonly PlannedPod[];
@@ -30,7 +29,6 @@ export function judgePod(pod: DrainPod, ctx: DrainContext, filters: readonly Dra
 
 const BUCKET: Record<VerdictAction, keyof DrainPlan> = {
   evict: 'toEvict',
-  delete: 'toDelete',
   skip: 'skipped',
   wait: 'waiting',
   refuse: 'refused',
@@ -38,23 +36,11 @@ const BUCKET: Record<VerdictAction, keyof DrainPlan> = {
 
 /** Pure: sorts every pod into exactly one bucket, keeping each pod's verdict. Output order is by namespace/name. */
 export function planDrain(pods: readonly DrainPod[], ctx: DrainContext, filters: readonly DrainFilter[] = DRAIN_FILTERS): DrainPlan {
-  const plan: Record<keyof DrainPlan, PlannedPod[]> = { toEvict: [], toDelete: [], skipped: [], waiting: [], refused: [] };
+  const plan: Record<keyof DrainPlan, PlannedPod[]> = { toEvict: [], skipped: [], waiting: [], refused: [] };
   const sorted = [...pods].sort((a, b) => podKey(a).localeCompare(podKey(b)));
   for (const pod of sorted) {
     const planned = judgePod(pod, ctx, filters);
     plan[BUCKET[planned.verdict.action]].push(planned);
   }
   return plan;
-}
-
-/** Groups pods by reason, the way kubectl prints refusals: `uses emptyDir …: ns/a, ns/b`. */
-export function groupByReason(planned: readonly PlannedPod[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const { pod, verdict } of planned) {
-    const text = verdict.hint ? `${verdict.reason} (${verdict.hint})` : verdict.reason;
-    const list = groups.get(text) ?? [];
-    list.push(podKey(pod));
-    groups.set(text, list);
-  }
-  return groups;
 }

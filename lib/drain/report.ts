@@ -6,8 +6,6 @@ import type { Refusal, RetryStatus } from './state.js';
 export type PodStatus =
   /** Evicted by this drain and gone (or its name now belongs to a new pod). */
   | 'evicted'
-  /** Deleted by this drain and gone. */
-  | 'deleted'
   /** Went away without this drain's removal (it was already terminating, or someone else deleted it). */
   | 'gone'
   /** Terminating: evicted by this drain (`removal`) or already terminating before; waited on. */
@@ -34,8 +32,8 @@ export interface PodReport {
   readonly status: PodStatus;
   /** Why, ending with the fix where there is one. */
   readonly reason: string;
-  /** This drain evicted or deleted the pod (it may still be terminating). */
-  readonly removal?: 'evicted' | 'deleted';
+  /** This drain evicted the pod (it may still be terminating). */
+  readonly removal?: 'evicted';
   /** refused: the filter that refused it. */
   readonly refusal?: Refusal;
   /** The PodDisruptionBudget that refused the eviction, as `namespace/name`, when the server named it. */
@@ -54,7 +52,7 @@ export interface BlockedPod {
   readonly pdb?: string;
 }
 
-const FINISHED: ReadonlySet<PodStatus> = new Set(['evicted', 'deleted', 'gone']);
+const FINISHED: ReadonlySet<PodStatus> = new Set(['evicted', 'gone']);
 const SKIPPED: ReadonlySet<PodStatus> = new Set(['skipped-daemonset', 'skipped-mirror', 'skipped-terminating', 'recreated']);
 const BLOCKED: ReadonlySet<PodStatus> = new Set(['blocked-by-pdb', 'throttled', 'multiple-pdbs', 'eviction-failed', 'refused']);
 const LEFT: ReadonlySet<PodStatus> = new Set(['pending', 'waiting', ...BLOCKED]);
@@ -73,8 +71,6 @@ export const reasonCode = (report: PodReport): string => (report.status === 'ref
 export interface DrainCounts {
   /** Evicted by this drain, gone or still terminating. */
   readonly evicted: number;
-  /** Deleted by this drain, gone or still terminating. */
-  readonly deleted: number;
   /** Went away without this drain's removal. */
   readonly gone: number;
   /** Still terminating (evicted by this drain or not). */
@@ -90,7 +86,6 @@ export function countReports(reports: readonly PodReport[]): DrainCounts {
   const count = (test: (r: PodReport) => boolean): number => reports.filter(test).length;
   return {
     evicted: count((r) => r.removal === 'evicted'),
-    deleted: count((r) => r.removal === 'deleted'),
     gone: count((r) => r.status === 'gone'),
     terminating: count((r) => r.status === 'terminating'),
     left: count(isLeft),
@@ -109,7 +104,7 @@ export function summarize(reports: readonly PodReport[]): DrainSummary {
   for (const report of left) if (report.pdb !== undefined) byPdb.set(report.pdb, (byPdb.get(report.pdb) ?? 0) + 1);
   const shortened = reports.filter((r) => r.grace !== undefined);
   return {
-    evicted: counts.evicted + counts.deleted,
+    evicted: counts.evicted,
     terminating: counts.terminating,
     gone: counts.gone,
     left: counts.left,
@@ -147,7 +142,7 @@ const PROGRESS_NAMES = 5;
 
 /** One progress line for a CLI or a log: `evicted 5, terminating 2, left 3; blocked: default/db-0 by PDB default/db`. */
 export function progressLine(counts: DrainCounts, blocked: readonly BlockedPod[]): string {
-  const parts = [`evicted ${counts.evicted + counts.deleted}`, `terminating ${counts.terminating}`, `left ${counts.left}`];
+  const parts = [`evicted ${counts.evicted}`, `terminating ${counts.terminating}`, `left ${counts.left}`];
   const why = blocked.slice(0, PROGRESS_NAMES).map((b) => `${b.pod.namespace}/${b.pod.name}${b.pdb ? ` by PDB ${b.pdb}` : ` (${b.reason})`}`);
   if (blocked.length > PROGRESS_NAMES) why.push(`and ${blocked.length - PROGRESS_NAMES} more`);
   return why.length > 0 ? `${parts.join(', ')}; blocked: ${why.join(', ')}` : parts.join(', ');

@@ -61,8 +61,3 @@ export function drainSettings(
   }
   return merged;
 }
-
-/** The drain's deadline: the signal's when it has one (spot warning + 2 min, hook timeout, Health start), else now + drainTimeout. */
-export function drainDeadline(signalDeadline: number | undefined, settings: Pick<Settings, 'drainTimeout'>, now: number): number {
-  return signalDeadline ?? now + settings.drainTimeout;
-}

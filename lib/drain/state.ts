@@ -37,13 +37,10 @@ const STAGE_CODES = {
   // Terminating.
   /** Evicted by this drain. */
   evicting: 'E',
-  /** Deleted by this drain. */
-  deleting: 'D',
   /** Terminating before this drain came: only waited on. */
   terminating: 'T',
   // Finished: no longer listed, or its name now belongs to another pod (a new uid).
   evicted: 'e',
-  deleted: 'd',
   /** Was terminating before this drain came, and went. */
   terminated: 'x',
   /** Went away without terminating in this drain's sight. */
@@ -54,8 +51,8 @@ const STAGE_OF_CODE = new Map<string, Stage>(Object.entries(STAGE_CODES).map(([s
 
 const RETRY: ReadonlySet<Stage> = new Set<Stage>(RETRY_STAGES);
 /** Stages whose pod the drain removed or saw terminating: a pod later found under its name is a successor, never evicted. */
-const REMOVED: ReadonlySet<Stage> = new Set<Stage>(['evicting', 'deleting', 'terminating', 'evicted', 'deleted', 'terminated']);
-const FINISHED: ReadonlySet<Stage> = new Set<Stage>(['evicted', 'deleted', 'terminated', 'gone']);
+const REMOVED: ReadonlySet<Stage> = new Set<Stage>(['evicting', 'terminating', 'evicted', 'terminated']);
+const FINISHED: ReadonlySet<Stage> = new Set<Stage>(['evicted', 'terminated', 'gone']);
 
 export const isRetryStage = (stage: Stage): stage is RetryStatus => RETRY.has(stage);
 /** The pod under this name was removed by, or terminated under the eyes of, this drain. */

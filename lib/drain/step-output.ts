@@ -2,20 +2,8 @@
 // describes, and the step output the state machine branches on. One mapping for the Step Functions
 // task and for the local stand-ins of the workflow (sandbox, CLI).
 import { summarize } from './report.js';
-import type { DrainRequest, DrainStatus, DrainStepResult } from './step.js';
-import { executionOf, type DrainOutcome, type DrainStepOutput, type DrainWorkflowInput } from '../contract/drain-workflow.js';
-
-const OUTCOME: Record<DrainStatus, DrainOutcome> = {
-  'in-progress': 'continue',
-  drained: 'done',
-  incomplete: 'incomplete',
-  deadline: 'deadline',
-  'node-replaced': 'node-replaced',
-  'node-gone': 'node-gone',
-  'cancelled-by-uncordon': 'cancelled-by-uncordon',
-};
-
-export const outcomeOf = (status: DrainStatus): DrainOutcome => OUTCOME[status];
+import { outcomeOf, type DrainRequest, type DrainStepResult } from './step-result.js';
+import { executionOf, type DrainStepOutput, type DrainWorkflowInput } from '../contract/drain-workflow.js';
 
 /**
  * The contract's view of a step: the outcome the state machine branches on, the state for the next

@@ -3,14 +3,14 @@ import type { Clock } from '../model/clock.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
 import { errorText } from '../support/errors.js';
 import { recordOutcome } from './claim.js';
-import { outcomeOf } from './step-output.js';
-import { LifecycleRefSchema, type LifecycleRef } from '../contract/drain-workflow.js';
-import { isFinished, podKey, podRef, type DrainApi, type DrainNode, type DrainPod, type RemovalOptions } from './api.js';
-import { cordon, type CordonOptions } from './cordon.js';
+import { outcomeOf, type DrainRequest, type DrainStatus, type DrainStepResult } from './step-result.js';
+import { LifecycleRefSchema } from '../contract/drain-workflow.js';
+import { cordon, type NodeWriteView } from '../kube/node-writes.js';
+import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type RemovalOptions } from './api.js';
 import { removePods, type Removal, type RemovalResult } from './evict.js';
 import type { DaemonSetLookup, Verdict } from './filters.js';
-import { planDrain, type PlannedPod } from './plan-drain.js';
-import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type DrainCounts, type LeftAt, type PodReport } from './report.js';
+import { planDrain, type DrainPlan, type PlannedPod } from './plan-drain.js';
+import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type LeftAt, type PodReport } from './report.js';
 import type { DrainSettings } from './settings.js';
 import {
   initialDrainState,
@@ -20,28 +20,11 @@ import {
   readDrainState,
   REFUSALS,
   wasRemoved,
-  type DrainState,
   type PodRecord,
   type RetryStatus,
   type Stage,
   type WorkingState,
 } from './state.js';
-
-export interface DrainRequest {
-  readonly node: string;
-  /**
-   * Epoch ms. The drain stops there and reports what is left (spot: warning + 2 min; lifecycle hook:
-   * its timeout; Health: the event's start). An earlier deadline announced on the Node wins.
-   */
-  readonly deadline: number;
-  /** `expectedUid` binds the drain to that Node incarnation; without it, to the one the first step finds. */
-  readonly cordon: CordonOptions;
-  /**
-   * The drain as the Node records it (ec2-node-reconciler/drain): only a record of this drain hands
-   * it an earlier deadline or a lifecycle action, and the drain writes how it ended there.
-   */
-  readonly execution?: string;
-}
 
 export interface DrainDeps {
   readonly api: DrainApi;
@@ -51,35 +34,6 @@ export interface DrainDeps {
   readonly sleep: (ms: number) => Promise<void>;
   /** Called after every pass over the node's pods, for progress output. */
   readonly onProgress?: (progress: DrainStepResult) => void;
-}
-
-/**
- * `in-progress`: step again after nextCheckAfterMs. Every other status ends the drain:
- * `drained`: every pod the drain had to remove is gone.
- * `incomplete`: pods it may not evict (refused) or could not (blocked) are left.
- * `deadline`: the deadline passed while pods were still to go or terminating.
- * `node-replaced` / `node-gone`: the Node the drain started on was replaced under its name, or deleted.
- * `cancelled-by-uncordon`: someone else uncordoned the node; the drain leaves it to them.
- */
-export type DrainStatus = 'in-progress' | 'drained' | LeftAt;
-
-export interface DrainStepResult {
-  readonly status: DrainStatus;
-  /** Pods still on the node that the drain wants gone (terminating ones included), each with its status and why. */
-  readonly remaining: readonly PodReport[];
-  /** The pods left that waiting cannot help: refused, or their eviction refused (PDBs, errors). */
-  readonly blocked: readonly BlockedPod[];
-  /** Every pod the drain knew and what became of it, by namespace/name. */
-  readonly pods: readonly PodReport[];
-  readonly counts: DrainCounts;
-  /** When to step again; 0 once the drain has ended. */
-  readonly nextCheckAfterMs: number;
-  /** Epoch ms: the deadline worked to (the request's, or an earlier one announced on the Node). */
-  readonly deadline: number;
-  /** A lifecycle action handed over to this drain on the Node (LIFECYCLE_ANNOTATION). */
-  readonly lifecycle?: LifecycleRef;
-  readonly state: DrainState;
-  readonly message?: string;
 }
 
 /** The API server's default terminationGracePeriodSeconds. */
@@ -125,7 +79,7 @@ async function lookUpDaemonSets(api: DrainApi, pods: readonly DrainPod[], cache:
  * Takes what the event path announced on the Node: an earlier deadline (never a later one: a
  * deadline is when the machine goes) and a lifecycle action handed over to this drain.
  */
-function takeHandover(state: WorkingState, node: DrainNode, execution: string | undefined): void {
+function takeHandover(state: WorkingState, node: NodeWriteView, execution: string | undefined): void {
   // Another drain's record (an older one left on the Node, or none of ours at all) hands over nothing.
   if (execution === undefined || node.annotations[DRAIN_ANNOTATION] !== execution) return;
   const deadline = IsoDateSchema.safeParse(node.annotations[DRAIN_DEADLINE_ANNOTATION]);
@@ -156,7 +110,7 @@ function fittedGrace(seconds: number, now: number, deadline: number, settings: D
 function stageFromVerdict(record: PodRecord | undefined, verdict: Verdict): Pick<PodRecord, 'stage' | 'refusal'> | undefined {
   const stage = record?.stage;
   // Sent and accepted: a lagging read or a terminating pod changes nothing.
-  if (stage === 'evicting' || stage === 'deleting') return undefined;
+  if (stage === 'evicting') return undefined;
   switch (verdict.action) {
     case 'skip':
       return { stage: verdict.code === 'daemonset' ? 'skipped-daemonset' : verdict.code === 'mirror' ? 'skipped-mirror' : 'skipped-terminating' };
@@ -167,13 +121,12 @@ function stageFromVerdict(record: PodRecord | undefined, verdict: Verdict): Pick
     case 'wait':
       return { stage: verdict.code === 'terminating' ? 'terminating' : 'waiting' };
     case 'evict':
-    case 'delete':
       // A refused removal keeps its back-off while the pod still waits for it.
       return stage !== undefined && isRetryStage(stage) ? undefined : { stage: 'pending' };
   }
 }
 
-const FINISH: Partial<Record<Stage, Stage>> = { evicting: 'evicted', deleting: 'deleted', terminating: 'terminated' };
+const FINISH: Partial<Record<Stage, Stage>> = { evicting: 'evicted', terminating: 'terminated' };
 
 /** The pod the record describes is no longer there: what became of it. */
 function finish(record: PodRecord): void {
@@ -186,14 +139,11 @@ function finish(record: PodRecord): void {
 
 /** Records the server's answer to one removal (and when to retry a refused one). */
 function recordRemoval(record: PodRecord, result: RemovalResult, now: number, state: WorkingState, deps: DrainDeps, memory: StepMemory, podGrace: number): void {
-  const { via, outcome, options } = result;
-  if (outcome.kind !== 'not-attempted' && outcome.kind !== 'error') {
-    if (via === 'evict') state.sent.evictions++;
-    else state.sent.deletions++;
-  }
-  const shortening = record.stage === 'evicting' || record.stage === 'deleting' || record.stage === 'terminating';
+  const { outcome, options } = result;
+  if (outcome.kind !== 'not-attempted' && outcome.kind !== 'error') state.sent.evictions++;
+  const shortening = record.stage === 'evicting' || record.stage === 'terminating';
   if (outcome.kind === 'accepted') {
-    if (!shortening) record.stage = via === 'evict' ? 'evicting' : 'deleting';
+    if (!shortening) record.stage = 'evicting';
     delete record.attempts;
     delete record.retryAt;
     delete record.pdb;
@@ -223,7 +173,7 @@ function recordRemoval(record: PodRecord, result: RemovalResult, now: number, st
       retry('multiple-pdbs', settings.failedEvictionRetryDelayMs, outcome.message);
       return;
     case 'failed':
-      retry('eviction-failed', settings.failedEvictionRetryDelayMs, `${via === 'evict' ? 'eviction' : 'delete'} failed (${outcome.status}): ${outcome.message}`);
+      retry('eviction-failed', settings.failedEvictionRetryDelayMs, `eviction failed (${outcome.status}): ${outcome.message}`);
       return;
     case 'error':
       retry('eviction-failed', settings.failedEvictionRetryDelayMs, outcome.message);
@@ -264,8 +214,7 @@ function retryReason(stage: RetryStatus, record: PodRecord, memory: StepMemory, 
 function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: StepMemory, now: number, final: boolean): PodReport {
   const pod = { namespace: record.namespace, name: record.name, uid: record.uid };
   const notes = planned && planned.notes.length > 0 ? { notes: planned.notes.map((n) => n.reason) } : {};
-  const removal: PodReport['removal'] =
-    record.stage === 'evicting' || record.stage === 'evicted' ? 'evicted' : record.stage === 'deleting' || record.stage === 'deleted' ? 'deleted' : undefined;
+  const removal: PodReport['removal'] = record.stage === 'evicting' || record.stage === 'evicted' ? 'evicted' : undefined;
   const grace = record.grace
     ? { grace: record.grace, graceNote: ` (grace period ${record.grace.given}s instead of ${record.grace.pod}s, to end before the deadline)` }
     : { graceNote: '' };
@@ -275,7 +224,7 @@ function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: St
   if (verdict?.action === 'skip' && verdict.code === 'terminating-too-long') return { ...base, status: 'skipped-terminating', reason: verdict.reason };
   switch (record.stage) {
     case 'pending':
-      return { ...base, status: 'pending', reason: verdict?.action === 'delete' ? verdict.reason : 'to be evicted' };
+      return { ...base, status: 'pending', reason: 'to be evicted' };
     case 'waiting':
       return { ...base, status: 'waiting', reason: verdict?.reason ?? 'its DaemonSet could not be looked up' };
     case 'skipped-daemonset':
@@ -291,18 +240,14 @@ function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: St
     case 'multiple-pdbs':
     case 'eviction-failed':
       return { ...base, status: record.stage, reason: retryReason(record.stage, record, memory, now, final), ...(record.pdb ? { pdb: record.pdb } : {}) };
-    case 'evicting':
-    case 'deleting': {
-      const how = record.stage === 'evicting' ? 'evicted' : 'deleted';
+    case 'evicting': {
       const progress = verdict?.code === 'terminating' ? verdict.reason : 'waiting for it to terminate';
-      return { ...base, status: 'terminating', reason: `${how}, ${progress}${grace.graceNote}` };
+      return { ...base, status: 'terminating', reason: `evicted, ${progress}${grace.graceNote}` };
     }
     case 'terminating':
       return { ...base, status: 'terminating', reason: `already ${verdict?.code === 'terminating' ? verdict.reason : 'terminating'}${grace.graceNote}` };
     case 'evicted':
       return { ...base, status: 'evicted', reason: `evicted and gone${grace.graceNote}` };
-    case 'deleted':
-      return { ...base, status: 'deleted', reason: `deleted and gone${grace.graceNote}` };
     case 'terminated':
       return { ...base, status: 'gone', reason: 'was terminating before the drain began, and went' };
     case 'gone':
@@ -324,7 +269,7 @@ function ended(status: 'node-gone' | 'node-replaced' | 'cancelled-by-uncordon', 
   return {
     status,
     remaining,
-    blocked: remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) })),
+    blocked: blockedOf(remaining),
     pods,
     counts: countReports(pods),
     nextCheckAfterMs: 0,
@@ -334,7 +279,7 @@ function ended(status: 'node-gone' | 'node-replaced' | 'cancelled-by-uncordon', 
   };
 }
 
-async function readNode(api: DrainApi, name: string): Promise<DrainNode | undefined> {
+async function readNode(api: DrainApi, name: string): Promise<NodeWriteView | undefined> {
   try {
     return await api.getNode(name);
   } catch (cause) {
@@ -370,25 +315,32 @@ async function checkNode(deps: DrainDeps, request: DrainRequest, state: WorkingS
   return undefined;
 }
 
-/** One look at the node: check it, list its pods, plan, send what is due, report. */
-async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult> {
-  const { api, clock, settings } = deps;
-  const stop = await checkNode(deps, request, state, memory);
-  if (stop) return stop;
-  const deadline = deadlineOf(request, state);
+/** The pods listed this pass, matched against what the drain knows of their names. */
+interface Listing {
+  readonly pods: readonly DrainPod[];
+  /** Listed pods the filters judge: every one but the successors. */
+  readonly judged: readonly DrainPod[];
+  /** Successors of pods this drain removed: never evicted. */
+  readonly recreated: readonly DrainPod[];
+  /** The uid listed under each namespace/name. */
+  readonly listedUid: ReadonlyMap<string, string>;
+}
 
-  let pods: DrainPod[];
+async function listPods(api: DrainApi, node: string): Promise<DrainPod[]> {
   try {
-    pods = await api.listPodsOnNode(request.node);
+    return await api.listPodsOnNode(node);
   } catch (cause) {
-    throw new Error(`listing pods on node ${request.node}`, { cause });
+    throw new Error(`listing pods on node ${node}`, { cause });
   }
-  await lookUpDaemonSets(api, pods, memory.daemonSets);
-  const now = clock.now();
+}
 
-  // A pod under the name of one this drain removed, with another uid, is its successor: the removed
-  // one is finished (kubectl's waitForDelete), and the successor is never evicted. Any other pod the
-  // drain has not judged yet, however late it appeared, is judged and evicted at most once.
+/**
+ * A pod under the name of one this drain removed, with another uid, is its successor: the removed
+ * one is finished (kubectl's waitForDelete), and the successor is never evicted. Any other pod the
+ * drain has not judged yet, however late it appeared, is judged and evicted at most once. A known
+ * pod no longer listed is finished.
+ */
+function matchListing(pods: readonly DrainPod[], state: WorkingState): Listing {
   const recreated: DrainPod[] = [];
   const judged: DrainPod[] = [];
   const listedUid = new Map<string, string>();
@@ -400,10 +352,11 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
     else judged.push(pod);
   }
   for (const [key, record] of state.pods) if (listedUid.get(key) !== record.uid) finish(record);
+  return { pods, judged, recreated, listedUid };
+}
 
-  const plan = planDrain(judged, { settings, now, daemonSets: memory.daemonSets });
-  const planned = [...plan.toEvict, ...plan.toDelete, ...plan.waiting, ...plan.refused, ...plan.skipped];
-  const plannedByKey = new Map(planned.map((p) => [podKey(p.pod), p]));
+/** Moves each judged pod's record to the stage its verdict puts it in (a new incarnation gets a new record). */
+function applyVerdicts(planned: readonly PlannedPod[], state: WorkingState): void {
   for (const { pod, verdict } of planned) {
     const key = podKey(pod);
     let record = state.pods.get(key);
@@ -420,86 +373,126 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
       if (next.refusal) record.refusal = next.refusal;
     }
   }
+}
+
+const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+
+/** Evictions due now: pods still to go, and refused ones whose back-off is over. */
+function dueEvictions(plan: DrainPlan, state: WorkingState, now: number, deadline: number, settings: DrainSettings): Removal[] {
+  return plan.toEvict.flatMap(({ pod }) => {
+    const record = state.pods.get(podKey(pod));
+    const ready = record?.stage === 'pending' || (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
+    if (!ready) return [];
+    const seconds = isFinished(pod) ? undefined : fittedGrace(podGrace(pod), now, deadline, settings);
+    const options: RemovalOptions | undefined = seconds === undefined ? undefined : { gracePeriodSeconds: seconds };
+    return [{ pod: podRef(pod), ...(options ? { options } : {}) }];
+  });
+}
+
+/**
+ * Terminating pods whose grace period would still outlast the deadline (it came closer since they
+ * were evicted): an eviction of a terminating pod only shortens its grace period, PDBs aside.
+ */
+function graceShortenings(plan: DrainPlan, state: WorkingState, now: number, deadline: number, settings: DrainSettings): Removal[] {
+  return plan.waiting.flatMap(({ pod }) => {
+    const record = state.pods.get(podKey(pod));
+    if (pod.deletionTimestamp === undefined || (record?.stage !== 'evicting' && record?.stage !== 'terminating')) return [];
+    const left = Math.ceil((pod.deletionTimestamp - now) / 1000);
+    const seconds = fittedGrace(left, now, deadline, settings);
+    return seconds !== undefined && now + seconds * 1000 < pod.deletionTimestamp - 1000 ? [{ pod: podRef(pod), options: { gracePeriodSeconds: seconds } }] : [];
+  });
+}
+
+/**
+ * Sends the evictions due (at most evictionConcurrency at a time, none once the deadline passed) and
+ * records each answer. Returns when the accepted ones' grace periods end.
+ */
+async function sendEvictions(deps: DrainDeps, due: readonly Removal[], listing: Listing, state: WorkingState, memory: StepMemory, deadline: number): Promise<number[]> {
+  const { api, clock, settings } = deps;
+  const results = await removePods(api, due, { concurrency: settings.evictionConcurrency, canStart: () => clock.now() < deadline });
+  const byUid = new Map(listing.pods.map((p) => [p.uid, p]));
+  const graceEnds: number[] = [];
+  for (const result of results) {
+    const at = clock.now();
+    const pod = byUid.get(result.pod.uid);
+    const record = state.pods.get(podKey(result.pod));
+    if (!pod || !record) continue;
+    recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod));
+    if (result.outcome.kind === 'accepted') graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
+  }
+  return graceEnds;
+}
+
+/** Every pod's report: the known ones (with this pass's verdict when listed) and the successors, by namespace/name. */
+function podReports(state: WorkingState, listing: Listing, plannedByKey: ReadonlyMap<string, PlannedPod>, memory: StepMemory, now: number, final: boolean): PodReport[] {
+  const known = [...state.pods.values()].map((record) => {
+    const listed = listing.listedUid.get(podKey(record)) === record.uid;
+    return reportOf(record, listed ? plannedByKey.get(podKey(record)) : undefined, memory, now, final);
+  });
+  const successors = listing.recreated.map(
+    (pod): PodReport => ({ pod: podRef(pod), status: 'recreated', reason: 'a new pod under the name of one this drain removed: not evicted (as kubectl drain does not)' }),
+  );
+  // Finished ones first: a removed pod comes before its successor.
+  return [...known, ...successors].sort((a, b) => byKey(a, b) || Number(a.status === 'recreated') - Number(b.status === 'recreated'));
+}
+
+/** Where the drain stands after this pass, from the reports. */
+function passStatus(reports: readonly PodReport[], deadlinePassed: boolean): DrainStatus {
+  if (!reports.some(isUnfinished)) return reports.some((r) => r.status === 'refused') ? 'incomplete' : 'drained';
+  if (deadlinePassed) return reports.some(isBlocked) ? 'incomplete' : 'deadline';
+  return 'in-progress';
+}
+
+/** How long until the next check: the first back-off or grace period to end, the poll interval, never past the deadline. */
+function nextCheckAfter(reports: readonly PodReport[], state: WorkingState, listing: Listing, graceEnds: readonly number[], now: number, deadline: number, settings: DrainSettings): number {
+  const waits = [...state.pods.values()].flatMap((r) => (isRetryStage(r.stage) && listing.listedUid.get(podKey(r)) === r.uid ? [(r.retryAt ?? now) - now] : []));
+  if (reports.some((r) => isUnfinished(r) && (r.status === 'terminating' || r.status === 'waiting' || r.status === 'pending'))) waits.push(settings.pollIntervalMs);
+  // A grace period ending before the next poll is worth a look just after it (kubectl polls every second);
+  // one already over (a kubelet that does not answer) is not worth more than the usual poll.
+  for (const end of graceEnds) if (end > now) waits.push(end - now + GRACE_END_MARGIN_MS);
+  return Math.max(0, Math.min(deadline - now, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
+}
+
+const blockedOf = (remaining: readonly PodReport[]): BlockedPod[] => remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) }));
+
+/** One look at the node: check it, list its pods, judge them, send the evictions due, report. */
+async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult> {
+  const { api, clock, settings } = deps;
+  const stop = await checkNode(deps, request, state, memory);
+  if (stop) return stop;
+  const deadline = deadlineOf(request, state);
+
+  const pods = await listPods(api, request.node);
+  await lookUpDaemonSets(api, pods, memory.daemonSets);
+  const now = clock.now();
+  const listing = matchListing(pods, state);
+  const plan = planDrain(listing.judged, { settings, now, daemonSets: memory.daemonSets });
+  const planned = [...plan.toEvict, ...plan.waiting, ...plan.refused, ...plan.skipped];
+  applyVerdicts(planned, state);
 
   // When each terminating pod's grace period ends: the next check need not come before the first of them.
   // deletionTimestamp is truncated to whole seconds, so the grace period may run up to a second past it.
   const graceEnds = plan.waiting.flatMap((p) => (p.pod.deletionTimestamp === undefined ? [] : [p.pod.deletionTimestamp + 1000]));
-
   const deadlinePassed = now >= deadline;
   if (!deadlinePassed) {
-    const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
-    const withGrace = (seconds: number | undefined): RemovalOptions | undefined => (seconds === undefined ? undefined : { gracePeriodSeconds: seconds });
-    const due: Removal[] = [...plan.toEvict.map((p) => ['evict', p] as const), ...plan.toDelete.map((p) => ['delete', p] as const)].flatMap(([via, { pod }]) => {
-      const record = state.pods.get(podKey(pod));
-      const ready = record?.stage === 'pending' || (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
-      if (!ready) return [];
-      const options = isFinished(pod) ? undefined : withGrace(fittedGrace(podGrace(pod), now, deadline, settings));
-      return [{ pod: podRef(pod), via, ...(options ? { options } : {}) }];
-    });
-    // Terminating pods whose grace period would still outlast the deadline (it came closer since they
-    // were evicted): an eviction of a terminating pod only shortens its grace period, PDBs aside.
-    for (const { pod } of plan.waiting) {
-      const record = state.pods.get(podKey(pod));
-      if (pod.deletionTimestamp === undefined || (record?.stage !== 'evicting' && record?.stage !== 'terminating' && record?.stage !== 'deleting')) continue;
-      const left = Math.ceil((pod.deletionTimestamp - now) / 1000);
-      const seconds = fittedGrace(left, now, deadline, settings);
-      if (seconds !== undefined && now + seconds * 1000 < pod.deletionTimestamp - 1000) {
-        due.push({ pod: podRef(pod), via: record.stage === 'deleting' ? 'delete' : 'evict', options: { gracePeriodSeconds: seconds } });
-      }
-    }
-    const results = await removePods(api, due, { concurrency: settings.evictionConcurrency, canStart: () => clock.now() < deadline });
-    const byUid = new Map(pods.map((p) => [p.uid, p]));
-    for (const result of results) {
-      const at = clock.now();
-      const pod = byUid.get(result.pod.uid);
-      const record = state.pods.get(podKey(result.pod));
-      if (!pod || !record) continue;
-      recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod));
-      if (result.outcome.kind === 'accepted') graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
-    }
+    const due = [...dueEvictions(plan, state, now, deadline, settings), ...graceShortenings(plan, state, now, deadline, settings)];
+    graceEnds.push(...(await sendEvictions(deps, due, listing, state, memory, deadline)));
   }
 
-  const reports = (final: boolean): PodReport[] => {
-    const at = clock.now();
-    const known = [...state.pods.values()].map((record) => {
-      const listed = listedUid.get(podKey(record)) === record.uid;
-      return reportOf(record, listed ? plannedByKey.get(podKey(record)) : undefined, memory, at, final);
-    });
-    const successors = recreated.map(
-      (pod): PodReport => ({ pod: podRef(pod), status: 'recreated', reason: 'a new pod under the name of one this drain removed: not evicted (as kubectl drain does not)' }),
-    );
-    // Finished ones first: a removed pod comes before its successor.
-    return [...known, ...successors].sort((a, b) => byKey(a, b) || Number(a.status === 'recreated') - Number(b.status === 'recreated'));
-  };
-
-  const first = reports(deadlinePassed);
-  const unfinished = first.filter(isUnfinished);
-  let status: DrainStatus;
-  if (unfinished.length === 0) status = first.some((r) => r.status === 'refused') ? 'incomplete' : 'drained';
-  else if (deadlinePassed) status = first.some(isBlocked) ? 'incomplete' : 'deadline';
-  else status = 'in-progress';
+  const plannedByKey = new Map(planned.map((p) => [podKey(p.pod), p]));
+  const first = podReports(state, listing, plannedByKey, memory, clock.now(), deadlinePassed);
+  const status = passStatus(first, deadlinePassed);
   const leftAt: LeftAt | undefined = status === 'in-progress' || status === 'drained' ? undefined : status;
-  const everyPod = (status === 'in-progress' ? first : reports(true)).map((r): PodReport => (leftAt && (isLeft(r) || r.status === 'terminating') ? { ...r, left: leftAt } : r));
+  const final = status === 'in-progress' ? first : podReports(state, listing, plannedByKey, memory, clock.now(), true);
+  const everyPod = final.map((r): PodReport => (leftAt && (isLeft(r) || r.status === 'terminating') ? { ...r, left: leftAt } : r));
   const remaining = everyPod.filter((r) => isLeft(r) || r.status === 'terminating');
-
-  let nextCheckAfterMs = 0;
-  if (status === 'in-progress') {
-    const at = clock.now();
-    const waits = [...state.pods.values()].flatMap((r) => (isRetryStage(r.stage) && listedUid.get(podKey(r)) === r.uid ? [(r.retryAt ?? at) - at] : []));
-    if (unfinished.some((r) => r.status === 'terminating' || r.status === 'waiting' || r.status === 'pending')) waits.push(settings.pollIntervalMs);
-    // A grace period ending before the next poll is worth a look just after it (kubectl polls every second);
-    // one already over (a kubelet that does not answer) is not worth more than the usual poll.
-    for (const end of graceEnds) if (end > at) waits.push(end - at + GRACE_END_MARGIN_MS);
-    nextCheckAfterMs = Math.max(0, Math.min(deadline - at, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
-  }
-
   return {
     status,
     remaining,
-    blocked: remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) })),
+    blocked: blockedOf(remaining),
     pods: everyPod,
     counts: countReports(everyPod),
-    nextCheckAfterMs,
+    nextCheckAfterMs: status === 'in-progress' ? nextCheckAfter(first, state, listing, graceEnds, clock.now(), deadline, settings) : 0,
     deadline,
     ...(state.lifecycle ? { lifecycle: state.lifecycle } : {}),
   };

@@ -30,7 +30,8 @@ export interface DrainClaimRequest {
   readonly launchedAt?: number;
 }
 
-interface NodeTarget {
+/** The Node an action was planned on: a write to it is guarded by this uid and resourceVersion. */
+export interface NodeTarget {
   readonly node: string;
   readonly uid: string;
   readonly resourceVersion: string;

@@ -1,8 +1,6 @@
 import {
   CORDON_UNTIL_ANNOTATION,
   CORDONED_AT_ANNOTATION,
-  CORDONED_BY_ANNOTATION,
-  CORDONED_BY_VALUE,
   DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
@@ -16,14 +14,6 @@ import { DRAIN_PURPOSES, type DrainPurpose } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { LifecycleRef } from '../model/signal.js';
 import { LifecycleRefSchema } from '../contract/drain-workflow.js';
-
-/**
- * True only for a cordon the reconciler made for a signal and recorded: the only kind a sweep may
- * reverse. An operator's cordon, made by hand or through the CLI, is never ours.
- */
-export function isOwnCordon(node: NodeView): boolean {
-  return node.unschedulable && node.annotations[CORDONED_BY_ANNOTATION] === CORDONED_BY_VALUE;
-}
 
 function timeAnnotation(node: NodeView, key: string): number | undefined {
   const at = node.annotations[key];

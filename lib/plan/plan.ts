@@ -7,7 +7,8 @@ import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf } from './exclusion.js';
 import { CORDONED_BY_ANNOTATION } from '../contract/labels.js';
-import { cordonHeldUntil, hasShutdownTaint, isOwnCordon, ownCordonTime, type DrainClaim } from './own-cordon.js';
+import { isCordonedByReconciler } from '../kube/node-writes.js';
+import { cordonHeldUntil, hasShutdownTaint, ownCordonTime, type DrainClaim } from './own-cordon.js';
 import { iso, recordedDrain, target, type Decision, type PairPlanner, type PlanContext } from './pair.js';
 import { isCancellableRepair, planRepairRecovery, planUnresponsive, repairRefusal, standDownOf, takeCensus, type Census } from './repair.js';
 
@@ -113,7 +114,7 @@ function planInSync(p: PairPlanner): void {
   if (!node || instanceId === undefined) return;
   const ids = { instanceId };
   const shutdownTaint = hasShutdownTaint(node);
-  const ownCordon = isOwnCordon(node);
+  const ownCordon = isCordonedByReconciler(node);
   const drain = recordedDrain(node, p.ctx, p.now);
   // A repair of this node that is not over: recovered, it is cancelled, even while its drain runs
   // (the cordon a running drain keeps is a removal's; a repair's is exactly what recovery undoes).

@@ -102,6 +102,5 @@ function bound(api: DrainApi): DrainApi {
     listPodsOnNode: (node) => api.listPodsOnNode(node),
     daemonSetExists: (namespace, name) => api.daemonSetExists(namespace, name),
     evictPod: (ref, options) => api.evictPod(ref, options),
-    deletePod: (ref, options) => api.deletePod(ref, options),
   };
 }

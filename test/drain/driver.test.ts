@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runDrain } from '../../lib/drain/driver.js';
-import type { DrainStepResult } from '../../lib/drain/step.js';
+import type { DrainStepResult } from '../../lib/drain/step-result.js';
 import { pod } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cordon, DRAIN_TAINT_KEY, uncordon } from '../../lib/drain/cordon.js';
+import { cordon, DRAIN_TAINT_KEY, uncordon } from '../../lib/kube/node-writes.js';
 import { runDrain } from '../../lib/drain/driver.js';
 import { drainSettings } from '../../lib/drain/settings.js';
-import { drainStep, type DrainDeps, type DrainRequest } from '../../lib/drain/step.js';
+import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
+import type { DrainRequest } from '../../lib/drain/step-result.js';
 import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
 import { CORDON_REASON_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
 import { dyingAfter } from './support/dying.js';
@@ -129,7 +130,7 @@ describe('resuming a drain against the Kubernetes emulator', () => {
 describe('cordon against the Kubernetes emulator', () => {
   it('should cordon with annotations, taint and load-balancer label, then undo exactly that', async () => {
     const { env, clock } = await setup();
-    const taint = { key: DRAIN_TAINT_KEY, value: 'spot-interruption', effect: 'NoSchedule' };
+    const taint = { key: DRAIN_TAINT_KEY, value: 'spot-interruption', effect: 'NoSchedule' as const };
 
     const cordoned = await cordon(env.api, N1, { reason: 'spot interruption', taint, excludeFromLoadBalancers: true }, clock);
     const node = env.kube.store.getNode(N1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { removePods, settleBounded, summarizeFailures } from '../../lib/drain/evict.js';
+import { removePods, settleBounded } from '../../lib/drain/evict.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { FakeCluster, pod } from './support/fake-api.js';
 
@@ -34,20 +34,18 @@ describe('removePods', () => {
     if (!a || !b || !c || !d) throw new Error('setup');
     const results = await removePods(
       cluster,
-      [a, b, c, { ...d, uid: 'stale' }].map((p) => ({ pod: p, via: 'evict' as const })),
+      [a, b, c, { ...d, uid: 'stale' }].map((p) => ({ pod: p })),
       { concurrency: 2 },
     );
     expect(results.map((r) => r.outcome.kind)).toEqual(['accepted', 'too-many-requests', 'error', 'replaced']);
-    expect(summarizeFailures(results)).toEqual([
-      'blocked by PodDisruptionBudget default/pdb: default/b',
-      'no answer: socket hang up: default/c',
-    ]);
+    expect(results[1]?.outcome).toEqual(expect.objectContaining({ kind: 'too-many-requests', pdb: 'default/pdb' }));
+    expect(results[2]?.outcome).toEqual(expect.objectContaining({ kind: 'error', message: 'evicting pod default/c: socket hang up' }));
   });
 
   it('should not send what canStart refuses', async () => {
     const cluster = new FakeCluster(new VirtualClock());
     const p = cluster.addPod(pod('a', { owner: ['ReplicaSet', 'r'] }));
-    const results = await removePods(cluster, [{ pod: p, via: 'evict' }], { concurrency: 1, canStart: () => false });
+    const results = await removePods(cluster, [{ pod: p }], { concurrency: 1, canStart: () => false });
     expect(results[0]?.outcome).toEqual({ kind: 'not-attempted' });
     expect(cluster.evictions()).toEqual([]);
   });

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrainApi } from '../../lib/drain/api.js';
-import { kubeDrainApi, nodePatchBody, toDrainPod } from '../../lib/drain/kube-api.js';
+import { kubeDrainApi, toDrainPod } from '../../lib/drain/kube-api.js';
+import { nodePatchBody } from '../../lib/kube/nodes.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { PodSchema } from '../../lib/kube/schemas.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { podKey, type DrainPod } from '../../lib/drain/api.js';
 import type { DaemonSetLookup, DrainContext } from '../../lib/drain/filters.js';
-import { groupByReason, judgePod, planDrain } from '../../lib/drain/plan-drain.js';
+import { judgePod, planDrain } from '../../lib/drain/plan-drain.js';
 import { DEFAULT_DRAIN_SETTINGS } from '../../lib/drain/settings.js';
 import { pod } from './support/fake-api.js';
 
@@ -30,7 +30,6 @@ describe('planDrain', () => {
     ];
     const plan = planDrain(pods, ctx({ 'default/agent': { state: 'present' }, 'default/gone': { state: 'missing' } }));
     expect(names(plan.toEvict)).toEqual(['bare', 'cache', 'db-0', 'job', 'orphan', 'web-1']);
-    expect(names(plan.toDelete)).toEqual([]);
     expect(names(plan.skipped)).toEqual(['agent', 'etcd']);
     expect(names(plan.waiting)).toEqual(['leaving']);
     expect(plan.refused).toEqual([]);
@@ -41,9 +40,9 @@ describe('planDrain', () => {
     const plan = planDrain([pod('cache', { emptyDir: true, owner: ['ReplicaSet', 'c'] }), pod('bare'), pod('web', { owner: ['ReplicaSet', 'w'] })], ctx({}, settings));
     expect(names(plan.refused)).toEqual(['bare', 'cache']);
     expect(names(plan.toEvict)).toEqual(['web']);
-    expect([...groupByReason(plan.refused).keys()]).toEqual([
-      'declares no controller (nothing would recreate it) (set evictUnreplicated to evict it)',
-      'uses emptyDir (local data would be lost) (set deleteEmptyDirData to evict it)',
+    expect(plan.refused.map((p) => [p.verdict.reason, p.verdict.hint])).toEqual([
+      ['declares no controller (nothing would recreate it)', 'set evictUnreplicated to evict it'],
+      ['uses emptyDir (local data would be lost)', 'set deleteEmptyDirData to evict it'],
     ]);
   });
 
@@ -88,10 +87,10 @@ describe('planDrain', () => {
         (pods, deleteEmptyDirData, evictUnreplicated, lookup) => {
           const settings = { ...DEFAULT_DRAIN_SETTINGS, deleteEmptyDirData, evictUnreplicated };
           const plan = planDrain(pods, ctx({ 'default/a': lookup, 'default/b': lookup }, settings));
-          const all = [...plan.toEvict, ...plan.toDelete, ...plan.skipped, ...plan.waiting, ...plan.refused].map((p) => podKey(p.pod));
+          const all = [...plan.toEvict, ...plan.skipped, ...plan.waiting, ...plan.refused].map((p) => podKey(p.pod));
           expect(all.sort()).toEqual(pods.map(podKey).sort());
           // Nothing terminating is evicted again, and no mirror pod is ever touched.
-          expect([...plan.toEvict, ...plan.toDelete].some((p) => p.pod.deletionTimestamp !== undefined || p.pod.mirror)).toBe(false);
+          expect(plan.toEvict.some((p) => p.pod.deletionTimestamp !== undefined || p.pod.mirror)).toBe(false);
         },
       ),
     );

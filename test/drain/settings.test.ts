@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { progressLine } from '../../lib/drain/report.js';
-import { DEFAULT_DRAIN_SETTINGS, drainDeadline, drainSettings } from '../../lib/drain/settings.js';
+import { DEFAULT_DRAIN_SETTINGS, drainSettings } from '../../lib/drain/settings.js';
 import { DEFAULT_SETTINGS } from '../../lib/settings.js';
 
 describe('drainSettings', () => {
@@ -17,16 +17,9 @@ describe('drainSettings', () => {
   });
 });
 
-describe('drainDeadline', () => {
-  it('should prefer the signal’s deadline and fall back to drainTimeout', () => {
-    expect(drainDeadline(5_000, DEFAULT_SETTINGS, 1_000)).toBe(5_000);
-    expect(drainDeadline(undefined, DEFAULT_SETTINGS, 1_000)).toBe(1_000 + DEFAULT_SETTINGS.drainTimeout);
-  });
-});
-
 describe('progressLine', () => {
   it('should say what was evicted, what is left and which PDB blocks what', () => {
-    const counts = { evicted: 4, deleted: 1, gone: 0, terminating: 2, left: 3, blocked: 1, skipped: 2 };
+    const counts = { evicted: 5, gone: 0, terminating: 2, left: 3, blocked: 1, skipped: 2 };
     const blocked = [{ pod: { namespace: 'default', name: 'db-0', uid: 'u' }, reason: 'x', pdb: 'default/db' }];
     expect(progressLine(counts, blocked)).toBe('evicted 5, terminating 2, left 3; blocked: default/db-0 by PDB default/db');
     expect(progressLine(counts, [])).toBe('evicted 5, terminating 2, left 3');

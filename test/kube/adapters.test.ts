@@ -4,6 +4,7 @@ import { NodeEventRecorder } from '../../lib/kube/events.js';
 import { NodeFinder } from '../../lib/kube/find-node.js';
 import { LeaseClient } from '../../lib/kube/leases.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
+import { deleteNode, setShutdownTaint } from '../../lib/kube/node-writes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { KubeEmulator } from '../../lib/sandbox/kube/index.js';
@@ -26,7 +27,7 @@ afterEach(async () => {
   await kube.close();
 });
 
-describe('NodeClient (RBAC mode, the shipped manifest)', () => {
+describe('NodeClient and the node writes over it (RBAC mode, the shipped manifest)', () => {
   it('should list every node across pages of 500 and keep only the projection', async () => {
     for (let n = 1; n <= 1_201; n++) seedNode(n);
     const nodes = await new NodeClient(kubeClient).listNodes();
@@ -41,11 +42,11 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     const client = new NodeClient(kubeClient);
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
-    expect(await client.deleteNode({ node: view.name, uid: 'someone-else', resourceVersion: view.resourceVersion })).toEqual(expect.objectContaining({ kind: 'moot' }));
+    expect(await deleteNode(client, { node: view.name, uid: 'someone-else', resourceVersion: view.resourceVersion })).toEqual(expect.objectContaining({ kind: 'moot' }));
     expect(kube.store.getNode(nodeName(1))).toBeDefined();
-    expect(await client.deleteNode({ node: view.name, uid: view.uid, resourceVersion: view.resourceVersion })).toEqual({ kind: 'done' });
+    expect(await deleteNode(client, { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion })).toEqual({ kind: 'done' });
     expect(kube.store.getNode(nodeName(1))).toBeUndefined();
-    expect(await client.deleteNode({ node: view.name, uid: view.uid, resourceVersion: view.resourceVersion })).toEqual({ kind: 'moot', reason: 'node already gone' });
+    expect(await deleteNode(client, { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion })).toEqual({ kind: 'moot', reason: 'node already gone' });
   });
 
   it('should never delete a node re-registered under the same name between observe and act', async () => {
@@ -58,7 +59,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     clock.advance(10_000);
     const reborn = await client.getNode(nodeName(1));
     expect(reborn?.uid).not.toBe(observed.uid);
-    const outcome = await client.deleteNode({ node: observed.name, uid: observed.uid, resourceVersion: observed.resourceVersion });
+    const outcome = await deleteNode(client, { node: observed.name, uid: observed.uid, resourceVersion: observed.resourceVersion });
     expect(outcome.kind).toBe('moot');
     expect(kube.store.getNode(nodeName(1))?.metadata.uid).toBe(reborn?.uid);
   });
@@ -69,10 +70,10 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
     const target = { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion };
-    expect(await client.setShutdownTaint(target, true)).toEqual({ kind: 'done' });
-    expect(await client.setShutdownTaint(target, true)).toEqual({ kind: 'unchanged' });
+    expect(await setShutdownTaint(client, target, true)).toEqual({ kind: 'done' });
+    expect(await setShutdownTaint(client, target, true)).toEqual({ kind: 'unchanged' });
     expect(kube.store.getNode(nodeName(1))?.spec?.taints?.map((t) => t.key)).toEqual(['team', 'node.cloudprovider.kubernetes.io/shutdown']);
-    expect(await client.setShutdownTaint(target, false)).toEqual({ kind: 'done' });
+    expect(await setShutdownTaint(client, target, false)).toEqual({ kind: 'done' });
     expect(kube.store.getNode(nodeName(1))?.spec?.taints?.map((t) => t.key)).toEqual(['team']);
   });
 
@@ -82,7 +83,7 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
     kube.faults.failNext(1, { verb: 'patch', resource: 'nodes', name: nodeName(1) }, 409);
-    expect(await client.setShutdownTaint({ node: view.name, uid: view.uid, resourceVersion: view.resourceVersion }, true)).toEqual({ kind: 'done' });
+    expect(await setShutdownTaint(client, { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion }, true)).toEqual({ kind: 'done' });
     expect(kube.requestLog.filter({ verb: 'patch', resource: 'nodes' }).map((e) => e.status)).toEqual([409, 200]);
   });
 
@@ -93,14 +94,14 @@ describe('NodeClient (RBAC mode, the shipped manifest)', () => {
     const view = await client.getNode(nodeName(1));
     if (!view) throw new Error('seeded node missing');
 
-    expect(await client.setShutdownTaint({ node: view.name, uid: view.uid, resourceVersion: view.resourceVersion }, true)).toEqual({ kind: 'done' });
+    expect(await setShutdownTaint(client, { node: view.name, uid: view.uid, resourceVersion: view.resourceVersion }, true)).toEqual({ kind: 'done' });
 
     expect(kube.store.getNode(nodeName(1))?.spec?.taints).toEqual([unreachable, { key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }]);
   });
 
   it('should report a taint change on a vanished node as moot', async () => {
     const client = new NodeClient(kubeClient);
-    expect(await client.setShutdownTaint({ node: 'gone', uid: 'x', resourceVersion: '1' }, true)).toEqual({ kind: 'moot', reason: 'node already gone' });
+    expect(await setShutdownTaint(client, { node: 'gone', uid: 'x', resourceVersion: '1' }, true)).toEqual({ kind: 'moot', reason: 'node already gone' });
   });
 });
 

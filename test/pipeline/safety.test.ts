@@ -55,10 +55,9 @@ describe('the uid race', () => {
       ...deps,
       nodes: {
         listNodes: () => deps.nodes.listNodes(),
-        setShutdownTaint: (target, present) => deps.nodes.setShutdownTaint(target, present),
-        deleteNode: (target) => {
+        deleteNode: (name, preconditions) => {
           race();
-          return deps.nodes.deleteNode(target);
+          return deps.nodes.deleteNode(name, preconditions);
         },
       },
     });

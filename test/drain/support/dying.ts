@@ -17,7 +17,6 @@ export function dyingAfter(api: DrainApi, after: number): DrainApi {
     patchNode: guard((name, patch) => api.patchNode(name, patch)),
     listPodsOnNode: guard((node) => api.listPodsOnNode(node)),
     daemonSetExists: guard((ns, name) => api.daemonSetExists(ns, name)),
-    deletePod: guard((ref, options) => api.deletePod(ref, options)),
     evictPod: guard(async (ref, options) => {
       const outcome = await api.evictPod(ref, options);
       if (++evictions >= after) {

@@ -1,15 +1,6 @@
 import type { VirtualClock } from '../../../lib/model/clock.js';
-import {
-  DrainApiError,
-  podKey,
-  type DrainApi,
-  type DrainNode,
-  type DrainPod,
-  type NodePatch,
-  type PodRef,
-  type RemovalOptions,
-  type RemovalOutcome,
-} from '../../../lib/drain/api.js';
+import { podKey, type DrainApi, type DrainPod, type PodRef, type RemovalOptions, type RemovalOutcome } from '../../../lib/drain/api.js';
+import { ApiStatusError, type NodePatch, type NodeWriteView } from '../../../lib/kube/node-writes.js';
 
 /** A PodDisruptionBudget reduced to what eviction needs: which pods it covers and how many may go now. */
 export interface FakePdb {
@@ -27,21 +18,21 @@ export interface FakePod extends DrainPod {
 export type Call =
   | { readonly op: 'getNode' | 'patchNode' | 'listPodsOnNode'; readonly name: string }
   | { readonly op: 'daemonSetExists'; readonly name: string }
-  | { readonly op: 'evictPod' | 'deletePod'; readonly name: string; readonly uid: string };
+  | { readonly op: 'evictPod'; readonly name: string; readonly uid: string };
 
 /**
  * An in-memory cluster behind DrainApi, on a VirtualClock: an accepted eviction marks the pod
  * terminating and removes it when the clock reaches the end of its grace period, as a kubelet would.
  */
 export class FakeCluster implements DrainApi {
-  readonly nodes = new Map<string, DrainNode>();
+  readonly nodes = new Map<string, NodeWriteView>();
   readonly pods = new Map<string, FakePod>();
   readonly daemonSets = new Set<string>();
   readonly pdbs: FakePdb[] = [];
   readonly calls: Call[] = [];
   /** Evictions the fake accepted, in order. */
   readonly accepted: string[] = [];
-  /** Evictions and deletes sent for a pod that was already terminating: a duplicate removal. */
+  /** Evictions sent for a pod that was already terminating: a duplicate removal. */
   readonly redundant: string[] = [];
   /** Set to make a call fail: return an error to throw, or undefined to let it through. */
   failOn?: (call: Call) => Error | undefined;
@@ -50,8 +41,8 @@ export class FakeCluster implements DrainApi {
 
   constructor(readonly clock: VirtualClock) {}
 
-  addNode(name: string, overrides: Partial<DrainNode> = {}): DrainNode {
-    const node: DrainNode = {
+  addNode(name: string, overrides: Partial<NodeWriteView> = {}): NodeWriteView {
+    const node: NodeWriteView = {
       name,
       uid: `node-uid-${name}`,
       resourceVersion: String(++this.rv),
@@ -85,20 +76,20 @@ export class FakeCluster implements DrainApi {
     if (error) throw error;
   }
 
-  getNode(name: string): Promise<DrainNode | undefined> {
+  getNode(name: string): Promise<NodeWriteView | undefined> {
     this.record({ op: 'getNode', name });
     return Promise.resolve(this.nodes.get(name));
   }
 
-  patchNode(name: string, patch: NodePatch): Promise<DrainNode> {
+  patchNode(name: string, patch: NodePatch): Promise<NodeWriteView> {
     this.record({ op: 'patchNode', name });
     const node = this.nodes.get(name);
-    if (!node) return Promise.reject(new DrainApiError(404, `nodes "${name}" not found`));
+    if (!node) return Promise.reject(new ApiStatusError(404, `nodes "${name}" not found`));
     if (patch.resourceVersion !== undefined && patch.resourceVersion !== node.resourceVersion) {
-      return Promise.reject(new DrainApiError(409, 'the object has been modified'));
+      return Promise.reject(new ApiStatusError(409, 'the object has been modified'));
     }
     if (patch.uid !== undefined && patch.uid !== node.uid) {
-      return Promise.reject(new DrainApiError(409, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`));
+      return Promise.reject(new ApiStatusError(409, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`));
     }
     const merge = (base: Readonly<Record<string, string>>, change: Readonly<Record<string, string | null>> = {}): Record<string, string> => {
       const out: Record<string, string> = { ...base };
@@ -108,7 +99,7 @@ export class FakeCluster implements DrainApi {
       }
       return out;
     };
-    const next: DrainNode = {
+    const next: NodeWriteView = {
       ...node,
       resourceVersion: String(++this.rv),
       unschedulable: patch.unschedulable === undefined ? node.unschedulable : patch.unschedulable === true,
@@ -155,16 +146,6 @@ export class FakeCluster implements DrainApi {
     }
     this.terminate(pod, finished ? 0 : (options.gracePeriodSeconds ?? pod.terminationGracePeriodSeconds ?? 30));
     this.accepted.push(podKey(pod));
-    return Promise.resolve({ kind: 'accepted' });
-  }
-
-  deletePod(ref: PodRef, options: RemovalOptions = {}): Promise<RemovalOutcome> {
-    this.record({ op: 'deletePod', name: podKey(ref), uid: ref.uid });
-    const pod = this.pods.get(podKey(ref));
-    if (!pod) return Promise.resolve({ kind: 'not-found' });
-    if (pod.uid !== ref.uid) return Promise.resolve({ kind: 'replaced' });
-    if (pod.deletionTimestamp !== undefined) this.redundant.push(podKey(pod));
-    this.terminate(pod, options.gracePeriodSeconds ?? pod.terminationGracePeriodSeconds ?? 30);
     return Promise.resolve({ kind: 'accepted' });
   }
 

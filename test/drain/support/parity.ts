@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { runDrain } from '../../../lib/drain/driver.js';
 import { drainSettings } from '../../../lib/drain/settings.js';
-import type { DrainStepResult } from '../../../lib/drain/step.js';
+import type { DrainStepResult } from '../../../lib/drain/step-result.js';
 import { sleepOn, systemClock } from '../../../lib/model/clock.js';
 import type { RequestLogEntry } from '../../../lib/sandbox/kube/index.js';
 import { emulated, N1, podState, seedMixedPods, seedNodes, type Emulated } from './emulated.js';

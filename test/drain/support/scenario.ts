@@ -1,5 +1,6 @@
 import { drainSettings, type DrainSettings } from '../../../lib/drain/settings.js';
-import type { DrainDeps, DrainRequest } from '../../../lib/drain/step.js';
+import type { DrainDeps } from '../../../lib/drain/step.js';
+import type { DrainRequest } from '../../../lib/drain/step-result.js';
 import { sleepOn, VirtualClock } from '../../../lib/model/clock.js';
 import { FakeCluster, pod } from './fake-api.js';
 

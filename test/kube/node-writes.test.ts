@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { DrainApiError, type NodePatch } from '../../lib/drain/api.js';
-import { cordon, cordonPatch, DRAIN_TAINT_KEY, EXCLUDED_FROM_LB_ANNOTATION, uncordon, uncordonPatch } from '../../lib/drain/cordon.js';
+import {
+  ApiStatusError,
+  cordon,
+  cordonPatch,
+  DRAIN_TAINT_KEY,
+  EXCLUDED_FROM_LB_ANNOTATION,
+  uncordon,
+  uncordonPatch,
+  type NodePatch,
+} from '../../lib/kube/node-writes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
-import { FakeCluster } from './support/fake-api.js';
+import { FakeCluster } from '../drain/support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -34,7 +42,7 @@ describe('cordonPatch', () => {
   it('should add the taint with a resourceVersion and the load-balancer label with its marker', () => {
     const { cluster } = setup();
     const node = cluster.addNode('n', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] });
-    const taint = { key: DRAIN_TAINT_KEY, value: 'spot', effect: 'NoSchedule' };
+    const taint = { key: DRAIN_TAINT_KEY, value: 'spot', effect: 'NoSchedule' as const };
     const patch = cordonPatch(node, { reason: 'x', taint, excludeFromLoadBalancers: true }, NOW);
     expect(patch?.taints).toEqual([...node.taints, taint]);
     expect(patch?.resourceVersion).toBe(node.resourceVersion);
@@ -69,7 +77,7 @@ describe('cordon and uncordon', () => {
 
   it('should undo everything our cordon added and nothing else', async () => {
     const { cluster, clock } = setup();
-    const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' };
+    const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const };
     cluster.addNode('n', { taints: [foreign], labels: { team: 'a' } });
     await cordon(cluster, 'n', { reason: 'x', taint: { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }, excludeFromLoadBalancers: true }, clock);
     const result = await uncordon(cluster, 'n');
@@ -100,11 +108,11 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     cluster.addNode('n');
     let conflicts = 1;
-    cluster.failOn = (call) => (call.op === 'patchNode' && conflicts-- > 0 ? new DrainApiError(409, 'modified') : undefined);
+    cluster.failOn = (call) => (call.op === 'patchNode' && conflicts-- > 0 ? new ApiStatusError(409, 'modified') : undefined);
     expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
 
     cluster.addNode('m');
-    cluster.failOn = (call) => (call.op === 'patchNode' ? new DrainApiError(409, 'modified') : undefined);
+    cluster.failOn = (call) => (call.op === 'patchNode' ? new ApiStatusError(409, 'modified') : undefined);
     await expect(cordon(cluster, 'm', { reason: 'x' }, clock)).rejects.toThrow('patching node m');
     expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(3);
   });

@@ -37,12 +37,18 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   };
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis(), {
     // Every invocation keeps the hook alive first, retries included (infra/heartbeat-gap.ts).
-    heartbeat: (instanceId, lifecycle) => autoScaling.recordHeartbeat(instanceId, lifecycle, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)),
+    heartbeat: (instanceId, lifecycle) =>
+      autoScaling.recordHeartbeat(instanceId, lifecycle, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)),
     onHeartbeatFailed: (error, lifecycle) =>
-      logger.warn('lifecycle heartbeat failed; the drain goes on', { group: lifecycle.group, hook: lifecycle.hook, error: error instanceof Error ? error.message : String(error) }),
+      logger.warn('lifecycle heartbeat failed; the drain goes on', {
+        group: lifecycle.group,
+        hook: lifecycle.hook,
+        error: error instanceof Error ? error.message : String(error),
+      }),
   });
   // The step output names 10 pods at most; the log of the last step names every pod left and every grace period shortened.
-  if (output.outcome !== 'continue' && last) logger.info('drain ended', { outcome: output.outcome, message: last.message, pods: endLines(last.pods) });
+  if (output.outcome !== 'continue' && last)
+    logger.info('drain ended', { outcome: output.outcome, message: last.message, pods: endLines(last.pods) });
   recordDrainStepMetrics(metrics, output);
   logger.info('drain step', { outcome: output.outcome, deadline: output.deadline, summary: output.summary });
   return output;

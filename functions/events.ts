@@ -7,7 +7,12 @@ import { readFunctionConfig } from '../lib/lambda/config.js';
 import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry, recordEventProcessed, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
+import {
+  createTelemetry,
+  recordEventProcessed,
+  recordRunMetrics,
+  telemetryMiddlewares,
+} from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 
@@ -23,7 +28,13 @@ async function recordHandler(record: SQSRecord, context?: Context): Promise<void
   try {
     // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
     const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
-    const report = await handleEventRecord(record.body, () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)), logger, placeOf(context, config.region), { lastReceive });
+    const report = await handleEventRecord(
+      record.body,
+      () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)),
+      logger,
+      placeOf(context, config.region),
+      { lastReceive },
+    );
     if (report) recordRunMetrics(metrics, report);
   } catch (error) {
     // The batch response names only the message: why it failed is said here, once.
@@ -34,6 +45,6 @@ async function recordHandler(record: SQSRecord, context?: Context): Promise<void
   }
 }
 
-export const handler = middy((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context })).use(
-  await telemetryMiddlewares({ logger, metrics }),
-);
+export const handler = middy((event: SQSEvent, context: Context) =>
+  processPartialResponse(event, recordHandler, processor, { context }),
+).use(await telemetryMiddlewares({ logger, metrics }));

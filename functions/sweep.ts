@@ -17,7 +17,10 @@ const { logger, metrics } = createTelemetry(config.clusterName);
 
 async function sweep(payload: unknown, context: Context): Promise<RunReport> {
   const settings = sweepSettings(config.settings, payload);
-  const report = await runSweep(await runtime.reconcilerDeps(settings, timeLeftIn(context)), placeOf(context, config.region));
+  const report = await runSweep(
+    await runtime.reconcilerDeps(settings, timeLeftIn(context)),
+    placeOf(context, config.region),
+  );
   recordRunMetrics(metrics, report);
   logger.info('sweep reconciled', { report });
   return report;

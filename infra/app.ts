@@ -17,7 +17,10 @@ try {
 new ReconcilerStack(app, options.stackName, {
   env: options.region || options.account ? { region: options.region, account: options.account } : undefined,
   clusterNames: options.clusterNames,
-  reconciler: { settings: options.settings, autoScalingGroupNames: options.autoScalingGroupNames ? [...options.autoScalingGroupNames] : undefined },
+  reconciler: {
+    settings: options.settings,
+    autoScalingGroupNames: options.autoScalingGroupNames ? [...options.autoScalingGroupNames] : undefined,
+  },
 });
 
 // cdk-nag as a synth-time policy check: a violation that was not acknowledged with a reason fails the synth.

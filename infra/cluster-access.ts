@@ -52,7 +52,11 @@ export class ClusterAccess extends Construct {
       this.manifest = props.cluster.addManifest(`${id}Rbac`, ...rbacManifests());
       // A private endpoint accepts the functions only if the cluster security group lets them in.
       for (const group of props.securityGroups) {
-        props.cluster.connections.allowFrom(group, ec2.Port.tcp(443), 'ec2-node-reconciler functions to the Kubernetes API');
+        props.cluster.connections.allowFrom(
+          group,
+          ec2.Port.tcp(443),
+          'ec2-node-reconciler functions to the Kubernetes API',
+        );
       }
     }
   }

@@ -16,11 +16,27 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { COMPLETE_LIFECYCLE_COMMAND, DRAIN_OUTCOMES, LIFECYCLE_LEFT_OPEN, type DrainEnd } from '../lib/contract/drain-workflow.js';
+import {
+  COMPLETE_LIFECYCLE_COMMAND,
+  DRAIN_OUTCOMES,
+  LIFECYCLE_LEFT_OPEN,
+  type DrainEnd,
+} from '../lib/contract/drain-workflow.js';
 import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../lib/contract/output-events.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
-import { HANDLER_ERRORS, LAMBDA_SERVICE_ERRORS, worstHeartbeatGap, type AslRetrier, type HeartbeatGap } from './heartbeat-gap.js';
-import { acknowledgeAutoScalingFindings, autoScalingStatements, LIFECYCLE_HEARTBEAT, type AutoScalingScope } from './permissions.js';
+import {
+  HANDLER_ERRORS,
+  LAMBDA_SERVICE_ERRORS,
+  worstHeartbeatGap,
+  type AslRetrier,
+  type HeartbeatGap,
+} from './heartbeat-gap.js';
+import {
+  acknowledgeAutoScalingFindings,
+  autoScalingStatements,
+  LIFECYCLE_HEARTBEAT,
+  type AutoScalingScope,
+} from './permissions.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
 export const STEP_OUTCOMES = DRAIN_OUTCOMES;
@@ -77,10 +93,21 @@ export const STEP_TASK_MARGIN = Duration.seconds(10);
  * heartbeat gap accounts for (1+2+4+8+16+20 = 51 s); giving up fails the drain, which then completes
  * the lifecycle action.
  */
-export const SERVICE_RETRY: sfn.RetryProps = { errors: [...LAMBDA_SERVICE_ERRORS], maxAttempts: 6, interval: Duration.seconds(1), backoffRate: 2, maxDelay: Duration.seconds(20) };
+export const SERVICE_RETRY: sfn.RetryProps = {
+  errors: [...LAMBDA_SERVICE_ERRORS],
+  maxAttempts: 6,
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  maxDelay: Duration.seconds(20),
+};
 
 /** The handler failed (an unreachable API server, a bug) or timed out: two more tries, each heartbeating at its start. */
-export const HANDLER_RETRY: sfn.RetryProps = { errors: [...HANDLER_ERRORS], maxAttempts: 2, interval: Duration.seconds(5), backoffRate: 2 };
+export const HANDLER_RETRY: sfn.RetryProps = {
+  errors: [...HANDLER_ERRORS],
+  maxAttempts: 2,
+  interval: Duration.seconds(5),
+  backoffRate: 2,
+};
 
 /**
  * Arguments of the lifecycle calls: the token when the signal carried one, else the instance id
@@ -168,7 +195,9 @@ export class DrainWorkflow extends Construct {
       // The step recorded a heartbeat at its start when it says so: the workflow's next one is due from then.
       assign: {
         step: jsonata('$states.result.Payload'),
-        heartbeatAt: jsonata('$exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt'),
+        heartbeatAt: jsonata(
+          '$exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt',
+        ),
       },
       // Everything later states read is in `$step`; a constant output keeps the execution history small
       // (an expression here would fail the state if the handler ever left a field out).
@@ -207,7 +236,9 @@ export class DrainWorkflow extends Construct {
     const notDrained = sfn.Fail.jsonata(this, 'NotDrained', {
       stateName: 'Not drained',
       // A drain that drained but could not complete its lifecycle action fails too, so the alarm sees it.
-      error: jsonata(`$outcome = 'done' ? '${LIFECYCLE_NOT_COMPLETED}' : $lookup(${JSON.stringify(FAILURE_ERRORS).replace(/"/g, "'")}, $outcome)`),
+      error: jsonata(
+        `$outcome = 'done' ? '${LIFECYCLE_NOT_COMPLETED}' : $lookup(${JSON.stringify(FAILURE_ERRORS).replace(/"/g, "'")}, $outcome)`,
+      ),
       cause: jsonata(
         `$outcome = 'done' ? 'The node drained, but completing its lifecycle action failed: see lifecycle.error in the Node Drained event.' : 'The drain ended ' & $outcome & ': see the Drain Failed event for what was left and why, and the drain-step function logs.'`,
       ),
@@ -219,7 +250,12 @@ export class DrainWorkflow extends Construct {
     });
     // Due when, by the end of the wait, the last heartbeat (the step's or the workflow's) would be heartbeatInterval old.
     const heartbeatDue = sfn.Choice.jsonata(this, 'HeartbeatDue', { stateName: 'Heartbeat due?' })
-      .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and ($millis() - $heartbeatAt + ${WAIT_SECONDS} * 1000) >= ${heartbeatMs}`)), heartbeat)
+      .when(
+        sfn.Condition.jsonata(
+          jsonata(`$exists(${LIFECYCLE}) and ($millis() - $heartbeatAt + ${WAIT_SECONDS} * 1000) >= ${heartbeatMs}`),
+        ),
+        heartbeat,
+      )
       .otherwise(wait);
     // A failed heartbeat does not stop the drain (the action may have been completed by someone else);
     // the timestamp still moves so that a failing call is not repeated every loop.
@@ -233,7 +269,10 @@ export class DrainWorkflow extends Construct {
       .when(sfn.Condition.jsonata(jsonata(`$exists(${LIFECYCLE}) and $not(${LEFT_OPEN})`)), complete)
       .otherwise(report);
     // Completing failed after its retries: the output event says why (and how to complete it), and the execution fails.
-    complete.addCatch(report, { errors: ['States.ALL'], assign: { lifecycleCompleted: false, lifecycleError: jsonata('$states.errorOutput') } });
+    complete.addCatch(report, {
+      errors: ['States.ALL'],
+      assign: { lifecycleCompleted: false, lifecycleError: jsonata('$states.errorOutput') },
+    });
     complete.next(report);
     report.next(
       sfn.Choice.jsonata(this, 'WasDrained', { stateName: 'Drained?' })
@@ -250,24 +289,36 @@ export class DrainWorkflow extends Construct {
 
     const outcome = sfn.Choice.jsonata(this, 'Outcome', { stateName: 'Drain outcome?' });
     for (const end of STEP_OUTCOMES) {
-      if (end !== 'continue') outcome.when(sfn.Condition.jsonata(jsonata(`$step.outcome = '${end}'`)), finish, { assign: { outcome: end } });
+      if (end !== 'continue')
+        outcome.when(sfn.Condition.jsonata(jsonata(`$step.outcome = '${end}'`)), finish, { assign: { outcome: end } });
     }
     // An outcome the contract does not have (a handler of another version) ends the drain too, named.
-    const unexpected = sfn.Pass.jsonata(this, 'UnexpectedOutcome', { stateName: 'Unexpected outcome', assign: { outcome: 'unexpected' } }).next(finish);
+    const unexpected = sfn.Pass.jsonata(this, 'UnexpectedOutcome', {
+      stateName: 'Unexpected outcome',
+      assign: { outcome: 'unexpected' },
+    }).next(finish);
     outcome.when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), heartbeatDue).otherwise(unexpected);
 
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
       queryLanguage: sfn.QueryLanguage.JSONATA,
-      comment: 'ec2-node-reconciler drain: step, wait and loop until done or the deadline; complete the ASG lifecycle action; report.',
+      comment:
+        'ec2-node-reconciler drain: step, wait and loop until done or the deadline; complete the ASG lifecycle action; report.',
       definitionBody: sfn.DefinitionBody.fromChainable(start.next(drainStep).next(outcome)),
       timeout: props.maxDrainDuration,
       tracingEnabled: props.tracing,
       // Execution data stays in the execution history (90 days), not in a second copy in the logs.
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
-    for (const statement of autoScalingStatements(this, [LIFECYCLE_HEARTBEAT, 'autoscaling:CompleteLifecycleAction'], props)) {
+    for (const statement of autoScalingStatements(
+      this,
+      [LIFECYCLE_HEARTBEAT, 'autoscaling:CompleteLifecycleAction'],
+      props,
+    )) {
       this.stateMachine.addToRolePolicy(statement);
     }
     this.acknowledgeFindings(props);
@@ -284,7 +335,8 @@ export class DrainWorkflow extends Construct {
     const validations = Validations.of(this.stateMachine.role);
     validations.acknowledge({
       id: invokeGrantFinding(props.drainStepFunction),
-      reason: 'CDK grants lambda:InvokeFunction on the drain-step function and its versions/aliases (ARN:*); no other function.',
+      reason:
+        'CDK grants lambda:InvokeFunction on the drain-step function and its versions/aliases (ARN:*); no other function.',
     });
     validations.acknowledge({
       id: wildcardResourceFinding(this, '*'),
@@ -294,7 +346,8 @@ export class DrainWorkflow extends Construct {
     if (!props.tracing) {
       Validations.of(this.stateMachine).acknowledge({
         id: 'AwsSolutions-SF2',
-        reason: 'X-Ray tracing is opt-in (prop tracing): the execution history and the ALL-level execution logs already show each drain step by step.',
+        reason:
+          'X-Ray tracing is opt-in (prop tracing): the execution history and the ALL-level execution logs already show each drain step by step.',
       });
     }
   }
@@ -303,7 +356,10 @@ export class DrainWorkflow extends Construct {
 /** The drain step's Retry and TimeoutSeconds as the definition renders them. */
 function stepTaskJson(task: sfn.State): { Retry?: AslRetrier[]; TimeoutSeconds?: number } {
   const json = task.toStateJson() as { Retry?: AslRetrier[]; TimeoutSeconds?: number };
-  return { ...(json.Retry ? { Retry: json.Retry } : {}), ...(json.TimeoutSeconds !== undefined ? { TimeoutSeconds: json.TimeoutSeconds } : {}) };
+  return {
+    ...(json.Retry ? { Retry: json.Retry } : {}),
+    ...(json.TimeoutSeconds !== undefined ? { TimeoutSeconds: json.TimeoutSeconds } : {}),
+  };
 }
 
 interface LifecycleCallProps {

@@ -31,7 +31,8 @@ export const DEFAULT_ENTRIES: Readonly<Record<FunctionKind, string>> = {
  * ESM bundles have no `require`; some dependencies still call it for Node built-ins. The banner
  * gives them one (aws-xray-sdk-core, under the Powertools Tracer, needs it).
  */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** How every function is bundled; scripts/bundle-size.ts builds with the same options. */
 export const BUNDLING = {
@@ -72,7 +73,11 @@ interface FunctionSpec {
  * off too; a scheduled run that cannot start within one sweep's time is dropped, the next one covers it.
  */
 export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
-  events: { description: 'handles EC2, Auto Scaling, Health and tag signals from the queue', memorySize: 512, timeout: Duration.seconds(SIGNAL_QUEUE.eventsFunctionTimeoutSeconds) },
+  events: {
+    description: 'handles EC2, Auto Scaling, Health and tag signals from the queue',
+    memorySize: 512,
+    timeout: Duration.seconds(SIGNAL_QUEUE.eventsFunctionTimeoutSeconds),
+  },
   sweep: {
     description: 'observes every node and instance on a schedule and reconciles',
     memorySize: 1024,
@@ -80,7 +85,11 @@ export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
     reservedConcurrency: 1,
     async: { retryAttempts: 0, maxEventAge: Duration.minutes(5) },
   },
-  drainStep: { description: 'one bounded step of a node drain (called by the drain workflow)', memorySize: 512, timeout: Duration.minutes(1) },
+  drainStep: {
+    description: 'one bounded step of a node drain (called by the drain workflow)',
+    memorySize: 512,
+    timeout: Duration.minutes(1),
+  },
 };
 
 export interface ReconcilerFunctionsProps {
@@ -147,13 +156,15 @@ export class ReconcilerFunctions extends Construct {
       role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
       Validations.of(role).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
-        reason: 'The AWS managed policy Lambda documents for VPC functions: ENI create/describe/delete, which support no resource-level scoping for Describe.',
+        reason:
+          'The AWS managed policy Lambda documents for VPC functions: ENI create/describe/delete, which support no resource-level scoping for Describe.',
       });
     }
     if (props.tracing) {
       Validations.of(role).acknowledge({
         id: wildcardResourceFinding(this, '*'),
-        reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+        reason:
+          'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
       });
     }
 
@@ -171,14 +182,18 @@ export class ReconcilerFunctions extends Construct {
       logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       ...(spec.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: spec.reservedConcurrency }),
-      ...(spec.async === undefined ? {} : { retryAttempts: spec.async.retryAttempts, maxEventAge: spec.async.maxEventAge }),
+      ...(spec.async === undefined
+        ? {}
+        : { retryAttempts: spec.async.retryAttempts, maxEventAge: spec.async.maxEventAge }),
       vpc: props.vpc,
       vpcSubnets: props.vpc ? props.vpcSubnets : undefined,
       securityGroups: props.vpc ? [...this.securityGroups] : undefined,
       environment: {
         [FUNCTION_ENV.clusterName]: props.clusterName,
         [FUNCTION_ENV.settings]: props.settingsJson,
-        ...(props.autoScalingGroupNames ? { [FUNCTION_ENV.autoScalingGroupNames]: props.autoScalingGroupNames.join(',') } : {}),
+        ...(props.autoScalingGroupNames
+          ? { [FUNCTION_ENV.autoScalingGroupNames]: props.autoScalingGroupNames.join(',') }
+          : {}),
         ...(props.lifecycleHookNames ? { [FUNCTION_ENV.lifecycleHookNames]: props.lifecycleHookNames.join(',') } : {}),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,

@@ -68,7 +68,8 @@ export interface HeartbeatGap {
   readonly serviceRetrySeconds: number;
 }
 
-const covers = (retrier: AslRetrier, errors: readonly string[]): boolean => retrier.ErrorEquals.some((e) => errors.includes(e) || e === 'States.ALL');
+const covers = (retrier: AslRetrier, errors: readonly string[]): boolean =>
+  retrier.ErrorEquals.some((e) => errors.includes(e) || e === 'States.ALL');
 
 /**
  * The worst gap between two lifecycle heartbeats of a drain. Refuses a step task without a
@@ -85,12 +86,18 @@ export function worstHeartbeatGap(input: HeartbeatGapInput): HeartbeatGap {
   // States.TaskFailed matches Lambda's errors too: the service retrier must come first, for all of them.
   const allFirst = LAMBDA_SERVICE_ERRORS.every((e) => retriers.findIndex((r) => covers(r, [e])) === service);
   if (serviceRetrier === undefined || (handler !== -1 && handler < service) || !allFirst) {
-    throw new Error(`drain step task: the Lambda service errors (${LAMBDA_SERVICE_ERRORS.join(', ')}) need one retrier ahead of States.TaskFailed`);
+    throw new Error(
+      `drain step task: the Lambda service errors (${LAMBDA_SERVICE_ERRORS.join(', ')}) need one retrier ahead of States.TaskFailed`,
+    );
   }
   const serviceRetrySeconds = retryDelays(serviceRetrier).reduce((a, b) => a + b, 0);
   const handlerRetrier = handler === -1 ? undefined : retriers[handler];
   const handlerRetryDelaySeconds = handlerRetrier ? Math.max(0, ...retryDelays(handlerRetrier)) : 0;
-  const beforeRetries = Math.max(attemptSeconds + handlerRetryDelaySeconds, input.heartbeatIntervalSeconds, input.maxWaitSeconds);
+  const beforeRetries = Math.max(
+    attemptSeconds + handlerRetryDelaySeconds,
+    input.heartbeatIntervalSeconds,
+    input.maxWaitSeconds,
+  );
   return {
     seconds: Math.ceil(beforeRetries + serviceRetrySeconds + HEARTBEAT_START_SECONDS),
     attemptSeconds,

@@ -290,7 +290,11 @@ export class NodeReconciler extends Construct {
     this.eventsFunction = functions.events;
     this.sweepFunction = functions.sweep;
     this.drainStepFunction = functions.drainStep;
-    this.roles = { events: roleOf(functions.events), sweep: roleOf(functions.sweep), drainStep: roleOf(functions.drainStep) };
+    this.roles = {
+      events: roleOf(functions.events),
+      sweep: roleOf(functions.sweep),
+      drainStep: roleOf(functions.drainStep),
+    };
 
     this.outputBus = new events.EventBus(this, 'OutputBus', {
       ...(props.outputEventBusName === undefined ? {} : { eventBusName: props.outputEventBusName }),
@@ -321,7 +325,8 @@ export class NodeReconciler extends Construct {
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This is the dead-letter queue of the signal queue and of the rule targets; a DLQ of a DLQ would only move the problem.',
+      reason:
+        'This is the dead-letter queue of the signal queue and of the rule targets; a DLQ of a DLQ would only move the problem.',
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       // Lambda's advice for SQS event sources: six times the function timeout, so throttled batches are not redelivered early.
@@ -367,14 +372,18 @@ export class NodeReconciler extends Construct {
     });
     Validations.of(scheduleRole).acknowledge({
       id: invokeGrantFinding(functions.sweep),
-      reason: 'CDK grants lambda:InvokeFunction on the sweep function and its versions/aliases (ARN:*); no other function.',
+      reason:
+        'CDK grants lambda:InvokeFunction on the sweep function and its versions/aliases (ARN:*); no other function.',
     });
 
     for (const fn of [functions.events, functions.sweep]) {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [this.roles.events, this.roles.sweep]);
+    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [
+      this.roles.events,
+      this.roles.sweep,
+    ]);
     const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
     // No invocation before its permissions: CloudFormation would otherwise create a function (and start
     // its queue's event source) before the separate policy is attached, and its first runs be denied.
@@ -417,14 +426,21 @@ export class NodeReconciler extends Construct {
   }
 
   /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
-  private grantReconcilerPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }, roles: iam.IRole[]): iam.Policy {
+  private grantReconcilerPermissions(
+    clusterName: string,
+    asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
+    roles: iam.IRole[],
+  ): iam.Policy {
     const policy = new iam.Policy(this, 'ReconcilerPolicy', {
       roles,
       statements: [
         new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
         ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
         new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.drainStateMachine.stateMachineArn] }),
+        new iam.PolicyStatement({
+          actions: ['states:StartExecution'],
+          resources: [this.drainStateMachine.stateMachineArn],
+        }),
         // One removal, one drain: whether the drain a Node names still runs.
         new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.drainExecutionsArn()] }),
         new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
@@ -436,14 +452,18 @@ export class NodeReconciler extends Construct {
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),
-      reason: 'DescribeExecution on the executions of the drain state machine only: the * stands for the execution name.',
+      reason:
+        'DescribeExecution on the executions of the drain state machine only: the * stands for the execution name.',
     });
     acknowledgeAutoScalingFindings(policy, asgScope);
     return policy;
   }
 
   /** The drain step reaches the cluster, and keeps the lifecycle action it drains for alive at the start of every invocation. */
-  private grantDrainStepPermissions(clusterName: string, asgScope: { clusterName: string; autoScalingGroupNames?: string[] }): iam.Policy {
+  private grantDrainStepPermissions(
+    clusterName: string,
+    asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
+  ): iam.Policy {
     const policy = new iam.Policy(this, 'DrainStepPolicy', {
       roles: [this.roles.drainStep],
       statements: [
@@ -535,15 +555,22 @@ function validate(props: NodeReconcilerProps): Validated {
   const clusterName = props.clusterName ?? props.cluster?.clusterName;
   if (clusterName === undefined) problems.push('clusterName: required when no cluster construct is given');
   else if (resolved(clusterName) && !CLUSTER_NAME.test(clusterName)) {
-    problems.push(`clusterName: ${JSON.stringify(clusterName)} is not an EKS cluster name (letters, digits, - and _, at most 100)`);
+    problems.push(
+      `clusterName: ${JSON.stringify(clusterName)} is not an EKS cluster name (letters, digits, - and _, at most 100)`,
+    );
   }
-  if (resolved(props.clusterName) && resolved(props.cluster?.clusterName) && props.clusterName !== props.cluster.clusterName) {
+  if (
+    resolved(props.clusterName) &&
+    resolved(props.cluster?.clusterName) &&
+    props.clusterName !== props.cluster.clusterName
+  ) {
     problems.push(`clusterName: ${props.clusterName} differs from cluster.clusterName ${props.cluster.clusterName}`);
   }
 
   const parsed = SettingsSchema.safeParse(props.settings ?? {});
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`settings.${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    for (const issue of parsed.error.issues)
+      problems.push(`settings.${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
 
   const integerIn = (name: string, value: number | undefined, min: number, max: number) => {
@@ -574,22 +601,30 @@ function validate(props: NodeReconcilerProps): Validated {
   }
   if (props.maxDrainDuration && !props.maxDrainDuration.isUnresolved()) {
     const seconds = props.maxDrainDuration.toSeconds();
-    if (seconds < 60 || seconds > 365 * 86_400) problems.push('maxDrainDuration: must be from 1 minute to 365 days (Standard workflow limit)');
+    if (seconds < 60 || seconds > 365 * 86_400)
+      problems.push('maxDrainDuration: must be from 1 minute to 365 days (Standard workflow limit)');
   }
-  if (props.lifecycleHeartbeatInterval && !props.lifecycleHeartbeatInterval.isUnresolved() && props.lifecycleHeartbeatInterval.toSeconds() < 10) {
+  if (
+    props.lifecycleHeartbeatInterval &&
+    !props.lifecycleHeartbeatInterval.isUnresolved() &&
+    props.lifecycleHeartbeatInterval.toSeconds() < 10
+  ) {
     problems.push('lifecycleHeartbeatInterval: must be at least 10 seconds');
   }
   if (props.lifecycleHookTimeout && !props.lifecycleHookTimeout.isUnresolved()) {
     const seconds = props.lifecycleHookTimeout.toSeconds();
     if (seconds < HOOK_TIMEOUT_SECONDS.min || seconds > HOOK_TIMEOUT_SECONDS.max) {
-      problems.push(`lifecycleHookTimeout: ${seconds} s is not a heartbeat timeout Auto Scaling accepts (${HOOK_TIMEOUT_SECONDS.min} s to ${HOOK_TIMEOUT_SECONDS.max} s)`);
+      problems.push(
+        `lifecycleHookTimeout: ${seconds} s is not a heartbeat timeout Auto Scaling accepts (${HOOK_TIMEOUT_SECONDS.min} s to ${HOOK_TIMEOUT_SECONDS.max} s)`,
+      );
     }
   }
   for (const [name, value] of [
     ['dashboardName', props.dashboardName],
     ['alarmNamePrefix', props.alarmNamePrefix],
   ] as const) {
-    if (resolved(value) && !/^[A-Za-z0-9_-]{1,200}$/.test(value)) problems.push(`${name}: ${JSON.stringify(value)} must be 1–200 letters, digits, - and _`);
+    if (resolved(value) && !/^[A-Za-z0-9_-]{1,200}$/.test(value))
+      problems.push(`${name}: ${JSON.stringify(value)} must be 1–200 letters, digits, - and _`);
   }
 
   if (problems.length > 0 || clusterName === undefined || !parsed.success) {

@@ -9,7 +9,15 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
-import { CLUSTER_DIMENSION, CONDITION_DIMENSION, METRIC_NAMES, METRIC_NAMESPACE, SERVICE_DIMENSION, SERVICE_NAME, type MetricName } from '../lib/contract/metrics.js';
+import {
+  CLUSTER_DIMENSION,
+  CONDITION_DIMENSION,
+  METRIC_NAMES,
+  METRIC_NAMESPACE,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+  type MetricName,
+} from '../lib/contract/metrics.js';
 
 const FIVE_MINUTES = Duration.minutes(5);
 
@@ -55,7 +63,10 @@ export class Observability extends Construct {
     const functionEntries = Object.entries(props.functions);
 
     const alarms = new Map<string, cloudwatch.Alarm>();
-    const alarm = (key: string, alarmProps: Omit<cloudwatch.AlarmProps, 'alarmName' | 'evaluationPeriods' | 'treatMissingData'>) => {
+    const alarm = (
+      key: string,
+      alarmProps: Omit<cloudwatch.AlarmProps, 'alarmName' | 'evaluationPeriods' | 'treatMissingData'>,
+    ) => {
       const created = new cloudwatch.Alarm(this, key, {
         ...alarmProps,
         ...(props.alarmNamePrefix === undefined ? {} : { alarmName: `${props.alarmNamePrefix}-${key}` }),
@@ -74,7 +85,10 @@ export class Observability extends Construct {
     alarm('DeadLetterQueueNotEmpty', {
       alarmDescription:
         'Events could not be processed (or delivered) and were moved to the dead-letter queue. Read the messages and the events function logs; redrive them after the fix.',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: FIVE_MINUTES,
+        statistic: 'Maximum',
+      }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });
@@ -117,7 +131,8 @@ export class Observability extends Construct {
     });
     this.alarms = alarms;
 
-    const byFunction = (pick: (fn: lambda.IFunction) => cloudwatch.IMetric) => functionEntries.map(([, fn]) => pick(fn));
+    const byFunction = (pick: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
+      functionEntries.map(([, fn]) => pick(fn));
     const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
       new cloudwatch.GraphWidget({ title, left, right, width: 8, height: 6 });
 
@@ -133,11 +148,27 @@ export class Observability extends Construct {
           ]),
           graph(
             'Queue',
-            [props.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'Visible' })],
-            [props.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'Oldest message (s)' })],
+            [
+              props.queue.metricApproximateNumberOfMessagesVisible({
+                period: FIVE_MINUTES,
+                statistic: 'Maximum',
+                label: 'Visible',
+              }),
+            ],
+            [
+              props.queue.metricApproximateAgeOfOldestMessage({
+                period: FIVE_MINUTES,
+                statistic: 'Maximum',
+                label: 'Oldest message (s)',
+              }),
+            ],
           ),
           graph('Dead-letter queue depth', [
-            props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'DLQ visible' }),
+            props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+              label: 'DLQ visible',
+            }),
           ]),
         ],
         [
@@ -186,7 +217,13 @@ export class Observability extends Construct {
           graph(
             'Sweep and drain durations',
             [metric(METRIC_NAMES.sweepDurationMs, 'Sweep (ms, max)', 'Maximum')],
-            [props.stateMachine.metricTime({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'Drain execution (ms, max)' })],
+            [
+              props.stateMachine.metricTime({
+                period: FIVE_MINUTES,
+                statistic: 'Maximum',
+                label: 'Drain execution (ms, max)',
+              }),
+            ],
           ),
         ],
         [

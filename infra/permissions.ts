@@ -23,7 +23,12 @@ export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
  * each one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks
  * (a sweep completes only ours, lib/observe/enrich.ts).
  */
-export const UNSCOPABLE_READS = ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeLifecycleHooks'] as const;
+export const UNSCOPABLE_READS = [
+  'ec2:DescribeInstances',
+  'ec2:DescribeInstanceStatus',
+  'autoscaling:DescribeAutoScalingGroups',
+  'autoscaling:DescribeLifecycleHooks',
+] as const;
 
 export interface AutoScalingScope {
   readonly clusterName: string;
@@ -52,9 +57,18 @@ export function instanceArn(scope: IConstruct, id: string): string {
  * groups) or `kubernetes.io/cluster/<name>` (eksctl and self-managed groups). IAM ORs statements,
  * so two statements express "either tag".
  */
-export function autoScalingStatements(scope: Construct, actions: readonly string[], options: AutoScalingScope): iam.PolicyStatement[] {
+export function autoScalingStatements(
+  scope: Construct,
+  actions: readonly string[],
+  options: AutoScalingScope,
+): iam.PolicyStatement[] {
   if (options.autoScalingGroupNames) {
-    return [new iam.PolicyStatement({ actions: [...actions], resources: options.autoScalingGroupNames.map((name) => autoScalingGroupArn(scope, name)) })];
+    return [
+      new iam.PolicyStatement({
+        actions: [...actions],
+        resources: options.autoScalingGroupNames.map((name) => autoScalingGroupArn(scope, name)),
+      }),
+    ];
   }
   const anyGroup = autoScalingGroupArn(scope, '*');
   const byEksTag = new iam.PolicyStatement({
@@ -70,7 +84,9 @@ export function autoScalingStatements(scope: Construct, actions: readonly string
     new iam.PolicyStatement({
       actions: [...actions],
       resources: [anyGroup],
-      conditions: { StringEquals: { [`autoscaling:ResourceTag/${clusterOwnershipTag(options.clusterName)}`]: ['owned', 'shared'] } },
+      conditions: {
+        StringEquals: { [`autoscaling:ResourceTag/${clusterOwnershipTag(options.clusterName)}`]: ['owned', 'shared'] },
+      },
     }),
   ];
 }
@@ -107,7 +123,8 @@ export function acknowledgeAutoScalingFindings(target: IConstruct, options: Auto
   } else {
     validations.acknowledge({
       id: wildcardResourceFinding(target, autoScalingGroupArn(target, '*')),
-      reason: "Only groups tagged as the cluster's (autoscaling:ResourceTag condition on every statement); pass autoScalingGroupNames to name them instead.",
+      reason:
+        "Only groups tagged as the cluster's (autoscaling:ResourceTag condition on every statement); pass autoScalingGroupNames to name them instead.",
     });
   }
 }

@@ -24,9 +24,11 @@ export class ReconcilerStack extends Stack {
       description: `ec2-node-reconciler: keeps EC2 instances and Kubernetes Nodes in correspondence (${props.clusterNames.join(', ')})`,
       ...props,
     });
-    if (props.clusterNames.length === 0) throw new Error('ReconcilerStack: clusterNames is empty; name at least one cluster');
+    if (props.clusterNames.length === 0)
+      throw new Error('ReconcilerStack: clusterNames is empty; name at least one cluster');
     const duplicates = props.clusterNames.filter((name, index) => props.clusterNames.indexOf(name) !== index);
-    if (duplicates.length > 0) throw new Error(`ReconcilerStack: clusterNames lists ${duplicates.join(', ')} more than once`);
+    if (duplicates.length > 0)
+      throw new Error(`ReconcilerStack: clusterNames lists ${duplicates.join(', ')} more than once`);
 
     const reconcilers = new Map<string, NodeReconciler>();
     for (const clusterName of props.clusterNames) {
@@ -35,9 +37,17 @@ export class ReconcilerStack extends Stack {
       reconcilers.set(clusterName, reconciler);
       const output = (id: string, value: string, description: string) =>
         new CfnOutput(reconciler, id, { value, description: `${clusterName}: ${description}` });
-      output('SweepFunctionName', reconciler.sweepFunction.functionName, 'sweep function (ec2-node-reconciler invoke calls it)');
+      output(
+        'SweepFunctionName',
+        reconciler.sweepFunction.functionName,
+        'sweep function (ec2-node-reconciler invoke calls it)',
+      );
       output('DrainStateMachineArn', reconciler.drainStateMachine.stateMachineArn, 'drain workflow');
-      output('OutputEventBusName', reconciler.outputBus.eventBusName, 'bus with Node Deleted, Node Drained, Drain Failed, Divergence Detected');
+      output(
+        'OutputEventBusName',
+        reconciler.outputBus.eventBusName,
+        'bus with Node Deleted, Node Drained, Drain Failed, Divergence Detected',
+      );
       output('QueueUrl', reconciler.queue.queueUrl, 'signal queue');
       output('DeadLetterQueueUrl', reconciler.deadLetterQueue.queueUrl, 'dead-letter queue');
       output(
@@ -45,9 +55,21 @@ export class ReconcilerStack extends Stack {
         `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${reconciler.observability.dashboard.dashboardName}`,
         'CloudWatch dashboard',
       );
-      output('EventsRoleArn', reconciler.roles.events.roleArn, 'events function role (Kubernetes group ec2-node-reconciler)');
-      output('SweepRoleArn', reconciler.roles.sweep.roleArn, 'sweep function role (Kubernetes group ec2-node-reconciler)');
-      output('DrainStepRoleArn', reconciler.roles.drainStep.roleArn, 'drain-step function role (Kubernetes group ec2-node-reconciler)');
+      output(
+        'EventsRoleArn',
+        reconciler.roles.events.roleArn,
+        'events function role (Kubernetes group ec2-node-reconciler)',
+      );
+      output(
+        'SweepRoleArn',
+        reconciler.roles.sweep.roleArn,
+        'sweep function role (Kubernetes group ec2-node-reconciler)',
+      );
+      output(
+        'DrainStepRoleArn',
+        reconciler.roles.drainStep.roleArn,
+        'drain-step function role (Kubernetes group ec2-node-reconciler)',
+      );
     }
     this.reconcilers = reconcilers;
   }

@@ -13,7 +13,9 @@ const SettingDuration = DurationSchema.refine((ms) => ms <= MAX_SETTING_DURATION
 });
 
 /** A drain's deadline: at least a minute, or a lifecycle action would be completed without draining. */
-const DrainDeadline = SettingDuration.refine((ms) => ms >= 60_000, { message: 'must be at least 1m: a shorter drain deadline would complete lifecycle actions without draining' });
+const DrainDeadline = SettingDuration.refine((ms) => ms >= 60_000, {
+  message: 'must be at least 1m: a shorter drain deadline would complete lifecycle actions without draining',
+});
 
 /** How long a condition must have been bad before its machine is repaired. */
 const RepairAfter = SettingDuration.refine((ms) => ms >= MIN_REPAIR_AFTER_MS, {
@@ -61,14 +63,18 @@ export const RepairSettingsSchema = z
     maxUnhealthyPercent: z
       .number()
       .min(0)
-      .max(MAX_UNHEALTHY_PERCENT, { message: `must be at most ${MAX_UNHEALTHY_PERCENT}: a group with more of its machines unhealthy has an outage, and the stand-down must hold there` })
+      .max(MAX_UNHEALTHY_PERCENT, {
+        message: `must be at most ${MAX_UNHEALTHY_PERCENT}: a group with more of its machines unhealthy has an outage, and the stand-down must hold there`,
+      })
       .default(20),
     /** Per Auto Scaling group: repairs in flight at once, counting drains already running there; at most 10 (more is a fleet rollout: use an instance refresh). */
     maxParallel: z
       .number()
       .int()
       .min(1)
-      .max(MAX_PARALLEL_REPAIRS, { message: `must be at most ${MAX_PARALLEL_REPAIRS}: replacing more machines of a group at once is a rollout, which an instance refresh does` })
+      .max(MAX_PARALLEL_REPAIRS, {
+        message: `must be at most ${MAX_PARALLEL_REPAIRS}: replacing more machines of a group at once is a rollout, which an instance refresh does`,
+      })
       .default(1),
     /** The repair drain's bound: the machine is replaced when it ends, drained or not. */
     drainTimeout: DrainDeadline.default(15 * MINUTES),
@@ -154,7 +160,12 @@ export function settingsInput(settings: Settings): SettingsInput {
     if (parsed.success) return input;
     let changed = false;
     for (const issue of parsed.error.issues) {
-      const parent = issue.path.slice(0, -1).reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
+      const parent = issue.path
+        .slice(0, -1)
+        .reduce<unknown>(
+          (at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+          input,
+        );
       const key = issue.path.at(-1);
       if (key === undefined || typeof parent !== 'object' || parent === null) continue;
       const holder = parent as Record<PropertyKey, unknown>;

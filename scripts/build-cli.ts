@@ -24,9 +24,12 @@ export const INPUTS_FILE = 'inputs.json';
 
 /** The built entry, as package.json's `imports["#cli"]` names it. */
 export function cliEntry(projectRoot: string = PROJECT_ROOT): string {
-  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { imports?: Record<string, unknown> };
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    imports?: Record<string, unknown>;
+  };
   const target = manifest.imports?.['#cli'];
-  if (typeof target !== 'string' || !target.endsWith('.mjs')) throw new Error('building the CLI: package.json imports["#cli"] must name the built entry (an .mjs file)');
+  if (typeof target !== 'string' || !target.endsWith('.mjs'))
+    throw new Error('building the CLI: package.json imports["#cli"] must name the built entry (an .mjs file)');
   return join(projectRoot, target);
 }
 
@@ -43,7 +46,10 @@ function sourceLocation(outdir: string): Plugin {
         if (path.split(sep).includes('node_modules')) return undefined;
         const text = await readFile(path, 'utf8');
         if (!text.includes('import.meta')) return undefined;
-        if (/import\.meta\.(dirname|filename)/.test(text)) throw new Error(`${relative(PROJECT_ROOT, path)}: use import.meta.url (the CLI build maps only that to the source's location)`);
+        if (/import\.meta\.(dirname|filename)/.test(text))
+          throw new Error(
+            `${relative(PROJECT_ROOT, path)}: use import.meta.url (the CLI build maps only that to the source's location)`,
+          );
         const url = `new URL(${JSON.stringify(relative(outdir, path).split(sep).join('/'))}, import.meta.url).href`;
         return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
       });
@@ -82,7 +88,9 @@ export async function buildCli(projectRoot: string = PROJECT_ROOT): Promise<CliB
       logLevel: 'warning',
       plugins: [sourceLocation(outdir)],
     });
-    const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/')).sort();
+    const inputs = Object.keys(result.metafile.inputs)
+      .filter((file) => !file.includes('node_modules/'))
+      .sort();
     await writeFile(join(staging, INPUTS_FILE), `${JSON.stringify(inputs, null, 1)}\n`);
     await mkdir(dirname(outdir), { recursive: true });
     await rm(outdir, { recursive: true, force: true });

@@ -64,8 +64,15 @@ export async function measure(kind: string, entry: string): Promise<BundleReport
   const outdir = mkdtempSync(join(tmpdir(), 'bundle-size-'));
   try {
     const result = await build({ ...appBuildOptions(entry, join(outdir, 'index.mjs')), metafile: true, write: false });
-    const bytesOf = (suffix: string) => result.outputFiles.find((f) => f.path.endsWith(suffix))?.contents.byteLength ?? 0;
-    return { kind, entry: relative(PROJECT_ROOT, entry), bytes: bytesOf('index.mjs'), mapBytes: bytesOf('index.mjs.map'), packages: weighPackages(result.metafile) };
+    const bytesOf = (suffix: string) =>
+      result.outputFiles.find((f) => f.path.endsWith(suffix))?.contents.byteLength ?? 0;
+    return {
+      kind,
+      entry: relative(PROJECT_ROOT, entry),
+      bytes: bytesOf('index.mjs'),
+      mapBytes: bytesOf('index.mjs.map'),
+      packages: weighPackages(result.metafile),
+    };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -86,7 +93,8 @@ export function formatReport(reports: readonly BundleReport[], maxMb: number): s
 function parseArgs(argv: readonly string[]): { maxMb: number; json: boolean } {
   const at = argv.indexOf('--max-mb');
   const maxMb = at >= 0 ? Number(argv[at + 1]) : DEFAULT_MAX_MB;
-  if (!Number.isFinite(maxMb) || maxMb <= 0) throw new Error(`--max-mb: expected a positive number, got ${argv[at + 1]}`);
+  if (!Number.isFinite(maxMb) || maxMb <= 0)
+    throw new Error(`--max-mb: expected a positive number, got ${argv[at + 1]}`);
   return { maxMb, json: argv.includes('--json') };
 }
 

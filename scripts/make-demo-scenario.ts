@@ -22,7 +22,10 @@ type Flow = string | number | boolean | readonly Flow[] | { readonly [key: strin
 /** A YAML flow scalar: plain when unambiguous, else JSON-quoted (valid YAML). */
 function scalar(value: string | number | boolean): string {
   if (typeof value !== 'string') return String(value);
-  const word = /^[A-Za-z_][A-Za-z0-9_./:-]*$/.test(value) && !value.endsWith(':') && !/^(true|false|yes|no|on|off|null|y|n)$/i.test(value);
+  const word =
+    /^[A-Za-z_][A-Za-z0-9_./:-]*$/.test(value) &&
+    !value.endsWith(':') &&
+    !/^(true|false|yes|no|on|off|null|y|n)$/i.test(value);
   const plain = word || /^\d+[smhd]$/.test(value);
   return plain ? value : JSON.stringify(value);
 }
@@ -89,13 +92,35 @@ export function demoScenarioYaml(): string {
   }
 
   const GROUPS: readonly GroupSpec[] = [
-    { nodegroup: 'general', asg: `eks-general-${hex(8)}-${hex(4)}`, capacity: 'ON_DEMAND', types: ['m7i.2xlarge'], size: 16 },
-    { nodegroup: 'spot', asg: `eks-spot-${hex(8)}-${hex(4)}`, capacity: 'SPOT', types: ['m7i.xlarge', 'm6i.xlarge', 'm5.xlarge'], size: 14 },
-    { nodegroup: 'memory', asg: `eks-memory-${hex(8)}-${hex(4)}`, capacity: 'ON_DEMAND', types: ['r7i.2xlarge'], size: 8 },
+    {
+      nodegroup: 'general',
+      asg: `eks-general-${hex(8)}-${hex(4)}`,
+      capacity: 'ON_DEMAND',
+      types: ['m7i.2xlarge'],
+      size: 16,
+    },
+    {
+      nodegroup: 'spot',
+      asg: `eks-spot-${hex(8)}-${hex(4)}`,
+      capacity: 'SPOT',
+      types: ['m7i.xlarge', 'm6i.xlarge', 'm5.xlarge'],
+      size: 14,
+    },
+    {
+      nodegroup: 'memory',
+      asg: `eks-memory-${hex(8)}-${hex(4)}`,
+      capacity: 'ON_DEMAND',
+      types: ['r7i.2xlarge'],
+      size: 8,
+    },
   ];
   const HOOK = 'ec2-node-reconciler-drain';
 
-  function addMachine(group: GroupSpec, index: number, overrides: { instance?: Record<string, Flow>; node?: Record<string, Flow> | null; schedulable?: boolean } = {}): Machine {
+  function addMachine(
+    group: GroupSpec,
+    index: number,
+    overrides: { instance?: Record<string, Flow>; node?: Record<string, Flow> | null; schedulable?: boolean } = {},
+  ): Machine {
     const zoneIndex = index % 3;
     const zone = ZONES[zoneIndex] ?? `${REGION}a`;
     const id = `i-0${hex(16)}`;
@@ -110,7 +135,11 @@ export function demoScenarioYaml(): string {
       privateDnsName: name,
       launchedAgo,
       spot: group.capacity === 'SPOT' ? true : undefined,
-      tags: { 'eks:cluster-name': CLUSTER, 'eks:nodegroup-name': group.nodegroup, 'kubernetes.io/cluster/shop-prod': 'owned' },
+      tags: {
+        'eks:cluster-name': CLUSTER,
+        'eks:nodegroup-name': group.nodegroup,
+        'kubernetes.io/cluster/shop-prod': 'owned',
+      },
       autoScaling: { group: group.asg, hook: HOOK },
       ...overrides.instance,
     } as Record<string, Flow>;
@@ -160,7 +189,9 @@ export function demoScenarioYaml(): string {
   cast.spot = pick(spot, 3);
   cast.scaleIn = pick(general, 5);
   cast.retiring = pick(memory, 2);
-  cast.retiring.instance.scheduledEvents = [{ code: 'instance-retirement', notBefore: '3d', description: 'The instance is running on degraded hardware' }];
+  cast.retiring.instance.scheduledEvents = [
+    { code: 'instance-retirement', notBefore: '3d', description: 'The instance is running on degraded hardware' },
+  ];
   cast.stopped = pick(general, 9);
   Object.assign(cast.stopped.instance, { state: 'stopped' });
   Object.assign(cast.stopped.nodeObject ?? {}, { ready: 'Unknown', heartbeatAgo: '47m' });
@@ -223,28 +254,101 @@ export function demoScenarioYaml(): string {
   }
 
   const DEPLOYMENTS: readonly Deployment[] = [
-    { name: 'frontend', namespace: 'shop', replicas: 36, groups: ['general', 'spot'], pdb: { maxUnavailable: '10%' }, grace: 20 },
+    {
+      name: 'frontend',
+      namespace: 'shop',
+      replicas: 36,
+      groups: ['general', 'spot'],
+      pdb: { maxUnavailable: '10%' },
+      grace: 20,
+    },
     { name: 'catalog', namespace: 'shop', replicas: 30, groups: ['general', 'spot'], pdb: { minAvailable: '80%' } },
     { name: 'cart', namespace: 'shop', replicas: 18, groups: ['general', 'spot'], pdb: { maxUnavailable: 1 } },
     { name: 'checkout', namespace: 'shop', replicas: 12, groups: ['general'], pdb: { maxUnavailable: 1 }, grace: 45 },
-    { name: 'recommendations', namespace: 'shop', replicas: 20, groups: ['spot'], pdb: { maxUnavailable: '25%' }, emptyDir: true },
-    { name: 'search-api', namespace: 'search', replicas: 12, groups: ['memory', 'general'], pdb: { minAvailable: '75%' } },
+    {
+      name: 'recommendations',
+      namespace: 'shop',
+      replicas: 20,
+      groups: ['spot'],
+      pdb: { maxUnavailable: '25%' },
+      emptyDir: true,
+    },
+    {
+      name: 'search-api',
+      namespace: 'search',
+      replicas: 12,
+      groups: ['memory', 'general'],
+      pdb: { minAvailable: '75%' },
+    },
     { name: 'image-resizer', namespace: 'media', replicas: 16, groups: ['spot'], emptyDir: true, grace: 10 },
-    { name: 'orders-worker', namespace: 'orders', replicas: 14, groups: ['general', 'memory'], pdb: { maxUnavailable: 2 }, grace: 60 },
+    {
+      name: 'orders-worker',
+      namespace: 'orders',
+      replicas: 14,
+      groups: ['general', 'memory'],
+      pdb: { maxUnavailable: 2 },
+      grace: 60,
+    },
     { name: 'notifications', namespace: 'orders', replicas: 8, groups: ['general', 'spot'] },
     { name: 'inventory', namespace: 'shop', replicas: 14, groups: ['general', 'memory'], pdb: { maxUnavailable: 1 } },
-    { name: 'payments-api', namespace: 'payments', replicas: 12, groups: ['general', 'memory'], pdb: { maxUnavailable: 1 }, grace: 30 },
-    { name: 'auth', namespace: 'identity', replicas: 10, groups: ['general', 'spot'], pdb: { minAvailable: '60%' }, grace: 15 },
-    { name: 'redis', namespace: 'shop', replicas: 3, groups: ['memory'], pdb: { maxUnavailable: 1 }, kind: 'StatefulSet', grace: 30 },
-    { name: 'postgres', namespace: 'orders', replicas: 3, groups: ['memory'], pdb: { minAvailable: 2 }, kind: 'StatefulSet', grace: 60 },
-    { name: 'prometheus', namespace: 'monitoring', replicas: 2, groups: ['memory'], pdb: { maxUnavailable: 1 }, kind: 'StatefulSet', emptyDir: true, grace: 120 },
-    { name: 'ingress-nginx-controller', namespace: 'ingress-nginx', replicas: 6, groups: ['general'], pdb: { minAvailable: 4 } },
+    {
+      name: 'payments-api',
+      namespace: 'payments',
+      replicas: 12,
+      groups: ['general', 'memory'],
+      pdb: { maxUnavailable: 1 },
+      grace: 30,
+    },
+    {
+      name: 'auth',
+      namespace: 'identity',
+      replicas: 10,
+      groups: ['general', 'spot'],
+      pdb: { minAvailable: '60%' },
+      grace: 15,
+    },
+    {
+      name: 'redis',
+      namespace: 'shop',
+      replicas: 3,
+      groups: ['memory'],
+      pdb: { maxUnavailable: 1 },
+      kind: 'StatefulSet',
+      grace: 30,
+    },
+    {
+      name: 'postgres',
+      namespace: 'orders',
+      replicas: 3,
+      groups: ['memory'],
+      pdb: { minAvailable: 2 },
+      kind: 'StatefulSet',
+      grace: 60,
+    },
+    {
+      name: 'prometheus',
+      namespace: 'monitoring',
+      replicas: 2,
+      groups: ['memory'],
+      pdb: { maxUnavailable: 1 },
+      kind: 'StatefulSet',
+      emptyDir: true,
+      grace: 120,
+    },
+    {
+      name: 'ingress-nginx-controller',
+      namespace: 'ingress-nginx',
+      replicas: 6,
+      groups: ['general'],
+      pdb: { minAvailable: 4 },
+    },
     { name: 'cluster-autoscaler', namespace: 'kube-system', replicas: 1, groups: ['general'] },
     { name: 'metrics-server', namespace: 'kube-system', replicas: 2, groups: ['general'], pdb: { minAvailable: 1 } },
   ];
 
   /** Nodes an app pod may land on: in one of its node groups, up and schedulable. */
-  const targets = (groups: readonly string[]) => machines.filter((m) => m.node && m.schedulable && groups.includes(m.nodegroup ?? ''));
+  const targets = (groups: readonly string[]) =>
+    machines.filter((m) => m.node && m.schedulable && groups.includes(m.nodegroup ?? ''));
   const load = new Map<string, number>();
   let turn = 0;
   /** The scheduler, roughly: spread a workload's replicas over nodes, then fill the least loaded node. */
@@ -282,19 +386,40 @@ export function demoScenarioYaml(): string {
   }
 
   // CoreDNS on Fargate (EKS's Fargate-only profile for kube-system).
-  for (let i = 0; i < 2; i++) pods.push({ name: `coredns-5d8f7c9b4-${podSuffix()}`, namespace: 'kube-system', node: fargateName, labels: { 'k8s-app': 'kube-dns' }, owner: 'ReplicaSet/coredns-5d8f7c9b4' });
+  for (let i = 0; i < 2; i++)
+    pods.push({
+      name: `coredns-5d8f7c9b4-${podSuffix()}`,
+      namespace: 'kube-system',
+      node: fargateName,
+      labels: { 'k8s-app': 'kube-dns' },
+      owner: 'ReplicaSet/coredns-5d8f7c9b4',
+    });
 
   // Finished Jobs (a drain leaves them be: they are completed).
   const jobNodes = new Set<string>();
   for (let i = 0; i < 10; i++) {
     const node = place(['general', 'spot'], jobNodes);
-    if (node?.node) pods.push({ name: `nightly-report-2911${i}-${podSuffix()}`, namespace: 'orders', node: node.node, labels: { app: 'nightly-report' }, owner: `Job/nightly-report-2911${i}`, phase: 'Succeeded' });
+    if (node?.node)
+      pods.push({
+        name: `nightly-report-2911${i}-${podSuffix()}`,
+        namespace: 'orders',
+        node: node.node,
+        labels: { app: 'nightly-report' },
+        owner: `Job/nightly-report-2911${i}`,
+        phase: 'Succeeded',
+      });
   }
 
   // The stale nodes' and the unresponsive node's workload pods are still listed on them.
   for (const m of [...stale, cast.unresponsive, cast.stopped]) {
     if (!m?.node) continue;
-    pods.push({ name: `orders-worker-legacy-${podSuffix()}`, namespace: 'orders', node: m.node, labels: { app: 'orders-legacy' }, owner: 'none' });
+    pods.push({
+      name: `orders-worker-legacy-${podSuffix()}`,
+      namespace: 'orders',
+      node: m.node,
+      labels: { app: 'orders-legacy' },
+      owner: 'none',
+    });
   }
 
   // ---------- events ----------
@@ -321,7 +446,9 @@ export function demoScenarioYaml(): string {
     account: ACCOUNT,
     time: at(45),
     region: REGION,
-    resources: [`arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:${uuid()}:autoScalingGroupName/${general.asg}`],
+    resources: [
+      `arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:${uuid()}:autoScalingGroupName/${general.asg}`,
+    ],
     detail: {
       LifecycleActionToken: '7c1e5a2b-4d3f-4e8a-9b6c-0d1e2f3a4b5c',
       AutoScalingGroupName: general.asg,

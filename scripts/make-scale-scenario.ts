@@ -79,7 +79,11 @@ export function scaleScenarioText(options: ScaleOptions): string {
         zone,
         privateDnsName: name,
         launchedAgo: '2d',
-        tags: { 'eks:cluster-name': cluster, [`kubernetes.io/cluster/${cluster}`]: 'owned', 'eks:nodegroup-name': nodegroup },
+        tags: {
+          'eks:cluster-name': cluster,
+          [`kubernetes.io/cluster/${cluster}`]: 'owned',
+          'eks:nodegroup-name': nodegroup,
+        },
         // A terminated machine has left its group.
         ...(kind === 'stale' ? {} : { autoScaling: { group: scaleGroupName(Math.floor(i / groupSize)) } }),
       }),
@@ -100,23 +104,46 @@ export function scaleScenarioText(options: ScaleOptions): string {
     ...(options.start ? { start: options.start } : {}),
     cluster: { name: cluster, region, accountId: '111122223333' },
     // Deleting a few hundred stale Nodes at once is what the breaker is for; here they are expected.
-    settings: { heartbeatGrace: '2m', notFoundGrace: '10m', minNodeAge: '10m', maxDeletions: Math.max(10, counts.stale), maxDeletionPercent: 20 },
+    settings: {
+      heartbeatGrace: '2m',
+      notFoundGrace: '10m',
+      minNodeAge: '10m',
+      maxDeletions: Math.max(10, counts.stale),
+      maxDeletionPercent: 20,
+    },
   };
   const tail = {
     steps: [{ sweep: {} }],
     expect: {
-      conditions: { 'stale-object': counts.stale, 'stopped-machine': counts.stopped, 'unregistered-machine': counts.unregistered },
+      conditions: {
+        'stale-object': counts.stale,
+        'stopped-machine': counts.stopped,
+        'unregistered-machine': counts.unregistered,
+      },
       deletions: counts.stale,
     },
   };
   const inner = (value: object): string => JSON.stringify(value).slice(1, -1);
-  return [`{${inner(head)},`, '"instances": [', instances.join(',\n'), '],', '"nodes": [', nodes.join(',\n'), '],', `${inner(tail)}}`, ''].join('\n');
+  return [
+    `{${inner(head)},`,
+    '"instances": [',
+    instances.join(',\n'),
+    '],',
+    '"nodes": [',
+    nodes.join(',\n'),
+    '],',
+    `${inner(tail)}}`,
+    '',
+  ].join('\n');
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { nodes: { type: 'string' }, out: { type: 'string' }, healthy: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { nodes: { type: 'string' }, out: { type: 'string' }, healthy: { type: 'boolean' } },
+  });
   const nodes = Number(values.nodes ?? '1000');
-  if (!Number.isSafeInteger(nodes) || nodes < 1 || nodes >= 1 << 24) throw new Error(`--nodes: expected a whole number from 1 to 16777215, got ${values.nodes ?? ''}`);
+  if (!Number.isSafeInteger(nodes) || nodes < 1 || nodes >= 1 << 24)
+    throw new Error(`--nodes: expected a whole number from 1 to 16777215, got ${values.nodes ?? ''}`);
   const text = scaleScenarioText({ nodes, healthy: values.healthy === true });
   if (values.out) {
     writeFileSync(values.out, text);

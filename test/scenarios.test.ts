@@ -26,7 +26,10 @@ async function failuresOf(file: string): Promise<string[]> {
   if (!loaded.scenario.expect) return [`${file}: states no expectations (every scenario needs \`expect\`)`];
   const { simulation } = await simulate(loaded);
   // A call the deployed IAM policies or the shipped RBAC refused is a defect unless the scenario expects it.
-  const denied = loaded.scenario.expect.denied === undefined && simulation.denied.length > 0 ? [`denied: ${simulation.denied.map(describeDenial).join('; ')} (say \`denied: N\` if the scenario means it)`] : [];
+  const denied =
+    loaded.scenario.expect.denied === undefined && simulation.denied.length > 0
+      ? [`denied: ${simulation.denied.map(describeDenial).join('; ')} (say \`denied: N\` if the scenario means it)`]
+      : [];
   return [...(simulation.expectations?.failures ?? []), ...denied];
 }
 
@@ -64,7 +67,12 @@ describe('scripts/make-scale-scenario.ts', () => {
     const { simulation } = await simulate({ scenario, baseDir: '.', file: 'scale-3000.json' });
 
     expect(simulation.expectations?.failures).toEqual([]);
-    expect(simulation.before.conditions).toMatchObject({ 'in-sync': 2997, 'stale-object': 1, 'stopped-machine': 1, 'unregistered-machine': 1 });
+    expect(simulation.before.conditions).toMatchObject({
+      'in-sync': 2997,
+      'stale-object': 1,
+      'stopped-machine': 1,
+      'unregistered-machine': 1,
+    });
   });
 
   it('should give every machine its own id, well past 2^53 worth of indexes', () => {
@@ -111,14 +119,20 @@ expect:
   it('names the path of an unknown key', () => {
     const problems = problemsOf(VALID.replace('providerID:', 'providerId:'));
     expect(problems).toContainEqual(expect.stringContaining('nodes[0].providerId: unknown key'));
-    expect(problemsOf(VALID.replace('expect:', 'expected:'))).toContainEqual(expect.stringContaining('expected: unknown key'));
-    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: { exist: true }'))).toContainEqual(expect.stringContaining('expect.nodes.node-a'));
+    expect(problemsOf(VALID.replace('expect:', 'expected:'))).toContainEqual(
+      expect.stringContaining('expected: unknown key'),
+    );
+    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: { exist: true }'))).toContainEqual(
+      expect.stringContaining('expect.nodes.node-a'),
+    );
     // A step is one of several shapes: the unknown one is still named.
     expect(problemsOf(VALID.replace('advance: 5m', 'wait: 5m'))).toEqual(['steps[1].wait: unknown key']);
   });
 
   it('refuses a bad duration, naming where', () => {
-    expect(problemsOf(VALID.replace('advance: 5m', 'advance: 5 minutes'))).toEqual(['steps[1].advance: must be a duration such as 30s, 5m, 2h or 3d']);
+    expect(problemsOf(VALID.replace('advance: 5m', 'advance: 5 minutes'))).toEqual([
+      'steps[1].advance: must be a duration such as 30s, 5m, 2h or 3d',
+    ]);
     expect(problemsOf(VALID.replace('zone: eu-west-1a }', 'zone: eu-west-1a, launchedAgo: 2 hours }'))).toContainEqual(
       expect.stringMatching(/^instances\[0\]\.launchedAgo: .*duration/),
     );
@@ -129,7 +143,9 @@ expect:
   });
 
   it('refuses an expectation about a node the scenario does not have', () => {
-    expect(problemsOf(VALID.replace('    node-a: untouched', '    node-a: untouched\n    node-z: deleted'))).toEqual(['expect.nodes.node-z: no node named node-z']);
+    expect(problemsOf(VALID.replace('    node-a: untouched', '    node-a: untouched\n    node-z: deleted'))).toEqual([
+      'expect.nodes.node-z: no node named node-z',
+    ]);
   });
 
   it('reads a JSON scenario without the YAML parser, with the same checks and the same messages', () => {
@@ -137,9 +153,16 @@ expect:
     const wrong = JSON.stringify(parseYaml(VALID.replace('providerID:', 'providerId:')));
 
     expect(parseScenario(json, 'ok.json')).toEqual(parseScenario(VALID, 'ok.yaml'));
-    expect(problemsOfFile(wrong, 'bad.json')).toContainEqual(expect.stringContaining('nodes[0].providerId: unknown key'));
+    expect(problemsOfFile(wrong, 'bad.json')).toContainEqual(
+      expect.stringContaining('nodes[0].providerId: unknown key'),
+    );
     // A flow mapping is YAML, not JSON: it still reads.
-    expect(parseScenario(`{ name: flow, cluster: { name: demo, region: eu-west-1, accountId: "111122223333" } }`, 'flow.yaml').name).toBe('flow');
+    expect(
+      parseScenario(
+        `{ name: flow, cluster: { name: demo, region: eu-west-1, accountId: "111122223333" } }`,
+        'flow.yaml',
+      ).name,
+    ).toBe('flow');
   });
 
   describe('through the CLI', () => {

@@ -1,5 +1,20 @@
-import { cancelRepair, claimDrain, cordonAndClaim, forgetDrain, joinDrain, type ClaimResult, type CordonClaimResult } from '../drain/claim.js';
-import { cordon, deleteNode, MISSING_REASON as MISSING, setShutdownTaint, uncordon, type NodeWriteView } from '../kube/node-writes.js';
+import {
+  cancelRepair,
+  claimDrain,
+  cordonAndClaim,
+  forgetDrain,
+  joinDrain,
+  type ClaimResult,
+  type CordonClaimResult,
+} from '../drain/claim.js';
+import {
+  cordon,
+  deleteNode,
+  MISSING_REASON as MISSING,
+  setShutdownTaint,
+  uncordon,
+  type NodeWriteView,
+} from '../kube/node-writes.js';
 import type { Action } from '../model/action.js';
 import type { Plan } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
@@ -15,7 +30,11 @@ type Result = { outcome: OutcomeKind; detail?: string };
  * or timed out). Any other (a wrong group or hook name) is a failure to report, not to hide.
  */
 export function isNoActiveLifecycleAction(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationError' && /No active Lifecycle Action found/i.test(error.message);
+  return (
+    error instanceof Error &&
+    error.name === 'ValidationError' &&
+    /No active Lifecycle Action found/i.test(error.message)
+  );
 }
 
 /** What this run knows of each node: as last read or patched, and the drain claims its cordons made. */
@@ -34,7 +53,12 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
       return result.kind === 'moot' ? { outcome: 'moot', detail: result.reason } : { outcome: 'done' };
     }
     case 'cordon': {
-      const options = { reason: action.reason, expectedUid: action.uid, ...seen(latest, action), ...(action.until !== undefined ? { until: action.until } : {}) };
+      const options = {
+        reason: action.reason,
+        expectedUid: action.uid,
+        ...seen(latest, action),
+        ...(action.until !== undefined ? { until: action.until } : {}),
+      };
       let result: CordonClaimResult;
       if (action.claim) {
         result = await cordonAndClaim(deps.drainApi, action.node, options, action.claim, deps.clock);
@@ -44,7 +68,10 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
       }
       if (result.kind !== 'cordoned') return { outcome: 'moot', detail: MISSING[result.kind] };
       latest.set(action.node, result.node);
-      return { outcome: result.changed ? 'done' : 'unchanged', ...(result.ours ? {} : { detail: 'already cordoned by someone else' }) };
+      return {
+        outcome: result.changed ? 'done' : 'unchanged',
+        ...(result.ours ? {} : { detail: 'already cordoned by someone else' }),
+      };
     }
     case 'uncordon-own': {
       const result = await uncordon(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action) });
@@ -52,12 +79,25 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
         latest.set(action.node, result.node);
         return { outcome: result.changed ? 'done' : 'unchanged' };
       }
-      return { outcome: 'moot', detail: result.kind === 'not-ours' ? 'the cordon is no longer ours' : MISSING[result.kind] };
+      return {
+        outcome: 'moot',
+        detail: result.kind === 'not-ours' ? 'the cordon is no longer ours' : MISSING[result.kind],
+      };
     }
     case 'forget-drain': {
-      const forgotten = await forgetDrain(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action), execution: action.execution });
+      const forgotten = await forgetDrain(deps.drainApi, action.node, {
+        expectedUid: action.uid,
+        ...seen(latest, action),
+        execution: action.execution,
+      });
       if (forgotten.kind === 'forgotten') return { outcome: forgotten.changed ? 'done' : 'unchanged' };
-      return { outcome: 'moot', detail: forgotten.kind === 'claimed-by-other' ? `drain ${forgotten.execution} owns a removal now` : MISSING[forgotten.kind] };
+      return {
+        outcome: 'moot',
+        detail:
+          forgotten.kind === 'claimed-by-other'
+            ? `drain ${forgotten.execution} owns a removal now`
+            : MISSING[forgotten.kind],
+      };
     }
     case 'drain': {
       const guard = { expectedUid: action.uid, ...seen(latest, action) };
@@ -68,8 +108,18 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
           deadline: action.deadline,
           ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
         });
-        if (joined.kind === 'joined') return { outcome: 'already-running', detail: `joined running drain ${action.execution}${joined.changed ? '' : ' (nothing to hand over)'}` };
-        return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
+        if (joined.kind === 'joined')
+          return {
+            outcome: 'already-running',
+            detail: `joined running drain ${action.execution}${joined.changed ? '' : ' (nothing to hand over)'}`,
+          };
+        return {
+          outcome: 'moot',
+          detail:
+            joined.kind === 'claimed-by-other'
+              ? `drain ${joined.execution} owns the removal now`
+              : MISSING[joined.kind],
+        };
       }
       return startDrain(action, deps, memory, { joinOther: true });
     }
@@ -82,12 +132,26 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
           await deps.autoScaling.markUnhealthy(action.instanceId);
           return { outcome: 'done', detail: `marked Unhealthy: Auto Scaling group ${action.group} replaces it` };
         case 'cancel': {
-          const cancelled = await cancelRepair(deps.drainApi, action.node, { expectedUid: action.uid, ...seen(latest, action), execution: action.execution });
+          const cancelled = await cancelRepair(deps.drainApi, action.node, {
+            expectedUid: action.uid,
+            ...seen(latest, action),
+            execution: action.execution,
+          });
           if (cancelled.kind === 'cancelled') {
-            return { outcome: cancelled.changed ? 'done' : 'unchanged', detail: cancelled.ours ? 'uncordoned' : 'the cordon is not ours: only the repair record went' };
+            return {
+              outcome: cancelled.changed ? 'done' : 'unchanged',
+              detail: cancelled.ours ? 'uncordoned' : 'the cordon is not ours: only the repair record went',
+            };
           }
-          if (cancelled.kind === 'removal-joined') return { outcome: 'moot', detail: 'a removal joined the repair drain since: it goes on' };
-          return { outcome: 'moot', detail: cancelled.kind === 'claimed-by-other' ? `the node records ${cancelled.execution}, not this repair` : MISSING[cancelled.kind] };
+          if (cancelled.kind === 'removal-joined')
+            return { outcome: 'moot', detail: 'a removal joined the repair drain since: it goes on' };
+          return {
+            outcome: 'moot',
+            detail:
+              cancelled.kind === 'claimed-by-other'
+                ? `the node records ${cancelled.execution}, not this repair`
+                : MISSING[cancelled.kind],
+          };
         }
         default: {
           const unreachable: never = action;
@@ -127,7 +191,12 @@ type DrainStart = Extract<Action, { kind: 'drain' }> | Extract<Action, { kind: '
  * was cordoned before) and starts it. A record another run made first is joined when `joinOther`
  * (a removal signal is not lost), or left alone.
  */
-async function startDrain(action: DrainStart, deps: ActDeps, memory: RunMemory, options: { readonly joinOther: boolean }): Promise<Result> {
+async function startDrain(
+  action: DrainStart,
+  deps: ActDeps,
+  memory: RunMemory,
+  options: { readonly joinOther: boolean },
+): Promise<Result> {
   const guard = { expectedUid: action.uid, ...seen(memory.latest, action) };
   const claimed =
     memory.claims.get(action.node) ??
@@ -154,8 +223,13 @@ async function startDrain(action: DrainStart, deps: ActDeps, memory: RunMemory, 
       deadline: action.deadline,
       ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
     });
-    if (joined.kind === 'joined') return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal: joined it` };
-    return { outcome: 'moot', detail: joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind] };
+    if (joined.kind === 'joined')
+      return { outcome: 'already-running', detail: `drain ${claimed.execution} owns this removal: joined it` };
+    return {
+      outcome: 'moot',
+      detail:
+        joined.kind === 'claimed-by-other' ? `drain ${joined.execution} owns the removal now` : MISSING[joined.kind],
+    };
   }
   if (claimed.kind !== 'claimed') return { outcome: 'moot', detail: MISSING[claimed.kind] };
   const launched = await deps.drains.launch({
@@ -173,7 +247,10 @@ async function startDrain(action: DrainStart, deps: ActDeps, memory: RunMemory, 
 }
 
 /** The node as this run last saw it, when it is still the one the action targets: no need to read it again. */
-function seen(latest: ReadonlyMap<string, NodeWriteView>, target: { node: string; uid: string }): { observed?: NodeWriteView } {
+function seen(
+  latest: ReadonlyMap<string, NodeWriteView>,
+  target: { node: string; uid: string },
+): { observed?: NodeWriteView } {
   const view = latest.get(target.node);
   return view?.uid === target.uid ? { observed: view } : {};
 }
@@ -194,7 +271,10 @@ export function pairGroups(actions: readonly Action[]): number[][] {
     return r;
   };
   const keysOf = (action: Action, index: number): string[] => {
-    const keys = [...('node' in action && action.node ? [`node:${action.node}`] : []), ...(action.instanceId ? [`instance:${action.instanceId}`] : [])];
+    const keys = [
+      ...('node' in action && action.node ? [`node:${action.node}`] : []),
+      ...(action.instanceId ? [`instance:${action.instanceId}`] : []),
+    ];
     return keys.length > 0 ? keys : [`action:${index}`];
   };
   actions.forEach((action, index) => {
@@ -226,7 +306,11 @@ export async function act(
   onOutcome?: (outcome: ActionOutcome, index: number) => void,
 ): Promise<ActionOutcome[]> {
   // Each patch answers with the node as it now is: the next action on it starts from that.
-  const memory: RunMemory = { latest: new Map<string, NodeWriteView>(observed.map((n) => [n.name, n])), claims: new Map(), missing: new Map() };
+  const memory: RunMemory = {
+    latest: new Map<string, NodeWriteView>(observed.map((n) => [n.name, n])),
+    claims: new Map(),
+    missing: new Map(),
+  };
   const outcomes = new Array<ActionOutcome>(plan.actions.length);
   const one = async (action: Action): Promise<ActionOutcome> => {
     if (plan.dryRun && action.kind !== 'report') return { action, outcome: 'dry-run' };
@@ -235,7 +319,8 @@ export async function act(
     if (missing !== undefined) return { action, outcome: 'moot', detail: missing };
     try {
       const result = await execute(action, deps, memory);
-      if (target !== undefined && result.outcome === 'moot' && Object.values(MISSING).includes(result.detail ?? '')) memory.missing.set(target, result.detail ?? '');
+      if (target !== undefined && result.outcome === 'moot' && Object.values(MISSING).includes(result.detail ?? ''))
+        memory.missing.set(target, result.detail ?? '');
       return { action, ...result };
     } catch (error) {
       return { action, outcome: 'failed', detail: errorText(error) };

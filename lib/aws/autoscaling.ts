@@ -55,7 +55,11 @@ export class AutoScalingAdapter {
         const [asg, { DescribeAutoScalingGroupsCommand }] = await this.connect();
         let token: string | undefined;
         do {
-          const command = new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: batch, MaxRecords: GROUP_BATCH, NextToken: token });
+          const command = new DescribeAutoScalingGroupsCommand({
+            AutoScalingGroupNames: batch,
+            MaxRecords: GROUP_BATCH,
+            NextToken: token,
+          });
           // 100 groups of 500 instances answer ~20 MB of XML: read for the ids, states and health alone (read-body.ts).
           const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS);
           const page = await asg.send(command);
@@ -93,11 +97,17 @@ export class AutoScalingAdapter {
   async terminateHooks(group: string): Promise<string[]> {
     const [asg, { DescribeLifecycleHooksCommand }] = await this.connect();
     const page = await asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
-    return (page.LifecycleHooks ?? []).filter((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING').flatMap((h) => (h.LifecycleHookName ? [h.LifecycleHookName] : []));
+    return (page.LifecycleHooks ?? [])
+      .filter((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING')
+      .flatMap((h) => (h.LifecycleHookName ? [h.LifecycleHookName] : []));
   }
 
   /** Identifies the action by token when there is one, else by instance id (both are accepted by the API). */
-  async completeLifecycleAction(instanceId: InstanceId, lifecycle: LifecycleRef, result: 'CONTINUE' | 'ABANDON'): Promise<void> {
+  async completeLifecycleAction(
+    instanceId: InstanceId,
+    lifecycle: LifecycleRef,
+    result: 'CONTINUE' | 'ABANDON',
+  ): Promise<void> {
     const [asg, { CompleteLifecycleActionCommand }] = await this.connect();
     await asg.send(
       new CompleteLifecycleActionCommand({
@@ -113,8 +123,13 @@ export class AutoScalingAdapter {
    * Keeps the lifecycle action alive (the drain-step function, at the start of each step): by token
    * when there is one, else by instance id. `abortSignal` bounds the call with its retries.
    */
-  async recordHeartbeat(instanceId: InstanceId | undefined, lifecycle: LifecycleRef, abortSignal?: AbortSignal): Promise<void> {
-    if (lifecycle.token === undefined && instanceId === undefined) throw new Error('recording a lifecycle heartbeat: neither a token nor an instance id');
+  async recordHeartbeat(
+    instanceId: InstanceId | undefined,
+    lifecycle: LifecycleRef,
+    abortSignal?: AbortSignal,
+  ): Promise<void> {
+    if (lifecycle.token === undefined && instanceId === undefined)
+      throw new Error('recording a lifecycle heartbeat: neither a token nor an instance id');
     const [asg, { RecordLifecycleActionHeartbeatCommand }] = await this.connect();
     await asg.send(
       new RecordLifecycleActionHeartbeatCommand({
@@ -129,6 +144,12 @@ export class AutoScalingAdapter {
   /** Opt-in remedy for an unregistered machine: let the group replace it. */
   async markUnhealthy(instanceId: InstanceId): Promise<void> {
     const [asg, { SetInstanceHealthCommand }] = await this.connect();
-    await asg.send(new SetInstanceHealthCommand({ InstanceId: instanceId, HealthStatus: 'Unhealthy', ShouldRespectGracePeriod: true }));
+    await asg.send(
+      new SetInstanceHealthCommand({
+        InstanceId: instanceId,
+        HealthStatus: 'Unhealthy',
+        ShouldRespectGracePeriod: true,
+      }),
+    );
   }
 }

@@ -32,7 +32,13 @@ export class ClusterEndpointCache {
   private async describe(via: LazyClient<Pick<EKSClient, 'send'>>): Promise<ClusterEndpoint> {
     const [eks, { DescribeClusterCommand }] = await Promise.all([via(), import('@aws-sdk/client-eks')]);
     const { cluster } = await eks.send(new DescribeClusterCommand({ name: this.clusterName }));
-    if (!cluster?.endpoint) throw new Error(`describing EKS cluster ${this.clusterName}: no endpoint (status ${cluster?.status ?? 'unknown'})`);
-    return { server: cluster.endpoint, ...(cluster.certificateAuthority?.data ? { certificateAuthority: cluster.certificateAuthority.data } : {}) };
+    if (!cluster?.endpoint)
+      throw new Error(
+        `describing EKS cluster ${this.clusterName}: no endpoint (status ${cluster?.status ?? 'unknown'})`,
+      );
+    return {
+      server: cluster.endpoint,
+      ...(cluster.certificateAuthority?.data ? { certificateAuthority: cluster.certificateAuthority.data } : {}),
+    };
   }
 }

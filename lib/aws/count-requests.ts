@@ -1,4 +1,10 @@
-import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
+import type {
+  HandlerExecutionContext,
+  InitializeHandler,
+  InitializeHandlerArguments,
+  MetadataBearer,
+  MiddlewareStack,
+} from '@smithy/types';
 import type { ApiCallCounter } from '../support/api-calls.js';
 import { once, type AwsClients } from './clients.js';
 
@@ -9,7 +15,9 @@ type CountableStack = Pick<MiddlewareStack<object, MetadataBearer>, 'add'>;
 function stackOf(command: unknown): CountableStack | undefined {
   if (typeof command !== 'object' || command === null || !('middlewareStack' in command)) return undefined;
   const stack: unknown = command.middlewareStack;
-  return typeof stack === 'object' && stack !== null && 'add' in stack && typeof stack.add === 'function' ? (stack as CountableStack) : undefined;
+  return typeof stack === 'object' && stack !== null && 'add' in stack && typeof stack.add === 'function'
+    ? (stack as CountableStack)
+    : undefined;
 }
 
 /**
@@ -18,19 +26,26 @@ function stackOf(command: unknown): CountableStack | undefined {
  * as the warm container and are shared by concurrent runs (an SQS batch is processed in parallel),
  * so the counting goes on each command, never on the client's own stack.
  */
-function countingView<C extends { send(...args: never[]): unknown }>(client: C, service: string, counter: ApiCallCounter): C {
+function countingView<C extends { send(...args: never[]): unknown }>(
+  client: C,
+  service: string,
+  counter: ApiCallCounter,
+): C {
   const send = (command: unknown, ...rest: unknown[]): unknown => {
     stackOf(command)?.add(
-      (next: InitializeHandler<object, MetadataBearer>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
-        counter.add(`${service} ${(context.commandName ?? 'unknown').replace(/Command$/, '')}`);
-        return next(args);
-      },
+      (next: InitializeHandler<object, MetadataBearer>, context: HandlerExecutionContext) =>
+        async (args: InitializeHandlerArguments<object>) => {
+          counter.add(`${service} ${(context.commandName ?? 'unknown').replace(/Command$/, '')}`);
+          return next(args);
+        },
       { step: 'initialize', name: MIDDLEWARE_NAME, override: true },
     );
     return (client.send as (command: unknown, ...rest: unknown[]) => unknown).call(client, command, ...rest);
   };
   // A Proxy keeps `instanceof EC2Client` true, which the SDK's paginators check.
-  return new Proxy(client, { get: (target, property) => (property === 'send' ? send : Reflect.get(target, property, target)) });
+  return new Proxy(client, {
+    get: (target, property) => (property === 'send' ? send : Reflect.get(target, property, target)),
+  });
 }
 
 /**

@@ -31,9 +31,14 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
 
   async launch(input: DrainWorkflowInput): Promise<LaunchOutcome> {
     const name = executionOf(input);
-    const [sfn, { StartExecutionCommand, ExecutionAlreadyExists }] = await Promise.all([this.sfn(), import('@aws-sdk/client-sfn')]);
+    const [sfn, { StartExecutionCommand, ExecutionAlreadyExists }] = await Promise.all([
+      this.sfn(),
+      import('@aws-sdk/client-sfn'),
+    ]);
     try {
-      await sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
+      await sfn.send(
+        new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }),
+      );
       return 'started';
     } catch (error) {
       if (error instanceof ExecutionAlreadyExists) return 'already-running';
@@ -50,14 +55,24 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
     const out = new Map<string, DrainExecutionState>();
     const queue = [...new Set(executions)];
     if (queue.length === 0) return out;
-    const [sfn, { DescribeExecutionCommand, ExecutionDoesNotExist }] = await Promise.all([this.sfn(), import('@aws-sdk/client-sfn')]);
+    const [sfn, { DescribeExecutionCommand, ExecutionDoesNotExist }] = await Promise.all([
+      this.sfn(),
+      import('@aws-sdk/client-sfn'),
+    ]);
     const ask = async (): Promise<void> => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         try {
           const answer = await sfn.send(new DescribeExecutionCommand({ executionArn: this.executionArn(name) }));
-          out.set(name, { status: answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE' ? 'running' : 'ended' });
+          out.set(name, {
+            status: answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE' ? 'running' : 'ended',
+          });
         } catch (error) {
-          out.set(name, error instanceof ExecutionDoesNotExist ? { status: 'absent' } : { status: 'unknown', error: errorText(error) });
+          out.set(
+            name,
+            error instanceof ExecutionDoesNotExist
+              ? { status: 'absent' }
+              : { status: 'unknown', error: errorText(error) },
+          );
         }
       }
     };

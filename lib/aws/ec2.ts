@@ -31,7 +31,8 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** What the SDK is left to parse once the page has been read (a valid, empty DescribeInstances answer). */
-const EMPTY_PAGE = '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><reservationSet/></DescribeInstancesResponse>';
+const EMPTY_PAGE =
+  '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><reservationSet/></DescribeInstancesResponse>';
 
 /**
  * One DescribeInstances page, through the SDK but read by parseInstancesPage instead of the SDK's
@@ -59,7 +60,11 @@ async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[]): Promi
   const out: InstanceView[] = [];
   let token: string | undefined;
   do {
-    const page = await describePage(ec2, { Filters: filters, MaxResults: PAGE_SIZE, ...(token ? { NextToken: token } : {}) });
+    const page = await describePage(ec2, {
+      Filters: filters,
+      MaxResults: PAGE_SIZE,
+      ...(token ? { NextToken: token } : {}),
+    });
     out.push(...page.instances);
     token = page.nextToken;
   } while (token);

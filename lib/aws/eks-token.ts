@@ -44,7 +44,12 @@ export function stsHost(region: string): string {
  */
 export async function createEksToken(options: EksTokenOptions): Promise<string> {
   const host = options.stsHost ?? stsHost(options.region);
-  const signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: 'sts', sha256: Sha256 });
+  const signer = new SignatureV4({
+    credentials: options.credentials,
+    region: options.region,
+    service: 'sts',
+    sha256: Sha256,
+  });
   const request = new HttpRequest({
     method: 'GET',
     protocol: 'https:',
@@ -53,7 +58,10 @@ export async function createEksToken(options: EksTokenOptions): Promise<string> 
     query: { Action: 'GetCallerIdentity', Version: '2011-06-15' },
     headers: { host, 'x-k8s-aws-id': options.cluster },
   });
-  const signed = await signer.presign(request, { expiresIn: PRESIGN_EXPIRES_SECONDS, signingDate: new Date(options.clock.now()) });
+  const signed = await signer.presign(request, {
+    expiresIn: PRESIGN_EXPIRES_SECONDS,
+    signingDate: new Date(options.clock.now()),
+  });
   const query = Object.entries(signed.query ?? {})
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
     .join('&');

@@ -101,13 +101,19 @@ export function parseGroupsPage(xml: string): GroupsPage {
     },
     close(depth, path) {
       // Only an instance files a member: a suspended process (also a `member` at this depth) must not file the instance before it again.
-      if (depth === 6 && path[5] === 'Instances' && id !== undefined && state !== undefined) pending.push({ id, state, health });
+      if (depth === 6 && path[5] === 'Instances' && id !== undefined && state !== undefined)
+        pending.push({ id, state, health });
       // The group's name and suspended processes may come before or after its instances: they are filed when the group ends.
       if (depth === 4 && group !== undefined && group !== '') {
         const processes = suspendedProcessesOf(suspended);
         for (const member of pending) {
           if (isInstanceId(member.id)) {
-            members.set(member.id, { group, lifecycleState: member.state, ...(member.health ? { healthStatus: member.health } : {}), ...(processes ? { suspendedProcesses: processes } : {}) });
+            members.set(member.id, {
+              group,
+              lifecycleState: member.state,
+              ...(member.health ? { healthStatus: member.health } : {}),
+              ...(processes ? { suspendedProcesses: processes } : {}),
+            });
           }
         }
       }

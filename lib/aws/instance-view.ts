@@ -3,7 +3,13 @@ import { isInstanceId } from '../model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
 import type { InstanceView, ScheduledEvent, ScheduledEventCode } from '../model/observation.js';
 
-export const SCHEDULED_EVENT_CODES: readonly ScheduledEventCode[] = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'];
+export const SCHEDULED_EVENT_CODES: readonly ScheduledEventCode[] = [
+  'instance-reboot',
+  'system-reboot',
+  'system-maintenance',
+  'instance-retirement',
+  'instance-stop',
+];
 
 function isState(value: string | undefined): value is InstanceState {
   return (INSTANCE_STATES as readonly (string | undefined)[]).includes(value);

@@ -14,7 +14,8 @@ export interface InstancesPage {
   readonly nextToken?: string;
 }
 
-const isState = (value: string | undefined): value is InstanceState => (INSTANCE_STATES as readonly (string | undefined)[]).includes(value);
+const isState = (value: string | undefined): value is InstanceState =>
+  (INSTANCE_STATES as readonly (string | undefined)[]).includes(value);
 
 /** The fields of one instance as they are read; turned into an InstanceView (or dropped) at its end. */
 interface Draft {

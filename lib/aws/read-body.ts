@@ -5,17 +5,30 @@ import type { AbsoluteLocation, DeserializeHandlerOptions, DeserializeMiddleware
 import { UnexpectedXml } from './xml-scan.js';
 
 const isAnswer = (value: unknown): value is { statusCode: number; body: unknown } =>
-  typeof value === 'object' && value !== null && 'statusCode' in value && typeof value.statusCode === 'number' && 'body' in value;
-const isStream = (value: unknown): value is AsyncIterable<Uint8Array | string> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+  typeof value === 'object' &&
+  value !== null &&
+  'statusCode' in value &&
+  typeof value.statusCode === 'number' &&
+  'body' in value;
+const isStream = (value: unknown): value is AsyncIterable<Uint8Array | string> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 async function textOf(body: AsyncIterable<Uint8Array | string>): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  for await (const chunk of body)
+    chunks.push(
+      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+    );
   return Buffer.concat(chunks).toString('utf8');
 }
 
 interface CommandWithStack {
-  readonly middlewareStack: { add(middleware: DeserializeMiddleware<object, MetadataBearer>, options: DeserializeHandlerOptions & AbsoluteLocation & { name: string }): void };
+  readonly middlewareStack: {
+    add(
+      middleware: DeserializeMiddleware<object, MetadataBearer>,
+      options: DeserializeHandlerOptions & AbsoluteLocation & { name: string },
+    ): void;
+  };
 }
 
 /**
@@ -23,7 +36,11 @@ interface CommandWithStack {
  * instead; returns what `read` made of it, once the command was sent (undefined when the answer was
  * left to the SDK: not sent yet, failed, or a document `read` did not recognise).
  */
-export function readBodyInstead<T>(command: CommandWithStack, read: (text: string) => T, emptyAnswer: string): () => T | undefined {
+export function readBodyInstead<T>(
+  command: CommandWithStack,
+  read: (text: string) => T,
+  emptyAnswer: string,
+): () => T | undefined {
   let result: T | undefined;
   command.middlewareStack.add(
     // Priority low: just inside the SDK's deserializer, so each attempt (the retry middleware wraps

@@ -89,7 +89,11 @@ export function scanXml(xml: string, root: string, visitor: XmlVisitor): void {
       continue;
     }
     let nameEnd = lt + 1;
-    for (let c = xml.charCodeAt(nameEnd); c !== 32 && c !== 62 && c !== 47 && c !== 9 && c !== 10 && c !== 13; c = xml.charCodeAt(++nameEnd));
+    for (
+      let c = xml.charCodeAt(nameEnd);
+      c !== 32 && c !== 62 && c !== 47 && c !== 9 && c !== 10 && c !== 13;
+      c = xml.charCodeAt(++nameEnd)
+    );
     const name = xml.slice(lt + 1, nameEnd);
     if (opened === 1 && name !== root) throw new UnexpectedXml(`a ${name} document, not ${root}`);
     path[opened] = name;

@@ -29,7 +29,12 @@ export function classify(observation: Observation, signals: readonly Signal[], c
   const now = ctx.clock.now();
   const { byId, byDnsName } = indexInstances(observation);
   const signalsByInstance = groupSignals(signals);
-  const claimScope: ClaimScope = { region: ctx.region, byDnsName, clusterName: ctx.clusterName, ...(ctx.ownGroups ? { ownGroups: ctx.ownGroups } : {}) };
+  const claimScope: ClaimScope = {
+    region: ctx.region,
+    byDnsName,
+    clusterName: ctx.clusterName,
+    ...(ctx.ownGroups ? { ownGroups: ctx.ownGroups } : {}),
+  };
 
   const claims = observation.nodes.map((node) => ({ node, claim: claimOf(node, claimScope) }));
   const claimants = new Map<InstanceId, string[]>();
@@ -91,7 +96,12 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   if (others.length > 0) {
     // The machine is still its group's member (a repair's stand-down counts it, and these Nodes' health).
     const claimed = scope.byId.get(instanceId);
-    return { ...withId, ...(claimed ? { instance: claimed } : {}), condition: 'identity-conflict', reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}` };
+    return {
+      ...withId,
+      ...(claimed ? { instance: claimed } : {}),
+      condition: 'identity-conflict',
+      reason: `instance ${instanceId} is also claimed by node ${others.join(', ')}`,
+    };
   }
 
   const lookupError = observation.lookupErrors.get(instanceId);
@@ -119,15 +129,27 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
       };
     }
     if (kubeletAlive) {
-      return { ...withId, condition: 'identity-conflict', reason: `EC2 does not know ${instanceId}, yet the node's Lease is live` };
+      return {
+        ...withId,
+        condition: 'identity-conflict',
+        reason: `EC2 does not know ${instanceId}, yet the node's Lease is live`,
+      };
     }
-    return { ...withId, condition: 'stale-object', reason: `EC2 does not know ${instanceId} and the node's kubelet has stopped` };
+    return {
+      ...withId,
+      condition: 'stale-object',
+      reason: `EC2 does not know ${instanceId} and the node's kubelet has stopped`,
+    };
   }
 
   const withInstance = { ...withId, instance };
   const owner = ownershipOf(instance, ctx);
   if (owner.kind === 'foreign') {
-    return { ...withInstance, condition: 'identity-conflict', reason: `node claims ${instanceId} by ${claim.via}, but the instance is another cluster's (${owner.by})` };
+    return {
+      ...withInstance,
+      condition: 'identity-conflict',
+      reason: `node claims ${instanceId} by ${claim.via}, but the instance is another cluster's (${owner.by})`,
+    };
   }
   if (claim.zone !== undefined && claim.zone !== instance.zone) {
     return {
@@ -138,8 +160,16 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
   if (instance.state === 'terminated') {
     return kubeletAlive
-      ? { ...withInstance, condition: 'identity-conflict', reason: `${instanceId} is terminated, yet the node's Lease is live` }
-      : { ...withInstance, condition: 'stale-object', reason: `${instanceId} is terminated and the node's kubelet has stopped` };
+      ? {
+          ...withInstance,
+          condition: 'identity-conflict',
+          reason: `${instanceId} is terminated, yet the node's Lease is live`,
+        }
+      : {
+          ...withInstance,
+          condition: 'stale-object',
+          reason: `${instanceId} is terminated and the node's kubelet has stopped`,
+        };
   }
 
   const ours = owner.kind === 'ours' || isStrongLink(claim);
@@ -166,18 +196,43 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
 
   if (!heartbeatFresh) {
-    const age = heartbeatAt === undefined ? 'no heartbeat at all' : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
-    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})` };
+    const age =
+      heartbeatAt === undefined
+        ? 'no heartbeat at all'
+        : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
+    return {
+      ...withInstance,
+      ...extras,
+      condition: 'unresponsive-machine',
+      reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})`,
+    };
   }
   if (node.ready !== 'True') {
-    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}` };
+    return {
+      ...withInstance,
+      ...extras,
+      condition: 'unresponsive-machine',
+      reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}`,
+    };
   }
   const agent = badAgentConditions(node);
   if (agent.length > 0) {
-    const said = agent.map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`).join(', ');
-    return { ...withInstance, ...extras, condition: 'unresponsive-machine', reason: `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}` };
+    const said = agent
+      .map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`)
+      .join(', ');
+    return {
+      ...withInstance,
+      ...extras,
+      condition: 'unresponsive-machine',
+      reason: `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}`,
+    };
   }
-  return { ...withInstance, ...extras, condition: 'in-sync', reason: `${instanceId} is ${instance.state} and the node is Ready` };
+  return {
+    ...withInstance,
+    ...extras,
+    condition: 'in-sync',
+    reason: `${instanceId} is ${instance.state} and the node is Ready`,
+  };
 }
 
 function findingExtras(findings: SlatingFindings): Pick<ClassifiedPair, 'staleSignals' | 'holdCordonUntil'> {
@@ -194,43 +249,74 @@ interface InstanceScope extends NodeScope {
 }
 
 /** Why an instance with no claimant may still have a Node: then it is not Node-less, and nothing may treat it so. */
-function hiddenNode(instance: InstanceView, scope: InstanceScope): { condition: 'unknown' | 'identity-conflict'; reason: string } | undefined {
-  const suspect = scope.unlinked.find(({ claim }) => (claim.kind === 'unidentified' && claim.suspect === instance.id) || (claim.kind === 'other-region' && claim.instanceId === instance.id));
+function hiddenNode(
+  instance: InstanceView,
+  scope: InstanceScope,
+): { condition: 'unknown' | 'identity-conflict'; reason: string } | undefined {
+  const suspect = scope.unlinked.find(
+    ({ claim }) =>
+      (claim.kind === 'unidentified' && claim.suspect === instance.id) ||
+      (claim.kind === 'other-region' && claim.instanceId === instance.id),
+  );
   if (suspect) {
-    return { condition: 'unknown', reason: `node ${suspect.node.name} may be ${instance.id}'s, but it cannot be linked: ${claimReason(suspect.claim)}` };
+    return {
+      condition: 'unknown',
+      reason: `node ${suspect.node.name} may be ${instance.id}'s, but it cannot be linked: ${claimReason(suspect.claim)}`,
+    };
   }
   // Its kubelet registers under its private DNS name or its instance-id name: a Node holding either for another machine blocks it.
   const namesake =
     (instance.privateDnsName !== undefined ? scope.nodesByName.get(instance.privateDnsName) : undefined) ??
     scope.observation.nodes.find((n) => instanceIdOfNodeName(n.name) === instance.id);
   if (namesake) {
-    return { condition: 'identity-conflict', reason: `node ${namesake.name} has ${instance.id}'s name but names another machine (${namesake.providerID ?? 'no providerID'}): its kubelet cannot register` };
+    return {
+      condition: 'identity-conflict',
+      reason: `node ${namesake.name} has ${instance.id}'s name but names another machine (${namesake.providerID ?? 'no providerID'}): its kubelet cannot register`,
+    };
   }
   // An event looks for one instance's Node: any Node it met that could not be linked might be that one.
   if (scope.observation.scope === 'event') {
-    const unparsed = scope.unlinked.find(({ node, claim }) => claim.kind === 'unidentified' && node.providerID !== undefined && node.providerID !== '');
-    if (unparsed) return { condition: 'unknown', reason: `cannot tell whether node ${unparsed.node.name} is ${instance.id}'s: ${claimReason(unparsed.claim)}` };
+    const unparsed = scope.unlinked.find(
+      ({ node, claim }) => claim.kind === 'unidentified' && node.providerID !== undefined && node.providerID !== '',
+    );
+    if (unparsed)
+      return {
+        condition: 'unknown',
+        reason: `cannot tell whether node ${unparsed.node.name} is ${instance.id}'s: ${claimReason(unparsed.claim)}`,
+      };
   }
   return undefined;
 }
 
 const claimReason = (claim: NodeClaim): string =>
-  claim.kind === 'unidentified' ? claim.reason : claim.kind === 'other-region' ? `its providerID names zone ${claim.zone}, in ${claim.region}` : claim.kind;
+  claim.kind === 'unidentified'
+    ? claim.reason
+    : claim.kind === 'other-region'
+      ? `its providerID names zone ${claim.zone}, in ${claim.region}`
+      : claim.kind;
 
 function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope): ClassifiedPair {
   const { now, ctx } = scope;
   const owner = ownershipOf(instance, ctx);
   const ours = owner.kind === 'ours';
   const base = { instance, instanceId: instance.id, signals: [] as Signal[], ours };
-  if (instance.state === 'terminated') return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object: instance is terminated` };
+  if (instance.state === 'terminated')
+    return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object: instance is terminated` };
   if (!ours) {
     const whose = owner.kind === 'foreign' ? `another cluster's (${owner.by})` : 'not tagged for this cluster';
-    return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object and is ${whose}: left to its owner` };
+    return {
+      ...base,
+      condition: 'in-sync',
+      reason: `${instance.id} has no Node object and is ${whose}: left to its owner`,
+    };
   }
   const hidden = hiddenNode(instance, scope);
   if (hidden) return { ...base, ...hidden };
 
-  const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], { settings: ctx.settings, now });
+  const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], {
+    settings: ctx.settings,
+    now,
+  });
   const extras = findingExtras(findings);
   // A machine with no Node can still hold an ASG lifecycle action that must be completed.
   const slating = findings.slating;
@@ -256,7 +342,10 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
       reason: `${instance.id} has been running for ${formatDuration(readableAge(age))} with no Node object`,
     };
   }
-  const why = instance.state === 'running' ? `within registrationGrace (${formatDuration(ctx.settings.registrationGrace)})` : `instance is ${instance.state}`;
+  const why =
+    instance.state === 'running'
+      ? `within registrationGrace (${formatDuration(ctx.settings.registrationGrace)})`
+      : `instance is ${instance.state}`;
   return { ...base, ...extras, condition: 'in-sync', reason: `${instance.id} has no Node object: ${why}` };
 }
 

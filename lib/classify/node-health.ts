@@ -1,4 +1,9 @@
-import { isBadCondition, MONITORING_AGENT_CONDITIONS, type ConditionStatus, type RepairCondition } from '../model/node-conditions.js';
+import {
+  isBadCondition,
+  MONITORING_AGENT_CONDITIONS,
+  type ConditionStatus,
+  type RepairCondition,
+} from '../model/node-conditions.js';
 import type { NodeView } from '../model/observation.js';
 import { isHeartbeatFresh } from './heartbeat.js';
 
@@ -20,7 +25,9 @@ export interface BadCondition {
 export function badAgentConditions(node: NodeView): BadCondition[] {
   return MONITORING_AGENT_CONDITIONS.flatMap((type) => {
     const condition = node.conditions?.[type];
-    return condition !== undefined && isBadCondition(type, condition.status) ? [{ type, status: condition.status, ...(condition.since !== undefined ? { since: condition.since } : {}) }] : [];
+    return condition !== undefined && isBadCondition(type, condition.status)
+      ? [{ type, status: condition.status, ...(condition.since !== undefined ? { since: condition.since } : {}) }]
+      : [];
   });
 }
 
@@ -29,13 +36,27 @@ export function badAgentConditions(node: NodeView): BadCondition[] {
  * since its lastTransitionTime; a silent kubelet whose Ready still says True (nothing has marked it
  * Unknown yet) counts as Ready Unknown since its last heartbeat. Pure.
  */
-export function badConditions(node: NodeView, heartbeatAt: number | undefined, now: number, heartbeatGraceMs: number): BadCondition[] {
+export function badConditions(
+  node: NodeView,
+  heartbeatAt: number | undefined,
+  now: number,
+  heartbeatGraceMs: number,
+): BadCondition[] {
   const bad: BadCondition[] = [];
   const ready = node.conditions?.Ready;
   if (node.ready !== 'True') {
-    bad.push({ type: 'Ready', status: node.ready ?? 'Unknown', ...(ready?.since !== undefined ? { since: ready.since } : {}) });
+    bad.push({
+      type: 'Ready',
+      status: node.ready ?? 'Unknown',
+      ...(ready?.since !== undefined ? { since: ready.since } : {}),
+    });
   } else if (!isHeartbeatFresh(heartbeatAt, now, heartbeatGraceMs)) {
-    bad.push({ type: 'Ready', status: 'Unknown', inferred: true, ...(heartbeatAt !== undefined ? { since: heartbeatAt } : {}) });
+    bad.push({
+      type: 'Ready',
+      status: 'Unknown',
+      inferred: true,
+      ...(heartbeatAt !== undefined ? { since: heartbeatAt } : {}),
+    });
   }
   return [...bad, ...badAgentConditions(node)];
 }

@@ -30,13 +30,18 @@ export function ownershipOf(instance: InstanceView, ctx: OwnershipContext): Owne
   const { tags } = instance;
   const cluster = ctx.clusterName;
   if (tags[CLUSTER_TAG_EKS] === cluster) return { kind: 'ours', by: `tag ${CLUSTER_TAG_EKS}=${cluster}` };
-  if (tags[clusterOwnershipTag(cluster)] !== undefined) return { kind: 'ours', by: `tag ${clusterOwnershipTag(cluster)}` };
+  if (tags[clusterOwnershipTag(cluster)] !== undefined)
+    return { kind: 'ours', by: `tag ${clusterOwnershipTag(cluster)}` };
   if (tags[CLUSTER_TAG_KARPENTER] === cluster) return { kind: 'ours', by: `tag ${CLUSTER_TAG_KARPENTER}=${cluster}` };
   const group = instance.autoScaling?.group ?? tags[AUTO_SCALING_GROUP_TAG];
   if (group !== undefined && ctx.ownGroups?.includes(group)) return { kind: 'ours', by: `Auto Scaling group ${group}` };
 
   const other = tags[CLUSTER_TAG_EKS] ?? tags[CLUSTER_TAG_KARPENTER];
-  if (other !== undefined) return { kind: 'foreign', by: `tag ${tags[CLUSTER_TAG_EKS] !== undefined ? CLUSTER_TAG_EKS : CLUSTER_TAG_KARPENTER}=${other}` };
+  if (other !== undefined)
+    return {
+      kind: 'foreign',
+      by: `tag ${tags[CLUSTER_TAG_EKS] !== undefined ? CLUSTER_TAG_EKS : CLUSTER_TAG_KARPENTER}=${other}`,
+    };
   const otherKey = Object.keys(tags).find((key) => key.startsWith(CLUSTER_OWNERSHIP_TAG_PREFIX));
   if (otherKey !== undefined) return { kind: 'foreign', by: `tag ${otherKey}` };
   return { kind: 'unmarked' };

@@ -1,6 +1,12 @@
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
-import { instanceIdOfNodeName, MalformedProviderIdError, parseProviderId, regionOfZone, type ProviderRef } from '../model/provider-id.js';
+import {
+  instanceIdOfNodeName,
+  MalformedProviderIdError,
+  parseProviderId,
+  regionOfZone,
+  type ProviderRef,
+} from '../model/provider-id.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 
 /**
@@ -13,7 +19,12 @@ import { ownershipOf, type OwnershipContext } from './ownership.js';
  *   not parse (that instance may well be its machine, so nothing may treat it as Node-less).
  */
 export type NodeClaim =
-  | { readonly kind: 'ec2'; readonly instanceId: InstanceId; readonly zone?: string; readonly via: 'providerID' | 'instance-id name' | 'private-dns-name' }
+  | {
+      readonly kind: 'ec2';
+      readonly instanceId: InstanceId;
+      readonly zone?: string;
+      readonly via: 'providerID' | 'instance-id name' | 'private-dns-name';
+    }
   | { readonly kind: 'not-ec2'; readonly platform: Extract<ProviderRef, { kind: 'not-ec2' }>['platform'] }
   | { readonly kind: 'other-region'; readonly instanceId: InstanceId; readonly zone: string; readonly region: string }
   | { readonly kind: 'unidentified'; readonly reason: string; readonly suspect?: InstanceId };
@@ -38,11 +49,18 @@ export function claimOf(node: NodeView, scope: ClaimScope): NodeClaim {
     const named = instanceIdOfNodeName(node.name);
     if (named !== undefined) return { kind: 'ec2', instanceId: named, via: 'instance-id name' };
     const byName = scope.byDnsName.get(node.name);
-    if (!byName) return { kind: 'unidentified', reason: `node has no providerID and no live instance has the private DNS name ${node.name}` };
+    if (!byName)
+      return {
+        kind: 'unidentified',
+        reason: `node has no providerID and no live instance has the private DNS name ${node.name}`,
+      };
     // Private DNS names repeat across VPCs with overlapping CIDRs: a name never links to another cluster's instance.
     const owner = ownershipOf(byName, scope);
     if (owner.kind === 'foreign') {
-      return { kind: 'unidentified', reason: `node has no providerID; its name is the private DNS name of ${byName.id}, which is another cluster's (${owner.by}): a name alone does not link them` };
+      return {
+        kind: 'unidentified',
+        reason: `node has no providerID; its name is the private DNS name of ${byName.id}, which is another cluster's (${owner.by}): a name alone does not link them`,
+      };
     }
     return { kind: 'ec2', instanceId: byName.id, via: 'private-dns-name' };
   }
@@ -56,7 +74,8 @@ export function claimOf(node: NodeView, scope: ClaimScope): NodeClaim {
   }
   if (ref.kind === 'not-ec2') return { kind: 'not-ec2', platform: ref.platform };
   const region = regionOfZone(ref.zone);
-  if (region !== undefined && region !== scope.region) return { kind: 'other-region', instanceId: ref.instanceId, zone: ref.zone, region };
+  if (region !== undefined && region !== scope.region)
+    return { kind: 'other-region', instanceId: ref.instanceId, zone: ref.zone, region };
   return { kind: 'ec2', instanceId: ref.instanceId, zone: ref.zone, via: 'providerID' };
 }
 

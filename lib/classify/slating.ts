@@ -57,12 +57,16 @@ function scheduledDeadline(start: number, { settings, now }: SlatingContext): nu
   return start > now ? Math.min(start, cap) : cap;
 }
 
-type Verdict = { readonly purpose: ScheduledChangeClass; readonly drain: boolean; readonly holdUntil?: number } | { readonly ignored: string };
+type Verdict =
+  | { readonly purpose: ScheduledChangeClass; readonly drain: boolean; readonly holdUntil?: number }
+  | { readonly ignored: string };
 
 function verdictOf(signal: Signal, { settings, now }: SlatingContext): Verdict {
   switch (signal.kind) {
     case 'rebalance-recommendation':
-      return settings.rebalance === 'ignore' ? { ignored: 'rebalance policy is ignore' } : { purpose: 'removal', drain: settings.rebalance === 'drain' };
+      return settings.rebalance === 'ignore'
+        ? { ignored: 'rebalance policy is ignore' }
+        : { purpose: 'removal', drain: settings.rebalance === 'drain' };
     case 'state-change':
       // `stopped` is handled by the observed state; `pending`/`running` never become signals.
       return signal.state !== undefined && DRAIN_SLATING_STATES.has(signal.state)
@@ -111,7 +115,11 @@ interface Gathered {
 const gathered = (): Gathered => ({ reasons: [], signals: [], deadlines: [], drain: false });
 
 /** Every reason this instance is slated, split by purpose, with the signals it holds to be stale. */
-export function findSlating(instance: InstanceView | undefined, signals: readonly Signal[], ctx: SlatingContext): SlatingFindings {
+export function findSlating(
+  instance: InstanceView | undefined,
+  signals: readonly Signal[],
+  ctx: SlatingContext,
+): SlatingFindings {
   const { settings, now } = ctx;
   const removal = gathered();
   const maintenance = gathered();
@@ -137,7 +145,10 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
     into.drain ||= verdict.drain;
     // A scheduled change's start is when it may begin, not when the machine is gone: the drain is
     // bounded by drainTimeout like a sweep-found one, and a start already past gets a fresh deadline.
-    const deadline = signal.kind === 'scheduled-change' && signal.deadline !== undefined ? scheduledDeadline(signal.deadline, ctx) : signal.deadline;
+    const deadline =
+      signal.kind === 'scheduled-change' && signal.deadline !== undefined
+        ? scheduledDeadline(signal.deadline, ctx)
+        : signal.deadline;
     if (deadline !== undefined) into.deadlines.push(deadline);
     if (verdict.holdUntil !== undefined) into.holdUntil = Math.max(into.holdUntil ?? 0, verdict.holdUntil);
     lifecycle ??= signal.lifecycle;
@@ -179,7 +190,12 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
     }
   }
 
-  const chosen = removal.reasons.length > 0 ? { purpose: 'removal' as const, found: removal } : maintenance.reasons.length > 0 ? { purpose: 'maintenance' as const, found: maintenance } : undefined;
+  const chosen =
+    removal.reasons.length > 0
+      ? { purpose: 'removal' as const, found: removal }
+      : maintenance.reasons.length > 0
+        ? { purpose: 'maintenance' as const, found: maintenance }
+        : undefined;
   const hold = ignoredMaintenanceUntil !== undefined ? { holdCordonUntil: ignoredMaintenanceUntil } : {};
   if (!chosen) return { stale, ...hold };
   const { purpose, found } = chosen;
@@ -198,4 +214,3 @@ export function findSlating(instance: InstanceView | undefined, signals: readonl
     },
   };
 }
-

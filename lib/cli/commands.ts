@@ -45,7 +45,12 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
   usage: 'simulate FILE [--check] [-o table|json] [--serve] [--timings]',
-  options: { check: { type: 'boolean' }, output: { type: 'string', short: 'o' }, serve: { type: 'boolean' }, timings: { type: 'boolean' } },
+  options: {
+    check: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    serve: { type: 'boolean' },
+    timings: { type: 'boolean' },
+  },
   help: `  --check               print only the expectation results
   -o, --output FORMAT   table (default) or json
   --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint

@@ -24,11 +24,37 @@ export function formatRunReport(report: RunReport): string {
   ];
   const actions = report.actions.filter((a) => a.kind !== 'report');
   if (actions.length > 0) {
-    lines.push(table(['ACTION', 'TARGET', 'OUTCOME', 'WHY'], actions.map((a) => [a.step !== undefined ? `${a.kind} ${a.step}` : a.kind, a.node ?? a.instanceId ?? '', a.detail ? `${a.outcome}: ${a.detail}` : a.outcome, a.reason]), 70), '');
+    lines.push(
+      table(
+        ['ACTION', 'TARGET', 'OUTCOME', 'WHY'],
+        actions.map((a) => [
+          a.step !== undefined ? `${a.kind} ${a.step}` : a.kind,
+          a.node ?? a.instanceId ?? '',
+          a.detail ? `${a.outcome}: ${a.detail}` : a.outcome,
+          a.reason,
+        ]),
+        70,
+      ),
+      '',
+    );
   } else lines.push('no actions', '');
-  if (report.skipped.length > 0) lines.push(table(['SKIPPED', 'TARGET', 'BECAUSE'], report.skipped.map((s) => [s.standDown !== undefined ? `${s.kind} (stand down)` : s.kind, s.node ?? s.instanceId ?? '', s.reason]), 80), '');
+  if (report.skipped.length > 0)
+    lines.push(
+      table(
+        ['SKIPPED', 'TARGET', 'BECAUSE'],
+        report.skipped.map((s) => [
+          s.standDown !== undefined ? `${s.kind} (stand down)` : s.kind,
+          s.node ?? s.instanceId ?? '',
+          s.reason,
+        ]),
+        80,
+      ),
+      '',
+    );
   if (report.breaker) lines.push(`CIRCUIT BREAKER  ${report.breaker.reason.replace(/^circuit breaker: /, '')}`, '');
   for (const error of report.errors) lines.push(`error: ${error}`);
-  lines.push(`conditions: ${conditionSummary(report)}; API calls: ${Object.values(report.apiCalls).reduce((a, b) => a + b, 0)}`);
+  lines.push(
+    `conditions: ${conditionSummary(report)}; API calls: ${Object.values(report.apiCalls).reduce((a, b) => a + b, 0)}`,
+  );
   return lines.join('\n');
 }

@@ -57,9 +57,14 @@ function regionOf(fromContext: string | undefined, flag: string | undefined): st
   const env = process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'];
   const envName = process.env['AWS_REGION'] !== undefined ? 'AWS_REGION' : 'AWS_DEFAULT_REGION';
   if (fromContext !== undefined) {
-    if (flag !== undefined && flag !== fromContext) throw new CliError(`--region ${flag}, but the kubeconfig context's cluster is in ${fromContext}: pass the region of the cluster, or another --context`);
+    if (flag !== undefined && flag !== fromContext)
+      throw new CliError(
+        `--region ${flag}, but the kubeconfig context's cluster is in ${fromContext}: pass the region of the cluster, or another --context`,
+      );
     if (flag === undefined && env !== undefined && env !== fromContext) {
-      throw new CliError(`${envName} is ${env}, but the kubeconfig context's cluster is in ${fromContext}: unset it, or pass --region ${fromContext}`);
+      throw new CliError(
+        `${envName} is ${env}, but the kubeconfig context's cluster is in ${fromContext}: unset it, or pass --region ${fromContext}`,
+      );
     }
     return fromContext;
   }
@@ -90,7 +95,10 @@ export interface Live {
 export function connect(options: LiveOptions): Live {
   let kubeConfig: KubeConfig;
   try {
-    kubeConfig = kubeConfigFromFile({ ...(options.kubeconfig ? { path: options.kubeconfig } : {}), ...(options.context ? { context: options.context } : {}) });
+    kubeConfig = kubeConfigFromFile({
+      ...(options.kubeconfig ? { path: options.kubeconfig } : {}),
+      ...(options.context ? { context: options.context } : {}),
+    });
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), EXIT.error);
   }
@@ -114,9 +122,16 @@ export function connect(options: LiveOptions): Live {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(onProgress ? { onProgress } : {}),
   });
-  const deployed = options.drainStateMachineArn ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn) : undefined;
+  const deployed = options.drainStateMachineArn
+    ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn)
+    : undefined;
   const localDrains = (settings: Settings) =>
-    new LocalDrainLauncher(drainDeps(settings), new AutoScalingAdapter(aws.autoScaling), (line) => process.stderr.write(`${line}\n`), deployed);
+    new LocalDrainLauncher(
+      drainDeps(settings),
+      new AutoScalingAdapter(aws.autoScaling),
+      (line) => process.stderr.write(`${line}\n`),
+      deployed,
+    );
   return {
     kube,
     cluster,
@@ -162,7 +177,8 @@ export class LocalDrainLauncher implements DrainLauncher {
     if (this.deployed) return this.deployed.status(executions);
     const unknown: DrainExecutionState = {
       status: 'unknown',
-      error: 'a drain recorded by the deployed workflow: pass --drain-state-machine <DrainStateMachineArn> to ask Step Functions about it',
+      error:
+        'a drain recorded by the deployed workflow: pass --drain-state-machine <DrainStateMachineArn> to ask Step Functions about it',
     };
     return new Map(executions.map((name): [string, DrainExecutionState] => [name, unknown]));
   }
@@ -176,7 +192,10 @@ export class LocalDrainLauncher implements DrainLauncher {
     this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
     let output: DrainStepOutput | undefined;
     try {
-      const result = await runDrain({ ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) }, drainRequestOf(input));
+      const result = await runDrain(
+        { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
+        drainRequestOf(input),
+      );
       output = stepOutput(result, input);
       this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
       for (const line of endLines(result.pods)) this.print(`    ${line}`);
@@ -190,11 +209,17 @@ export class LocalDrainLauncher implements DrainLauncher {
     return 'started';
   }
 
-  private async endLifecycle(input: DrainWorkflowInput, outcome: DrainOutcome | 'error', lifecycle: LifecycleRef | undefined): Promise<void> {
+  private async endLifecycle(
+    input: DrainWorkflowInput,
+    outcome: DrainOutcome | 'error',
+    lifecycle: LifecycleRef | undefined,
+  ): Promise<void> {
     if (!lifecycle || !input.instanceId) return;
     const which = `${input.instanceId} (${lifecycle.group}/${lifecycle.hook})`;
     if (leavesLifecycleOpen(outcome)) {
-      this.print(`  left the lifecycle action of ${which} open for you; complete it with: ${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: input.instanceId })}`);
+      this.print(
+        `  left the lifecycle action of ${which} open for you; complete it with: ${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: input.instanceId })}`,
+      );
       return;
     }
     await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');

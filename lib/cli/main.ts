@@ -32,11 +32,13 @@ const commandHelp = (name: string, command: Command): string =>
 /** The package's version, from its package.json (next to lib/, wherever the CLI was built to). */
 function version(): string {
   const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  const value = typeof manifest === 'object' && manifest !== null && 'version' in manifest ? manifest.version : undefined;
+  const value =
+    typeof manifest === 'object' && manifest !== null && 'version' in manifest ? manifest.version : undefined;
   return typeof value === 'string' ? value : 'unknown';
 }
 
-const unknownCommand = (name: string): string => `error: unknown command ${JSON.stringify(name)}${didYouMean(name, Object.keys(COMMANDS))}\n\n${mainHelp()}\n`;
+const unknownCommand = (name: string): string =>
+  `error: unknown command ${JSON.stringify(name)}${didYouMean(name, Object.keys(COMMANDS))}\n\n${mainHelp()}\n`;
 
 /**
  * parseArgs' message, said plainly: an unknown flag with the nearest known ones; a flag's value that
@@ -49,7 +51,8 @@ function parseArgsMessage(error: TypeError & { code: unknown }, options: Options
     return `unknown flag ${unknown[1] ?? ''}${unknown[2]}${didYouMean(unknown[2], flags, (f) => `--${f}`)}`;
   }
   const ambiguous = /^Option '(?:-\w, )?--([^' ]+)(?: <value>)?' argument is ambiguous/.exec(error.message);
-  if (ambiguous?.[1] !== undefined) return `--${ambiguous[1]} needs a value, and the next argument looks like a flag: write --${ambiguous[1]}=VALUE`;
+  if (ambiguous?.[1] !== undefined)
+    return `--${ambiguous[1]} needs a value, and the next argument looks like a flag: write --${ambiguous[1]}=VALUE`;
   return error.message.split('\n')[0] ?? error.message;
 }
 
@@ -84,7 +87,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   let options: Options = command.options;
   try {
-    if (command.settings === true) options = { ...command.options, ...(await import('./settings-flags.js')).settingOptions() };
+    if (command.settings === true)
+      options = { ...command.options, ...(await import('./settings-flags.js')).settingOptions() };
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     // The SDK's default credential chain (and the region of a profile) read AWS_PROFILE when a client is made.
     if (typeof values['profile'] === 'string') process.env['AWS_PROFILE'] = values['profile'];

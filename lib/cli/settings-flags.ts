@@ -3,7 +3,8 @@ import { SettingsSchema, type Settings } from '../settings.js';
 import { CliError } from './exit-codes.js';
 
 /** `heartbeatGrace` → `heartbeat-grace`: every setting is also a flag, named after it. */
-export const flagOf = (setting: string): string => setting.replace(/[A-Z]/g, (c, at: number) => `${at > 0 ? '-' : ''}${c.toLowerCase()}`);
+export const flagOf = (setting: string): string =>
+  setting.replace(/[A-Z]/g, (c, at: number) => `${at > 0 ? '-' : ''}${c.toLowerCase()}`);
 
 /** The flag of a nested setting: `repair.after.KernelReady` → `repair-after-kernel-ready`. */
 export const flagOfPath = (path: readonly PropertyKey[]): string => path.map((key) => flagOf(String(key))).join('-');
@@ -11,7 +12,8 @@ export const flagOfPath = (path: readonly PropertyKey[]): string => path.map((ke
 /** The object schema inside defaults and prefaults, or undefined for a leaf setting. */
 function objectSchemaOf(schema: z.ZodType): z.ZodObject | undefined {
   if (schema instanceof z.ZodObject) return schema;
-  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional) return objectSchemaOf(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional)
+    return objectSchemaOf(schema.unwrap() as z.ZodType);
   return undefined;
 }
 
@@ -27,7 +29,9 @@ export const SETTING_PATHS: readonly (readonly string[])[] = leafPaths(SettingsS
 
 /** parseArgs options for every setting (values as strings; the schema converts them). */
 export function settingOptions(): Record<string, { type: 'string' }> {
-  return Object.fromEntries(SETTING_PATHS.filter((p) => p.join('.') !== 'dryRun').map((p) => [flagOfPath(p), { type: 'string' as const }]));
+  return Object.fromEntries(
+    SETTING_PATHS.filter((p) => p.join('.') !== 'dryRun').map((p) => [flagOfPath(p), { type: 'string' as const }]),
+  );
 }
 
 function coerce(text: string): unknown {
@@ -45,7 +49,8 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
     return;
   }
   const existing = target[head];
-  const child: Record<string, unknown> = typeof existing === 'object' && existing !== null ? (existing as Record<string, unknown>) : {};
+  const child: Record<string, unknown> =
+    typeof existing === 'object' && existing !== null ? (existing as Record<string, unknown>) : {};
   target[head] = child;
   setAt(child, rest, value);
 }
@@ -58,6 +63,7 @@ export function settingsFromFlags(values: Record<string, unknown>, dryRun: boole
     if (typeof value === 'string') setAt(input, path, coerce(value));
   }
   const parsed = SettingsSchema.safeParse(input);
-  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `--${flagOfPath(i.path)}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new CliError(parsed.error.issues.map((i) => `--${flagOfPath(i.path)}: ${i.message}`).join('; '));
   return parsed.data;
 }

@@ -30,7 +30,11 @@ export function closest(typed: string, known: readonly string[]): string[] {
 }
 
 /** ` (did you mean X or Y?)`, or nothing. */
-export function didYouMean(typed: string, known: readonly string[], spell: (word: string) => string = (w) => w): string {
+export function didYouMean(
+  typed: string,
+  known: readonly string[],
+  spell: (word: string) => string = (w) => w,
+): string {
   const near = closest(typed, known);
   return near.length === 0 ? '' : ` (did you mean ${near.map(spell).join(' or ')}?)`;
 }

@@ -55,7 +55,15 @@ export type DrainStepInput = z.infer<typeof DrainStepInputSchema>;
  * `node-replaced` / `node-gone` (the Node the drain started on was replaced or deleted),
  * `cancelled-by-uncordon` (someone else uncordoned the node: the operator wins).
  */
-export const DRAIN_OUTCOMES = ['continue', 'done', 'incomplete', 'deadline', 'node-replaced', 'node-gone', 'cancelled-by-uncordon'] as const;
+export const DRAIN_OUTCOMES = [
+  'continue',
+  'done',
+  'incomplete',
+  'deadline',
+  'node-replaced',
+  'node-gone',
+  'cancelled-by-uncordon',
+] as const;
 export type DrainOutcome = (typeof DRAIN_OUTCOMES)[number];
 export type DrainEnd = Exclude<DrainOutcome, 'continue'>;
 
@@ -64,7 +72,8 @@ export type DrainEnd = Exclude<DrainOutcome, 'continue'>;
  * machine they just chose to keep using. Every other end completes it with CONTINUE.
  */
 export const LIFECYCLE_LEFT_OPEN: readonly DrainEnd[] = ['cancelled-by-uncordon'];
-export const leavesLifecycleOpen = (outcome: string): boolean => (LIFECYCLE_LEFT_OPEN as readonly string[]).includes(outcome);
+export const leavesLifecycleOpen = (outcome: string): boolean =>
+  (LIFECYCLE_LEFT_OPEN as readonly string[]).includes(outcome);
 
 /**
  * The command that completes a lifecycle action a drain left open, for the output event and the
@@ -73,8 +82,15 @@ export const leavesLifecycleOpen = (outcome: string): boolean => (LIFECYCLE_LEFT
 export const COMPLETE_LIFECYCLE_COMMAND =
   'aws autoscaling complete-lifecycle-action --auto-scaling-group-name {group} --lifecycle-hook-name {hook} --instance-id {instance} --lifecycle-action-result CONTINUE';
 
-export function completeLifecycleCommand(values: { readonly group: string; readonly hook: string; readonly instance: string }): string {
-  return COMPLETE_LIFECYCLE_COMMAND.replace(/\{(group|hook|instance)\}/g, (_m, key: 'group' | 'hook' | 'instance') => values[key]);
+export function completeLifecycleCommand(values: {
+  readonly group: string;
+  readonly hook: string;
+  readonly instance: string;
+}): string {
+  return COMPLETE_LIFECYCLE_COMMAND.replace(
+    /\{(group|hook|instance)\}/g,
+    (_m, key: 'group' | 'hook' | 'instance') => values[key],
+  );
 }
 
 /** Step Functions' limit on a state's input, output and result, and on each variable: 256 KiB. */
@@ -102,11 +118,15 @@ export const DrainSummarySchema = z.object({
   /** PodDisruptionBudgets that blocked pods, with how many each. */
   blockingPdbs: z.array(z.object({ pdb: z.string(), pods: PodCount })).max(SUMMARY_EXAMPLES),
   /** Some of the pods left: `namespace/name` and reason code. */
-  examples: z.array(z.object({ pod: z.string(), reason: z.string(), pdb: z.string().optional() })).max(SUMMARY_EXAMPLES),
+  examples: z
+    .array(z.object({ pod: z.string(), reason: z.string(), pdb: z.string().optional() }))
+    .max(SUMMARY_EXAMPLES),
   /** Pods evicted with a grace period shortened to fit the deadline (gracePeriod: fit-deadline). */
   graceShortened: z.object({
     pods: PodCount,
-    examples: z.array(z.object({ pod: z.string(), seconds: PodCount, podSeconds: PodCount.optional() })).max(SUMMARY_EXAMPLES),
+    examples: z
+      .array(z.object({ pod: z.string(), seconds: PodCount, podSeconds: PodCount.optional() }))
+      .max(SUMMARY_EXAMPLES),
   }),
 });
 export type DrainSummary = z.infer<typeof DrainSummarySchema>;
@@ -132,7 +152,8 @@ export const DrainStepOutputSchema = z.object({
 export type DrainStepOutput = z.infer<typeof DrainStepOutputSchema>;
 
 /** The execution a workflow input describes: its own name, or the one derived from it. */
-export const executionOf = (input: DrainWorkflowInput): string => input.execution ?? drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+export const executionOf = (input: DrainWorkflowInput): string =>
+  input.execution ?? drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
 
 /**
  * Step Functions execution names: 1–80 characters of [A-Za-z0-9-_]. Deterministic from

@@ -29,7 +29,9 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
 ];
 
 /** Node heartbeats, readable only in their own namespace (a Role, not cluster-wide). */
-export const LEASE_RULES: readonly PolicyRule[] = [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list'] }];
+export const LEASE_RULES: readonly PolicyRule[] = [
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list'] },
+];
 
 const labels = { 'app.kubernetes.io/name': PRODUCT_NAME };
 const subjects = [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: RECONCILER_GROUP }];
@@ -37,7 +39,12 @@ const subjects = [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 
 /** The manifest as Kubernetes objects, in apply order. */
 export function rbacManifests(): Record<string, unknown>[] {
   return [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: RBAC_NAME, labels }, rules: CLUSTER_RULES },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: RBAC_NAME, labels },
+      rules: CLUSTER_RULES,
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -45,7 +52,12 @@ export function rbacManifests(): Record<string, unknown>[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: RBAC_NAME },
       subjects,
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: RBAC_NAME, namespace: LEASE_NAMESPACE, labels }, rules: LEASE_RULES },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: RBAC_NAME, namespace: LEASE_NAMESPACE, labels },
+      rules: LEASE_RULES,
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',

@@ -70,4 +70,5 @@ export const podKey = (pod: Pick<PodRef, 'namespace' | 'name'>): string => `${po
 export const podRef = (pod: PodRef): PodRef => ({ namespace: pod.namespace, name: pod.name, uid: pod.uid });
 
 /** Terminal phases: such pods already caused their disruption, so every filter lets them go. */
-export const isFinished = (pod: Pick<DrainPod, 'phase'>): boolean => pod.phase === 'Succeeded' || pod.phase === 'Failed';
+export const isFinished = (pod: Pick<DrainPod, 'phase'>): boolean =>
+  pod.phase === 'Succeeded' || pod.phase === 'Failed';

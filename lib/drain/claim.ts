@@ -52,13 +52,18 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * A lifecycle action as a Node may carry it: group and hook, never the token (which anyone who can
  * read Nodes would see); the drain completes it by instance id, which the API accepts as well.
  */
-export const lifecycleAnnotation = (lifecycle: LifecycleRef): string => JSON.stringify({ group: lifecycle.group, hook: lifecycle.hook });
+export const lifecycleAnnotation = (lifecycle: LifecycleRef): string =>
+  JSON.stringify({ group: lifecycle.group, hook: lifecycle.hook });
 
 /**
  * Pure: the annotations that record `claim` on the node at `now`; `undefined` when it already does,
  * or the execution that owns the removal instead.
  */
-export function claimAnnotations(node: NodeWriteView, claim: Claim, now: number): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
+export function claimAnnotations(
+  node: NodeWriteView,
+  claim: Claim,
+  now: number,
+): { annotations: NonNullable<NodePatch['annotations']> } | { owner: string } | undefined {
   const current = node.annotations[DRAIN_ANNOTATION];
   if (current === claim.execution) return undefined;
   if (current !== undefined && current !== '' && current !== claim.replaces) return { owner: current };
@@ -76,29 +81,45 @@ export function claimAnnotations(node: NodeWriteView, claim: Claim, now: number)
 }
 
 /** Records `execution` as the owner of the Node's removal, unless another execution already is. */
-export async function claimDrain(api: NodeWriteApi, name: string, options: ClaimOptions, clock: Clock): Promise<ClaimResult> {
+export async function claimDrain(
+  api: NodeWriteApi,
+  name: string,
+  options: ClaimOptions,
+  clock: Clock,
+): Promise<ClaimResult> {
   return readDecidePatch<ClaimResult>(api, name, options, (node) => {
     const wanted = claimAnnotations(node, options, clock.now());
-    if (wanted !== undefined && 'owner' in wanted) return { stop: { kind: 'claimed-by-other', execution: wanted.owner } };
+    if (wanted !== undefined && 'owner' in wanted)
+      return { stop: { kind: 'claimed-by-other', execution: wanted.owner } };
     return { patch: wanted, result: (_patched, changed) => ({ kind: 'claimed', changed }) };
   });
 }
 
-export type CordonClaimResult = CordonResult & { readonly claim?: Extract<ClaimResult, { kind: 'claimed' | 'claimed-by-other' }> };
+export type CordonClaimResult = CordonResult & {
+  readonly claim?: Extract<ClaimResult, { kind: 'claimed' | 'claimed-by-other' }>;
+};
 
 /**
  * Cordons the node and claims its removal for `claim.execution` in one guarded patch (the event
  * path's one write before it starts the workflow). A removal another execution owns is still
  * cordoned; the claim result says who owns it.
  */
-export async function cordonAndClaim(api: NodeWriteApi, name: string, options: CordonOptions, claim: Claim, clock: Clock): Promise<CordonClaimResult> {
+export async function cordonAndClaim(
+  api: NodeWriteApi,
+  name: string,
+  options: CordonOptions,
+  claim: Claim,
+  clock: Clock,
+): Promise<CordonClaimResult> {
   return readDecidePatch<CordonClaimResult>(api, name, options, (node) => {
     const cordoning = cordonPatch(node, options, clock.now());
     const wanted = claimAnnotations(node, claim, clock.now());
     const owner = wanted !== undefined && 'owner' in wanted ? wanted.owner : undefined;
     const claimed = wanted !== undefined && 'annotations' in wanted ? wanted.annotations : undefined;
     const patch: NodePatch | undefined =
-      cordoning === undefined && claimed === undefined ? undefined : { ...cordoning, annotations: { ...cordoning?.annotations, ...claimed } };
+      cordoning === undefined && claimed === undefined
+        ? undefined
+        : { ...cordoning, annotations: { ...cordoning?.annotations, ...claimed } };
     return {
       patch,
       result: (patched, changed) => ({
@@ -106,7 +127,10 @@ export async function cordonAndClaim(api: NodeWriteApi, name: string, options: C
         changed,
         ours: hasOwnCordonMark(patched),
         node: patched,
-        claim: owner !== undefined ? { kind: 'claimed-by-other', execution: owner } : { kind: 'claimed', changed: claimed !== undefined },
+        claim:
+          owner !== undefined
+            ? { kind: 'claimed-by-other', execution: owner }
+            : { kind: 'claimed', changed: claimed !== undefined },
       }),
     };
   });
@@ -134,8 +158,10 @@ export async function joinDrain(api: NodeWriteApi, name: string, options: JoinOp
     if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
     const annotations: Record<string, string> = {};
     const known = Date.parse(node.annotations[DRAIN_DEADLINE_ANNOTATION] ?? '');
-    if (options.deadline !== undefined && !(known <= options.deadline)) annotations[DRAIN_DEADLINE_ANNOTATION] = iso(options.deadline);
-    if (options.lifecycle && node.annotations[LIFECYCLE_ANNOTATION] === undefined) annotations[LIFECYCLE_ANNOTATION] = lifecycleAnnotation(options.lifecycle);
+    if (options.deadline !== undefined && !(known <= options.deadline))
+      annotations[DRAIN_DEADLINE_ANNOTATION] = iso(options.deadline);
+    if (options.lifecycle && node.annotations[LIFECYCLE_ANNOTATION] === undefined)
+      annotations[LIFECYCLE_ANNOTATION] = lifecycleAnnotation(options.lifecycle);
     return {
       patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'joined', changed }),
@@ -150,19 +176,34 @@ export type ForgetResult =
   | { readonly kind: 'forgotten'; readonly changed: boolean };
 
 /** Our cordon's annotations, left on a Node someone else uncordoned: they no longer describe anything. */
-const STALE_CORDON_ANNOTATIONS = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDON_UNTIL_ANNOTATION] as const;
+const STALE_CORDON_ANNOTATIONS = [
+  CORDONED_BY_ANNOTATION,
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
+] as const;
 
 /**
  * Removes what the Node records of a removal that is over: the drain record of `execution` (when
  * given; a record of another drain is left), and our cordon annotations when the Node is schedulable
  * (an operator uncordoned it: a later `kubectl cordon` of theirs must not read as ours).
  */
-export async function forgetDrain(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution?: string }): Promise<ForgetResult> {
+export async function forgetDrain(
+  api: NodeWriteApi,
+  name: string,
+  options: ReadOptions & { readonly execution?: string },
+): Promise<ForgetResult> {
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
-    if (options.execution !== undefined && current !== undefined && current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current } };
-    const keys = [...(options.execution !== undefined ? DRAIN_RECORD_ANNOTATIONS : []), ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
-    const annotations = Object.fromEntries(keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]));
+    if (options.execution !== undefined && current !== undefined && current !== options.execution)
+      return { stop: { kind: 'claimed-by-other', execution: current } };
+    const keys = [
+      ...(options.execution !== undefined ? DRAIN_RECORD_ANNOTATIONS : []),
+      ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS),
+    ];
+    const annotations = Object.fromEntries(
+      keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]),
+    );
     return {
       patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'forgotten', changed }),
@@ -174,13 +215,20 @@ export async function forgetDrain(api: NodeWriteApi, name: string, options: Read
  * Records how `execution` ended on the Node it drained. After an operator's uncordon it also drops
  * our cordon annotations: the Node is theirs now, and a cordon of theirs later must not read as ours.
  */
-export async function recordOutcome(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution: string; readonly outcome: string }): Promise<ForgetResult> {
+export async function recordOutcome(
+  api: NodeWriteApi,
+  name: string,
+  options: ReadOptions & { readonly execution: string; readonly outcome: string },
+): Promise<ForgetResult> {
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
-    const stale = node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS.filter((key) => node.annotations[key] !== undefined);
+    const stale = node.unschedulable
+      ? []
+      : STALE_CORDON_ANNOTATIONS.filter((key) => node.annotations[key] !== undefined);
     const annotations: Record<string, string | null> = { ...Object.fromEntries(stale.map((key) => [key, null])) };
-    if (node.annotations[DRAIN_OUTCOME_ANNOTATION] !== options.outcome) annotations[DRAIN_OUTCOME_ANNOTATION] = options.outcome;
+    if (node.annotations[DRAIN_OUTCOME_ANNOTATION] !== options.outcome)
+      annotations[DRAIN_OUTCOME_ANNOTATION] = options.outcome;
     return {
       patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'forgotten', changed }),
@@ -203,10 +251,15 @@ export type CancelRepairResult =
  * record with it, in one guarded patch, so the drain (still running or not) finds the node uncordoned
  * and no record of its own to write an outcome to. A cordon that is not ours stays; only the record goes.
  */
-export async function cancelRepair(api: NodeWriteApi, name: string, options: ReadOptions & { readonly execution: string }): Promise<CancelRepairResult> {
+export async function cancelRepair(
+  api: NodeWriteApi,
+  name: string,
+  options: ReadOptions & { readonly execution: string },
+): Promise<CancelRepairResult> {
   return readDecidePatch<CancelRepairResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
-    if (current !== options.execution || node.annotations[DRAIN_FOR_ANNOTATION] !== 'repair') return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
+    if (current !== options.execution || node.annotations[DRAIN_FOR_ANNOTATION] !== 'repair')
+      return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
     if (node.annotations[LIFECYCLE_ANNOTATION] !== undefined) return { stop: { kind: 'removal-joined' } };
     const ours = isCordonedByReconciler(node);
     const patch = ours ? uncordonPatch(node) : recordRemoval(node);
@@ -217,6 +270,8 @@ export async function cancelRepair(api: NodeWriteApi, name: string, options: Rea
 /** The patch that drops the drain record (and our cordon's annotations on a node someone else uncordoned). */
 function recordRemoval(node: NodeWriteView): NodePatch | undefined {
   const keys = [...DRAIN_RECORD_ANNOTATIONS, ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
-  const annotations = Object.fromEntries(keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]));
+  const annotations = Object.fromEntries(
+    keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]),
+  );
   return Object.keys(annotations).length > 0 ? { annotations } : undefined;
 }

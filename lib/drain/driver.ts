@@ -14,7 +14,11 @@ export interface DriverOptions {
  * Loops drainStep until the drain ends (drained, deadline, node gone), sleeping nextCheckAfterMs
  * between steps: the local stand-in for the Step Functions loop, used by the CLI, the sandbox and tests.
  */
-export async function runDrain(deps: DrainDeps, request: DrainRequest, options: DriverOptions = {}): Promise<DrainStepResult> {
+export async function runDrain(
+  deps: DrainDeps,
+  request: DrainRequest,
+  options: DriverOptions = {},
+): Promise<DrainStepResult> {
   const budget = options.stepBudgetMs ?? 60_000;
   let state: unknown = options.state;
   for (let step = 1; ; step++) {

@@ -46,14 +46,21 @@ export async function removePods(
   removals: readonly Removal[],
   options: { readonly concurrency: number; readonly canStart?: () => boolean },
 ): Promise<RemovalResult[]> {
-  const settled = await settleBounded(removals, options.concurrency, async (removal): Promise<RemovalResult['outcome']> => {
-    if (options.canStart && !options.canStart()) return { kind: 'not-attempted' };
-    return api.evictPod(removal.pod, removal.options);
-  });
+  const settled = await settleBounded(
+    removals,
+    options.concurrency,
+    async (removal): Promise<RemovalResult['outcome']> => {
+      if (options.canStart && !options.canStart()) return { kind: 'not-attempted' };
+      return api.evictPod(removal.pod, removal.options);
+    },
+  );
   return removals.map((removal, index) => {
     const result = settled[index];
     if (result?.status === 'fulfilled') return { ...removal, outcome: result.value };
     const cause: unknown = result?.reason;
-    return { ...removal, outcome: { kind: 'error', message: `evicting pod ${podKey(removal.pod)}: ${errorText(cause)}`, cause } };
+    return {
+      ...removal,
+      outcome: { kind: 'error', message: `evicting pod ${podKey(removal.pod)}: ${errorText(cause)}`, cause },
+    };
   });
 }

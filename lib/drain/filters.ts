@@ -31,9 +31,7 @@ export interface Verdict {
 
 /** What the drain learned about a DaemonSet before planning (filters stay pure: no lookups inside). */
 export type DaemonSetLookup =
-  | { readonly state: 'present' }
-  | { readonly state: 'missing' }
-  | { readonly state: 'unknown'; readonly error: string };
+  { readonly state: 'present' } | { readonly state: 'missing' } | { readonly state: 'unknown'; readonly error: string };
 
 export interface DrainContext {
   readonly settings: Pick<DrainSettings, 'deleteEmptyDirData' | 'evictUnreplicated' | 'skipWaitForDeleteTimeoutMs'>;
@@ -119,7 +117,10 @@ export const completedFilter: DrainFilter = (pod) =>
 export const alreadyTerminatingFilter: DrainFilter = (pod, ctx) => {
   if (pod.deletionTimestamp === undefined) return okay();
   const seconds = Math.max(0, Math.round((pod.deletionTimestamp - ctx.now) / 1000));
-  return wait('terminating', seconds > 0 ? `terminating, grace period ends in ${seconds}s` : 'terminating, grace period over');
+  return wait(
+    'terminating',
+    seconds > 0 ? `terminating, grace period ends in ${seconds}s` : 'terminating, grace period over',
+  );
 };
 
 /** kubectl's order (skipDeleted, daemonSet, mirrorPod, localStorage, unreplicated), then ours. */

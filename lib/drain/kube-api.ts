@@ -3,7 +3,15 @@ import { epochOf } from '../kube/node-view.js';
 import { NodeClient } from '../kube/nodes.js';
 import { ApiStatusError } from '../kube/node-writes.js';
 import { IgnoredAnswer, listOf, PodSchema, type KubePod, type KubeStatus } from '../kube/schemas.js';
-import { MIRROR_POD_ANNOTATION, podKey, type DrainApi, type DrainPod, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
+import {
+  MIRROR_POD_ANNOTATION,
+  podKey,
+  type DrainApi,
+  type DrainPod,
+  type PodRef,
+  type RemovalOptions,
+  type RemovalOutcome,
+} from './api.js';
 
 /**
  * The PDB a 429 names. The API server puts it in a cause: `The disruption budget web needs 2
@@ -45,7 +53,8 @@ function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOut
 }
 
 function rethrow(error: unknown, action: string): never {
-  if (error instanceof KubeApiError) throw new ApiStatusError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
+  if (error instanceof KubeApiError)
+    throw new ApiStatusError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
   throw new Error(action, { cause: error });
 }
 
@@ -62,7 +71,9 @@ export function toDrainPod(pod: KubePod): DrainPod {
     ...(pod.status.phase !== undefined ? { phase: pod.status.phase } : {}),
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
     ...(owner ? { controller: { kind: owner.kind, name: owner.name } } : {}),
-    ...(typeof pod.spec.terminationGracePeriodSeconds === 'number' ? { terminationGracePeriodSeconds: pod.spec.terminationGracePeriodSeconds } : {}),
+    ...(typeof pod.spec.terminationGracePeriodSeconds === 'number'
+      ? { terminationGracePeriodSeconds: pod.spec.terminationGracePeriodSeconds }
+      : {}),
   };
 }
 
@@ -76,7 +87,8 @@ const deleteOptions = (pod: PodRef, options: RemovalOptions) => ({
   preconditions: { uid: pod.uid },
   ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
 });
-const podPath = (pod: PodRef, ...sub: string[]) => kubePath('api/v1/namespaces', pod.namespace, 'pods', pod.name, ...sub);
+const podPath = (pod: PodRef, ...sub: string[]) =>
+  kubePath('api/v1/namespaces', pod.namespace, 'pods', pod.name, ...sub);
 
 /** DrainApi over the KubeClient: nodes through NodeClient; pods and policy/v1 evictions in core/v1; DaemonSets in apps/v1. */
 export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}): DrainApi {
@@ -106,7 +118,10 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
 
     async daemonSetExists(namespace, name) {
       try {
-        await kube.call({ method: 'GET', path: kubePath('apis/apps/v1/namespaces', namespace, 'daemonsets', name) }, IgnoredAnswer);
+        await kube.call(
+          { method: 'GET', path: kubePath('apis/apps/v1/namespaces', namespace, 'daemonsets', name) },
+          IgnoredAnswer,
+        );
         return true;
       } catch (error) {
         if (httpStatus(error) === 404) return false;

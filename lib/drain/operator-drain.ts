@@ -23,13 +23,30 @@ export interface OperatorDrain {
 export async function runOperatorDrain(deps: DrainDeps, drain: OperatorDrain): Promise<DrainStepResult> {
   const now = deps.clock.now();
   const deadline = now + drain.timeoutMs;
-  const execution = `${LOCAL_DRAIN_PREFIX}manual-${drain.node}-${new Date(now).toISOString().replace(/[^0-9]/g, '').slice(0, 14)}`.slice(0, 253);
-  const claimed = await claimDrain(deps.api, drain.node, { execution, deadline, for: 'manual', ...(drain.expectedUid !== undefined ? { expectedUid: drain.expectedUid } : {}) }, deps.clock);
+  const execution = `${LOCAL_DRAIN_PREFIX}manual-${drain.node}-${new Date(now)
+    .toISOString()
+    .replace(/[^0-9]/g, '')
+    .slice(0, 14)}`.slice(0, 253);
+  const claimed = await claimDrain(
+    deps.api,
+    drain.node,
+    {
+      execution,
+      deadline,
+      for: 'manual',
+      ...(drain.expectedUid !== undefined ? { expectedUid: drain.expectedUid } : {}),
+    },
+    deps.clock,
+  );
   return runDrain(deps, {
     node: drain.node,
     deadline,
     // The operator's cordon, not the reconciler's: no sweep reverses it.
-    cordon: { reason: drain.reason, by: 'operator', ...(drain.expectedUid !== undefined ? { expectedUid: drain.expectedUid } : {}) },
+    cordon: {
+      reason: drain.reason,
+      by: 'operator',
+      ...(drain.expectedUid !== undefined ? { expectedUid: drain.expectedUid } : {}),
+    },
     ...(claimed.kind === 'claimed' ? { execution } : {}),
   });
 }

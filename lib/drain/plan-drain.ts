@@ -1,5 +1,12 @@
 import { podKey, type DrainPod } from './api.js';
-import { DRAIN_FILTERS, okay, type DrainContext, type DrainFilter, type Verdict, type VerdictAction } from './filters.js';
+import {
+  DRAIN_FILTERS,
+  okay,
+  type DrainContext,
+  type DrainFilter,
+  type Verdict,
+  type VerdictAction,
+} from './filters.js';
 
 export interface PlannedPod {
   readonly pod: DrainPod;
@@ -17,7 +24,11 @@ export interface DrainPlan {
 }
 
 /** Runs the filters over one pod; the first verdict other than `evict` decides. */
-export function judgePod(pod: DrainPod, ctx: DrainContext, filters: readonly DrainFilter[] = DRAIN_FILTERS): PlannedPod {
+export function judgePod(
+  pod: DrainPod,
+  ctx: DrainContext,
+  filters: readonly DrainFilter[] = DRAIN_FILTERS,
+): PlannedPod {
   const notes: Verdict[] = [];
   for (const filter of filters) {
     const verdict = filter(pod, ctx);
@@ -35,7 +46,11 @@ const BUCKET: Record<VerdictAction, keyof DrainPlan> = {
 };
 
 /** Pure: sorts every pod into exactly one bucket, keeping each pod's verdict. Output order is by namespace/name. */
-export function planDrain(pods: readonly DrainPod[], ctx: DrainContext, filters: readonly DrainFilter[] = DRAIN_FILTERS): DrainPlan {
+export function planDrain(
+  pods: readonly DrainPod[],
+  ctx: DrainContext,
+  filters: readonly DrainFilter[] = DRAIN_FILTERS,
+): DrainPlan {
   const plan: Record<keyof DrainPlan, PlannedPod[]> = { toEvict: [], skipped: [], waiting: [], refused: [] };
   const sorted = [...pods].sort((a, b) => podKey(a).localeCompare(podKey(b)));
   for (const pod of sorted) {

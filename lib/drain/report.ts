@@ -53,8 +53,19 @@ export interface BlockedPod {
 }
 
 const FINISHED: ReadonlySet<PodStatus> = new Set(['evicted', 'gone']);
-const SKIPPED: ReadonlySet<PodStatus> = new Set(['skipped-daemonset', 'skipped-mirror', 'skipped-terminating', 'recreated']);
-const BLOCKED: ReadonlySet<PodStatus> = new Set(['blocked-by-pdb', 'throttled', 'multiple-pdbs', 'eviction-failed', 'refused']);
+const SKIPPED: ReadonlySet<PodStatus> = new Set([
+  'skipped-daemonset',
+  'skipped-mirror',
+  'skipped-terminating',
+  'recreated',
+]);
+const BLOCKED: ReadonlySet<PodStatus> = new Set([
+  'blocked-by-pdb',
+  'throttled',
+  'multiple-pdbs',
+  'eviction-failed',
+  'refused',
+]);
 const LEFT: ReadonlySet<PodStatus> = new Set(['pending', 'waiting', ...BLOCKED]);
 
 /** Still on the node, meant to go, and not going: not yet evicted, refused or blocked (terminating pods are going). */
@@ -63,10 +74,12 @@ export const isBlocked = (report: PodReport): boolean => BLOCKED.has(report.stat
 export const isFinishedReport = (report: PodReport): boolean => FINISHED.has(report.status);
 export const isSkipped = (report: PodReport): boolean => SKIPPED.has(report.status);
 /** The drain waits for it: still to go, terminating, or blocked for now (refused pods wait for nothing). */
-export const isUnfinished = (report: PodReport): boolean => report.status === 'terminating' || (isLeft(report) && report.status !== 'refused');
+export const isUnfinished = (report: PodReport): boolean =>
+  report.status === 'terminating' || (isLeft(report) && report.status !== 'refused');
 
 /** A left pod's reason as a code: its status, or for a refused pod the filter that refused it. */
-export const reasonCode = (report: PodReport): string => (report.status === 'refused' ? (report.refusal ?? 'refused') : report.status);
+export const reasonCode = (report: PodReport): string =>
+  report.status === 'refused' ? (report.refusal ?? 'refused') : report.status;
 
 export interface DrainCounts {
   /** Evicted by this drain, gone or still terminating. */
@@ -114,10 +127,18 @@ export function summarize(reports: readonly PodReport[]): DrainSummary {
       .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
       .slice(0, SUMMARY_EXAMPLES)
       .map(([pdb, pods]) => ({ pdb, pods })),
-    examples: left.slice(0, SUMMARY_EXAMPLES).map((r) => ({ pod: podKey(r.pod), reason: reasonCode(r), ...(r.pdb !== undefined ? { pdb: r.pdb } : {}) })),
+    examples: left
+      .slice(0, SUMMARY_EXAMPLES)
+      .map((r) => ({ pod: podKey(r.pod), reason: reasonCode(r), ...(r.pdb !== undefined ? { pdb: r.pdb } : {}) })),
     graceShortened: {
       pods: shortened.length,
-      examples: shortened.slice(0, SUMMARY_EXAMPLES).map((r) => ({ pod: podKey(r.pod), seconds: r.grace?.given ?? 0, ...(r.grace ? { podSeconds: r.grace.pod } : {}) })),
+      examples: shortened
+        .slice(0, SUMMARY_EXAMPLES)
+        .map((r) => ({
+          pod: podKey(r.pod),
+          seconds: r.grace?.given ?? 0,
+          ...(r.grace ? { podSeconds: r.grace.pod } : {}),
+        })),
     },
   };
 }
@@ -133,7 +154,9 @@ export function formatReport(report: PodReport): string {
 export function endLines(reports: readonly PodReport[]): string[] {
   return [
     ...reports.filter((r) => r.left !== undefined && r.status !== 'terminating').map((r) => `left ${formatReport(r)}`),
-    ...reports.flatMap((r) => (r.grace ? [`grace shortened ${r.pod.namespace}/${r.pod.name}: ${r.grace.pod}s → ${r.grace.given}s`] : [])),
+    ...reports.flatMap((r) =>
+      r.grace ? [`grace shortened ${r.pod.namespace}/${r.pod.name}: ${r.grace.pod}s → ${r.grace.given}s`] : [],
+    ),
   ];
 }
 
@@ -143,7 +166,9 @@ const PROGRESS_NAMES = 5;
 /** One progress line for a CLI or a log: `evicted 5, terminating 2, left 3; blocked: default/db-0 by PDB default/db`. */
 export function progressLine(counts: DrainCounts, blocked: readonly BlockedPod[]): string {
   const parts = [`evicted ${counts.evicted}`, `terminating ${counts.terminating}`, `left ${counts.left}`];
-  const why = blocked.slice(0, PROGRESS_NAMES).map((b) => `${b.pod.namespace}/${b.pod.name}${b.pdb ? ` by PDB ${b.pdb}` : ` (${b.reason})`}`);
+  const why = blocked
+    .slice(0, PROGRESS_NAMES)
+    .map((b) => `${b.pod.namespace}/${b.pod.name}${b.pdb ? ` by PDB ${b.pdb}` : ` (${b.reason})`}`);
   if (blocked.length > PROGRESS_NAMES) why.push(`and ${blocked.length - PROGRESS_NAMES} more`);
   return why.length > 0 ? `${parts.join(', ')}; blocked: ${why.join(', ')}` : parts.join(', ');
 }

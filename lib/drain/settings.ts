@@ -47,17 +47,32 @@ export function drainSettings(
 ): DrainSettings {
   const merged: DrainSettings = {
     ...DEFAULT_DRAIN_SETTINGS,
-    ...(settings ? { deleteEmptyDirData: settings.deleteEmptyDirData, evictUnreplicated: settings.evictUnreplicated, gracePeriod: settings.gracePeriod } : {}),
+    ...(settings
+      ? {
+          deleteEmptyDirData: settings.deleteEmptyDirData,
+          evictUnreplicated: settings.evictUnreplicated,
+          gracePeriod: settings.gracePeriod,
+        }
+      : {}),
     ...overrides,
   };
   if (!Number.isInteger(merged.evictionConcurrency) || merged.evictionConcurrency < 1) {
-    throw new Error(`invalid drain settings: evictionConcurrency must be a whole number ≥ 1 (got ${merged.evictionConcurrency})`);
+    throw new Error(
+      `invalid drain settings: evictionConcurrency must be a whole number ≥ 1 (got ${merged.evictionConcurrency})`,
+    );
   }
-  for (const key of ['pollIntervalMs', 'evictionRetryDelayMs', 'failedEvictionRetryDelayMs', 'graceMarginMs'] as const) {
+  for (const key of [
+    'pollIntervalMs',
+    'evictionRetryDelayMs',
+    'failedEvictionRetryDelayMs',
+    'graceMarginMs',
+  ] as const) {
     if (!(merged[key] > 0)) throw new Error(`invalid drain settings: ${key} must be > 0 (got ${merged[key]})`);
   }
   if (!(merged.skipWaitForDeleteTimeoutMs >= 0)) {
-    throw new Error(`invalid drain settings: skipWaitForDeleteTimeoutMs must be ≥ 0 (got ${merged.skipWaitForDeleteTimeoutMs})`);
+    throw new Error(
+      `invalid drain settings: skipWaitForDeleteTimeoutMs must be ≥ 0 (got ${merged.skipWaitForDeleteTimeoutMs})`,
+    );
   }
   return merged;
 }

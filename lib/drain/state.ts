@@ -47,7 +47,9 @@ const STAGE_CODES = {
   gone: 'g',
 } as const;
 export type Stage = keyof typeof STAGE_CODES;
-const STAGE_OF_CODE = new Map<string, Stage>(Object.entries(STAGE_CODES).map(([stage, code]) => [code, stage as Stage]));
+const STAGE_OF_CODE = new Map<string, Stage>(
+  Object.entries(STAGE_CODES).map(([stage, code]) => [code, stage as Stage]),
+);
 
 const RETRY: ReadonlySet<Stage> = new Set<Stage>(RETRY_STAGES);
 /** Stages whose pod the drain removed or saw terminating: a pod later found under its name is a successor, never evicted. */

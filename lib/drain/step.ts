@@ -10,7 +10,15 @@ import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type RemovalO
 import { removePods, type Removal, type RemovalResult } from './evict.js';
 import type { DaemonSetLookup, Verdict } from './filters.js';
 import { planDrain, type DrainPlan, type PlannedPod } from './plan-drain.js';
-import { countReports, isBlocked, isLeft, isUnfinished, type BlockedPod, type LeftAt, type PodReport } from './report.js';
+import {
+  countReports,
+  isBlocked,
+  isLeft,
+  isUnfinished,
+  type BlockedPod,
+  type LeftAt,
+  type PodReport,
+} from './report.js';
 import type { DrainSettings } from './settings.js';
 import {
   initialDrainState,
@@ -55,7 +63,11 @@ type PassResult = Omit<DrainStepResult, 'state'>;
  * Looks up each DaemonSet that owns an unfinished pod on the node (the DaemonSet filter needs no
  * other). Definite answers are kept for the rest of the step; failed lookups are tried again.
  */
-async function lookUpDaemonSets(api: DrainApi, pods: readonly DrainPod[], cache: Map<string, DaemonSetLookup>): Promise<void> {
+async function lookUpDaemonSets(
+  api: DrainApi,
+  pods: readonly DrainPod[],
+  cache: Map<string, DaemonSetLookup>,
+): Promise<void> {
   const wanted = new Map<string, { namespace: string; name: string }>();
   for (const pod of pods) {
     if (pod.controller?.kind !== 'DaemonSet' || isFinished(pod)) continue;
@@ -97,7 +109,8 @@ function takeHandover(state: WorkingState, node: NodeWriteView, execution: strin
   }
 }
 
-const deadlineOf = (request: DrainRequest, state: WorkingState): number => Math.min(request.deadline, state.deadline ?? Infinity);
+const deadlineOf = (request: DrainRequest, state: WorkingState): number =>
+  Math.min(request.deadline, state.deadline ?? Infinity);
 
 /** Seconds: the grace period a removal gets when the pod's own would outlast the deadline (gracePeriod: fit-deadline). */
 function fittedGrace(seconds: number, now: number, deadline: number, settings: DrainSettings): number | undefined {
@@ -107,13 +120,23 @@ function fittedGrace(seconds: number, now: number, deadline: number, settings: D
 }
 
 /** The stage a pod's verdict puts it in, given what the drain already did to it. */
-function stageFromVerdict(record: PodRecord | undefined, verdict: Verdict): Pick<PodRecord, 'stage' | 'refusal'> | undefined {
+function stageFromVerdict(
+  record: PodRecord | undefined,
+  verdict: Verdict,
+): Pick<PodRecord, 'stage' | 'refusal'> | undefined {
   const stage = record?.stage;
   // Sent and accepted: a lagging read or a terminating pod changes nothing.
   if (stage === 'evicting') return undefined;
   switch (verdict.action) {
     case 'skip':
-      return { stage: verdict.code === 'daemonset' ? 'skipped-daemonset' : verdict.code === 'mirror' ? 'skipped-mirror' : 'skipped-terminating' };
+      return {
+        stage:
+          verdict.code === 'daemonset'
+            ? 'skipped-daemonset'
+            : verdict.code === 'mirror'
+              ? 'skipped-mirror'
+              : 'skipped-terminating',
+      };
     case 'refuse': {
       const refusal = REFUSALS.find((r) => r === verdict.code);
       return { stage: 'refused', ...(refusal ? { refusal } : {}) };
@@ -138,7 +161,15 @@ function finish(record: PodRecord): void {
 }
 
 /** Records the server's answer to one removal (and when to retry a refused one). */
-function recordRemoval(record: PodRecord, result: RemovalResult, now: number, state: WorkingState, deps: DrainDeps, memory: StepMemory, podGrace: number): void {
+function recordRemoval(
+  record: PodRecord,
+  result: RemovalResult,
+  now: number,
+  state: WorkingState,
+  deps: DrainDeps,
+  memory: StepMemory,
+  podGrace: number,
+): void {
   const { outcome, options } = result;
   if (outcome.kind !== 'not-attempted' && outcome.kind !== 'error') state.sent.evictions++;
   const shortening = record.stage === 'evicting' || record.stage === 'terminating';
@@ -167,13 +198,22 @@ function recordRemoval(record: PodRecord, result: RemovalResult, now: number, st
   };
   switch (outcome.kind) {
     case 'too-many-requests':
-      retry(outcome.pdb !== undefined ? 'blocked-by-pdb' : 'throttled', settings.evictionRetryDelayMs, outcome.message, outcome.pdb);
+      retry(
+        outcome.pdb !== undefined ? 'blocked-by-pdb' : 'throttled',
+        settings.evictionRetryDelayMs,
+        outcome.message,
+        outcome.pdb,
+      );
       return;
     case 'multiple-pdbs':
       retry('multiple-pdbs', settings.failedEvictionRetryDelayMs, outcome.message);
       return;
     case 'failed':
-      retry('eviction-failed', settings.failedEvictionRetryDelayMs, `eviction failed (${outcome.status}): ${outcome.message}`);
+      retry(
+        'eviction-failed',
+        settings.failedEvictionRetryDelayMs,
+        `eviction failed (${outcome.status}): ${outcome.message}`,
+      );
       return;
     case 'error':
       retry('eviction-failed', settings.failedEvictionRetryDelayMs, outcome.message);
@@ -197,7 +237,9 @@ function retryReason(stage: RetryStatus, record: PodRecord, memory: StepMemory, 
   const heard = memory.messages.get(record.uid);
   const said = heard !== undefined ? `: ${heard}` : '';
   const attempts = record.attempts ?? 1;
-  const when = final ? `${attempts} attempts` : `attempt ${attempts}, next in ${Math.max(0, Math.ceil(((record.retryAt ?? now) - now) / 1000))}s`;
+  const when = final
+    ? `${attempts} attempts`
+    : `attempt ${attempts}, next in ${Math.max(0, Math.ceil(((record.retryAt ?? now) - now) / 1000))}s`;
   switch (stage) {
     case 'blocked-by-pdb':
       return `blocked by PodDisruptionBudget ${record.pdb ?? '(unnamed)'}${said} (${when})`;
@@ -211,17 +253,28 @@ function retryReason(stage: RetryStatus, record: PodRecord, memory: StepMemory, 
 }
 
 /** One pod's report, from its record and, when it is listed now, the verdict on it. */
-function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: StepMemory, now: number, final: boolean): PodReport {
+function reportOf(
+  record: PodRecord,
+  planned: PlannedPod | undefined,
+  memory: StepMemory,
+  now: number,
+  final: boolean,
+): PodReport {
   const pod = { namespace: record.namespace, name: record.name, uid: record.uid };
   const notes = planned && planned.notes.length > 0 ? { notes: planned.notes.map((n) => n.reason) } : {};
-  const removal: PodReport['removal'] = record.stage === 'evicting' || record.stage === 'evicted' ? 'evicted' : undefined;
+  const removal: PodReport['removal'] =
+    record.stage === 'evicting' || record.stage === 'evicted' ? 'evicted' : undefined;
   const grace = record.grace
-    ? { grace: record.grace, graceNote: ` (grace period ${record.grace.given}s instead of ${record.grace.pod}s, to end before the deadline)` }
+    ? {
+        grace: record.grace,
+        graceNote: ` (grace period ${record.grace.given}s instead of ${record.grace.pod}s, to end before the deadline)`,
+      }
     : { graceNote: '' };
   const base = { pod, ...(removal ? { removal } : {}), ...(grace.grace ? { grace: grace.grace } : {}), ...notes };
   const verdict = planned?.verdict;
   // kubectl's skip-wait-for-delete-timeout applies to pods this drain evicted too.
-  if (verdict?.action === 'skip' && verdict.code === 'terminating-too-long') return { ...base, status: 'skipped-terminating', reason: verdict.reason };
+  if (verdict?.action === 'skip' && verdict.code === 'terminating-too-long')
+    return { ...base, status: 'skipped-terminating', reason: verdict.reason };
   switch (record.stage) {
     case 'pending':
       return { ...base, status: 'pending', reason: 'to be evicted' };
@@ -232,20 +285,33 @@ function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: St
     case 'skipped-terminating':
       return { ...base, status: record.stage, reason: verdict?.reason ?? SKIPPED_REASON[record.stage] ?? record.stage };
     case 'refused': {
-      const reason = verdict ? (verdict.hint ? `${verdict.reason}; ${verdict.hint}` : verdict.reason) : (REFUSAL_REASON[record.refusal ?? ''] ?? 'refused by the drain settings');
+      const reason = verdict
+        ? verdict.hint
+          ? `${verdict.reason}; ${verdict.hint}`
+          : verdict.reason
+        : (REFUSAL_REASON[record.refusal ?? ''] ?? 'refused by the drain settings');
       return { ...base, status: 'refused', reason, ...(record.refusal ? { refusal: record.refusal } : {}) };
     }
     case 'blocked-by-pdb':
     case 'throttled':
     case 'multiple-pdbs':
     case 'eviction-failed':
-      return { ...base, status: record.stage, reason: retryReason(record.stage, record, memory, now, final), ...(record.pdb ? { pdb: record.pdb } : {}) };
+      return {
+        ...base,
+        status: record.stage,
+        reason: retryReason(record.stage, record, memory, now, final),
+        ...(record.pdb ? { pdb: record.pdb } : {}),
+      };
     case 'evicting': {
       const progress = verdict?.code === 'terminating' ? verdict.reason : 'waiting for it to terminate';
       return { ...base, status: 'terminating', reason: `evicted, ${progress}${grace.graceNote}` };
     }
     case 'terminating':
-      return { ...base, status: 'terminating', reason: `already ${verdict?.code === 'terminating' ? verdict.reason : 'terminating'}${grace.graceNote}` };
+      return {
+        ...base,
+        status: 'terminating',
+        reason: `already ${verdict?.code === 'terminating' ? verdict.reason : 'terminating'}${grace.graceNote}`,
+      };
     case 'evicted':
       return { ...base, status: 'evicted', reason: `evicted and gone${grace.graceNote}` };
     case 'terminated':
@@ -258,11 +324,20 @@ function reportOf(record: PodRecord, planned: PlannedPod | undefined, memory: St
 const byKey = (a: PodReport, b: PodReport): number => podKey(a.pod).localeCompare(podKey(b.pod));
 
 /** The drain ends before looking at the pods: every pod it knew, as it last saw it. */
-function ended(status: 'node-gone' | 'node-replaced' | 'cancelled-by-uncordon', state: WorkingState, request: DrainRequest, memory: StepMemory, now: number, message: string): PassResult {
+function ended(
+  status: 'node-gone' | 'node-replaced' | 'cancelled-by-uncordon',
+  state: WorkingState,
+  request: DrainRequest,
+  memory: StepMemory,
+  now: number,
+  message: string,
+): PassResult {
   const pods = [...state.pods.values()]
     .map((record) => {
       const report = reportOf(record, undefined, memory, now, true);
-      return isFinishedStage(record.stage) || !(isLeft(report) || report.status === 'terminating') ? report : { ...report, left: status };
+      return isFinishedStage(record.stage) || !(isLeft(report) || report.status === 'terminating')
+        ? report
+        : { ...report, left: status };
     })
     .sort(byKey);
   const remaining = pods.filter((r) => r.left !== undefined);
@@ -291,21 +366,41 @@ async function readNode(api: DrainApi, name: string): Promise<NodeWriteView | un
  * The Node, checked every pass: still the incarnation this drain is bound to, and (once the drain
  * confirmed its cordon) still cordoned. Returns how the drain ends, or undefined to go on.
  */
-async function checkNode(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult | undefined> {
+async function checkNode(
+  deps: DrainDeps,
+  request: DrainRequest,
+  state: WorkingState,
+  memory: StepMemory,
+): Promise<PassResult | undefined> {
   const { api, clock } = deps;
   const name = request.node;
   const node = await readNode(api, name);
   const bound = state.nodeUid ?? request.cordon.expectedUid;
   const gone = () => ended('node-gone', state, request, memory, clock.now(), `node ${name} no longer exists`);
   const replaced = (uid: string) =>
-    ended('node-replaced', state, request, memory, clock.now(), `node ${name} is now another Node (uid ${uid}), not the one this drain started on (${bound ?? 'unknown'}): it is left alone`);
+    ended(
+      'node-replaced',
+      state,
+      request,
+      memory,
+      clock.now(),
+      `node ${name} is now another Node (uid ${uid}), not the one this drain started on (${bound ?? 'unknown'}): it is left alone`,
+    );
   if (!node) return gone();
   if (bound !== undefined && node.uid !== bound) return replaced(node.uid);
   state.nodeUid = node.uid;
   takeHandover(state, node, request.execution);
   if (state.cordoned) {
     // Never cordoned again: whoever uncordoned it decided to keep it.
-    if (!node.unschedulable) return ended('cancelled-by-uncordon', state, request, memory, clock.now(), `node ${name} was uncordoned by someone else mid-drain; the drain stops and leaves it schedulable`);
+    if (!node.unschedulable)
+      return ended(
+        'cancelled-by-uncordon',
+        state,
+        request,
+        memory,
+        clock.now(),
+        `node ${name} was uncordoned by someone else mid-drain; the drain stops and leaves it schedulable`,
+      );
     return undefined;
   }
   const result = await cordon(api, name, { ...request.cordon, expectedUid: node.uid, observed: node }, clock);
@@ -378,10 +473,18 @@ function applyVerdicts(planned: readonly PlannedPod[], state: WorkingState): voi
 const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
 
 /** Evictions due now: pods still to go, and refused ones whose back-off is over. */
-function dueEvictions(plan: DrainPlan, state: WorkingState, now: number, deadline: number, settings: DrainSettings): Removal[] {
+function dueEvictions(
+  plan: DrainPlan,
+  state: WorkingState,
+  now: number,
+  deadline: number,
+  settings: DrainSettings,
+): Removal[] {
   return plan.toEvict.flatMap(({ pod }) => {
     const record = state.pods.get(podKey(pod));
-    const ready = record?.stage === 'pending' || (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
+    const ready =
+      record?.stage === 'pending' ||
+      (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
     if (!ready) return [];
     const seconds = isFinished(pod) ? undefined : fittedGrace(podGrace(pod), now, deadline, settings);
     const options: RemovalOptions | undefined = seconds === undefined ? undefined : { gracePeriodSeconds: seconds };
@@ -393,13 +496,22 @@ function dueEvictions(plan: DrainPlan, state: WorkingState, now: number, deadlin
  * Terminating pods whose grace period would still outlast the deadline (it came closer since they
  * were evicted): an eviction of a terminating pod only shortens its grace period, PDBs aside.
  */
-function graceShortenings(plan: DrainPlan, state: WorkingState, now: number, deadline: number, settings: DrainSettings): Removal[] {
+function graceShortenings(
+  plan: DrainPlan,
+  state: WorkingState,
+  now: number,
+  deadline: number,
+  settings: DrainSettings,
+): Removal[] {
   return plan.waiting.flatMap(({ pod }) => {
     const record = state.pods.get(podKey(pod));
-    if (pod.deletionTimestamp === undefined || (record?.stage !== 'evicting' && record?.stage !== 'terminating')) return [];
+    if (pod.deletionTimestamp === undefined || (record?.stage !== 'evicting' && record?.stage !== 'terminating'))
+      return [];
     const left = Math.ceil((pod.deletionTimestamp - now) / 1000);
     const seconds = fittedGrace(left, now, deadline, settings);
-    return seconds !== undefined && now + seconds * 1000 < pod.deletionTimestamp - 1000 ? [{ pod: podRef(pod), options: { gracePeriodSeconds: seconds } }] : [];
+    return seconds !== undefined && now + seconds * 1000 < pod.deletionTimestamp - 1000
+      ? [{ pod: podRef(pod), options: { gracePeriodSeconds: seconds } }]
+      : [];
   });
 }
 
@@ -407,9 +519,19 @@ function graceShortenings(plan: DrainPlan, state: WorkingState, now: number, dea
  * Sends the evictions due (at most evictionConcurrency at a time, none once the deadline passed) and
  * records each answer. Returns when the accepted ones' grace periods end.
  */
-async function sendEvictions(deps: DrainDeps, due: readonly Removal[], listing: Listing, state: WorkingState, memory: StepMemory, deadline: number): Promise<number[]> {
+async function sendEvictions(
+  deps: DrainDeps,
+  due: readonly Removal[],
+  listing: Listing,
+  state: WorkingState,
+  memory: StepMemory,
+  deadline: number,
+): Promise<number[]> {
   const { api, clock, settings } = deps;
-  const results = await removePods(api, due, { concurrency: settings.evictionConcurrency, canStart: () => clock.now() < deadline });
+  const results = await removePods(api, due, {
+    concurrency: settings.evictionConcurrency,
+    canStart: () => clock.now() < deadline,
+  });
   const byUid = new Map(listing.pods.map((p) => [p.uid, p]));
   const graceEnds: number[] = [];
   for (const result of results) {
@@ -418,22 +540,34 @@ async function sendEvictions(deps: DrainDeps, due: readonly Removal[], listing: 
     const record = state.pods.get(podKey(result.pod));
     if (!pod || !record) continue;
     recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod));
-    if (result.outcome.kind === 'accepted') graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
+    if (result.outcome.kind === 'accepted')
+      graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
   }
   return graceEnds;
 }
 
 /** Every pod's report: the known ones (with this pass's verdict when listed) and the successors, by namespace/name. */
-function podReports(state: WorkingState, listing: Listing, plannedByKey: ReadonlyMap<string, PlannedPod>, memory: StepMemory, now: number, final: boolean): PodReport[] {
+function podReports(
+  state: WorkingState,
+  listing: Listing,
+  plannedByKey: ReadonlyMap<string, PlannedPod>,
+  memory: StepMemory,
+  now: number,
+  final: boolean,
+): PodReport[] {
   const known = [...state.pods.values()].map((record) => {
     const listed = listing.listedUid.get(podKey(record)) === record.uid;
     return reportOf(record, listed ? plannedByKey.get(podKey(record)) : undefined, memory, now, final);
   });
-  const successors = listing.recreated.map(
-    (pod): PodReport => ({ pod: podRef(pod), status: 'recreated', reason: 'a new pod under the name of one this drain removed: not evicted (as kubectl drain does not)' }),
-  );
+  const successors = listing.recreated.map((pod): PodReport => ({
+    pod: podRef(pod),
+    status: 'recreated',
+    reason: 'a new pod under the name of one this drain removed: not evicted (as kubectl drain does not)',
+  }));
   // Finished ones first: a removed pod comes before its successor.
-  return [...known, ...successors].sort((a, b) => byKey(a, b) || Number(a.status === 'recreated') - Number(b.status === 'recreated'));
+  return [...known, ...successors].sort(
+    (a, b) => byKey(a, b) || Number(a.status === 'recreated') - Number(b.status === 'recreated'),
+  );
 }
 
 /** Where the drain stands after this pass, from the reports. */
@@ -444,19 +578,40 @@ function passStatus(reports: readonly PodReport[], deadlinePassed: boolean): Dra
 }
 
 /** How long until the next check: the first back-off or grace period to end, the poll interval, never past the deadline. */
-function nextCheckAfter(reports: readonly PodReport[], state: WorkingState, listing: Listing, graceEnds: readonly number[], now: number, deadline: number, settings: DrainSettings): number {
-  const waits = [...state.pods.values()].flatMap((r) => (isRetryStage(r.stage) && listing.listedUid.get(podKey(r)) === r.uid ? [(r.retryAt ?? now) - now] : []));
-  if (reports.some((r) => isUnfinished(r) && (r.status === 'terminating' || r.status === 'waiting' || r.status === 'pending'))) waits.push(settings.pollIntervalMs);
+function nextCheckAfter(
+  reports: readonly PodReport[],
+  state: WorkingState,
+  listing: Listing,
+  graceEnds: readonly number[],
+  now: number,
+  deadline: number,
+  settings: DrainSettings,
+): number {
+  const waits = [...state.pods.values()].flatMap((r) =>
+    isRetryStage(r.stage) && listing.listedUid.get(podKey(r)) === r.uid ? [(r.retryAt ?? now) - now] : [],
+  );
+  if (
+    reports.some(
+      (r) => isUnfinished(r) && (r.status === 'terminating' || r.status === 'waiting' || r.status === 'pending'),
+    )
+  )
+    waits.push(settings.pollIntervalMs);
   // A grace period ending before the next poll is worth a look just after it (kubectl polls every second);
   // one already over (a kubelet that does not answer) is not worth more than the usual poll.
   for (const end of graceEnds) if (end > now) waits.push(end - now + GRACE_END_MARGIN_MS);
   return Math.max(0, Math.min(deadline - now, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
 }
 
-const blockedOf = (remaining: readonly PodReport[]): BlockedPod[] => remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) }));
+const blockedOf = (remaining: readonly PodReport[]): BlockedPod[] =>
+  remaining.filter(isBlocked).map((r) => ({ pod: r.pod, reason: r.reason, ...(r.pdb ? { pdb: r.pdb } : {}) }));
 
 /** One look at the node: check it, list its pods, judge them, send the evictions due, report. */
-async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState, memory: StepMemory): Promise<PassResult> {
+async function pass(
+  deps: DrainDeps,
+  request: DrainRequest,
+  state: WorkingState,
+  memory: StepMemory,
+): Promise<PassResult> {
   const { api, clock, settings } = deps;
   const stop = await checkNode(deps, request, state, memory);
   if (stop) return stop;
@@ -472,10 +627,15 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
 
   // When each terminating pod's grace period ends: the next check need not come before the first of them.
   // deletionTimestamp is truncated to whole seconds, so the grace period may run up to a second past it.
-  const graceEnds = plan.waiting.flatMap((p) => (p.pod.deletionTimestamp === undefined ? [] : [p.pod.deletionTimestamp + 1000]));
+  const graceEnds = plan.waiting.flatMap((p) =>
+    p.pod.deletionTimestamp === undefined ? [] : [p.pod.deletionTimestamp + 1000],
+  );
   const deadlinePassed = now >= deadline;
   if (!deadlinePassed) {
-    const due = [...dueEvictions(plan, state, now, deadline, settings), ...graceShortenings(plan, state, now, deadline, settings)];
+    const due = [
+      ...dueEvictions(plan, state, now, deadline, settings),
+      ...graceShortenings(plan, state, now, deadline, settings),
+    ];
     graceEnds.push(...(await sendEvictions(deps, due, listing, state, memory, deadline)));
   }
 
@@ -484,7 +644,9 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
   const status = passStatus(first, deadlinePassed);
   const leftAt: LeftAt | undefined = status === 'in-progress' || status === 'drained' ? undefined : status;
   const final = status === 'in-progress' ? first : podReports(state, listing, plannedByKey, memory, clock.now(), true);
-  const everyPod = final.map((r): PodReport => (leftAt && (isLeft(r) || r.status === 'terminating') ? { ...r, left: leftAt } : r));
+  const everyPod = final.map((r): PodReport =>
+    leftAt && (isLeft(r) || r.status === 'terminating') ? { ...r, left: leftAt } : r,
+  );
   const remaining = everyPod.filter((r) => isLeft(r) || r.status === 'terminating');
   return {
     status,
@@ -492,7 +654,8 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
     blocked: blockedOf(remaining),
     pods: everyPod,
     counts: countReports(everyPod),
-    nextCheckAfterMs: status === 'in-progress' ? nextCheckAfter(first, state, listing, graceEnds, clock.now(), deadline, settings) : 0,
+    nextCheckAfterMs:
+      status === 'in-progress' ? nextCheckAfter(first, state, listing, graceEnds, clock.now(), deadline, settings) : 0,
     deadline,
     ...(state.lifecycle ? { lifecycle: state.lifecycle } : {}),
   };
@@ -503,14 +666,27 @@ async function pass(deps: DrainDeps, request: DrainRequest, state: WorkingState,
  * the lifecycle action to them). Best effort: a drain that cannot say so still ended; a Node that is
  * gone or another incarnation has nothing to record.
  */
-async function recordEnd(deps: DrainDeps, request: DrainRequest, state: WorkingState, result: DrainStepResult): Promise<DrainStepResult> {
-  if (request.execution === undefined || result.status === 'node-gone' || result.status === 'node-replaced') return result;
+async function recordEnd(
+  deps: DrainDeps,
+  request: DrainRequest,
+  state: WorkingState,
+  result: DrainStepResult,
+): Promise<DrainStepResult> {
+  if (request.execution === undefined || result.status === 'node-gone' || result.status === 'node-replaced')
+    return result;
   const uid = state.nodeUid ?? request.cordon.expectedUid;
   try {
-    await recordOutcome(deps.api, request.node, { ...(uid !== undefined ? { expectedUid: uid } : {}), execution: request.execution, outcome: outcomeOf(result.status) });
+    await recordOutcome(deps.api, request.node, {
+      ...(uid !== undefined ? { expectedUid: uid } : {}),
+      execution: request.execution,
+      outcome: outcomeOf(result.status),
+    });
     return result;
   } catch (error) {
-    return { ...result, message: `${result.message ? `${result.message}; ` : ''}could not record the outcome on the node: ${errorText(error)}` };
+    return {
+      ...result,
+      message: `${result.message ? `${result.message}; ` : ''}could not record the outcome on the node: ${errorText(error)}`,
+    };
   }
 }
 
@@ -520,7 +696,12 @@ async function recordEnd(deps: DrainDeps, request: DrainRequest, state: WorkingS
  * drain ends or the next check would fall outside the budget. `state` is the previous step's, or
  * undefined: without it the step re-reads everything and carries on.
  */
-export async function drainStep(deps: DrainDeps, request: DrainRequest, state: unknown, budgetMs: number): Promise<DrainStepResult> {
+export async function drainStep(
+  deps: DrainDeps,
+  request: DrainRequest,
+  state: unknown,
+  budgetMs: number,
+): Promise<DrainStepResult> {
   const started = deps.clock.now();
   // A working copy: the caller's state object is never changed under it.
   const working = readDrainState(state, request.node) ?? initialDrainState(request.node, started);

@@ -48,7 +48,9 @@ export class KubeApiError extends Error {
     readonly details: KubeStatus,
     request: Pick<KubeRequest, 'method' | 'path'>,
   ) {
-    super(`${request.method} ${request.path}: HTTP ${status}${details.reason ? ` ${details.reason}` : ''}${details.message ? `: ${details.message}` : ''}`);
+    super(
+      `${request.method} ${request.path}: HTTP ${status}${details.reason ? ` ${details.reason}` : ''}${details.message ? `: ${details.message}` : ''}`,
+    );
   }
 }
 
@@ -70,8 +72,18 @@ export class KubeTransportError extends Error {
 }
 
 /** Socket errors that a retry can outlive: an API server restarting, a load balancer dropping idle connections. */
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH']);
-const isTransient = (error: Error): boolean => error instanceof RequestTimeout || TRANSIENT_CODES.has((error as NodeJS.ErrnoException).code ?? '');
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const isTransient = (error: Error): boolean =>
+  error instanceof RequestTimeout || TRANSIENT_CODES.has((error as NodeJS.ErrnoException).code ?? '');
 
 class RequestTimeout extends Error {}
 
@@ -158,13 +170,17 @@ export class KubeClient {
       // A success without a body (a proxy's 200 to a DELETE) carries nothing to read.
       json = text.trim() === '' ? null : JSON.parse(text);
     } catch {
-      throw new KubeTransportError(`${request.method} ${request.path}: HTTP ${status} answer is not JSON: ${text.slice(0, 120)}`);
+      throw new KubeTransportError(
+        `${request.method} ${request.path}: HTTP ${status} answer is not JSON: ${text.slice(0, 120)}`,
+      );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       // A page of 500 objects can fail 500 times over: the first few say enough.
       const issues = describeIssues(parsed.error);
-      throw new KubeTransportError(`${request.method} ${request.path}: unexpected answer: ${issues.length > 500 ? `${issues.slice(0, 500)}…` : issues}`);
+      throw new KubeTransportError(
+        `${request.method} ${request.path}: unexpected answer: ${issues.length > 500 ? `${issues.slice(0, 500)}…` : issues}`,
+      );
     }
     return parsed.data;
   }
@@ -212,12 +228,21 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
         this.options.onResponse?.({ status: res.statusCode ?? 0, headers: res.headers });
-        const failed = (error: Error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) }));
+        const failed = (error: Error) =>
+          reject(
+            new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, {
+              cause: error,
+              transient: isTransient(error),
+            }),
+          );
         res.on('error', failed);
         // Decompressed off the main thread (zlib works in libuv's pool) while the next chunks arrive,
         // in large chunks: with zlib's 16 KB default, handing over a 5 MB page's 300 chunks cost as
         // much CPU as the compression saved.
-        const body: NodeJS.ReadableStream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip({ chunkSize: GUNZIP_CHUNK })).on('error', failed) : res;
+        const body: NodeJS.ReadableStream =
+          res.headers['content-encoding'] === 'gzip'
+            ? res.pipe(createGunzip({ chunkSize: GUNZIP_CHUNK })).on('error', failed)
+            : res;
         const chunks: Buffer[] = [];
         const head = options.onContinue && res.statusCode === 200 ? new ListHead(options.onContinue) : undefined;
         body.on('data', (chunk: Buffer) => {
@@ -228,13 +253,26 @@ export class KubeClient {
         body.on('end', () => {
           const bytes = Buffer.concat(chunks);
           const status = res.statusCode ?? 0;
-          const text = options.emptyArrays && status === 200 ? textWithoutArrays(bytes, options.emptyArrays) : bytes.toString('utf8');
+          const text =
+            options.emptyArrays && status === 200
+              ? textWithoutArrays(bytes, options.emptyArrays)
+              : bytes.toString('utf8');
           resolve({ status, text, ...(retryAfter !== undefined ? { retryAfter } : {}) });
         });
       });
-      const deadline = setTimeout(() => req.destroy(new RequestTimeout(`no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+      const deadline = setTimeout(
+        () => req.destroy(new RequestTimeout(`no answer within ${Math.round(timeoutMs)} ms`)),
+        timeoutMs,
+      );
       req.once('close', () => clearTimeout(deadline));
-      req.on('error', (error) => reject(new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, { cause: error, transient: isTransient(error) })));
+      req.on('error', (error) =>
+        reject(
+          new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, {
+            cause: error,
+            transient: isTransient(error),
+          }),
+        ),
+      );
       req.end(body);
     });
   }
@@ -282,7 +320,8 @@ class ListHead {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Request options may carry headers as an object or as a raw [name, value, …] list. */
 function headerObject(headers: https.RequestOptions['headers']): http.OutgoingHttpHeaders {

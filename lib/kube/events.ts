@@ -41,6 +41,9 @@ export class NodeEventRecorder {
       lastTimestamp: now,
       count: 1,
     };
-    await this.kube.call({ method: 'POST', path: kubePath('api/v1/namespaces', 'default', 'events'), body }, IgnoredAnswer);
+    await this.kube.call(
+      { method: 'POST', path: kubePath('api/v1/namespaces', 'default', 'events'), body },
+      IgnoredAnswer,
+    );
   }
 }

@@ -39,7 +39,9 @@ export function nodeBelongsTo(node: NodeView, instanceId: InstanceId, privateDns
       throw error;
     }
   }
-  return instanceIdOfNodeName(node.name) === instanceId || (privateDnsName !== undefined && node.name === privateDnsName);
+  return (
+    instanceIdOfNodeName(node.name) === instanceId || (privateDnsName !== undefined && node.name === privateDnsName)
+  );
 }
 
 function isUnparseable(node: NodeView): boolean {
@@ -80,11 +82,14 @@ export class NodeFinder {
 
   async find(instanceId: InstanceId, options: FindOptions): Promise<FoundNode> {
     const unlinked: NodeView[] = [];
-    const candidates = [this.names.get(instanceId), ...(options.names ?? [])].filter((n): n is string => n !== undefined);
+    const candidates = [this.names.get(instanceId), ...(options.names ?? [])].filter(
+      (n): n is string => n !== undefined,
+    );
     for (const name of new Set(candidates)) {
       const node = options.read?.has(name) === true ? options.read.get(name) : await this.nodes.getNode(name);
       if (!node) continue;
-      if (nodeBelongsTo(node, instanceId, options.privateDnsName)) return { node: this.remember(instanceId, node), unlinked };
+      if (nodeBelongsTo(node, instanceId, options.privateDnsName))
+        return { node: this.remember(instanceId, node), unlinked };
       if (isUnparseable(node)) unlinked.push(node);
     }
     if (options.scan) {
@@ -92,7 +97,8 @@ export class NodeFinder {
       const all = await this.nodes.listNodes();
       const match = all.find((n) => nodeBelongsTo(n, instanceId, options.privateDnsName));
       if (match) return { node: this.remember(instanceId, match), unlinked: [] };
-      for (const node of all) if (isUnparseable(node) && !unlinked.some((u) => u.name === node.name)) unlinked.push(node);
+      for (const node of all)
+        if (isUnparseable(node) && !unlinked.some((u) => u.name === node.name)) unlinked.push(node);
     }
     this.names.delete(instanceId);
     return { unlinked };

@@ -22,19 +22,25 @@ export function kubeConfigFromFile(options: { path?: string; context?: string } 
     const fromEnv = (process.env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== '');
     const files = fromEnv.length > 0 ? fromEnv : [join(homedir(), '.kube', 'config')];
     if (!files.some((file) => existsSync(file))) {
-      throw new Error(`no kubeconfig: ${fromEnv.length > 0 ? `none of $KUBECONFIG (${fromEnv.join(delimiter)}) exists` : `$KUBECONFIG is not set and ${files.join('')} does not exist`}; pass --kubeconfig PATH (for EKS: aws eks update-kubeconfig --name CLUSTER)`);
+      throw new Error(
+        `no kubeconfig: ${fromEnv.length > 0 ? `none of $KUBECONFIG (${fromEnv.join(delimiter)}) exists` : `$KUBECONFIG is not set and ${files.join('')} does not exist`}; pass --kubeconfig PATH (for EKS: aws eks update-kubeconfig --name CLUSTER)`,
+      );
     }
     kc.loadFromDefault();
   }
   if (options.context) {
     if (kc.getContextObject(options.context) === null || kc.getContextObject(options.context) === undefined) {
       const known = kc.getContexts().map((c) => c.name);
-      throw new Error(`no context ${JSON.stringify(options.context)} in the kubeconfig${known.length > 0 ? ` (it has: ${known.join(', ')})` : ' (it has none)'}`);
+      throw new Error(
+        `no context ${JSON.stringify(options.context)} in the kubeconfig${known.length > 0 ? ` (it has: ${known.join(', ')})` : ' (it has none)'}`,
+      );
     }
     kc.setCurrentContext(options.context);
   }
   if (!kc.getCurrentContext() || !kc.getCurrentCluster()) {
-    throw new Error('the kubeconfig has no current context (or its cluster is missing); pass --context NAME or set one with kubectl config use-context');
+    throw new Error(
+      'the kubeconfig has no current context (or its cluster is missing); pass --context NAME or set one with kubectl config use-context',
+    );
   }
   return kc;
 }

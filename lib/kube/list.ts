@@ -28,17 +28,21 @@ export async function listPages<T extends z.ZodType>(
   }
   const fetch = (token: string | undefined): Fetch => {
     let early: Fetch['early'];
-    const page = kube.call({ method: 'GET', path: kubePath(prefix), query: { limit: LIST_PAGE, continue: token } }, schema, {
-      ...options,
-      // Once per page, whatever the retries: a second head of the same page brings the same token.
-      onContinue: (next) => {
-        if (early !== undefined) return;
-        const fetched = fetch(next);
-        // Read only if this page succeeds: its failure must not be an unhandled rejection.
-        fetched.page.catch(() => undefined);
-        early = { token: next, fetch: fetched };
+    const page = kube.call(
+      { method: 'GET', path: kubePath(prefix), query: { limit: LIST_PAGE, continue: token } },
+      schema,
+      {
+        ...options,
+        // Once per page, whatever the retries: a second head of the same page brings the same token.
+        onContinue: (next) => {
+          if (early !== undefined) return;
+          const fetched = fetch(next);
+          // Read only if this page succeeds: its failure must not be an unhandled rejection.
+          fetched.page.catch(() => undefined);
+          early = { token: next, fetch: fetched };
+        },
       },
-    });
+    );
     return {
       page,
       get early() {

@@ -18,7 +18,9 @@ function taintEffect(value: string): Taint['effect'] | undefined {
 }
 
 /** Ready and the node monitoring agent's conditions, each with its status and since when (what a repair reads). */
-function repairConditions(conditions: KubeNode['status']['conditions']): Partial<Record<RepairCondition, NodeConditionView>> {
+function repairConditions(
+  conditions: KubeNode['status']['conditions'],
+): Partial<Record<RepairCondition, NodeConditionView>> {
   const out: Partial<Record<RepairCondition, NodeConditionView>> = {};
   for (const condition of conditions ?? []) {
     const status = readyStatus(condition.status);
@@ -37,7 +39,13 @@ export function toNodeView(node: KubeNode): NodeView | undefined {
   const taints: Taint[] = [];
   for (const t of node.spec.taints ?? []) {
     const effect = taintEffect(t.effect);
-    if (effect) taints.push({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect, ...(t.timeAdded !== undefined ? { timeAdded: t.timeAdded } : {}) });
+    if (effect)
+      taints.push({
+        key: t.key,
+        ...(t.value !== undefined ? { value: t.value } : {}),
+        effect,
+        ...(t.timeAdded !== undefined ? { timeAdded: t.timeAdded } : {}),
+      });
   }
   const status = readyStatus(ready?.status);
   const heartbeat = epochOf(ready?.lastHeartbeatTime);

@@ -21,7 +21,10 @@ import type { NodeView, Taint } from '../model/observation.js';
 import { httpStatus, statusMessage } from './client.js';
 
 /** What a write reads of a Node: the slice of the one projection (NodeView) that cordons and taints decide on. */
-export type NodeWriteView = Pick<NodeView, 'name' | 'uid' | 'resourceVersion' | 'unschedulable' | 'annotations' | 'labels' | 'taints'>;
+export type NodeWriteView = Pick<
+  NodeView,
+  'name' | 'uid' | 'resourceVersion' | 'unschedulable' | 'annotations' | 'labels' | 'taints'
+>;
 
 /**
  * A strategic-merge patch of a Node. `null` removes a key. `taints` replaces the whole list (Node
@@ -63,7 +66,8 @@ export class ApiStatusError extends Error {
   }
 }
 
-const statusOf = (error: unknown): number | undefined => (error instanceof ApiStatusError ? error.status : httpStatus(error));
+const statusOf = (error: unknown): number | undefined =>
+  error instanceof ApiStatusError ? error.status : httpStatus(error);
 export const isConflict = (error: unknown): boolean => statusOf(error) === 409;
 export const isNotFound = (error: unknown): boolean => statusOf(error) === 404;
 
@@ -80,7 +84,8 @@ type CordonFields = Pick<NodeView, 'unschedulable' | 'annotations'>;
  * The Node carries the reconciler's cordon mark (made for a signal), whether or not it is still
  * cordoned: what uncordon cleans up, so a mark left behind by someone else's uncordon goes too.
  */
-export const hasOwnCordonMark = (node: Pick<NodeView, 'annotations'>): boolean => node.annotations[CORDONED_BY_ANNOTATION] === CORDONED_BY_VALUE;
+export const hasOwnCordonMark = (node: Pick<NodeView, 'annotations'>): boolean =>
+  node.annotations[CORDONED_BY_ANNOTATION] === CORDONED_BY_VALUE;
 
 /**
  * Cordoned now, by the reconciler for a signal: the only cordon a sweep may reverse. An operator's
@@ -129,15 +134,21 @@ export type CordonResult =
       readonly node: NodeWriteView;
     };
 
-export type UncordonResult = Missing | { readonly kind: 'not-ours' } | { readonly kind: 'uncordoned'; readonly changed: boolean; readonly node: NodeWriteView };
+export type UncordonResult =
+  | Missing
+  | { readonly kind: 'not-ours' }
+  | { readonly kind: 'uncordoned'; readonly changed: boolean; readonly node: NodeWriteView };
 
 /** How a write planned on an observation ended. `moot`: the node is gone or is no longer the one we planned for. */
-export type MutationOutcome = { readonly kind: 'done' } | { readonly kind: 'unchanged' } | { readonly kind: 'moot'; readonly reason: string };
+export type MutationOutcome =
+  { readonly kind: 'done' } | { readonly kind: 'unchanged' } | { readonly kind: 'moot'; readonly reason: string };
 
 /** Pure: the patch that cordons the node as asked, or undefined when no change is required. */
 export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: number): NodePatch | undefined {
   if (options.taint && !options.taint.key.startsWith(OWN_TAINT_PREFIX)) {
-    throw new Error(`cordoning ${node.name}: taint key ${options.taint.key} must start with ${OWN_TAINT_PREFIX} so that uncordon can tell it is ours`);
+    throw new Error(
+      `cordoning ${node.name}: taint key ${options.taint.key} must start with ${OWN_TAINT_PREFIX} so that uncordon can tell it is ours`,
+    );
   }
   const annotations: Record<string, string> = {};
   const labels: Record<string, string> = {};
@@ -156,7 +167,9 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
   }
   const wanted = options.taint;
   const taints =
-    wanted && !node.taints.some((t) => t.key === wanted.key && t.effect === wanted.effect) ? [...node.taints, wanted] : undefined;
+    wanted && !node.taints.some((t) => t.key === wanted.key && t.effect === wanted.effect)
+      ? [...node.taints, wanted]
+      : undefined;
   if (unschedulable === undefined && Object.keys(labels).length === 0 && taints === undefined) return undefined;
   return {
     ...(unschedulable ? { unschedulable } : {}),
@@ -171,14 +184,22 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
 export function uncordonPatch(node: NodeWriteView): NodePatch | undefined {
   const annotations: Record<string, null> = {};
   // The drain records go with the cordon: a new removal after our uncordon gets a drain of its own.
-  const ours = [CORDONED_BY_ANNOTATION, CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDON_UNTIL_ANNOTATION, EXCLUDED_FROM_LB_ANNOTATION];
+  const ours = [
+    CORDONED_BY_ANNOTATION,
+    CORDON_REASON_ANNOTATION,
+    CORDONED_AT_ANNOTATION,
+    CORDON_UNTIL_ANNOTATION,
+    EXCLUDED_FROM_LB_ANNOTATION,
+  ];
   for (const key of [...ours, ...DRAIN_RECORD_ANNOTATIONS]) {
     if (node.annotations[key] !== undefined) annotations[key] = null;
   }
-  const removeLabel = node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
+  const removeLabel =
+    node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
   const kept = node.taints.filter((t) => !t.key.startsWith(OWN_TAINT_PREFIX));
   const taints = kept.length === node.taints.length ? undefined : kept;
-  if (!node.unschedulable && Object.keys(annotations).length === 0 && !removeLabel && taints === undefined) return undefined;
+  if (!node.unschedulable && Object.keys(annotations).length === 0 && !removeLabel && taints === undefined)
+    return undefined;
   return {
     ...(node.unschedulable ? { unschedulable: null } : {}),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
@@ -191,7 +212,9 @@ export function uncordonPatch(node: NodeWriteView): NodePatch | undefined {
 export function shutdownTaints(taints: readonly Taint[], present: boolean): Taint[] | undefined {
   const has = taints.some((t) => t.key === SHUTDOWN_TAINT_KEY);
   if (has === present) return undefined;
-  return present ? [...taints, { key: SHUTDOWN_TAINT_KEY, effect: 'NoSchedule' }] : taints.filter((t) => t.key !== SHUTDOWN_TAINT_KEY);
+  return present
+    ? [...taints, { key: SHUTDOWN_TAINT_KEY, effect: 'NoSchedule' }]
+    : taints.filter((t) => t.key !== SHUTDOWN_TAINT_KEY);
 }
 
 // A guarded patch can lose a race with another writer; a fresh read settles it.
@@ -213,10 +236,16 @@ async function readNode(api: NodeWriteApi, name: string): Promise<NodeWriteView 
  * Reads the node (or starts from the observed one), lets `decide` choose a patch and sends it with
  * the node's uid and resourceVersion as preconditions; reads again after a conflict.
  */
-export async function readDecidePatch<R>(api: NodeWriteApi, name: string, options: ReadOptions, decide: (node: NodeWriteView) => Decision<R>): Promise<R | Missing> {
+export async function readDecidePatch<R>(
+  api: NodeWriteApi,
+  name: string,
+  options: ReadOptions,
+  decide: (node: NodeWriteView) => Decision<R>,
+): Promise<R | Missing> {
   const { expectedUid } = options;
-  let observed = options.observed?.name === name && options.observed.resourceVersion !== '' ? options.observed : undefined;
-  for (let patches = 0; ; ) {
+  let observed =
+    options.observed?.name === name && options.observed.resourceVersion !== '' ? options.observed : undefined;
+  for (let patches = 0; ;) {
     const fromObservation = observed !== undefined;
     const node = observed ?? (await readNode(api, name));
     observed = undefined;
@@ -243,7 +272,12 @@ export async function readDecidePatch<R>(api: NodeWriteApi, name: string, option
 }
 
 /** Cordons the node (idempotent: patches only when a change is required). */
-export async function cordon(api: NodeWriteApi, name: string, options: CordonOptions, clock: Clock): Promise<CordonResult> {
+export async function cordon(
+  api: NodeWriteApi,
+  name: string,
+  options: CordonOptions,
+  clock: Clock,
+): Promise<CordonResult> {
   return readDecidePatch<CordonResult>(api, name, options, (node) => ({
     patch: cordonPatch(node, options, clock.now()),
     result: (patched, changed) => ({ kind: 'cordoned', changed, ours: hasOwnCordonMark(patched), node: patched }),
@@ -266,11 +300,18 @@ export const MISSING_REASON: Readonly<Record<Missing['kind'], string>> = {
 };
 
 /** Adds or removes `node.cloudprovider.kubernetes.io/shutdown:NoSchedule` on the Node incarnation the plan saw, as the cloud controller does. */
-export async function setShutdownTaint(api: NodeWriteApi, target: NodeTarget, present: boolean): Promise<MutationOutcome> {
+export async function setShutdownTaint(
+  api: NodeWriteApi,
+  target: NodeTarget,
+  present: boolean,
+): Promise<MutationOutcome> {
   const result = await readDecidePatch(api, target.node, { expectedUid: target.uid }, (node) => {
     const taints = shutdownTaints(node.taints, present);
     // Taints are replaced as a whole list: the resourceVersion read turns a concurrent writer into a conflict.
-    return { patch: taints && { taints, resourceVersion: node.resourceVersion }, result: (_, changed) => ({ changed }) };
+    return {
+      patch: taints && { taints, resourceVersion: node.resourceVersion },
+      result: (_, changed) => ({ changed }),
+    };
   });
   if ('kind' in result) return { kind: 'moot', reason: MISSING_REASON[result.kind] };
   return { kind: result.changed ? 'done' : 'unchanged' };

@@ -14,7 +14,9 @@ export class NodeClient implements NodeWriteApi, NodeDeleteApi {
   constructor(private readonly kube: KubeClient) {}
 
   private readNode(name: string) {
-    return this.kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS });
+    return this.kube.call({ method: 'GET', path: kubePath(NODES, name) }, NodeSchema, {
+      emptyArrays: UNREAD_NODE_ARRAYS,
+    });
   }
 
   /** Every Node, projected page by page (limit 500 + continue), so whole pages are never kept. */
@@ -46,14 +48,22 @@ export class NodeClient implements NodeWriteApi, NodeDeleteApi {
 
   /** Sends the guarded patch and answers with the Node as it now is; the server's refusal is thrown as it came (KubeApiError). */
   async patchNode(name: string, patch: NodePatch): Promise<NodeView> {
-    const request = { method: 'PATCH', path: kubePath(NODES, name), contentType: STRATEGIC_MERGE_PATCH, body: nodePatchBody(patch) } as const;
+    const request = {
+      method: 'PATCH',
+      path: kubePath(NODES, name),
+      contentType: STRATEGIC_MERGE_PATCH,
+      body: nodePatchBody(patch),
+    } as const;
     const view = toNodeView(await this.kube.call(request, NodeSchema, { emptyArrays: UNREAD_NODE_ARRAYS }));
     if (!view) throw new Error(`patching node ${name}: the answer has no name or uid`);
     return view;
   }
 
   /** DELETE with preconditions: the server refuses (409) another incarnation or a changed object. Node writes decide what a refusal means. */
-  async deleteNode(name: string, preconditions: { readonly uid: string; readonly resourceVersion: string }): Promise<void> {
+  async deleteNode(
+    name: string,
+    preconditions: { readonly uid: string; readonly resourceVersion: string },
+  ): Promise<void> {
     await this.kube.call({ method: 'DELETE', path: kubePath(NODES, name), body: { preconditions } }, IgnoredAnswer);
   }
 }
@@ -68,5 +78,8 @@ export function nodePatchBody(patch: NodePatch): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
   if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
   if (patch.taints) spec['taints'] = patch.taints;
-  return { ...(Object.keys(metadata).length > 0 ? { metadata } : {}), ...(Object.keys(spec).length > 0 ? { spec } : {}) };
+  return {
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+    ...(Object.keys(spec).length > 0 ? { spec } : {}),
+  };
 }

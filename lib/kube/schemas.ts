@@ -16,7 +16,9 @@ export const ObjectMetaSchema = z.object({
   deletionTimestamp: Time,
   labels: StringMap.nullish(),
   annotations: StringMap.nullish(),
-  ownerReferences: z.array(z.object({ kind: z.string(), name: z.string(), controller: z.boolean().nullish() })).nullish(),
+  ownerReferences: z
+    .array(z.object({ kind: z.string(), name: z.string(), controller: z.boolean().nullish() }))
+    .nullish(),
 });
 
 // timeAdded (set by the node lifecycle controller on NoExecute taints) must survive a rewrite of the
@@ -49,7 +51,9 @@ export const NodeSchema = z.object({
     .default({}),
   status: z
     .object({
-      conditions: z.array(z.object({ type: z.string(), status: z.string(), lastHeartbeatTime: Time, lastTransitionTime: Time })).nullish(),
+      conditions: z
+        .array(z.object({ type: z.string(), status: z.string(), lastHeartbeatTime: Time, lastTransitionTime: Time }))
+        .nullish(),
     })
     .default({}),
 });

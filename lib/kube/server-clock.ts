@@ -27,7 +27,10 @@ export class OffsetClock implements Clock {
  * GET /version; undefined when the server sends none. The header has whole seconds, so the server's
  * time is taken as the middle of its second, compared with the middle of the round trip.
  */
-export async function serverClockOffset(connection: KubeConnection, local: Clock = systemClock): Promise<number | undefined> {
+export async function serverClockOffset(
+  connection: KubeConnection,
+  local: Clock = systemClock,
+): Promise<number | undefined> {
   let date: string | undefined;
   let receivedAt = 0;
   const client = new KubeClient(connection, {

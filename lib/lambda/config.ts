@@ -50,7 +50,11 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
   }
   const arn = vars[FUNCTION_ENV.drainStateMachineArn];
   const bus = vars[FUNCTION_ENV.outputEventBusName];
-  const list = (text: string | undefined) => (text ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const list = (text: string | undefined) =>
+    (text ?? '')
+      .split(',')
+      .map((g) => g.trim())
+      .filter((g) => g !== '');
   const groups = list(vars[FUNCTION_ENV.autoScalingGroupNames]);
   const hooks = list(vars[FUNCTION_ENV.lifecycleHookNames]);
   return {

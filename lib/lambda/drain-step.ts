@@ -24,7 +24,12 @@ export interface DrainStepOptions {
  * One bounded drain step for the workflow: validates the payload, records the lifecycle heartbeat
  * for the action the drain works for (the payload's, else the input's), steps, maps to the contract.
  */
-export async function runDrainStep(payload: unknown, deps: DrainDeps, remainingMs: number, options: DrainStepOptions = {}): Promise<DrainStepOutput> {
+export async function runDrainStep(
+  payload: unknown,
+  deps: DrainDeps,
+  remainingMs: number,
+  options: DrainStepOptions = {},
+): Promise<DrainStepOutput> {
   const parsed = DrainStepInputSchema.safeParse(payload);
   if (!parsed.success) {
     throw new Error(`invalid drain step input: ${describeIssues(parsed.error)}`);

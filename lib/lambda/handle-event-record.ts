@@ -47,7 +47,10 @@ export async function handleEventRecord(
     logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
     if (report.incomplete.length > 0) {
       // Nothing was decided for what could not be observed: retry the record rather than lose the event.
-      throw new EventRecordFailure(`event ${parsed.header.id}: not fully observed: ${report.incomplete.join('; ')}`, report);
+      throw new EventRecordFailure(
+        `event ${parsed.header.id}: not fully observed: ${report.incomplete.join('; ')}`,
+        report,
+      );
     }
     const failed = report.actions.filter((a) => a.outcome === 'failed');
     if (failed.length > 0) {

@@ -46,7 +46,11 @@ export class WarmRuntime {
    */
   async kubeConnection(eks?: AwsClients['eks']): Promise<KubeConnection> {
     const [endpoint, token] = await Promise.all([this.endpoint.endpoint(eks), this.tokens.token()]);
-    const credentials = { server: endpoint.server, token, ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}) };
+    const credentials = {
+      server: endpoint.server,
+      token,
+      ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}),
+    };
     return bearerConnection(credentials, () => this.invalidateToken());
   }
 
@@ -59,7 +63,10 @@ export class WarmRuntime {
    * One invocation's deps. `drains`: how drains start (the Step Functions workflow by default);
    * `remainingMs`: the invocation's time left (see timeLeftIn).
    */
-  reconcilerDeps(settings: Settings = this.config.settings, extras: Pick<WireOptions, 'remainingMs'> & { drains?: WireOptions['drains'] } = {}): Promise<ReconcilerDeps> {
+  reconcilerDeps(
+    settings: Settings = this.config.settings,
+    extras: Pick<WireOptions, 'remainingMs'> & { drains?: WireOptions['drains'] } = {},
+  ): Promise<ReconcilerDeps> {
     const { drains, remainingMs } = extras;
     // Counted from the start, so a cold invocation's DescribeCluster shows in its report; and not
     // awaited here: the endpoint is looked up while the run's first AWS calls go out (an event's

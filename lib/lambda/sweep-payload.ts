@@ -11,7 +11,8 @@ export const SweepPayloadSchema = z
   })
   .strict();
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `base` with what `given` names, at any depth, taken from `parsed` (its validated form): parsing fills
@@ -20,7 +21,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 function overlay(base: unknown, given: unknown, parsed: unknown): unknown {
   if (!isPlainObject(given) || !isPlainObject(base) || !isPlainObject(parsed)) return parsed;
   const out: Record<string, unknown> = { ...base };
-  for (const key of Object.keys(given)) if (given[key] !== undefined) out[key] = overlay(base[key], given[key], parsed[key]);
+  for (const key of Object.keys(given))
+    if (given[key] !== undefined) out[key] = overlay(base[key], given[key], parsed[key]);
   return out;
 }
 

@@ -4,19 +4,31 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { DrainStepOutput } from '../contract/drain-workflow.js';
-import { CLUSTER_DIMENSION, CONDITION_DIMENSION, METRIC_NAMES, METRIC_NAMESPACE, SERVICE_NAME, type MetricName } from '../contract/metrics.js';
+import {
+  CLUSTER_DIMENSION,
+  CONDITION_DIMENSION,
+  METRIC_NAMES,
+  METRIC_NAMESPACE,
+  SERVICE_NAME,
+  type MetricName,
+} from '../contract/metrics.js';
 import type { RunReport } from '../report/report.js';
 
 /** Powertools instances: created once per container, as Powertools intends. */
 export function createTelemetry(clusterName: string): { logger: Logger; metrics: Metrics } {
   return {
     logger: new Logger({ serviceName: SERVICE_NAME, persistentKeys: { cluster: clusterName } }),
-    metrics: new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { [CLUSTER_DIMENSION]: clusterName } }),
+    metrics: new Metrics({
+      namespace: METRIC_NAMESPACE,
+      serviceName: SERVICE_NAME,
+      defaultDimensions: { [CLUSTER_DIMENSION]: clusterName },
+    }),
   };
 }
 
 /** Powertools' switch, which the stack sets to `false` unless the functions have active tracing (infra/functions.ts). */
-export const tracingEnabled = (env: Readonly<Record<string, string | undefined>>): boolean => env['POWERTOOLS_TRACE_ENABLED']?.toLowerCase() !== 'false';
+export const tracingEnabled = (env: Readonly<Record<string, string | undefined>>): boolean =>
+  env['POWERTOOLS_TRACE_ENABLED']?.toLowerCase() !== 'false';
 
 /**
  * The handler's middlewares: X-Ray tracing first when it is on, then the logger's Lambda context and
@@ -29,7 +41,10 @@ export async function telemetryMiddlewares(
 ): Promise<MiddlewareObj[]> {
   const tracing: MiddlewareObj[] = [];
   if (tracingEnabled(env)) {
-    const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([import('@aws-lambda-powertools/tracer'), import('@aws-lambda-powertools/tracer/middleware')]);
+    const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
+      import('@aws-lambda-powertools/tracer'),
+      import('@aws-lambda-powertools/tracer/middleware'),
+    ]);
     tracing.push(captureLambdaHandler(new Tracer({ serviceName: SERVICE_NAME })));
   }
   return [...tracing, injectLambdaContext(logger), logMetrics(metrics)];
@@ -53,18 +68,29 @@ export function recordRunMetrics(metrics: Metrics, report: RunReport): void {
   const done = (kind: string) => report.actions.filter((a) => a.kind === kind && a.outcome === 'done').length;
   count(metrics, METRIC_NAMES.nodesDeleted, done('delete'));
   count(metrics, METRIC_NAMES.nodesCordoned, done('cordon'));
-  count(metrics, METRIC_NAMES.drainsStarted, report.actions.filter((a) => a.kind === 'drain' && a.outcome === 'started').length);
+  count(
+    metrics,
+    METRIC_NAMES.drainsStarted,
+    report.actions.filter((a) => a.kind === 'drain' && a.outcome === 'started').length,
+  );
   count(metrics, METRIC_NAMES.actionsFailed, report.actions.filter((a) => a.outcome === 'failed').length);
   count(metrics, METRIC_NAMES.breakerTripped, report.breaker ? 1 : 0);
-  const repaired = (step: string, outcome: string) => report.actions.filter((a) => a.kind === 'repair' && a.step === step && a.outcome === outcome).length;
+  const repaired = (step: string, outcome: string) =>
+    report.actions.filter((a) => a.kind === 'repair' && a.step === step && a.outcome === outcome).length;
   count(metrics, METRIC_NAMES.repairsStarted, repaired('drain', 'started'));
   count(metrics, METRIC_NAMES.nodesRepaired, repaired('replace', 'done'));
   count(metrics, METRIC_NAMES.repairsCancelled, repaired('cancel', 'done'));
-  count(metrics, METRIC_NAMES.repairsBlocked, report.skipped.filter((s) => s.kind === 'repair' && s.standDown !== undefined).length);
-  if (report.kind === 'sweep') metrics.addMetric(METRIC_NAMES.sweepDurationMs, MetricUnit.Milliseconds, report.durationMs);
+  count(
+    metrics,
+    METRIC_NAMES.repairsBlocked,
+    report.skipped.filter((s) => s.kind === 'repair' && s.standDown !== undefined).length,
+  );
+  if (report.kind === 'sweep')
+    metrics.addMetric(METRIC_NAMES.sweepDurationMs, MetricUnit.Milliseconds, report.durationMs);
   const divergences = new Map<string, number>();
   for (const action of report.actions) {
-    if (action.kind === 'report' && action.condition) divergences.set(action.condition, (divergences.get(action.condition) ?? 0) + 1);
+    if (action.kind === 'report' && action.condition)
+      divergences.set(action.condition, (divergences.get(action.condition) ?? 0) + 1);
   }
   for (const [condition, value] of divergences) {
     // One metric per condition needs its own dimension set: a single-metric EMF blob.
@@ -80,6 +106,9 @@ export function recordDrainStepMetrics(metrics: Metrics, output: DrainStepOutput
   if (output.outcome === 'deadline') count(metrics, METRIC_NAMES.drainsTimedOut, 1);
   if (output.outcome === 'incomplete') count(metrics, METRIC_NAMES.drainsIncomplete, 1);
   // Pods still waiting for their turn or their eviction are not blocked.
-  const blocked = Object.entries(output.summary.leftByReason).reduce((sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods), 0);
+  const blocked = Object.entries(output.summary.leftByReason).reduce(
+    (sum, [reason, pods]) => (reason === 'pending' || reason === 'waiting' ? sum : sum + pods),
+    0,
+  );
   count(metrics, METRIC_NAMES.evictionsBlocked, blocked);
 }

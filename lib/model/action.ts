@@ -67,7 +67,12 @@ export type Action =
   | ({ readonly kind: 'remove-shutdown-taint'; readonly instanceId: InstanceId; readonly reason: string } & NodeTarget)
   | ({ readonly kind: 'uncordon-own'; readonly instanceId?: InstanceId; readonly reason: string } & NodeTarget)
   /** Nothing slates the machine any more: its removal is over, and the Node's record of that removal's drain goes. */
-  | ({ readonly kind: 'forget-drain'; readonly instanceId?: InstanceId; readonly reason: string; readonly execution?: string } & NodeTarget)
+  | ({
+      readonly kind: 'forget-drain';
+      readonly instanceId?: InstanceId;
+      readonly reason: string;
+      readonly execution?: string;
+    } & NodeTarget)
   | {
       readonly kind: 'complete-lifecycle';
       readonly instanceId: InstanceId;
@@ -75,7 +80,12 @@ export type Action =
       readonly result: 'CONTINUE' | 'ABANDON';
       readonly reason: string;
     }
-  | { readonly kind: 'mark-unhealthy'; readonly instanceId: InstanceId; readonly group: string; readonly reason: string }
+  | {
+      readonly kind: 'mark-unhealthy';
+      readonly instanceId: InstanceId;
+      readonly group: string;
+      readonly reason: string;
+    }
   /**
    * Repair of an unresponsive machine in an Auto Scaling group (DESIGN §1b), in three steps:
    * `drain`: record the repair drain on the Node (after its cordon) and start it, bounded by
@@ -106,7 +116,14 @@ export type Action =
       readonly drainOutcome?: string;
       readonly triggers: readonly RepairTrigger[];
     } & NodeTarget)
-  | ({ readonly kind: 'repair'; readonly step: 'cancel'; readonly instanceId: InstanceId; readonly group?: string; readonly reason: string; readonly execution: string } & NodeTarget)
+  | ({
+      readonly kind: 'repair';
+      readonly step: 'cancel';
+      readonly instanceId: InstanceId;
+      readonly group?: string;
+      readonly reason: string;
+      readonly execution: string;
+    } & NodeTarget)
   | {
       readonly kind: 'report';
       readonly condition: Condition;

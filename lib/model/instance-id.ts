@@ -10,8 +10,13 @@ export function isInstanceId(value: unknown): value is InstanceId {
 }
 
 export class InvalidInstanceIdError extends Error {
-  constructor(readonly value: unknown, readonly field?: string) {
-    super(`${field ? `${field}: ` : ''}not an EC2 instance id: ${JSON.stringify(value)?.slice(0, 80) ?? String(value)}`);
+  constructor(
+    readonly value: unknown,
+    readonly field?: string,
+  ) {
+    super(
+      `${field ? `${field}: ` : ''}not an EC2 instance id: ${JSON.stringify(value)?.slice(0, 80) ?? String(value)}`,
+    );
     this.name = 'InvalidInstanceIdError';
   }
 }

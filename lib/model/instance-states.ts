@@ -9,7 +9,12 @@ import type { InstanceState } from './signal.js';
  * the EventBridge rule delivers: the machine is leaving, stopped or gone. `pending` and `running`
  * say nothing about removal, and no event of theirs costs an invocation.
  */
-export const SIGNALLED_STATES = ['shutting-down', 'stopping', 'stopped', 'terminated'] as const satisfies readonly InstanceState[];
+export const SIGNALLED_STATES = [
+  'shutting-down',
+  'stopping',
+  'stopped',
+  'terminated',
+] as const satisfies readonly InstanceState[];
 
 /**
  * The states for which a state-change signal slates its node for a drain: the machine goes, or

@@ -3,7 +3,13 @@
  * monitoring agent posts. Ready is bad when False or Unknown; the agent's conditions when False (an
  * agent that says Unknown has not found a problem), as EKS node auto repair and Karpenter read them.
  */
-export const MONITORING_AGENT_CONDITIONS = ['KernelReady', 'NetworkingReady', 'StorageReady', 'ContainerRuntimeReady', 'AcceleratedHardwareReady'] as const;
+export const MONITORING_AGENT_CONDITIONS = [
+  'KernelReady',
+  'NetworkingReady',
+  'StorageReady',
+  'ContainerRuntimeReady',
+  'AcceleratedHardwareReady',
+] as const;
 export type MonitoringAgentCondition = (typeof MONITORING_AGENT_CONDITIONS)[number];
 
 export const REPAIR_CONDITIONS = ['Ready', ...MONITORING_AGENT_CONDITIONS] as const;
@@ -17,7 +23,8 @@ export interface NodeConditionView {
   readonly since?: number;
 }
 
-export const isRepairCondition = (type: string): type is RepairCondition => (REPAIR_CONDITIONS as readonly string[]).includes(type);
+export const isRepairCondition = (type: string): type is RepairCondition =>
+  (REPAIR_CONDITIONS as readonly string[]).includes(type);
 
 /** Whether a condition's status means the node is unhealthy (Ready: not True; the agent's: False). */
 export function isBadCondition(type: RepairCondition, status: ConditionStatus | undefined): boolean {

@@ -42,11 +42,7 @@ export interface LeaseView {
 }
 
 export type ScheduledEventCode =
-  | 'instance-reboot'
-  | 'system-reboot'
-  | 'system-maintenance'
-  | 'instance-retirement'
-  | 'instance-stop';
+  'instance-reboot' | 'system-reboot' | 'system-maintenance' | 'instance-retirement' | 'instance-stop';
 
 export interface ScheduledEvent {
   readonly code: ScheduledEventCode;
@@ -90,8 +86,7 @@ export interface InstanceView {
  * never started (a claim whose start failed) or is long gone; `unknown` when asking failed.
  */
 export type DrainExecutionState =
-  | { readonly status: 'running' | 'ended' | 'absent' }
-  | { readonly status: 'unknown'; readonly error: string };
+  { readonly status: 'running' | 'ended' | 'absent' } | { readonly status: 'unknown'; readonly error: string };
 
 /**
  * Everything one run saw. A sweep sees the whole cluster; an event sees one instance and its node.

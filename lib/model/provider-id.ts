@@ -10,7 +10,10 @@ export type ProviderRef =
   | { readonly kind: 'not-ec2'; readonly platform: 'fargate' | 'eks-hybrid' | 'other'; readonly raw: string };
 
 export class MalformedProviderIdError extends Error {
-  constructor(readonly providerID: string, readonly why: string) {
+  constructor(
+    readonly providerID: string,
+    readonly why: string,
+  ) {
     super(`malformed providerID ${JSON.stringify(providerID.slice(0, 200))}: ${why}`);
     this.name = 'MalformedProviderIdError';
   }
@@ -52,8 +55,10 @@ export function parseProviderId(providerID: string): ProviderRef {
   if (parts.length !== 2 || zone === undefined || second === undefined) {
     throw new MalformedProviderIdError(providerID, 'expected aws:///<zone>/<instance-id>');
   }
-  if (!ZONE_PATTERN.test(zone)) throw new MalformedProviderIdError(providerID, `not an availability zone: ${zone.slice(0, 40)}`);
-  if (!isInstanceId(second)) throw new MalformedProviderIdError(providerID, `not an instance id: ${second.slice(0, 40)}`);
+  if (!ZONE_PATTERN.test(zone))
+    throw new MalformedProviderIdError(providerID, `not an availability zone: ${zone.slice(0, 40)}`);
+  if (!isInstanceId(second))
+    throw new MalformedProviderIdError(providerID, `not an instance id: ${second.slice(0, 40)}`);
   return { kind: 'ec2', zone, instanceId: second };
 }
 

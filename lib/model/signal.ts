@@ -37,7 +37,12 @@ export interface Signal {
   /** For state-change: the state the event announced. */
   readonly state?: InstanceState;
   /** For scheduled-change: whether the machine goes (removal) or comes back (maintenance), and when. */
-  readonly scheduled?: { readonly change: ScheduledChangeClass; readonly code: string; readonly start: number; readonly end?: number };
+  readonly scheduled?: {
+    readonly change: ScheduledChangeClass;
+    readonly code: string;
+    readonly start: number;
+    readonly end?: number;
+  };
   /** EventBridge event id: correlation id in logs and the drain workflow's execution name. */
   readonly eventId: string;
   /** Human-readable summary for reports and Kubernetes Events. */

@@ -19,7 +19,10 @@ export interface ObserveDeps {
   readonly nodes: Pick<NodeClient, 'listNodes'>;
   readonly leases: Pick<LeaseClient, 'listLeases' | 'getLease'>;
   readonly finder: Pick<NodeFinder, 'find' | 'hint' | 'read'>;
-  readonly ec2: Pick<Ec2Adapter, 'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'>;
+  readonly ec2: Pick<
+    Ec2Adapter,
+    'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'
+  >;
   readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks'>;
   readonly drains: Pick<DrainLauncher, 'status'>;
 }

@@ -31,6 +31,8 @@ export async function drainStates(
       for (const name of remote) states.set(name, { status: 'unknown', error: errorText(error) });
     }
   }
-  const errors = [...states].flatMap(([name, state]) => (state.status === 'unknown' ? [`asking about drain ${name} failed: ${state.error}`] : []));
+  const errors = [...states].flatMap(([name, state]) =>
+    state.status === 'unknown' ? [`asking about drain ${name} failed: ${state.error}`] : [],
+  );
   return { states, errors };
 }

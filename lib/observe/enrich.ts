@@ -17,10 +17,16 @@ const HOOK_CONCURRENCY = 4;
  * Which of a group's terminate hooks is ours to complete: a configured one; else the only one. With
  * several and none configured it would be a guess that cuts another system's hook short: ambiguous.
  */
-function chooseHook(group: string, hooks: readonly string[], own: readonly string[] | undefined): string | undefined | { ambiguous: string } {
+function chooseHook(
+  group: string,
+  hooks: readonly string[],
+  own: readonly string[] | undefined,
+): string | undefined | { ambiguous: string } {
   if (own !== undefined) return hooks.find((h) => own.includes(h));
   if (hooks.length <= 1) return hooks[0];
-  return { ambiguous: `Auto Scaling group ${group} has several terminate hooks (${hooks.join(', ')}): set lifecycleHookNames to say which is the reconciler's` };
+  return {
+    ambiguous: `Auto Scaling group ${group} has several terminate hooks (${hooks.join(', ')}): set lifecycleHookNames to say which is the reconciler's`,
+  };
 }
 
 /**
@@ -31,7 +37,11 @@ function chooseHook(group: string, hooks: readonly string[], own: readonly strin
  * failed blinds its own instances only; a failed scheduled-event query, every live instance.
  */
 export async function enrichInstances(
-  deps: { readonly autoScaling: ObserveDeps['autoScaling']; readonly ec2: Pick<ObserveDeps['ec2'], 'scheduledEvents'>; readonly ownHooks?: ObserveDeps['ownHooks'] },
+  deps: {
+    readonly autoScaling: ObserveDeps['autoScaling'];
+    readonly ec2: Pick<ObserveDeps['ec2'], 'scheduledEvents'>;
+    readonly ownHooks?: ObserveDeps['ownHooks'];
+  },
   instances: readonly InstanceView[],
 ): Promise<{ instances: InstanceView[]; errors: string[] }> {
   const liveInstances = instances.filter((i) => LIVE.has(i.state));

@@ -49,7 +49,11 @@ async function readHint(deps: ObserveDeps, name: string): Promise<HintRead> {
  * costs its DescribeInstances and nothing more (what a warm hint read is dropped); an untagged one a
  * GET by name; only this cluster's a list of every Node when its Node is not named after it.
  */
-export async function observeSignals(deps: ObserveDeps, signals: readonly Signal[], options: ObserveSignalsOptions = {}): Promise<ObservedSignals> {
+export async function observeSignals(
+  deps: ObserveDeps,
+  signals: readonly Signal[],
+  options: ObserveSignalsOptions = {},
+): Promise<ObservedSignals> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
   const hinted = new Map<InstanceId, Promise<HintRead>>();
   for (const id of ids) {
@@ -73,7 +77,9 @@ export async function observeSignals(deps: ObserveDeps, signals: readonly Signal
         const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
         const early = await hinted.get(id);
         const read = new Map<string, NodeView | undefined>(early?.node ? [[early.name, early.node.value]] : []);
-        const leasesRead = new Map<string, LeaseView | undefined>(early?.lease ? [[early.name, early.lease.value]] : []);
+        const leasesRead = new Map<string, LeaseView | undefined>(
+          early?.lease ? [[early.name, early.lease.value]] : [],
+        );
         const leaseOf = (name: string): Promise<LeaseView | undefined> =>
           leasesRead.has(name) ? Promise.resolve(leasesRead.get(name)) : deps.leases.getLease(name);
         // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
@@ -99,7 +105,10 @@ export async function observeSignals(deps: ObserveDeps, signals: readonly Signal
   const unseen = signals
     .filter((s) => lookup.notFound.includes(s.instanceId))
     .map((s) => ({ s, age: now - s.observedAt }))
-    .map(({ s, age }) => ({ young: age < deps.settings.notFoundGrace, text: `EC2 does not return ${s.instanceId} (the ${s.kind} event is ${formatDuration(Math.max(0, Math.round(age / 1000)) * 1000)} old; notFoundGrace ${formatDuration(deps.settings.notFoundGrace)})` }));
+    .map(({ s, age }) => ({
+      young: age < deps.settings.notFoundGrace,
+      text: `EC2 does not return ${s.instanceId} (the ${s.kind} event is ${formatDuration(Math.max(0, Math.round(age / 1000)) * 1000)} old; notFoundGrace ${formatDuration(deps.settings.notFoundGrace)})`,
+    }));
   const retryUnseen = options.lastReceive !== true;
   const errors = [
     ...[...lookup.errors].map(([id, error]) => `looking up ${id} failed: ${error}`),

@@ -41,13 +41,27 @@ export async function observeSweep(deps: ObserveDeps & { readonly region: string
   ]);
 
   const known = new Map<InstanceId, InstanceView>(clusterInstances.map((i) => [i.id, i]));
-  const missing = [...new Set(nodes.map((n) => claimedInstanceId(n, deps.region)).filter((id): id is InstanceId => id !== undefined && !known.has(id)))];
-  const lookup = missing.length > 0 ? await deps.ec2.describeByIds(missing) : { found: [], notFound: [], errors: new Map<InstanceId, string>() };
+  const missing = [
+    ...new Set(
+      nodes
+        .map((n) => claimedInstanceId(n, deps.region))
+        .filter((id): id is InstanceId => id !== undefined && !known.has(id)),
+    ),
+  ];
+  const lookup =
+    missing.length > 0
+      ? await deps.ec2.describeByIds(missing)
+      : { found: [], notFound: [], errors: new Map<InstanceId, string>() };
   for (const instance of lookup.found) known.set(instance.id, instance);
 
-  const liveDnsNames = new Set([...known.values()].filter((i) => i.state !== 'terminated').map((i) => i.privateDnsName));
-  const unnamed = nodes.filter((n) => !n.providerID && instanceIdOfNodeName(n.name) === undefined && !liveDnsNames.has(n.name)).map((n) => n.name);
-  if (unnamed.length > 0) for (const instance of await deps.ec2.describeByPrivateDnsNames(unnamed)) known.set(instance.id, instance);
+  const liveDnsNames = new Set(
+    [...known.values()].filter((i) => i.state !== 'terminated').map((i) => i.privateDnsName),
+  );
+  const unnamed = nodes
+    .filter((n) => !n.providerID && instanceIdOfNodeName(n.name) === undefined && !liveDnsNames.has(n.name))
+    .map((n) => n.name);
+  if (unnamed.length > 0)
+    for (const instance of await deps.ec2.describeByPrivateDnsNames(unnamed)) known.set(instance.id, instance);
 
   const [enriched, drains] = await Promise.all([enrichInstances(deps, [...known.values()]), drainStates(deps, nodes)]);
   return {

@@ -32,7 +32,13 @@ async function reconcile(
   const { observation, errors: incomplete, reported = [] } = await observe();
   const observed = performance.now();
 
-  const ctx = { settings: deps.settings, clock: deps.clock, clusterName: deps.clusterName, region: deps.region, ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}) };
+  const ctx = {
+    settings: deps.settings,
+    clock: deps.clock,
+    clusterName: deps.clusterName,
+    region: deps.region,
+    ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
+  };
   const pairs = classify(observation, signals, ctx);
   const planned = plan(pairs, {
     ...ctx,
@@ -45,7 +51,12 @@ async function reconcile(
 
   // Each outcome's notifications go out as it comes, beside the actions still running.
   const notifier = planned.dryRun ? undefined : startNotifying(deps, options, planned);
-  const outcomes = await act(planned, deps, observation.nodes, notifier ? (outcome, index) => notifier.add(outcome, index) : undefined);
+  const outcomes = await act(
+    planned,
+    deps,
+    observation.nodes,
+    notifier ? (outcome, index) => notifier.add(outcome, index) : undefined,
+  );
   const notifyErrors = notifier ? await notifier.done() : [];
   const done = performance.now();
 
@@ -70,9 +81,12 @@ export async function runSweep(deps: ReconcilerDeps, options: RunOptions = {}): 
 }
 
 /** One event's signals (a Health event may carry several instances). */
-export async function runSignals(deps: ReconcilerDeps, signals: readonly Signal[], options: RunOptions & ObserveSignalsOptions = {}): Promise<RunReport> {
+export async function runSignals(
+  deps: ReconcilerDeps,
+  signals: readonly Signal[],
+  options: RunOptions & ObserveSignalsOptions = {},
+): Promise<RunReport> {
   // A failed lookup leaves no pair to classify (the node is not looked for without EC2's answer):
   // observeSignals says so, and the event is not passed off as handled.
   return reconcile('event', deps, () => observeSignals(deps, signals, options), signals, options);
 }
-

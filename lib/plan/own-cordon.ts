@@ -46,7 +46,6 @@ export interface DrainClaim {
   readonly outcome?: string;
 }
 
-
 /** The lifecycle action a Node hands its drain; an unreadable one counts as none (the sweep finds the action again). */
 export function lifecycleOf(text: string | undefined): LifecycleRef | undefined {
   if (text === undefined) return undefined;

@@ -56,7 +56,11 @@ export interface RecordedDrain {
 }
 
 /** What the Node records of a drain, and what the workflow says of it: a record too young to have started counts as running. */
-export function recordedDrain(node: NodeView, ctx: Pick<PlanContext, 'drains'>, now: number): RecordedDrain | undefined {
+export function recordedDrain(
+  node: NodeView,
+  ctx: Pick<PlanContext, 'drains'>,
+  now: number,
+): RecordedDrain | undefined {
   const claim = drainClaimOf(node);
   if (!claim) return undefined;
   // A drain that wrote how it ended has ended, whatever the workflow says (its history expires after 90 days).

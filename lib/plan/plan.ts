@@ -10,7 +10,15 @@ import { CORDONED_BY_ANNOTATION } from '../contract/labels.js';
 import { isCordonedByReconciler } from '../kube/node-writes.js';
 import { cordonHeldUntil, hasShutdownTaint, ownCordonTime, type DrainClaim } from './own-cordon.js';
 import { iso, recordedDrain, target, type Decision, type PairPlanner, type PlanContext } from './pair.js';
-import { isCancellableRepair, planRepairRecovery, planUnresponsive, repairRefusal, standDownOf, takeCensus, type Census } from './repair.js';
+import {
+  isCancellableRepair,
+  planRepairRecovery,
+  planUnresponsive,
+  repairRefusal,
+  standDownOf,
+  takeCensus,
+  type Census,
+} from './repair.js';
 
 export { DRAIN_START_GRACE_MS, type PlanContext } from './pair.js';
 
@@ -23,7 +31,10 @@ export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
   const now = ctx.clock.now();
   const decision: Decision = { actions: [], skipped: [] };
   // Repairs are judged per Auto Scaling group, which only a sweep sees whole.
-  const census = ctx.scope === 'sweep' && (ctx.settings.repair.enabled || ctx.settings.markUnregisteredUnhealthy) ? takeCensus(pairs, ctx, now) : undefined;
+  const census =
+    ctx.scope === 'sweep' && (ctx.settings.repair.enabled || ctx.settings.markUnregisteredUnhealthy)
+      ? takeCensus(pairs, ctx, now)
+      : undefined;
   for (const pair of pairs) planPair(pair, now, ctx, decision, census);
   const guarded = applyBreaker(decision, deletionAllowance(ctx.settings, ctx.clusterNodeCount));
   return { dryRun: ctx.settings.dryRun, ...guarded };
@@ -38,8 +49,13 @@ export function sweepCause(now: number): string {
   return `sweep-${new Date(now).toISOString().slice(0, 16).replace(/[-T:]/g, '')}`;
 }
 
-
-function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Decision, census: Census | undefined): void {
+function planPair(
+  pair: ClassifiedPair,
+  now: number,
+  ctx: PlanContext,
+  out: Decision,
+  census: Census | undefined,
+): void {
   const { node, instanceId } = pair;
   const ids = instanceId !== undefined ? { instanceId } : {};
   const enrichment = pair.instance?.enrichmentErrors ?? [];
@@ -49,9 +65,20 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
     ctx,
     out,
     excluded: exclusionOf(pair),
-    blindSpot: enrichment.length > 0 ? `a lookup about ${instanceId ?? 'the instance'} failed this run (${enrichment.join('; ')})` : undefined,
-    skip: (kind, reason, extra) => out.skipped.push({ kind, ...(node ? { node: node.name } : {}), ...ids, reason, ...extra }),
-    report: () => out.actions.push({ kind: 'report', condition: pair.condition, ...(node ? { node: node.name } : {}), ...ids, reason: pair.reason }),
+    blindSpot:
+      enrichment.length > 0
+        ? `a lookup about ${instanceId ?? 'the instance'} failed this run (${enrichment.join('; ')})`
+        : undefined,
+    skip: (kind, reason, extra) =>
+      out.skipped.push({ kind, ...(node ? { node: node.name } : {}), ...ids, reason, ...extra }),
+    report: () =>
+      out.actions.push({
+        kind: 'report',
+        condition: pair.condition,
+        ...(node ? { node: node.name } : {}),
+        ...ids,
+        reason: pair.reason,
+      }),
   };
   for (const { why } of pair.staleSignals ?? []) p.skip('drain', `stale signal, not acted on: ${why}`);
 
@@ -61,7 +88,8 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       return;
     case 'stale-object': {
       if (!node) return;
-      const refusal = deleteRefusal(pair, node, now, ctx.settings) ?? (p.excluded ? `excluded by ${p.excluded}` : undefined);
+      const refusal =
+        deleteRefusal(pair, node, now, ctx.settings) ?? (p.excluded ? `excluded by ${p.excluded}` : undefined);
       if (refusal) p.skip('delete', refusal);
       else out.actions.push({ kind: 'delete', ...target(node), ...ids, reason: pair.reason });
       return;
@@ -71,7 +99,11 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       return;
     case 'stopped-machine': {
       if (!node || instanceId === undefined || hasShutdownTaint(node)) return;
-      if (pair.ours !== true) p.skip('taint-shutdown', `${instanceId} is not this cluster's instance: a name alone does not make its Node ours to taint`);
+      if (pair.ours !== true)
+        p.skip(
+          'taint-shutdown',
+          `${instanceId} is not this cluster's instance: a name alone does not make its Node ours to taint`,
+        );
       else if (p.excluded) p.skip('taint-shutdown', `excluded by ${p.excluded}`);
       else out.actions.push({ kind: 'taint-shutdown', ...target(node), instanceId, reason: pair.reason });
       return;
@@ -81,7 +113,9 @@ function planPair(pair: ClassifiedPair, now: number, ctx: PlanContext, out: Deci
       const group = pair.instance?.autoScaling?.group;
       if (!ctx.settings.markUnregisteredUnhealthy || instanceId === undefined || group === undefined) return;
       // The same rails as a repair: it has the machine terminated too.
-      const refusal = repairRefusal(p, ctx.ownGroups) ?? (census === undefined ? 'only a sweep sees the whole group: not marked from an event' : undefined);
+      const refusal =
+        repairRefusal(p, ctx.ownGroups) ??
+        (census === undefined ? 'only a sweep sees the whole group: not marked from an event' : undefined);
       if (refusal !== undefined || census === undefined) {
         p.skip('mark-unhealthy', refusal ?? 'no census');
         return;
@@ -152,13 +186,28 @@ function planInSync(p: PairPlanner): void {
   if (ownCordon) planOwnUncordon(p, node, ids, drain);
 }
 
-function planShutdownTaintRemoval(p: PairPlanner, node: NodeView, instanceId: NonNullable<ClassifiedPair['instanceId']>): void {
+function planShutdownTaintRemoval(
+  p: PairPlanner,
+  node: NodeView,
+  instanceId: NonNullable<ClassifiedPair['instanceId']>,
+): void {
   if (p.blindSpot !== undefined) p.skip('remove-shutdown-taint', p.blindSpot);
   else if (p.excluded) p.skip('remove-shutdown-taint', `excluded by ${p.excluded}`);
-  else p.out.actions.push({ kind: 'remove-shutdown-taint', ...target(node), instanceId, reason: `${instanceId} runs again` });
+  else
+    p.out.actions.push({
+      kind: 'remove-shutdown-taint',
+      ...target(node),
+      instanceId,
+      reason: `${instanceId} runs again`,
+    });
 }
 
-function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: ClassifiedPair['instanceId'] }, drain: ReturnType<typeof recordedDrain>): void {
+function planOwnUncordon(
+  p: PairPlanner,
+  node: NodeView,
+  ids: { instanceId?: ClassifiedPair['instanceId'] },
+  drain: ReturnType<typeof recordedDrain>,
+): void {
   const { now, ctx, pair } = p;
   const { settings } = ctx;
   const cordonedAt = ownCordonTime(node);
@@ -168,7 +217,10 @@ function planOwnUncordon(p: PairPlanner, node: NodeView, ids: { instanceId?: Cla
   }
   // A drain on the node (a spot warning needs no sweep to see it) keeps the cordon it works under.
   if (drain && (drain.state.status === 'running' || drain.state.status === 'unknown')) {
-    p.skip('uncordon-own', `drain ${drain.claim.execution} ${drain.state.status === 'running' ? 'is running' : 'may still be running'} on the node: its cordon stays`);
+    p.skip(
+      'uncordon-own',
+      `drain ${drain.claim.execution} ${drain.state.status === 'running' ? 'is running' : 'may still be running'} on the node: its cordon stays`,
+    );
     return;
   }
   if (now - Math.max(cordonedAt, drain?.claim.at ?? 0) < settings.uncordonAfter) return;
@@ -218,7 +270,8 @@ function planSlated(p: PairPlanner): void {
   const lifecycle = pair.lifecycle;
   const drain = node ? recordedDrain(node, p.ctx, p.now) : undefined;
   // The operator stopped this removal's drain to keep the machine: its lifecycle action is theirs.
-  const takenOver = drain !== undefined && drain.claim.outcome === 'cancelled-by-uncordon' && !isNewRemoval(pair, drain.claim);
+  const takenOver =
+    drain !== undefined && drain.claim.outcome === 'cancelled-by-uncordon' && !isNewRemoval(pair, drain.claim);
   /** CONTINUE now (no drain will do it); refused when a lookup failed, the instance is not ours, or the operator took it over. */
   const completeNow = (why: string): void => {
     if (!lifecycle || instanceId === undefined) return;
@@ -229,7 +282,14 @@ function planSlated(p: PairPlanner): void {
           ? `the node was uncordoned during its drain: the lifecycle action is left to the operator (${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: instanceId })})`
           : p.blindSpot;
     if (refusal) p.skip('complete-lifecycle', refusal);
-    else out.actions.push({ kind: 'complete-lifecycle', instanceId, lifecycle, result: 'CONTINUE', reason: `${pair.reason}; ${why}` });
+    else
+      out.actions.push({
+        kind: 'complete-lifecycle',
+        instanceId,
+        lifecycle,
+        result: 'CONTINUE',
+        reason: `${pair.reason}; ${why}`,
+      });
   };
 
   if (pair.ours !== true) {
@@ -249,7 +309,11 @@ function planSlated(p: PairPlanner): void {
     return;
   }
 
-  if (drain && drain.state.status !== 'absent' && !(drain.state.status === 'ended' && isNewRemoval(pair, drain.claim))) {
+  if (
+    drain &&
+    drain.state.status !== 'absent' &&
+    !(drain.state.status === 'ended' && isNewRemoval(pair, drain.claim))
+  ) {
     planRecordedRemoval(p, node, drain.claim, drain.state, completeNow);
     return;
   }
@@ -258,7 +322,14 @@ function planSlated(p: PairPlanner): void {
   const until = pair.purpose === 'maintenance' ? pair.holdCordonUntil : undefined;
   const cordon = (claim?: DrainClaimRequest): void => {
     if (node.unschedulable) return;
-    out.actions.push({ kind: 'cordon', ...target(node), ...ids, reason: pair.reason, ...(until !== undefined ? { until } : {}), ...(claim ? { claim } : {}) });
+    out.actions.push({
+      kind: 'cordon',
+      ...target(node),
+      ...ids,
+      reason: pair.reason,
+      ...(until !== undefined ? { until } : {}),
+      ...(claim ? { claim } : {}),
+    });
   };
   if (pair.drain !== true) {
     cordon();
@@ -297,10 +368,16 @@ function planRecordedRemoval(
   const ids = pair.instanceId !== undefined ? { instanceId: pair.instanceId } : {};
   switch (state.status) {
     case 'unknown':
-      p.skip('drain', `could not tell whether drain ${claim.execution} still runs (${state.error}): nothing started or completed this run`);
+      p.skip(
+        'drain',
+        `could not tell whether drain ${claim.execution} still runs (${state.error}): nothing started or completed this run`,
+      );
       return;
     case 'running': {
-      const earlier = pair.deadline !== undefined && pair.deadline < (claim.deadline ?? Infinity) && pair.deadline > now ? pair.deadline : undefined;
+      const earlier =
+        pair.deadline !== undefined && pair.deadline < (claim.deadline ?? Infinity) && pair.deadline > now
+          ? pair.deadline
+          : undefined;
       const handOver = pair.lifecycle !== undefined && claim.lifecycle === undefined ? pair.lifecycle : undefined;
       if (earlier === undefined && handOver === undefined) {
         p.skip('drain', `drain ${claim.execution} of this removal is running`);
@@ -371,9 +448,17 @@ function applyBreaker(decision: Decision, allowed: number): Omit<Plan, 'dryRun'>
     `circuit breaker: ${deletes.length} deletions planned, at most ${allowed} allowed (maxDeletions / maxDeletionPercent); deleting none. ` +
     `If so many Nodes are really gone, check the list with \`ec2-node-reconciler sweep --dry-run --max-deletions ${deletes.length} --max-deletion-percent 100\` ` +
     `and run it once without --dry-run; if not, find out why their machines look gone (an EC2 outage, a wrong region or tag) first`;
-  const skipped: SkippedAction[] = deletes.map((d) => ({ kind: 'delete', node: d.node, ...(d.instanceId ? { instanceId: d.instanceId } : {}), reason }));
+  const skipped: SkippedAction[] = deletes.map((d) => ({
+    kind: 'delete',
+    node: d.node,
+    ...(d.instanceId ? { instanceId: d.instanceId } : {}),
+    reason,
+  }));
   return {
-    actions: [...decision.actions.filter((a) => a.kind !== 'delete'), { kind: 'report', condition: 'stale-object', reason }],
+    actions: [
+      ...decision.actions.filter((a) => a.kind !== 'delete'),
+      { kind: 'report', condition: 'stale-object', reason },
+    ],
     skipped: [...decision.skipped, ...skipped],
     breaker: { wouldDelete: deletes.length, allowed, reason },
   };

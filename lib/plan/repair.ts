@@ -43,7 +43,8 @@ export interface Census {
 }
 
 /** The most unhealthy machines a group of `members` may have for repairs to go on: the percentage, rounded up (as Karpenter and EKS do). */
-export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number): number => Math.ceil((members * maxUnhealthyPercent) / 100);
+export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number): number =>
+  Math.ceil((members * maxUnhealthyPercent) / 100);
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
 
@@ -51,7 +52,8 @@ const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.aut
 const DRAINED_ENOUGH: ReadonlySet<string> = new Set(['done', 'deadline', 'incomplete']);
 
 /** A drain that ended because someone else uncordoned the node: the operator took the node back. */
-const cancelledByOperator = (claim: DrainClaim): boolean => claim.outcome !== undefined && leavesLifecycleOpen(claim.outcome);
+const cancelledByOperator = (claim: DrainClaim): boolean =>
+  claim.outcome !== undefined && leavesLifecycleOpen(claim.outcome);
 
 /** A repair the Node records that is not over: its drain runs or ended, and its machine is not replaced yet. */
 export function isOpenRepair(drain: RecordedDrain): boolean {
@@ -59,7 +61,8 @@ export function isOpenRepair(drain: RecordedDrain): boolean {
 }
 
 /** A repair the Node records that nobody else cancelled, whatever its drain's state: a recovered node has it cancelled. */
-export const isCancellableRepair = (drain: RecordedDrain): boolean => drain.claim.for === 'repair' && !cancelledByOperator(drain.claim);
+export const isCancellableRepair = (drain: RecordedDrain): boolean =>
+  drain.claim.for === 'repair' && !cancelledByOperator(drain.claim);
 
 /**
  * A repair whose drain is over and whose node is schedulable again: someone uncordoned it after the
@@ -67,24 +70,36 @@ export const isCancellableRepair = (drain: RecordedDrain): boolean => drain.clai
  * the machine is the operator's, and is not marked.
  */
 const uncordonedSinceDrain = (node: NodeView, drain: RecordedDrain): boolean =>
-  drain.claim.for === 'repair' && !node.unschedulable && drain.state.status !== 'running' && drain.state.status !== 'unknown';
+  drain.claim.for === 'repair' &&
+  !node.unschedulable &&
+  drain.state.status !== 'running' &&
+  drain.state.status !== 'unknown';
 
 /** Whether the node counts against repair.maxParallel: a drain of any purpose runs (or may), or a repair is not over. */
 function isInFlight(node: NodeView, ctx: Pick<PlanContext, 'drains'>, now: number): boolean {
   const drain = recordedDrain(node, ctx, now);
   if (drain === undefined) return false;
-  return drain.state.status === 'running' || drain.state.status === 'unknown' || (isOpenRepair(drain) && !uncordonedSinceDrain(node, drain));
+  return (
+    drain.state.status === 'running' ||
+    drain.state.status === 'unknown' ||
+    (isOpenRepair(drain) && !uncordonedSinceDrain(node, drain))
+  );
 }
 
 function isUnhealthy(pair: ClassifiedPair, ctx: PlanContext, now: number): boolean {
-  if (pair.instance?.autoScaling?.healthStatus === 'Unhealthy' || pair.condition === 'unregistered-machine') return true;
-  return pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0;
+  if (pair.instance?.autoScaling?.healthStatus === 'Unhealthy' || pair.condition === 'unregistered-machine')
+    return true;
+  return (
+    pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
+  );
 }
 
 /** Every group's members, unhealthy machines and repairs in flight, each instance counted once; and the unhealthy Nodes no group can be told for. */
 export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Census {
   const unlocated = pairs.flatMap((pair) =>
-    (isLookupFailed(pair) || isGroupLookupFailed(pair)) && pair.node !== undefined && badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
+    (isLookupFailed(pair) || isGroupLookupFailed(pair)) &&
+    pair.node !== undefined &&
+    badConditions(pair.node, pair.heartbeatAt, now, ctx.settings.heartbeatGrace).length > 0
       ? [pair.node.name]
       : [],
   );
@@ -99,12 +114,18 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
 }
 
 /** The machine's own lookup failed this run: which group it is in is unknown. */
-const isLookupFailed = (pair: ClassifiedPair): boolean => pair.condition === 'unknown' && pair.lookupError !== undefined;
+const isLookupFailed = (pair: ClassifiedPair): boolean =>
+  pair.condition === 'unknown' && pair.lookupError !== undefined;
 
 /** Its group's tag names a group whose lookup failed this run: the group cannot count the machine. */
 const isGroupLookupFailed = (pair: ClassifiedPair): boolean => {
   const instance = pair.instance;
-  return instance !== undefined && instance.autoScaling === undefined && instance.tags[AUTO_SCALING_GROUP_TAG] !== undefined && (instance.enrichmentErrors ?? []).length > 0;
+  return (
+    instance !== undefined &&
+    instance.autoScaling === undefined &&
+    instance.tags[AUTO_SCALING_GROUP_TAG] !== undefined &&
+    (instance.enrichmentErrors ?? []).length > 0
+  );
 };
 
 interface CensusMachine {
@@ -115,7 +136,11 @@ interface CensusMachine {
 }
 
 /** Each Auto Scaling group member this run saw, once. */
-function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<InstanceId, CensusMachine> {
+function censusMachines(
+  pairs: readonly ClassifiedPair[],
+  ctx: PlanContext,
+  now: number,
+): Map<InstanceId, CensusMachine> {
   const machines = new Map<InstanceId, CensusMachine>();
   for (const pair of pairs) {
     const group = groupOf(pair);
@@ -144,10 +169,16 @@ function groupCensus(machines: ReadonlyMap<InstanceId, CensusMachine>): Map<stri
   return census;
 }
 
-const describe = (c: BadCondition): string => `${c.type} ${c.status}${c.since !== undefined ? ` since ${iso(c.since)}` : ''}`;
+const describe = (c: BadCondition): string =>
+  `${c.type} ${c.status}${c.since !== undefined ? ` since ${iso(c.since)}` : ''}`;
 
 /** The bad conditions that have been bad for their repair.after, or why none has yet. */
-function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: PlanContext): { triggers: RepairTrigger[] } | { waiting: string } {
+function dueTriggers(
+  node: NodeView,
+  pair: ClassifiedPair,
+  now: number,
+  ctx: PlanContext,
+): { triggers: RepairTrigger[] } | { waiting: string } {
   const { repair, heartbeatGrace } = ctx.settings;
   const seen = badConditions(node, pair.heartbeatAt, now, heartbeatGrace);
   const bad = seen.filter((c) => c.inferred !== true);
@@ -157,12 +188,23 @@ function dueTriggers(node: NodeView, pair: ClassifiedPair, now: number, ctx: Pla
       waiting: `Ready is still True though the kubelet's last heartbeat was at ${inferred.since !== undefined ? iso(inferred.since) : 'an unknown time'}: the control plane has not marked the node (its clock may be behind, or the node lifecycle controller is down), so it is not repaired`,
     };
   }
-  const triggers = bad.flatMap((c) => (c.since !== undefined && now - c.since >= repair.after[c.type] ? [{ type: c.type, status: c.status, since: c.since }] : []));
+  const triggers = bad.flatMap((c) =>
+    c.since !== undefined && now - c.since >= repair.after[c.type]
+      ? [{ type: c.type, status: c.status, since: c.since }]
+      : [],
+  );
   if (triggers.length > 0) return { triggers };
-  const dated = bad.filter((c): c is BadCondition & { since: number } => c.since !== undefined).sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
+  const dated = bad
+    .filter((c): c is BadCondition & { since: number } => c.since !== undefined)
+    .sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
   const next = dated[0];
-  if (next === undefined) return { waiting: `${bad.map(describe).join(', ') || 'no condition is bad'}: since when is unknown, so it is not repaired` };
-  return { waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})` };
+  if (next === undefined)
+    return {
+      waiting: `${bad.map(describe).join(', ') || 'no condition is bad'}: since when is unknown, so it is not repaired`,
+    };
+  return {
+    waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})`,
+  };
 }
 
 /**
@@ -176,22 +218,30 @@ const REPLACEMENT_PROCESSES: ReadonlySet<string> = new Set(['Launch', 'ReplaceUn
 export function repairRefusal(p: PairPlanner, ownGroups: readonly string[] | undefined): string | undefined {
   const { pair } = p;
   const instance = pair.instance;
-  if (pair.ours !== true || instance === undefined) return `${pair.instanceId ?? 'the instance'} is not this cluster's instance`;
+  if (pair.ours !== true || instance === undefined)
+    return `${pair.instanceId ?? 'the instance'} is not this cluster's instance`;
   // Marking a machine Unhealthy has it terminated: only a machine its own tags (or the configured groups) make ours, never one a Node merely names.
-  const owner = ownershipOf(instance, { clusterName: p.ctx.clusterName, ...(ownGroups !== undefined ? { ownGroups } : {}) });
-  if (owner.kind !== 'ours') return `${instance.id} is not tagged for this cluster nor in a configured Auto Scaling group: a Node naming it is not enough to replace it`;
+  const owner = ownershipOf(instance, {
+    clusterName: p.ctx.clusterName,
+    ...(ownGroups !== undefined ? { ownGroups } : {}),
+  });
+  if (owner.kind !== 'ours')
+    return `${instance.id} is not tagged for this cluster nor in a configured Auto Scaling group: a Node naming it is not enough to replace it`;
   if (p.excluded) return `excluded by ${p.excluded}`;
   if (p.blindSpot !== undefined) return p.blindSpot;
   const asg = instance.autoScaling;
   if (asg === undefined) return `${instance.id} is not in an Auto Scaling group: nothing would replace it`;
-  if (ownGroups !== undefined && !ownGroups.includes(asg.group)) return `Auto Scaling group ${asg.group} is not one of the configured autoScalingGroupNames`;
+  if (ownGroups !== undefined && !ownGroups.includes(asg.group))
+    return `Auto Scaling group ${asg.group} is not one of the configured autoScalingGroupNames`;
   const halted = (asg.suspendedProcesses ?? []).filter((process) => REPLACEMENT_PROCESSES.has(process));
   if (halted.length > 0) {
     return `Auto Scaling group ${asg.group} has ${halted.join(', ')} suspended: it would not replace a machine marked Unhealthy, so none is taken out until ${halted.length === 1 ? 'it is' : 'they are'} resumed`;
   }
   if (instance.state !== 'running') return `${instance.id} is ${instance.state}, not running`;
-  if (asg.lifecycleState !== 'InService') return `Auto Scaling group ${asg.group} has it ${asg.lifecycleState}: only InService machines are repaired`;
-  if (asg.healthStatus === 'Unhealthy') return `Auto Scaling group ${asg.group} already has it Unhealthy: the group is replacing it`;
+  if (asg.lifecycleState !== 'InService')
+    return `Auto Scaling group ${asg.group} has it ${asg.lifecycleState}: only InService machines are repaired`;
+  if (asg.healthStatus === 'Unhealthy')
+    return `Auto Scaling group ${asg.group} already has it Unhealthy: the group is replacing it`;
   return undefined;
 }
 
@@ -238,7 +288,14 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   const { pair, ctx, now, out } = p;
   const { repair } = ctx.settings;
   const { node, instance, instanceId } = pair;
-  if (!repair.enabled || ctx.scope !== 'sweep' || census === undefined || node === undefined || instanceId === undefined) return;
+  if (
+    !repair.enabled ||
+    ctx.scope !== 'sweep' ||
+    census === undefined ||
+    node === undefined ||
+    instanceId === undefined
+  )
+    return;
   const refused = repairRefusal(p, ctx.ownGroups);
   const group = instance?.autoScaling?.group;
   if (refused !== undefined || instance === undefined || group === undefined) {
@@ -253,13 +310,25 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   const { triggers } = due;
   const drain = recordedDrain(node, ctx, now);
   if (drain && (drain.state.status === 'running' || drain.state.status === 'unknown')) {
-    const what = drain.claim.for === 'repair' ? `repair drain ${drain.claim.execution}` : `drain ${drain.claim.execution}`;
-    p.skip('repair', drain.state.status === 'unknown' ? `${what} may still be running (${drain.state.error}): nothing started beside it` : drain.claim.for === 'repair' ? `${what} is running` : `${what} runs on the node: no repair beside it`);
+    const what =
+      drain.claim.for === 'repair' ? `repair drain ${drain.claim.execution}` : `drain ${drain.claim.execution}`;
+    p.skip(
+      'repair',
+      drain.state.status === 'unknown'
+        ? `${what} may still be running (${drain.state.error}): nothing started beside it`
+        : drain.claim.for === 'repair'
+          ? `${what} is running`
+          : `${what} runs on the node: no repair beside it`,
+    );
     return;
   }
   // The operator uncordoned the node while it was already bad: it is theirs until its condition changes.
   const uncordonedAfter = drain !== undefined && isOpenRepair(drain) && uncordonedSinceDrain(node, drain);
-  if (drain && (cancelledByOperator(drain.claim) || uncordonedAfter) && triggers.every((t) => t.since <= (drain.claim.at ?? Infinity))) {
+  if (
+    drain &&
+    (cancelledByOperator(drain.claim) || uncordonedAfter) &&
+    triggers.every((t) => t.since <= (drain.claim.at ?? Infinity))
+  ) {
     const recorded = drain.claim.at !== undefined ? ` (recorded ${iso(drain.claim.at)})` : '';
     p.skip(
       'repair',
@@ -272,8 +341,13 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
 
   // A cautious stand-down: an unhealthy Node whose machine could not be looked up may be this group's.
   if (census.unlocated.length > 0) {
-    const nodes = census.unlocated.slice(0, 3).join(', ') + (census.unlocated.length > 3 ? ` and ${census.unlocated.length - 3} more` : '');
-    p.skip('repair', `stand down: the machine of unhealthy node ${nodes} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`);
+    const nodes =
+      census.unlocated.slice(0, 3).join(', ') +
+      (census.unlocated.length > 3 ? ` and ${census.unlocated.length - 3} more` : '');
+    p.skip(
+      'repair',
+      `stand down: the machine of unhealthy node ${nodes} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`,
+    );
     return;
   }
   const counts = census.groups.get(group);
@@ -310,7 +384,10 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
 
   if (counts.inFlight >= repair.maxParallel) {
-    p.skip('repair', `${counts.inFlight} repair${counts.inFlight === 1 ? '' : 's'} or drain${counts.inFlight === 1 ? '' : 's'} in flight in Auto Scaling group ${group} (maxParallel ${repair.maxParallel}): it waits its turn`);
+    p.skip(
+      'repair',
+      `${counts.inFlight} repair${counts.inFlight === 1 ? '' : 's'} or drain${counts.inFlight === 1 ? '' : 's'} in flight in Auto Scaling group ${group} (maxParallel ${repair.maxParallel}): it waits its turn`,
+    );
     return;
   }
   counts.inFlight += 1;
@@ -324,7 +401,18 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   };
   const reason = `repair: ${triggerText(triggers, repair)}; ${pair.reason}`;
   if (!node.unschedulable) out.actions.push({ kind: 'cordon', ...target(node), instanceId, reason, claim });
-  out.actions.push({ kind: 'repair', step: 'drain', ...target(node), instanceId, group, reason, cause, mode: 'start', triggers, ...claim });
+  out.actions.push({
+    kind: 'repair',
+    step: 'drain',
+    ...target(node),
+    instanceId,
+    group,
+    reason,
+    cause,
+    mode: 'start',
+    triggers,
+    ...claim,
+  });
 }
 
 /**
@@ -340,7 +428,9 @@ export function planRepairRecovery(p: PairPlanner, node: NodeView, drain: Record
   const why =
     p.blindSpot ??
     (p.excluded ? `excluded by ${p.excluded}` : undefined) ??
-    (pair.instance?.autoScaling?.healthStatus === 'Unhealthy' ? `Auto Scaling group ${group ?? ''} already has it Unhealthy: the group is replacing it, so it stays cordoned` : undefined);
+    (pair.instance?.autoScaling?.healthStatus === 'Unhealthy'
+      ? `Auto Scaling group ${group ?? ''} already has it Unhealthy: the group is replacing it, so it stays cordoned`
+      : undefined);
   if (why !== undefined) {
     p.skip('repair', why);
     return;

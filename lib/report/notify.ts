@@ -26,9 +26,11 @@ export const REPAIR_EVENT_REASONS = {
   blocked: 'RepairBlocked',
 } as const satisfies Record<Extract<Action, { kind: 'repair' }>['step'] | 'blocked', string>;
 
-const reasonOf = (action: Exclude<Action, { kind: 'report' }>): string => (action.kind === 'repair' ? REPAIR_EVENT_REASONS[action.step] : EVENT_REASONS[action.kind]);
+const reasonOf = (action: Exclude<Action, { kind: 'report' }>): string =>
+  action.kind === 'repair' ? REPAIR_EVENT_REASONS[action.step] : EVENT_REASONS[action.kind];
 
-const triggersDetail = (triggers: readonly RepairTrigger[]) => triggers.map((t) => ({ condition: t.type, status: t.status, since: new Date(t.since).toISOString() }));
+const triggersDetail = (triggers: readonly RepairTrigger[]) =>
+  triggers.map((t) => ({ condition: t.type, status: t.status, since: new Date(t.since).toISOString() }));
 
 export const DIVERGENCE_REASONS = {
   'stale-object': 'CircuitBreakerTripped',
@@ -43,7 +45,12 @@ export const DIVERGENCE_REASONS = {
 } as const satisfies Record<Condition, string>;
 
 /** Divergences worth an alert downstream (the reconciler could not fix them). */
-const ALERTING: ReadonlySet<Condition> = new Set(['identity-conflict', 'unregistered-machine', 'unresponsive-machine', 'stale-object']);
+const ALERTING: ReadonlySet<Condition> = new Set([
+  'identity-conflict',
+  'unregistered-machine',
+  'unresponsive-machine',
+  'stale-object',
+]);
 
 /** What notifying needs: where Kubernetes Events are recorded and output events published. */
 export interface NotifyDeps {
@@ -67,7 +74,9 @@ const instanceArn = ({ region, accountId }: RunPlace, id: string | undefined): s
 function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined): string[] {
   const breaker = plan?.breaker;
   if (!breaker) return [];
-  return plan.skipped.flatMap((s) => (s.kind === 'delete' && s.reason === breaker.reason && s.node !== undefined ? [s.node] : []));
+  return plan.skipped.flatMap((s) =>
+    s.kind === 'delete' && s.reason === breaker.reason && s.node !== undefined ? [s.node] : [],
+  );
 }
 
 /** What to tell Kubernetes and EventBridge about a run's outcomes (and, given the plan, the deletions its breaker held back). Pure. */
@@ -80,13 +89,19 @@ export function notificationsFor(
   const kube: NodeEvent[] = [];
   const output: OutputEvent[] = [];
   for (const node of heldBackByBreaker(plan)) {
-    kube.push({ node, reason: DIVERGENCE_REASONS['stale-object'], message: plan?.breaker?.reason ?? '', type: 'Warning' });
+    kube.push({
+      node,
+      reason: DIVERGENCE_REASONS['stale-object'],
+      message: plan?.breaker?.reason ?? '',
+      type: 'Warning',
+    });
   }
   // A repair the group's unhealthy share stood down: the node is told, and downstream alerting.
   for (const skipped of plan?.skipped ?? []) {
     const { standDown } = skipped;
     if (skipped.kind !== 'repair' || standDown === undefined) continue;
-    if (skipped.node !== undefined) kube.push({ node: skipped.node, reason: REPAIR_EVENT_REASONS.blocked, message: skipped.reason, type: 'Warning' });
+    if (skipped.node !== undefined)
+      kube.push({ node: skipped.node, reason: REPAIR_EVENT_REASONS.blocked, message: skipped.reason, type: 'Warning' });
     output.push({
       detailType: 'Node Repair Blocked',
       detail: { cluster, node: skipped.node, instanceId: skipped.instanceId, ...standDown, reason: skipped.reason },
@@ -98,7 +113,8 @@ export function notificationsFor(
     const node = 'node' in action ? action.node : undefined;
     const uid = 'uid' in action ? action.uid : undefined;
     if (action.kind === 'report') {
-      if (node) kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });
+      if (node)
+        kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });
       if (ALERTING.has(action.condition)) {
         output.push({
           detailType: 'Divergence Detected',
@@ -109,24 +125,55 @@ export function notificationsFor(
       continue;
     }
     const failed = outcome === 'failed' || outcome === 'moot';
-    const message = failed ? `${action.kind} ${outcome}: ${detail ?? ''} (wanted because: ${action.reason})` : action.reason;
+    const message = failed
+      ? `${action.kind} ${outcome}: ${detail ?? ''} (wanted because: ${action.reason})`
+      : action.reason;
     // A deleted Node is gone, but an Event naming it still shows in `kubectl get events`; a delete
     // that failed or was moot (e.g. re-registered under the same name) is a Warning like any other.
-    if (node) kube.push({ node, ...(uid ? { uid } : {}), reason: reasonOf(action), message, type: failed ? 'Warning' : 'Normal' });
+    if (node)
+      kube.push({
+        node,
+        ...(uid ? { uid } : {}),
+        reason: reasonOf(action),
+        message,
+        type: failed ? 'Warning' : 'Normal',
+      });
     if (action.kind === 'delete' && outcome === 'done') {
-      output.push({ detailType: 'Node Deleted', detail: { cluster, node, instanceId: action.instanceId, reason: action.reason }, resources: instanceArn(place, action.instanceId) });
+      output.push({
+        detailType: 'Node Deleted',
+        detail: { cluster, node, instanceId: action.instanceId, reason: action.reason },
+        resources: instanceArn(place, action.instanceId),
+      });
     }
     if (action.kind === 'repair' && action.step === 'drain' && outcome === 'started') {
       output.push({
         detailType: 'Node Repair Started',
-        detail: { cluster, node, instanceId: action.instanceId, group: action.group, execution: action.execution, deadline: new Date(action.deadline).toISOString(), conditions: triggersDetail(action.triggers), reason: action.reason },
+        detail: {
+          cluster,
+          node,
+          instanceId: action.instanceId,
+          group: action.group,
+          execution: action.execution,
+          deadline: new Date(action.deadline).toISOString(),
+          conditions: triggersDetail(action.triggers),
+          reason: action.reason,
+        },
         resources: instanceArn(place, action.instanceId),
       });
     }
     if (action.kind === 'repair' && action.step === 'replace' && outcome === 'done') {
       output.push({
         detailType: 'Node Repaired',
-        detail: { cluster, node, instanceId: action.instanceId, group: action.group, execution: action.execution, drainOutcome: action.drainOutcome, conditions: triggersDetail(action.triggers), reason: action.reason },
+        detail: {
+          cluster,
+          node,
+          instanceId: action.instanceId,
+          group: action.group,
+          execution: action.execution,
+          drainOutcome: action.drainOutcome,
+          conditions: triggersDetail(action.triggers),
+          reason: action.reason,
+        },
         resources: instanceArn(place, action.instanceId),
       });
     }
@@ -152,7 +199,11 @@ export interface Notifier {
  * is in flight), a few at a time; output events are published together at the end, alongside the
  * last Events. A failure to notify is an error in the report, never a failed run.
  */
-export function startNotifying(deps: NotifyDeps, place: RunPlace = {}, plan?: Pick<Plan, 'skipped' | 'breaker'>): Notifier {
+export function startNotifying(
+  deps: NotifyDeps,
+  place: RunPlace = {},
+  plan?: Pick<Plan, 'skipped' | 'breaker'>,
+): Notifier {
   const errors: string[] = [];
   const queue: NodeEvent[] = [];
   // Published in plan order, whatever order the outcomes came in.

@@ -85,7 +85,12 @@ export interface RunFacts {
   /** Events and output events that could not be sent. */
   readonly notifyErrors: readonly string[];
   /** performance.now() as the run started and as each phase ended: wall time, apart from the run's clock. */
-  readonly marks: { readonly start: number; readonly observed: number; readonly decided: number; readonly done: number };
+  readonly marks: {
+    readonly start: number;
+    readonly observed: number;
+    readonly decided: number;
+    readonly done: number;
+  };
   readonly apiCalls: Readonly<Record<string, number>>;
 }
 
@@ -107,10 +112,18 @@ export function runReport(facts: RunFacts): RunReport {
     errors: [
       ...facts.incomplete,
       ...facts.reported,
-      ...outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`),
+      ...outcomes
+        .filter((o) => o.outcome === 'failed')
+        .map(
+          (o) => `${o.action.kind}${'node' in o.action && o.action.node ? ` ${o.action.node}` : ''}: ${o.detail ?? ''}`,
+        ),
       ...facts.notifyErrors,
     ],
-    timings: { observeMs: Math.round(marks.observed - marks.start), decideMs: Math.round(marks.decided - marks.observed), actMs: Math.round(marks.done - marks.decided) },
+    timings: {
+      observeMs: Math.round(marks.observed - marks.start),
+      decideMs: Math.round(marks.decided - marks.observed),
+      actMs: Math.round(marks.done - marks.decided),
+    },
     apiCalls: facts.apiCalls,
   };
 }

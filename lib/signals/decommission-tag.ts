@@ -29,7 +29,8 @@ import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { DECOMMISSION_TAG } from '../contract/labels.js';
 import { defineSignal, emit, fromEnvelope, ignore, preview } from './signal-module.js';
 
-type TaggedResource = { readonly kind: 'instance'; readonly instanceId: InstanceId } | { readonly kind: 'other'; readonly arn: string };
+type TaggedResource =
+  { readonly kind: 'instance'; readonly instanceId: InstanceId } | { readonly kind: 'other'; readonly arn: string };
 
 const INSTANCE_ARN_HINT = 'must be an EC2 instance ARN (arn:aws:ec2:<region>:<account>:instance/i-…)';
 
@@ -79,7 +80,8 @@ export const decommissionTag = defineSignal({
     if (resource.kind === 'other') return ignore(`tag change on ${preview(resource.arn)}: not an EC2 instance`);
     const instanceId = resource.instanceId;
     const { 'changed-tag-keys': changed, tags } = event.detail;
-    if (!changed.includes(DECOMMISSION_TAG)) return ignore(`tag change on ${instanceId} does not touch ${DECOMMISSION_TAG}`);
+    if (!changed.includes(DECOMMISSION_TAG))
+      return ignore(`tag change on ${instanceId} does not touch ${DECOMMISSION_TAG}`);
     // hasOwn, not `in`: a `__proto__` or `constructor` key must not count as the tag.
     if (!Object.hasOwn(tags, DECOMMISSION_TAG)) return ignore(`${DECOMMISSION_TAG} was removed from ${instanceId}`);
     return emit([

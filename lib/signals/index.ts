@@ -107,13 +107,20 @@ export function parseEvent(event: unknown): ParseOutcome {
   const { source, 'detail-type': detailType } = event;
   if (typeof source !== 'string' || typeof detailType !== 'string') {
     // Auto Scaling notification targets (SQS/SNS) send bare messages with `Event`; they must come through EventBridge.
-    const hint = 'Event' in event ? ' (an Auto Scaling notification sent straight to the queue? route it through EventBridge)' : '';
+    const hint =
+      'Event' in event
+        ? ' (an Auto Scaling notification sent straight to the queue? route it through EventBridge)'
+        : '';
     const field = typeof source !== 'string' ? 'source' : 'detail-type';
     throw new SignalRejection(field, `must be a string${hint}`, partial);
   }
   const signalModule = ROUTES.get(routeKey(source, detailType));
   if (!signalModule) {
-    throw new SignalRejection('source/detail-type', `no signal kind for ${preview(source)} / ${preview(detailType)}`, partial);
+    throw new SignalRejection(
+      'source/detail-type',
+      `no signal kind for ${preview(source)} / ${preview(detailType)}`,
+      partial,
+    );
   }
 
   const parsed = signalModule.schema.safeParse(event, PARSE_PARAMS);

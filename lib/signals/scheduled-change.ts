@@ -51,7 +51,9 @@ const RFC_1123 =
 export function parseRfc1123(text: string): number | undefined {
   const match = RFC_1123.exec(text);
   if (!match) return undefined;
-  const [day = NaN, year = NaN, hour = NaN, minute = NaN, second = NaN] = [1, 3, 4, 5, 6].map((group) => Number(match[group]));
+  const [day = NaN, year = NaN, hour = NaN, minute = NaN, second = NaN] = [1, 3, 4, 5, 6].map((group) =>
+    Number(match[group]),
+  );
   const month = MONTHS.findIndex((m) => m === match[2]);
   if (!(hour <= 23 && minute <= 59 && second <= 59)) return undefined;
   const ms = Date.UTC(year, month, day, hour, minute, second);
@@ -125,15 +127,20 @@ export const scheduledChange = defineSignal({
   toSignals(event) {
     const detail = event.detail;
     if (!detail.concernsInstances) {
-      return ignore(`AWS Health ${detail.eventTypeCategory} event for ${detail.service}: only EC2 scheduled changes concern nodes`);
+      return ignore(
+        `AWS Health ${detail.eventTypeCategory} event for ${detail.service}: only EC2 scheduled changes concern nodes`,
+      );
     }
     // A closed scheduled change is over (the reboot or maintenance happened); draining now would move pods for nothing.
-    if (detail.statusCode === 'closed') return ignore(`AWS Health ${detail.eventTypeCode ?? 'scheduled change'} is closed`);
+    if (detail.statusCode === 'closed')
+      return ignore(`AWS Health ${detail.eventTypeCode ?? 'scheduled change'} is closed`);
 
     const code = detail.eventTypeCode;
     const change = code === undefined ? undefined : scheduledChangeClass(code);
     if (code === undefined || change === undefined) {
-      return ignore(`AWS Health EC2 scheduled change ${code ?? 'without an eventTypeCode'}: not a known retirement, stop, reboot or maintenance code, so nothing is done`);
+      return ignore(
+        `AWS Health EC2 scheduled change ${code ?? 'without an eventTypeCode'}: not a known retirement, stop, reboot or maintenance code, so nothing is done`,
+      );
     }
     const envelope = fromEnvelope(event);
     const what = change === 'removal' ? 'is scheduled to go' : 'has scheduled maintenance';
@@ -153,7 +160,12 @@ export const scheduledChange = defineSignal({
           instanceId: entityValue,
           ...envelope,
           deadline: detail.startTime,
-          scheduled: { change, code, start: detail.startTime, ...(detail.endTime !== undefined ? { end: detail.endTime } : {}) },
+          scheduled: {
+            change,
+            code,
+            start: detail.startTime,
+            ...(detail.endTime !== undefined ? { end: detail.endTime } : {}),
+          },
           description: `AWS Health ${code}: ${entityValue} ${what} from ${isoTime(detail.startTime)}${detail.endTime !== undefined ? ` to ${isoTime(detail.endTime)}` : ''}.`,
         });
       }

@@ -123,7 +123,9 @@ export function ignore(reason: string): Conversion {
  */
 const EventIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, { message: 'must be an event id (letters, digits, - _ . :, at most 128)' });
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, {
+    message: 'must be an event id (letters, digits, - _ . :, at most 128)',
+  });
 
 /**
  * The EventBridge envelope, field for field Powertools' `EventBridgeSchema`
@@ -148,12 +150,12 @@ const ResourcesSchema = EventBridgeSchema.shape.resources;
 type AnyResources = typeof ResourcesSchema;
 
 /** The EventBridge envelope, pinned to one (source, detail-type), with a typed `detail` (and `resources`). */
-function eventSchema<const Source extends string, const DetailType extends string, Detail extends z.ZodType, Resources extends z.ZodType>(
-  source: Source,
-  detailType: DetailType,
-  detail: Detail,
-  resources: Resources,
-) {
+function eventSchema<
+  const Source extends string,
+  const DetailType extends string,
+  Detail extends z.ZodType,
+  Resources extends z.ZodType,
+>(source: Source, detailType: DetailType, detail: Detail, resources: Resources) {
   return EventBridgeSchema.extend({
     id: EventIdSchema,
     source: z.literal(source),
@@ -163,9 +165,12 @@ function eventSchema<const Source extends string, const DetailType extends strin
   });
 }
 
-type EventSchema<Source extends string, DetailType extends string, Detail extends z.ZodType, Resources extends z.ZodType> = ReturnType<
-  typeof eventSchema<Source, DetailType, Detail, Resources>
->;
+type EventSchema<
+  Source extends string,
+  DetailType extends string,
+  Detail extends z.ZodType,
+  Resources extends z.ZodType,
+> = ReturnType<typeof eventSchema<Source, DetailType, Detail, Resources>>;
 
 /** Everything a kind says about itself; each key of it is written here and nowhere else. */
 export interface SignalSpec<
@@ -191,7 +196,12 @@ export interface SignalSpec<
  * A signal module from its spec: the schema is the EventBridge envelope pinned to the spec's
  * (source, detail-type), and the rule's pattern starts from the same pair.
  */
-export function defineSignal<const K extends SignalKind, const Source extends string, const DetailType extends string, Detail extends z.ZodType>(
+export function defineSignal<
+  const K extends SignalKind,
+  const Source extends string,
+  const DetailType extends string,
+  Detail extends z.ZodType,
+>(
   spec: SignalSpec<K, Source, DetailType, Detail, AnyResources> & { readonly resources?: undefined },
 ): SignalModule<K, EventSchema<Source, DetailType, Detail, AnyResources>>;
 export function defineSignal<
@@ -281,7 +291,9 @@ const describeIssue: z.core.$ZodErrorMap = (issue) => {
       return issue.origin === 'array' ? `must hold at most ${issue.maximum} item(s)` : undefined;
     case 'too_small':
       if (issue.origin === 'string') {
-        return issue.exact ? `must be exactly ${issue.minimum} characters long` : `must be at least ${issue.minimum} characters long`;
+        return issue.exact
+          ? `must be exactly ${issue.minimum} characters long`
+          : `must be at least ${issue.minimum} characters long`;
       }
       return issue.origin === 'array' ? `must hold at least ${issue.minimum} item(s)` : undefined;
     // Their schemas set their own wording (instance ids, times, ARNs), or zod's default reads well enough.

@@ -30,7 +30,9 @@ export const spotInterruption = defineSignal({
     // Only descriptive: a new action AWS might add must not turn a two-minute warning into a poison message.
     'instance-action': z.string().max(64).optional(),
   }),
-  rule: { description: 'EC2 Spot Instance Interruption Warning: the node is slated, deadline two minutes after the event' },
+  rule: {
+    description: 'EC2 Spot Instance Interruption Warning: the node is slated, deadline two minutes after the event',
+  },
   toSignals(event) {
     const envelope = fromEnvelope(event);
     const instanceId = event.detail['instance-id'];

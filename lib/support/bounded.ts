@@ -7,7 +7,11 @@
  * Kubernetes API Priority and Fairness gives a client ~49 seats), so a thousand calls at once only
  * buy throttling; one at a time buys latency. A few in flight gets both.
  */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;

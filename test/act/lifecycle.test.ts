@@ -5,8 +5,16 @@ const validationError = (message: string) => Object.assign(new Error(message), {
 
 describe('completing a lifecycle action', () => {
   it('should treat "no active lifecycle action" as moot (already completed or timed out)', () => {
-    expect(isNoActiveLifecycleAction(validationError('No active Lifecycle Action found with instance ID i-0123456789abcdef0'))).toBe(true);
-    expect(isNoActiveLifecycleAction(validationError('No active Lifecycle Action found with token 6a1f0e2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'))).toBe(true);
+    expect(
+      isNoActiveLifecycleAction(
+        validationError('No active Lifecycle Action found with instance ID i-0123456789abcdef0'),
+      ),
+    ).toBe(true);
+    expect(
+      isNoActiveLifecycleAction(
+        validationError('No active Lifecycle Action found with token 6a1f0e2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'),
+      ),
+    ).toBe(true);
   });
 
   it('should not hide other validation errors, such as a wrong hook name', () => {

@@ -11,9 +11,25 @@ describe('pairGroups: which actions run in order, and which may run at once', ()
     const actions: Action[] = [
       { kind: 'cordon', ...target(1), instanceId: id(1), reason: 'spot' },
       { kind: 'delete', ...target(2), reason: 'stale' },
-      { kind: 'drain', ...target(1), instanceId: id(1), reason: 'spot', deadline: 0, cause: 'e', execution: 'x', mode: 'start', for: 'removal' },
+      {
+        kind: 'drain',
+        ...target(1),
+        instanceId: id(1),
+        reason: 'spot',
+        deadline: 0,
+        cause: 'e',
+        execution: 'x',
+        mode: 'start',
+        for: 'removal',
+      },
       // The lifecycle action of node-1's machine names only the instance: still node-1's pair, after its drain.
-      { kind: 'complete-lifecycle', instanceId: id(1), lifecycle: { group: 'g', hook: 'h' }, result: 'CONTINUE', reason: 'done' },
+      {
+        kind: 'complete-lifecycle',
+        instanceId: id(1),
+        lifecycle: { group: 'g', hook: 'h' },
+        result: 'CONTINUE',
+        reason: 'done',
+      },
       { kind: 'mark-unhealthy', instanceId: id(3), group: 'g', reason: 'never registered' },
       { kind: 'report', condition: 'identity-conflict', reason: 'two nodes' },
     ];
@@ -29,6 +45,9 @@ describe('pairGroups: which actions run in order, and which may run at once', ()
       { kind: 'uncordon-own', ...target(2), reason: 'over' },
     ];
 
-    expect(pairGroups(actions)).toEqual([[0, 2], [1, 3]]);
+    expect(pairGroups(actions)).toEqual([
+      [0, 2],
+      [1, 3],
+    ]);
   });
 });

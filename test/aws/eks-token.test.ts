@@ -72,7 +72,12 @@ describe('the STS host of the EKS token', () => {
     expect(stsHost(region)).toBe(host);
     // The SDK's own endpoint rules agree (its partitions.json is the source of the table).
     expect(`sts.${region}.${partition(region).dnsSuffix}`).toBe(host);
-    const token = await createEksToken({ cluster: 'demo', region, credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' }, clock: new VirtualClock(Date.parse(vector.time)) });
+    const token = await createEksToken({
+      cluster: 'demo',
+      region,
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+      clock: new VirtualClock(Date.parse(vector.time)),
+    });
     const url = decodeEksToken(token);
     expect(url.host).toBe(host);
     expect(url.searchParams.get('X-Amz-Credential')).toMatch(new RegExp(`/${region}/sts/aws4_request$`));

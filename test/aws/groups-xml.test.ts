@@ -39,9 +39,28 @@ describe('parseGroupsPage', () => {
     const page = parseGroupsPage(PAGE);
 
     expect([...page.members]).toEqual([
-      ['i-0aaaaaaaaaaaaaaa1', { group: 'ng-a', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
-      ['i-0aaaaaaaaaaaaaaa2', { group: 'ng-a', lifecycleState: 'InService', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
-      ['i-0aaaaaaaaaaaaaaa3', { group: 'ng-a', lifecycleState: 'InService', healthStatus: 'Unhealthy', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] }],
+      [
+        'i-0aaaaaaaaaaaaaaa1',
+        {
+          group: 'ng-a',
+          lifecycleState: 'Terminating:Wait',
+          healthStatus: 'Healthy',
+          suspendedProcesses: ['Launch', 'ReplaceUnhealthy'],
+        },
+      ],
+      [
+        'i-0aaaaaaaaaaaaaaa2',
+        { group: 'ng-a', lifecycleState: 'InService', suspendedProcesses: ['Launch', 'ReplaceUnhealthy'] },
+      ],
+      [
+        'i-0aaaaaaaaaaaaaaa3',
+        {
+          group: 'ng-a',
+          lifecycleState: 'InService',
+          healthStatus: 'Unhealthy',
+          suspendedProcesses: ['Launch', 'ReplaceUnhealthy'],
+        },
+      ],
       ['i-0bbbbbbbbbbbbbbb1', { group: 'ng-b', lifecycleState: 'InService' }],
     ]);
     expect(page.nextToken).toBe('next-page');
@@ -80,7 +99,14 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
 
   it('should find what the SDK finds, 100 groups a call', async () => {
     for (let n = 1; n <= 450; n++) {
-      world.aws.state.seedInstance(anInstance(n, { autoScaling: { group: `ng-${n % 150}`, ...(n % 50 === 0 ? { lifecycleState: 'Terminating:Wait', hook: 'drain-hook' } : {}) } }));
+      world.aws.state.seedInstance(
+        anInstance(n, {
+          autoScaling: {
+            group: `ng-${n % 150}`,
+            ...(n % 50 === 0 ? { lifecycleState: 'Terminating:Wait', hook: 'drain-hook' } : {}),
+          },
+        }),
+      );
     }
     const groups = Array.from({ length: 150 }, (_, g) => `ng-${g}`);
     // One member the group has found Unhealthy (it is being replaced): repair reads that.
@@ -91,7 +117,9 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     world.aws.state.autoScaling.suspend('ng-120', [], world.clock.now());
     const bySdk = new Map<string, AsgMembership>();
     for (const names of [groups.slice(0, 100), groups.slice(100)]) {
-      const out = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: names, MaxRecords: 100 }));
+      const out = await world.autoScaling.send(
+        new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: names, MaxRecords: 100 }),
+      );
       for (const g of out.AutoScalingGroups ?? []) {
         const suspendedProcesses = suspendedProcessesOf((g.SuspendedProcesses ?? []).map((p) => p.ProcessName));
         for (const i of g.Instances ?? []) {
@@ -110,10 +138,23 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     const lookup = await new AutoScalingAdapter(madeClient(world.autoScaling)).describeGroups([...groups, 'absent']);
 
     expect(lookup.failed).toEqual(new Map());
-    expect(new Map([...lookup.members].sort(([a], [b]) => a.localeCompare(b)))).toEqual(new Map([...bySdk].sort(([a], [b]) => a.localeCompare(b))));
-    expect(lookup.members.get(instanceId(50) as InstanceId)).toEqual({ group: 'ng-50', lifecycleState: 'Terminating:Wait', healthStatus: 'Healthy' });
-    expect(lookup.members.get(instanceId(7) as InstanceId)).toEqual({ group: 'ng-7', lifecycleState: 'InService', healthStatus: 'Unhealthy' });
-    expect(lookup.members.get(instanceId(3) as InstanceId)?.suspendedProcesses).toEqual(['AZRebalance', 'ReplaceUnhealthy']);
+    expect(new Map([...lookup.members].sort(([a], [b]) => a.localeCompare(b)))).toEqual(
+      new Map([...bySdk].sort(([a], [b]) => a.localeCompare(b))),
+    );
+    expect(lookup.members.get(instanceId(50) as InstanceId)).toEqual({
+      group: 'ng-50',
+      lifecycleState: 'Terminating:Wait',
+      healthStatus: 'Healthy',
+    });
+    expect(lookup.members.get(instanceId(7) as InstanceId)).toEqual({
+      group: 'ng-7',
+      lifecycleState: 'InService',
+      healthStatus: 'Unhealthy',
+    });
+    expect(lookup.members.get(instanceId(3) as InstanceId)?.suspendedProcesses).toEqual([
+      'AZRebalance',
+      'ReplaceUnhealthy',
+    ]);
     expect(lookup.members.get(instanceId(120) as InstanceId)?.suspendedProcesses).toHaveLength(9);
     expect(world.aws.requestLog.filter({ operation: 'DescribeAutoScalingGroups' })).toHaveLength(2);
   });

@@ -21,7 +21,10 @@ async function sdkRead(xml: string): Promise<DescribeInstancesCommandOutput> {
     region: 'us-east-1',
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
     requestHandler: {
-      handle: () => Promise.resolve({ response: { statusCode: 200, headers: { 'content-type': 'text/xml' }, body: Buffer.from(xml) } }),
+      handle: () =>
+        Promise.resolve({
+          response: { statusCode: 200, headers: { 'content-type': 'text/xml' }, body: Buffer.from(xml) },
+        }),
     },
   });
   try {
@@ -121,8 +124,14 @@ describe('parseInstancesPage', () => {
   });
 
   it('should refuse a document it does not know, so that the SDK reads it', () => {
-    expect(() => parseInstancesPage('<DescribeInstanceStatusResponse><instanceStatusSet/></DescribeInstanceStatusResponse>')).toThrow(UnexpectedInstancesXml);
-    expect(() => parseInstancesPage('<DescribeInstancesResponse><reservationSet><![CDATA[x]]></reservationSet></DescribeInstancesResponse>')).toThrow(UnexpectedInstancesXml);
+    expect(() =>
+      parseInstancesPage('<DescribeInstanceStatusResponse><instanceStatusSet/></DescribeInstanceStatusResponse>'),
+    ).toThrow(UnexpectedInstancesXml);
+    expect(() =>
+      parseInstancesPage(
+        '<DescribeInstancesResponse><reservationSet><![CDATA[x]]></reservationSet></DescribeInstancesResponse>',
+      ),
+    ).toThrow(UnexpectedInstancesXml);
     expect(() => parseInstancesPage('<DescribeInstancesResponse><reservationSet>')).toThrow(UnexpectedInstancesXml);
   });
 });
@@ -150,7 +159,13 @@ describe('Ec2Adapter through the emulator', () => {
     const sdkPages: InstanceView[] = [];
     let token: string | undefined;
     do {
-      const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag-key', Values: ['eks:cluster-name'] }], MaxResults: 1000, NextToken: token }));
+      const out = await world.ec2.send(
+        new DescribeInstancesCommand({
+          Filters: [{ Name: 'tag-key', Values: ['eks:cluster-name'] }],
+          MaxResults: 1000,
+          NextToken: token,
+        }),
+      );
       sdkPages.push(...fromSdk(out));
       token = out.NextToken;
     } while (token);

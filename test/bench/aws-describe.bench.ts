@@ -14,7 +14,13 @@ export default async function bench(): Promise<BenchOutput> {
   try {
     const seedStart = performance.now();
     for (let n = 1; n <= INSTANCES; n++) {
-      aws.state.seedInstance({ id: id(n), state: 'running', zone: 'us-east-1a', launchedAgo: '1d', tags: { 'eks:cluster-name': 'demo' } });
+      aws.state.seedInstance({
+        id: id(n),
+        state: 'running',
+        zone: 'us-east-1a',
+        launchedAgo: '1d',
+        tags: { 'eks:cluster-name': 'demo' },
+      });
     }
     const seedMs = performance.now() - seedStart;
 
@@ -23,7 +29,13 @@ export default async function bench(): Promise<BenchOutput> {
     let pages = 0;
     let token: string | undefined;
     do {
-      const out = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }], MaxResults: 1000, NextToken: token }));
+      const out = await ec2.send(
+        new DescribeInstancesCommand({
+          Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }],
+          MaxResults: 1000,
+          NextToken: token,
+        }),
+      );
       seen += (out.Reservations ?? []).reduce((sum, r) => sum + (r.Instances?.length ?? 0), 0);
       pages++;
       token = out.NextToken;

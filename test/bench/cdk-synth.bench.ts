@@ -21,14 +21,27 @@ export default async function cdkSynth(): Promise<BenchOutput> {
     const out = await mkdtemp(join(tmpdir(), 'cdk-synth-bench-'));
     try {
       const started = performance.now();
-      await run('npx', ['cdk', 'synth', '-c', 'clusterName=demo', '--quiet', '--no-notices', '--no-version-reporting', '-o', out], {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, HTTP_PROXY: NO_NETWORK, HTTPS_PROXY: NO_NETWORK, http_proxy: NO_NETWORK, https_proxy: NO_NETWORK, CDK_DISABLE_VERSION_CHECK: 'true', npm_config_offline: 'true' },
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      await run(
+        'npx',
+        ['cdk', 'synth', '-c', 'clusterName=demo', '--quiet', '--no-notices', '--no-version-reporting', '-o', out],
+        {
+          cwd: PROJECT_ROOT,
+          env: {
+            ...process.env,
+            HTTP_PROXY: NO_NETWORK,
+            HTTPS_PROXY: NO_NETWORK,
+            http_proxy: NO_NETWORK,
+            https_proxy: NO_NETWORK,
+            CDK_DISABLE_VERSION_CHECK: 'true',
+            npm_config_offline: 'true',
+          },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
       seconds.push((performance.now() - started) / 1000);
       const files = await readdir(out);
-      if (!files.some((f) => f.endsWith('.template.json'))) throw new Error(`cdk synth wrote no template: ${files.join(', ')}`);
+      if (!files.some((f) => f.endsWith('.template.json')))
+        throw new Error(`cdk synth wrote no template: ${files.join(', ')}`);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

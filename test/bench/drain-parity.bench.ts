@@ -38,11 +38,24 @@ export default async function drainParity(): Promise<BenchOutput> {
       out[`${name}.ours.status`] = ours.result.status;
       if (name === 'full-node') {
         // Side by side in this one run: a full node's drain, ours against kubectl's.
-        if (JSON.stringify(kubectl.endState) !== JSON.stringify(ours.endState)) throw new Error('full-node: the two drains ended differently');
+        if (JSON.stringify(kubectl.endState) !== JSON.stringify(ours.endState))
+          throw new Error('full-node: the two drains ended differently');
         const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
         results.push(
-          { name: 'drain-110-pods-wall-ratio-vs-kubectl', unit: 'x', value: ratio(ours.wallMs, kubectl.wallMs), goal: 1.0, better: 'lower' },
-          { name: 'drain-110-pods-requests-ratio-vs-kubectl', unit: 'x', value: ratio(ours.requests, kubectl.requests), goal: 1.0, better: 'lower' },
+          {
+            name: 'drain-110-pods-wall-ratio-vs-kubectl',
+            unit: 'x',
+            value: ratio(ours.wallMs, kubectl.wallMs),
+            goal: 1.0,
+            better: 'lower',
+          },
+          {
+            name: 'drain-110-pods-requests-ratio-vs-kubectl',
+            unit: 'x',
+            value: ratio(ours.requests, kubectl.requests),
+            goal: 1.0,
+            better: 'lower',
+          },
         );
       }
     }

@@ -1,7 +1,14 @@
 // `npm run bench event-path`: sequential round trips from a spot interruption warning to the cordon
 // PATCH, every answer of both emulators delayed (test/support/round-trips.ts), in a cold container
 // and in a warm one that remembers the machine's Node. The pipeline tests hold the same counts.
-import { fixtureEvent, instanceId, nodeName, pairs, startPipelineWorld, type PipelineWorld } from '../support/pipeline-world.js';
+import {
+  fixtureEvent,
+  instanceId,
+  nodeName,
+  pairs,
+  startPipelineWorld,
+  type PipelineWorld,
+} from '../support/pipeline-world.js';
 import { recordSpans, roundTripsUntil } from '../support/round-trips.js';
 import type { BenchResult } from './support/results.js';
 import type { BenchOutput } from './run.js';
@@ -21,7 +28,8 @@ async function chainToCordon(world: PipelineWorld, n: number): Promise<string[]>
   const spans = recordSpans(world);
   const report = await world.event(event);
   if (!report || report.errors.length > 0) throw new Error(`event run failed: ${JSON.stringify(report?.errors)}`);
-  if (world.kube.store.getNode(nodeName(n))?.spec?.unschedulable !== true) throw new Error(`node ${nodeName(n)} was not cordoned`);
+  if (world.kube.store.getNode(nodeName(n))?.spec?.unschedulable !== true)
+    throw new Error(`node ${nodeName(n)} was not cordoned`);
   return roundTripsUntil(spans, 'kube PATCH nodes');
 }
 
@@ -33,9 +41,16 @@ export default async function eventPath(): Promise<BenchOutput> {
   const warm = await withWorld(async (world) => {
     pairs.inSync(world, 2, { instance: { spot: true } });
     // An earlier event about the machine linked it to its Node; its cordon is long over since.
-    await world.event(await fixtureEvent(world, 'state-change-shutting-down', { instanceId: instanceId(2), detail: { 'instance-id': instanceId(2), state: 'stopping' } }));
+    await world.event(
+      await fixtureEvent(world, 'state-change-shutting-down', {
+        instanceId: instanceId(2),
+        detail: { 'instance-id': instanceId(2), state: 'stopping' },
+      }),
+    );
     const store = world.kube.store;
-    const ours = Object.keys(store.getNode(nodeName(2))?.metadata.annotations ?? {}).filter((key) => key.startsWith('ec2-node-reconciler/'));
+    const ours = Object.keys(store.getNode(nodeName(2))?.metadata.annotations ?? {}).filter((key) =>
+      key.startsWith('ec2-node-reconciler/'),
+    );
     store.patch(store.resource('nodes'), undefined, nodeName(2), 'application/merge-patch+json', {
       metadata: { annotations: Object.fromEntries(ours.map((key) => [key, null])) },
       spec: { unschedulable: null },

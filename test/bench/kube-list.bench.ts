@@ -29,16 +29,22 @@ const sample = (): void => {
 };
 const mib = (bytes: number): number => Math.round(bytes / 1024 / 1024);
 
-async function listAll(url: string, path: string): Promise<{ objects: number; bytes: number; pages: number; seconds: number }> {
+async function listAll(
+  url: string,
+  path: string,
+): Promise<{ objects: number; bytes: number; pages: number; seconds: number }> {
   let objects = 0;
   let bytes = 0;
   let pages = 0;
   let token = '';
   const started = performance.now();
   do {
-    const response = await fetch(`${url}${path}?limit=${PAGE}${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`, {
-      headers: { Accept: 'application/json' },
-    });
+    const response = await fetch(
+      `${url}${path}?limit=${PAGE}${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`,
+      {
+        headers: { Accept: 'application/json' },
+      },
+    );
     const text = await response.text();
     if (response.status !== 200) throw new Error(`listing ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
     bytes += text.length;
@@ -69,7 +75,12 @@ async function serve(): Promise<void> {
     });
     for (let p = 0; p < PODS_PER_NODE; p++) {
       const rs = `app-${(i * PODS_PER_NODE + p) % 1000}-5d8f9c7b6`;
-      kube.store.seedPod({ name: `${rs}-${i.toString(36)}${p}`, namespace: `team-${i % 20}`, node: name, owner: `ReplicaSet/${rs}` });
+      kube.store.seedPod({
+        name: `${rs}-${i.toString(36)}${p}`,
+        namespace: `team-${i % 20}`,
+        node: name,
+        owner: `ReplicaSet/${rs}`,
+      });
     }
     if (i % 5000 === 0) sample();
   }
@@ -78,7 +89,9 @@ async function serve(): Promise<void> {
   const afterSeed = process.memoryUsage();
   // Heartbeats move on: Leases are renewed lazily while they are listed.
   clock.advance(30_000);
-  process.stdout.write(`${JSON.stringify({ url: kube.url, seedSeconds, heapAfterSeed: afterSeed.heapUsed, rssAfterSeed: afterSeed.rss })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: kube.url, seedSeconds, heapAfterSeed: afterSeed.heapUsed, rssAfterSeed: afterSeed.rss })}\n`,
+  );
   for await (const _line of process.stdin) break;
   clearInterval(timer);
   sample();
@@ -97,7 +110,10 @@ export default async function bench(): Promise<BenchOutput> {
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
     const line = await lines.next();
-    if (line.done === true) throw new Error(`kube list bench child ended early with ${String(await exited)} (out of memory at ${HEAP_LIMIT_MB} MiB?)`);
+    if (line.done === true)
+      throw new Error(
+        `kube list bench child ended early with ${String(await exited)} (out of memory at ${HEAP_LIMIT_MB} MiB?)`,
+      );
     return JSON.parse(line.value) as Record<string, unknown>;
   };
   try {
@@ -114,17 +130,23 @@ export default async function bench(): Promise<BenchOutput> {
     const leaseStart = performance.now();
     const leaseViews = await new LeaseClient(kube).listLeases();
     const observeLeasesSeconds = (performance.now() - leaseStart) / 1000;
-    if (nodeViews.length !== NODES || leaseViews.size !== NODES) throw new Error(`observed ${nodeViews.length} nodes and ${leaseViews.size} leases, expected ${NODES}`);
+    if (nodeViews.length !== NODES || leaseViews.size !== NODES)
+      throw new Error(`observed ${nodeViews.length} nodes and ${leaseViews.size} leases, expected ${NODES}`);
     // What a drain asks: one node's pods out of all of them, by field selector.
     const drainLists = 200;
     const drainStart = performance.now();
     for (let i = 0; i < drainLists; i++) {
-      await (await fetch(`${url}/api/v1/pods?fieldSelector=spec.nodeName%3Dip-10-0-${i >> 8}-${i & 0xff}.ec2.internal&limit=500`)).text();
+      await (
+        await fetch(
+          `${url}/api/v1/pods?fieldSelector=spec.nodeName%3Dip-10-0-${i >> 8}-${i & 0xff}.ec2.internal&limit=500`,
+        )
+      ).text();
     }
     const drainListMs = (performance.now() - drainStart) / drainLists;
     child.stdin.write('report\n');
     const memory = await next();
-    if (nodes.objects !== NODES || leases.objects !== NODES) throw new Error(`listed ${nodes.objects} nodes and ${leases.objects} leases, expected ${NODES}`);
+    if (nodes.objects !== NODES || leases.objects !== NODES)
+      throw new Error(`listed ${nodes.objects} nodes and ${leases.objects} leases, expected ${NODES}`);
     const peakRss = Number(memory['peakRss']);
     return {
       figures: {

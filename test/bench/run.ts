@@ -8,7 +8,14 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { EXPECTED_RESULTS, formatResults, meetsGoal, RESULTS_FILE, type BenchResult, type BenchResults } from './support/results.js';
+import {
+  EXPECTED_RESULTS,
+  formatResults,
+  meetsGoal,
+  RESULTS_FILE,
+  type BenchResult,
+  type BenchResults,
+} from './support/results.js';
 import { withBenchTable } from './support/table.js';
 
 export type BenchFigures = Record<string, number | string | boolean>;
@@ -51,7 +58,9 @@ async function main(): Promise<void> {
       results.push(...(output.results ?? []));
     } catch (error) {
       failed = true;
-      process.stdout.write(`${file}: FAILED ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stdout.write(
+        `${file}: FAILED ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
   }
   if (results.length > 0) process.stdout.write(`\n${formatResults(results)}\n`);

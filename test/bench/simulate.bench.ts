@@ -25,20 +25,36 @@ export default async function simulateAtScale(): Promise<BenchOutput> {
     const walls: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const started = performance.now();
-      const { stdout, stderr } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'ec2-node-reconciler.mjs'), 'simulate', file, '--check', '--timings'], {
-        cwd: PROJECT_ROOT,
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [join(PROJECT_ROOT, 'bin', 'ec2-node-reconciler.mjs'), 'simulate', file, '--check', '--timings'],
+        {
+          cwd: PROJECT_ROOT,
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
       walls.push((performance.now() - started) / 1000);
       const timings = /timings: load ([\d.]+) s, seed ([\d.]+) s, run ([\d.]+) s/.exec(stderr);
       if (!timings) throw new Error(`simulate printed no timings: ${stderr.slice(-500)}`);
-      if (!/all \d+ expectation\(s\) hold|no expectations/.test(stdout)) throw new Error(`simulate of ${NODES} nodes: ${stdout.slice(-1000)}`);
+      if (!/all \d+ expectation\(s\) hold|no expectations/.test(stdout))
+        throw new Error(`simulate of ${NODES} nodes: ${stdout.slice(-1000)}`);
       seeds.push(Number(timings[2]));
       figures[`run${i + 1}`] = `${timings[0]}; ${stdout.trim().split('\n').at(-1) ?? ''}`;
     }
     figures['seedSeconds'] = median(seeds);
     figures['wallSeconds'] = Number(median(walls).toFixed(1));
-    const results: BenchResult[] = NODES === 100_000 ? [{ name: 'simulate-100k-seed', unit: 's', value: Number(median(seeds).toFixed(2)), goal: 30, better: 'lower' }] : [];
+    const results: BenchResult[] =
+      NODES === 100_000
+        ? [
+            {
+              name: 'simulate-100k-seed',
+              unit: 's',
+              value: Number(median(seeds).toFixed(2)),
+              goal: 30,
+              better: 'lower',
+            },
+          ]
+        : [];
     return { figures, results };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -17,7 +17,11 @@ const MB = 1024 * 1024;
 const run = promisify(execFile);
 
 /** The name each function's results carry (bench/results.json). */
-const RESULT_NAME: Readonly<Record<FunctionKind, string>> = { events: 'events', sweep: 'sweep', drainStep: 'drain-step' };
+const RESULT_NAME: Readonly<Record<FunctionKind, string>> = {
+  events: 'events',
+  sweep: 'sweep',
+  drainStep: 'drain-step',
+};
 
 /**
  * What a deployed function finds in its environment. Tracing as the stack sets it by default
@@ -49,10 +53,22 @@ export default async function startup(): Promise<BenchOutput> {
     const mb = statSync(bundle).size / MB;
     figures[`${kind}.initMs`] = `${round(init, 1)} (runs ${inits.map((ms) => Math.round(ms)).join(', ')})`;
     figures[`${kind}.bundleMB`] = round(mb, 2);
-    results.push({ name: `init-${RESULT_NAME[kind]}-ms`, unit: 'ms', value: Math.round(init), goal: 150, better: 'lower' });
+    results.push({
+      name: `init-${RESULT_NAME[kind]}-ms`,
+      unit: 'ms',
+      value: Math.round(init),
+      goal: 150,
+      better: 'lower',
+    });
   }
   for (const kind of FUNCTION_KINDS) {
-    results.push({ name: `bundle-${RESULT_NAME[kind]}-mb`, unit: 'MB', value: round(statSync(bundles[kind]).size / MB, 2), goal: 1.5, better: 'lower' });
+    results.push({
+      name: `bundle-${RESULT_NAME[kind]}-mb`,
+      unit: 'MB',
+      value: round(statSync(bundles[kind]).size / MB, 2),
+      goal: 1.5,
+      better: 'lower',
+    });
   }
 
   // The published binary as npm links it (its CLI built, as `npm ci` builds it), started the way a user starts it.

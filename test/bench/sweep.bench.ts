@@ -51,9 +51,11 @@ async function sweepAt(nodes: number, bundle: string): Promise<{ figures: BenchF
     const last = runs.at(-1)?.invocations[0];
     if (!last || last.error) throw new Error(`sweep of ${nodes} failed: ${last?.error ?? 'no run'}`);
     const report = last.result as SweepReport;
-    if (report.errors.length > 0) throw new Error(`sweep of ${nodes} reported errors: ${report.errors.slice(0, 3).join('; ')}`);
+    if (report.errors.length > 0)
+      throw new Error(`sweep of ${nodes} reported errors: ${report.errors.slice(0, 3).join('; ')}`);
     const inSync = report.conditions['in-sync'] ?? 0;
-    if (inSync !== nodes) throw new Error(`sweep of ${nodes} saw ${inSync} pairs in sync: ${JSON.stringify(report.conditions)}`);
+    if (inSync !== nodes)
+      throw new Error(`sweep of ${nodes} saw ${inSync} pairs in sync: ${JSON.stringify(report.conditions)}`);
 
     const wall = median(runs.map((r) => (r.invocations[0]?.wallMs ?? 0) / 1000));
     const rss = median(runs.map((r) => r.maxRssMiB));
@@ -82,10 +84,18 @@ async function sweepAt(nodes: number, bundle: string): Promise<{ figures: BenchF
         .join(', '),
       [`${k}.timings`]: JSON.stringify(report.timings),
     };
-    const results: BenchResult[] = [{ name: `sweep-${k}-wall`, unit: 's', value: round(wall, 2), goal: 20, better: 'lower' }];
+    const results: BenchResult[] = [
+      { name: `sweep-${k}-wall`, unit: 's', value: round(wall, 2), goal: 20, better: 'lower' },
+    ];
     if (nodes === 100_000) {
       results.push({ name: 'sweep-100k-rss', unit: 'MiB', value: Math.round(rss), goal: 1024, better: 'lower' });
-      results.push({ name: 'sweep-100k-api-calls-ratio', unit: 'x', value: round(calls / minimum, 3), goal: 1.05, better: 'lower' });
+      results.push({
+        name: 'sweep-100k-api-calls-ratio',
+        unit: 'x',
+        value: round(calls / minimum, 3),
+        goal: 1.05,
+        better: 'lower',
+      });
     }
     return { figures, results };
   } finally {

@@ -4,10 +4,28 @@ import type { ClassifiedPair, Condition } from '../../lib/model/condition.js';
 import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import type { Settings } from '../../lib/settings.js';
-import { aNode, anInstance, anObservation, aSignal, CLUSTER, REGION, clockAt, HOUR, instanceId, MINUTE, NOW, settings } from '../support/world.js';
+import {
+  aNode,
+  anInstance,
+  anObservation,
+  aSignal,
+  CLUSTER,
+  REGION,
+  clockAt,
+  HOUR,
+  instanceId,
+  MINUTE,
+  NOW,
+  settings,
+} from '../support/world.js';
 
 function classifyOne(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): ClassifiedPair {
-  const pairs = classify(observation, signals, { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION });
+  const pairs = classify(observation, signals, {
+    settings: settings(over),
+    clock: clockAt(),
+    clusterName: CLUSTER,
+    region: REGION,
+  });
   const [first] = pairs;
   if (!first) throw new Error('no pair');
   return first;
@@ -16,12 +34,31 @@ function classifyOne(observation: Observation, signals: Signal[] = [], over: Par
 const staleLease = (n: number, ago = HOUR) => ({ nodeName: aNode(n).name, renewTime: NOW - ago });
 
 describe('classify', () => {
-  const cases: { name: string; world: Observation; signals?: Signal[]; over?: Partial<Settings>; expected: Condition; reason?: RegExp }[] = [
-    { name: 'a running machine with a Ready node and a fresh Lease', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), expected: 'in-sync' },
-    { name: 'a pending machine with a fresh node', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'pending' })] }), expected: 'in-sync' },
+  const cases: {
+    name: string;
+    world: Observation;
+    signals?: Signal[];
+    over?: Partial<Settings>;
+    expected: Condition;
+    reason?: RegExp;
+  }[] = [
+    {
+      name: 'a running machine with a Ready node and a fresh Lease',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }),
+      expected: 'in-sync',
+    },
+    {
+      name: 'a pending machine with a fresh node',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'pending' })] }),
+      expected: 'in-sync',
+    },
     {
       name: 'a terminated machine with a stale heartbeat',
-      world: anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }),
+      world: anObservation({
+        nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })],
+        instances: [anInstance(1, { state: 'terminated' })],
+        leases: [staleLease(1)],
+      }),
       expected: 'stale-object',
     },
     {
@@ -31,80 +68,195 @@ describe('classify', () => {
     },
     {
       name: 'a machine EC2 does not return yet, node younger than notFoundGrace',
-      world: anObservation({ nodes: [aNode(1, { createdAt: NOW - 2 * MINUTE, readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }),
+      world: anObservation({
+        nodes: [aNode(1, { createdAt: NOW - 2 * MINUTE, readyHeartbeatAt: NOW - HOUR })],
+        leases: [staleLease(1)],
+      }),
       expected: 'unknown',
       reason: /eventually consistent/,
     },
-    { name: 'a spot interruption warning', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), signals: [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })], expected: 'slated-for-removal' },
-    { name: 'a shutting-down machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }), expected: 'slated-for-removal' },
-    { name: 'a stopping machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopping' })] }), expected: 'slated-for-removal' },
+    {
+      name: 'a spot interruption warning',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }),
+      signals: [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })],
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'a shutting-down machine',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }),
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'a stopping machine',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopping' })] }),
+      expected: 'slated-for-removal',
+    },
     {
       name: 'the decommission tag',
-      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'true' } })] }),
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [
+          anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'true' } }),
+        ],
+      }),
       expected: 'slated-for-removal',
     },
     {
       name: 'an ASG instance in Terminating:Wait',
-      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', terminateHook: 'drain' } })] }),
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [
+          anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', terminateHook: 'drain' } }),
+        ],
+      }),
       expected: 'slated-for-removal',
     },
     {
       name: 'a scheduled instance retirement',
-      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: NOW + 48 * HOUR }] })] }),
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: NOW + 48 * HOUR }] })],
+      }),
       expected: 'slated-for-removal',
     },
     {
       name: 'a scheduled reboot (maintenance, drained by default policy)',
-      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })] }),
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })],
+      }),
       expected: 'slated-for-removal',
       reason: /system-reboot .*maintenance: policy drain/,
     },
     {
       name: 'a scheduled reboot under maintenance policy ignore',
-      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })] }),
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: NOW + HOUR }] })],
+      }),
       over: { maintenance: 'ignore' },
       expected: 'in-sync',
     },
-    { name: 'a rebalance recommendation under policy ignore', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), signals: [aSignal('rebalance-recommendation', 1)], over: { rebalance: 'ignore' }, expected: 'in-sync' },
-    { name: 'a stopped machine', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopped' })] }), expected: 'stopped-machine' },
+    {
+      name: 'a rebalance recommendation under policy ignore',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }),
+      signals: [aSignal('rebalance-recommendation', 1)],
+      over: { rebalance: 'ignore' },
+      expected: 'in-sync',
+    },
+    {
+      name: 'a stopped machine',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'stopped' })] }),
+      expected: 'stopped-machine',
+    },
     {
       name: 'a running machine whose kubelet is silent',
-      world: anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown' })], instances: [anInstance(1)], leases: [staleLease(1)] }),
+      world: anObservation({
+        nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown' })],
+        instances: [anInstance(1)],
+        leases: [staleLease(1)],
+      }),
       expected: 'unresponsive-machine',
       reason: /silent/,
     },
-    { name: 'a running machine whose node is NotReady', world: anObservation({ nodes: [aNode(1, { ready: 'False' })], instances: [anInstance(1)] }), expected: 'unresponsive-machine', reason: /Ready condition is False/ },
+    {
+      name: 'a running machine whose node is NotReady',
+      world: anObservation({ nodes: [aNode(1, { ready: 'False' })], instances: [anInstance(1)] }),
+      expected: 'unresponsive-machine',
+      reason: /Ready condition is False/,
+    },
     {
       name: 'a running machine whose node monitoring agent reports a problem (KernelReady False)',
-      world: anObservation({ nodes: [aNode(1, { conditions: { Ready: { status: 'True' }, KernelReady: { status: 'False', since: NOW - 35 * MINUTE } } })], instances: [anInstance(1)] }),
+      world: anObservation({
+        nodes: [
+          aNode(1, {
+            conditions: { Ready: { status: 'True' }, KernelReady: { status: 'False', since: NOW - 35 * MINUTE } },
+          }),
+        ],
+        instances: [anInstance(1)],
+      }),
       expected: 'unresponsive-machine',
       reason: /KernelReady is False since 2026-11-29T11:25:00.000Z/,
     },
     {
       name: 'a running machine whose monitoring agent says Unknown (no problem found)',
-      world: anObservation({ nodes: [aNode(1, { conditions: { AcceleratedHardwareReady: { status: 'Unknown', since: NOW - HOUR } } })], instances: [anInstance(1)] }),
+      world: anObservation({
+        nodes: [aNode(1, { conditions: { AcceleratedHardwareReady: { status: 'Unknown', since: NOW - HOUR } } })],
+        instances: [anInstance(1)],
+      }),
       expected: 'in-sync',
     },
     {
       name: 'a running machine whose monitoring agent reports every condition True',
-      world: anObservation({ nodes: [aNode(1, { conditions: { KernelReady: { status: 'True' }, StorageReady: { status: 'True' } } })], instances: [anInstance(1)] }),
+      world: anObservation({
+        nodes: [aNode(1, { conditions: { KernelReady: { status: 'True' }, StorageReady: { status: 'True' } } })],
+        instances: [anInstance(1)],
+      }),
       expected: 'in-sync',
     },
-    { name: 'a running cluster machine with no node, past the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }), expected: 'unregistered-machine' },
-    { name: 'a running cluster machine with no node, within the registration grace', world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - MINUTE })] }), expected: 'in-sync', reason: /registrationGrace/ },
-    { name: 'a terminated machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }), expected: 'identity-conflict', reason: /Lease is live/ },
-    { name: 'an unknown machine with a fresh heartbeat', world: anObservation({ nodes: [aNode(1)] }), expected: 'identity-conflict' },
-    { name: 'a zone mismatch', world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { zone: 'us-east-1b' })] }), expected: 'identity-conflict', reason: /zone/ },
+    {
+      name: 'a running cluster machine with no node, past the registration grace',
+      world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }),
+      expected: 'unregistered-machine',
+    },
+    {
+      name: 'a running cluster machine with no node, within the registration grace',
+      world: anObservation({ instances: [anInstance(1, { launchedAt: NOW - MINUTE })] }),
+      expected: 'in-sync',
+      reason: /registrationGrace/,
+    },
+    {
+      name: 'a terminated machine with a fresh heartbeat',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }),
+      expected: 'identity-conflict',
+      reason: /Lease is live/,
+    },
+    {
+      name: 'an unknown machine with a fresh heartbeat',
+      world: anObservation({ nodes: [aNode(1)] }),
+      expected: 'identity-conflict',
+    },
+    {
+      name: 'a zone mismatch',
+      world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { zone: 'us-east-1b' })] }),
+      expected: 'identity-conflict',
+      reason: /zone/,
+    },
     {
       name: 'two nodes claiming one instance',
-      world: anObservation({ nodes: [aNode(1), aNode(2, { providerID: `aws:///us-east-1a/${instanceId(1)}` })], instances: [anInstance(1)] }),
+      world: anObservation({
+        nodes: [aNode(1), aNode(2, { providerID: `aws:///us-east-1a/${instanceId(1)}` })],
+        instances: [anInstance(1)],
+      }),
       expected: 'identity-conflict',
       reason: /also claimed/,
     },
-    { name: 'a Fargate node', world: anObservation({ nodes: [aNode(1, { providerID: 'aws:///us-east-1a/6f3d1a0b2c/fargate-ip-10-0-0-1.ec2.internal' })] }), expected: 'not-ec2' },
-    { name: 'an EKS hybrid node', world: anObservation({ nodes: [aNode(1, { providerID: 'eks-hybrid:///us-west-2/my-cluster/mi-0123456789abcdef0' })] }), expected: 'not-ec2' },
-    { name: 'a failed lookup', world: anObservation({ nodes: [aNode(1)], lookupErrors: [[instanceId(1), 'RequestLimitExceeded']] }), expected: 'unknown', reason: /RequestLimitExceeded/ },
-    { name: 'a malformed providerID', world: anObservation({ nodes: [aNode(1, { providerID: 'aws:///us-east-1a/i-zzz' })] }), expected: 'unknown', reason: /malformed/ },
+    {
+      name: 'a Fargate node',
+      world: anObservation({
+        nodes: [aNode(1, { providerID: 'aws:///us-east-1a/6f3d1a0b2c/fargate-ip-10-0-0-1.ec2.internal' })],
+      }),
+      expected: 'not-ec2',
+    },
+    {
+      name: 'an EKS hybrid node',
+      world: anObservation({
+        nodes: [aNode(1, { providerID: 'eks-hybrid:///us-west-2/my-cluster/mi-0123456789abcdef0' })],
+      }),
+      expected: 'not-ec2',
+    },
+    {
+      name: 'a failed lookup',
+      world: anObservation({ nodes: [aNode(1)], lookupErrors: [[instanceId(1), 'RequestLimitExceeded']] }),
+      expected: 'unknown',
+      reason: /RequestLimitExceeded/,
+    },
+    {
+      name: 'a malformed providerID',
+      world: anObservation({ nodes: [aNode(1, { providerID: 'aws:///us-east-1a/i-zzz' })] }),
+      expected: 'unknown',
+      reason: /malformed/,
+    },
   ];
 
   it.each(cases)('should classify $name as $expected', ({ world, signals, over, expected, reason }) => {
@@ -122,7 +274,9 @@ describe('classify', () => {
   });
 
   it('should give a spot interruption its deadline and a drain', () => {
-    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })]);
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [
+      aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE }),
+    ]);
     expect(pair.deadline).toBe(NOW + 2 * MINUTE);
     expect(pair.drain).toBe(true);
   });
@@ -135,14 +289,18 @@ describe('classify', () => {
 
   it('should carry the lifecycle action of an ASG signal', () => {
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
-    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [
+      aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+    ]);
     expect(pair.condition).toBe('slated-for-removal');
     expect(pair.lifecycle).toEqual(lifecycle);
   });
 
   it('should slate an ASG-terminating machine that has no node, so its lifecycle action is completed', () => {
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
-    const pair = classifyOne(anObservation({ instances: [anInstance(1)], scope: 'event' }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
+    const pair = classifyOne(anObservation({ instances: [anInstance(1)], scope: 'event' }), [
+      aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+    ]);
     expect(pair.condition).toBe('slated-for-removal');
     expect(pair.node).toBeUndefined();
     expect(pair.lifecycle).toEqual(lifecycle);
@@ -150,22 +308,35 @@ describe('classify', () => {
 
   it('should take the earliest deadline among signals and scheduled events', () => {
     const instance = anInstance(1, { scheduledEvents: [{ code: 'instance-stop', notBefore: NOW + 10 * MINUTE }] });
-    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [instance] }), [aSignal('scheduled-change', 1, { deadline: NOW + 20 * MINUTE })]);
+    const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [instance] }), [
+      aSignal('scheduled-change', 1, { deadline: NOW + 20 * MINUTE }),
+    ]);
     expect(pair.deadline).toBe(NOW + 10 * MINUTE);
   });
 
   it('should classify a machine that just went (Lease expired, heartbeat within heartbeatGrace) as stale, not a conflict', () => {
-    const world = anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [{ nodeName: aNode(1).name, renewTime: NOW - 60_000 }] });
+    const world = anObservation({
+      nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })],
+      instances: [anInstance(1, { state: 'terminated' })],
+      leases: [{ nodeName: aNode(1).name, renewTime: NOW - 60_000 }],
+    });
     expect(classifyOne(world).condition).toBe('stale-object');
   });
 
   it('should prefer the Ready heartbeat when it is newer than the Lease', () => {
-    const world = anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 1_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] });
+    const world = anObservation({
+      nodes: [aNode(1, { readyHeartbeatAt: NOW - 1_000 })],
+      instances: [anInstance(1, { state: 'terminated' })],
+      leases: [staleLease(1)],
+    });
     expect(classifyOne(world).condition).toBe('identity-conflict');
   });
 
   it('should classify a node whose instance was never looked up as unknown, never stale', () => {
-    const world = { ...anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }), notFound: new Set<never>() };
+    const world = {
+      ...anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })], leases: [staleLease(1)] }),
+      notFound: new Set<never>(),
+    };
     expect(classifyOne(world).condition).toBe('unknown');
   });
 
@@ -176,7 +347,11 @@ describe('classify', () => {
   });
 
   it('should recognise the kubernetes.io/cluster/<name> tag', () => {
-    const pair = classifyOne(anObservation({ instances: [anInstance(1, { tags: { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' }, launchedAt: NOW - HOUR })] }));
+    const pair = classifyOne(
+      anObservation({
+        instances: [anInstance(1, { tags: { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' }, launchedAt: NOW - HOUR })],
+      }),
+    );
     expect(pair.condition).toBe('unregistered-machine');
   });
 });

@@ -36,8 +36,17 @@ afterAll(async () => {
 describe('ec2-node-reconciler invoke', () => {
   it('should send no dryRun without --dry-run, so a stack deployed dry stays dry', async () => {
     const { credentials } = sandbox.aws.clientConfig();
-    const env = { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' };
-    const { stdout } = await run(process.execPath, [BIN, 'invoke', '--function', sandbox.functions.sweep, '-o', 'json', '--endpoint-url', sandbox.aws.endpoint], { env, timeout: 60_000 });
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    };
+    const { stdout } = await run(
+      process.execPath,
+      [BIN, 'invoke', '--function', sandbox.functions.sweep, '-o', 'json', '--endpoint-url', sandbox.aws.endpoint],
+      { env, timeout: 60_000 },
+    );
 
     const report = JSON.parse(stdout) as RunReport;
     expect(sandbox.aws.state.functions.invocations.map((i) => i.payload)).toEqual(['{}']);

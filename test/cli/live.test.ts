@@ -24,10 +24,19 @@ let kubeconfig: string;
 
 async function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const { credentials } = sandbox.aws.clientConfig();
-  const env = { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' };
+  const env = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_REGION: 'us-east-1',
+  };
   // `invoke` talks to Lambda only; `rbac` to nothing.
   const connection =
-    args[0] === 'rbac' ? [] : args[0] === 'invoke' ? ['--endpoint-url', sandbox.aws.endpoint] : ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
+    args[0] === 'rbac'
+      ? []
+      : args[0] === 'invoke'
+        ? ['--endpoint-url', sandbox.aws.endpoint]
+        : ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
   try {
     const child = run(process.execPath, [BIN, ...args, ...connection], { env, timeout: 60_000 });
     if (input !== undefined) child.child.stdin?.end(input);
@@ -85,8 +94,14 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
   });
 
   it('should handle a spot warning from stdin the way the Lambda does, draining in-process', async () => {
-    const fixture = JSON.parse(readFileSync(new URL('../fixtures/events/spot-interruption.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-    const event = { ...fixture, time: new Date().toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const fixture = JSON.parse(
+      readFileSync(new URL('../fixtures/events/spot-interruption.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    const event = {
+      ...fixture,
+      time: new Date().toISOString(),
+      detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
+    };
     const { code, stdout, stderr } = await cli(['event', '-'], JSON.stringify(event));
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/drain\s+node-1\.ec2\.internal\s+started/);
@@ -97,7 +112,20 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
 
   it('should refuse a malformed event with exit 2, naming the field, before contacting anything', async () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ version: '0', id: 'x', source: 'aws.ec2', 'detail-type': 'EC2 Spot Instance Interruption Warning', account: '111122223333', time: '2026-11-29T12:00:00Z', region: 'us-east-1', resources: [], detail: {} }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: '0',
+        id: 'x',
+        source: 'aws.ec2',
+        'detail-type': 'EC2 Spot Instance Interruption Warning',
+        account: '111122223333',
+        time: '2026-11-29T12:00:00Z',
+        region: 'us-east-1',
+        resources: [],
+        detail: {},
+      }),
+    );
     const before = sandbox.kube.requestLog.filter({}).length;
     const { code, stderr } = await cli(['event', file]);
     expect(code).toBe(2);
@@ -114,7 +142,14 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
   });
 
   it('should exit 1 from a drain that leaves refused pods, naming them, like kubectl drain without --force', async () => {
-    const { code, stdout, stderr } = await cli(['drain', node(MANUAL), '--evict-unreplicated', 'false', '--timeout', '1m']);
+    const { code, stdout, stderr } = await cli([
+      'drain',
+      node(MANUAL),
+      '--evict-unreplicated',
+      'false',
+      '--timeout',
+      '1m',
+    ]);
     expect(code, stderr).toBe(1);
     expect(stdout).toMatch(/node-4\.ec2\.internal: incomplete/);
     expect(stdout).toMatch(/left default\/debug-shell: refused — declares no controller/);
@@ -122,12 +157,21 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
   });
 
   it('should invoke the deployed sweep function (through the Lambda emulator) and print its dry-run report', async () => {
-    const { code, stdout, stderr } = await cli(['invoke', '--function', sandbox.functions.sweep, '--dry-run', '-o', 'json']);
+    const { code, stdout, stderr } = await cli([
+      'invoke',
+      '--function',
+      sandbox.functions.sweep,
+      '--dry-run',
+      '-o',
+      'json',
+    ]);
     expect(code, stderr).toBe(0);
     const report = JSON.parse(stdout) as RunReport;
     expect(report.dryRun).toBe(true);
     expect(report.conditions['stale-object']).toBe(1);
-    expect(sandbox.aws.state.functions.invocations.map((i) => [i.functionName, i.payload])).toEqual([[sandbox.functions.sweep, '{"dryRun":true}']]);
+    expect(sandbox.aws.state.functions.invocations.map((i) => [i.functionName, i.payload])).toEqual([
+      [sandbox.functions.sweep, '{"dryRun":true}'],
+    ]);
     expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
   });
 

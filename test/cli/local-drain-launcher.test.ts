@@ -44,7 +44,9 @@ describe('LocalDrainLauncher', () => {
   it('should complete the lifecycle action handed over on the Node once the node drained', async () => {
     const l = launcher();
     const handedOver = { group: 'ng-b', hook: 'other-hook' };
-    l.cluster.addNode('node-a', { annotations: { [DRAIN_ANNOTATION]: executionOf(l.input), [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) } });
+    l.cluster.addNode('node-a', {
+      annotations: { [DRAIN_ANNOTATION]: executionOf(l.input), [LIFECYCLE_ANNOTATION]: JSON.stringify(handedOver) },
+    });
     l.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
 
     await l.drains.launch(l.input);
@@ -61,7 +63,9 @@ describe('LocalDrainLauncher', () => {
 
     expect(l.completed.map((c) => c.result)).toEqual(['CONTINUE']);
     expect(l.drains.allDrained()).toBe(false);
-    expect(l.lines).toContain('    left default/bare: refused — declares no controller (nothing would recreate it); set evictUnreplicated to evict it [left: incomplete]');
+    expect(l.lines).toContain(
+      '    left default/bare: refused — declares no controller (nothing would recreate it); set evictUnreplicated to evict it [left: incomplete]',
+    );
   });
 
   it('should leave the lifecycle action open after an uncordon, printing the command that completes it', async () => {
@@ -81,11 +85,19 @@ describe('LocalDrainLauncher', () => {
 
     expect(u.completed).toEqual([]);
     expect(u.drains.outcomes).toEqual([{ node: 'node-a', outcome: 'cancelled-by-uncordon' }]);
-    expect(u.lines.some((line) => line.includes(`complete-lifecycle-action --auto-scaling-group-name ng-a --lifecycle-hook-name drain-hook --instance-id ${INSTANCE}`))).toBe(true);
+    expect(
+      u.lines.some((line) =>
+        line.includes(
+          `complete-lifecycle-action --auto-scaling-group-name ng-a --lifecycle-hook-name drain-hook --instance-id ${INSTANCE}`,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('should still complete the lifecycle action when the drain fails, and say it failed', async () => {
-    const l = launcher({ api: (base) => ({ ...bound(base), listPodsOnNode: () => Promise.reject(new Error('connection refused')) }) });
+    const l = launcher({
+      api: (base) => ({ ...bound(base), listPodsOnNode: () => Promise.reject(new Error('connection refused')) }),
+    });
 
     await expect(l.drains.launch(l.input)).rejects.toThrow('listing pods on node node-a');
 

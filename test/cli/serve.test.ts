@@ -12,7 +12,14 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/ec2-node-reconciler.mjs');
 const DEMO = join(ROOT, 'test/scenarios/demo.yaml');
 
-type Served = { kubeconfig: string; endpoint: string; env: NodeJS.ProcessEnv; cluster: string; unresponsiveAtEnd: number; endedAt: number };
+type Served = {
+  kubeconfig: string;
+  endpoint: string;
+  env: NodeJS.ProcessEnv;
+  cluster: string;
+  unresponsiveAtEnd: number;
+  endedAt: number;
+};
 
 let child: ChildProcess | undefined;
 let served: Served;
@@ -20,13 +27,21 @@ let served: Served;
 /** Starts the served demo and reads, from what it prints, how to reach it. */
 function serve(): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'simulate', DEMO, '--serve'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, 'simulate', DEMO, '--serve'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not start serving within 120 s:\n${stdout}\n${stderr}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the sandbox did not start serving within 120 s:\n${stdout}\n${stderr}`)),
+      120_000,
+    );
     proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('exit', (code) => reject(new Error(`simulate --serve exited (${String(code)}) before serving:\n${stdout}\n${stderr}`)));
+    proc.on('exit', (code) =>
+      reject(new Error(`simulate --serve exited (${String(code)}) before serving:\n${stdout}\n${stderr}`)),
+    );
     proc.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const exports = /export AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+) AWS_REGION=(\S+)/.exec(stdout);
@@ -40,7 +55,13 @@ function serve(): Promise<Served> {
         kubeconfig: sweep[1] ?? '',
         cluster: sweep[2] ?? '',
         endpoint: sweep[3] ?? '',
-        env: { ...process.env, AWS_ACCESS_KEY_ID: exports[1], AWS_SECRET_ACCESS_KEY: exports[2], AWS_REGION: exports[3], AWS_DEFAULT_REGION: exports[3] },
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: exports[1],
+          AWS_SECRET_ACCESS_KEY: exports[2],
+          AWS_REGION: exports[3],
+          AWS_DEFAULT_REGION: exports[3],
+        },
         unresponsiveAtEnd: Number(after?.[1] ?? 0),
         endedAt: Date.parse(ended[1] ?? ''),
       });
@@ -50,15 +71,24 @@ function serve(): Promise<Served> {
 
 type Run = { code: number; stdout: string; stderr: string };
 
-function run(file: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
+function run(
+  file: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { cwd: ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') {
-        reject(new Error(`running ${file} ${args.join(' ')}`, { cause: error }));
-        return;
-      }
-      resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd: ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') {
+          reject(new Error(`running ${file} ${args.join(' ')}`, { cause: error }));
+          return;
+        }
+        resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
+      },
+    );
   });
 }
 
@@ -71,7 +101,12 @@ const PodListSchema = z.object({
   ),
 });
 const NodeListSchema = z.object({
-  items: z.array(z.object({ metadata: z.object({ name: z.string(), labels: z.record(z.string(), z.string()).optional() }), spec: z.object({ unschedulable: z.boolean().optional() }) })),
+  items: z.array(
+    z.object({
+      metadata: z.object({ name: z.string(), labels: z.record(z.string(), z.string()).optional() }),
+      spec: z.object({ unschedulable: z.boolean().optional() }),
+    }),
+  ),
 });
 
 beforeAll(async () => {
@@ -118,41 +153,106 @@ describe('simulate demo.yaml --serve, driven by the real binaries', () => {
     expect(rows[0]).toEqual(['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs']);
     expect(rows).toContainEqual(['nodes', '[]', '[]', '[get list patch delete]']);
     expect(rows).toContainEqual(['pods/eviction', '[]', '[]', '[create]']);
-    const leases = await kubectl(served.kubeconfig, ['auth', 'can-i', '--list', '-n', 'kube-node-lease', ...asReconciler]);
+    const leases = await kubectl(served.kubeconfig, [
+      'auth',
+      'can-i',
+      '--list',
+      '-n',
+      'kube-node-lease',
+      ...asReconciler,
+    ]);
     expect(leases.stdout).toMatch(/^leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[get list\]$/m);
-    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe('yes\n');
-    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'pods', ...asReconciler])).stdout).toBe('no\n');
+    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe(
+      'yes\n',
+    );
+    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'pods', ...asReconciler])).stdout).toBe(
+      'no\n',
+    );
 
     // Take `delete` away from the applied ClusterRole: the reconciler's identity loses it at once.
-    const patch = await kubectl(served.kubeconfig, ['patch', 'clusterrole', 'ec2-node-reconciler', '--type=json', '-p', '[{"op":"replace","path":"/rules/0/verbs","value":["get","list","patch"]}]']);
+    const patch = await kubectl(served.kubeconfig, [
+      'patch',
+      'clusterrole',
+      'ec2-node-reconciler',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/rules/0/verbs","value":["get","list","patch"]}]',
+    ]);
     expect(patch.stdout).toBe('clusterrole.rbac.authorization.k8s.io/ec2-node-reconciler patched\n');
-    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe('no\n');
-    expect((await run('sh', ['-c', pipeline])).stdout).toContain('clusterrole.rbac.authorization.k8s.io/ec2-node-reconciler configured');
-    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe('yes\n');
+    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe(
+      'no\n',
+    );
+    expect((await run('sh', ['-c', pipeline])).stdout).toContain(
+      'clusterrole.rbac.authorization.k8s.io/ec2-node-reconciler configured',
+    );
+    expect((await kubectl(served.kubeconfig, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler])).stdout).toBe(
+      'yes\n',
+    );
   });
 
   it("should accept the token of `aws eks get-token` as the cluster creator's: cluster admin, as EKS bootstraps it", async () => {
-    const got = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], { env: served.env });
+    const got = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], {
+      env: served.env,
+    });
     expect(got.stderr).toBe('');
-    const token = z.object({ status: z.object({ token: z.string().startsWith('k8s-aws-v1.') }) }).parse(JSON.parse(got.stdout)).status.token;
+    const token = z
+      .object({ status: z.object({ token: z.string().startsWith('k8s-aws-v1.') }) })
+      .parse(JSON.parse(got.stdout)).status.token;
     const whoami = await kubectl(served.kubeconfig, ['--token', token, 'auth', 'whoami', '-o', 'json']);
     expect(whoami.stderr).toBe('');
-    expect(JSON.parse(whoami.stdout)).toMatchObject({ status: { userInfo: { username: expect.stringMatching(/^arn:aws:iam::\d{12}:user\//) as unknown, groups: ['system:masters', 'system:authenticated'] } } });
-    expect((await kubectl(served.kubeconfig, ['--token', token, 'get', 'nodes', '-o', 'name'])).stdout).toContain('node/ip-');
-    expect((await kubectl(served.kubeconfig, ['--token', token, 'auth', 'can-i', 'delete', 'pods'])).stdout).toBe('yes\n');
+    expect(JSON.parse(whoami.stdout)).toMatchObject({
+      status: {
+        userInfo: {
+          username: expect.stringMatching(/^arn:aws:iam::\d{12}:user\//) as unknown,
+          groups: ['system:masters', 'system:authenticated'],
+        },
+      },
+    });
+    expect((await kubectl(served.kubeconfig, ['--token', token, 'get', 'nodes', '-o', 'name'])).stdout).toContain(
+      'node/ip-',
+    );
+    expect((await kubectl(served.kubeconfig, ['--token', token, 'auth', 'can-i', 'delete', 'pods'])).stdout).toBe(
+      'yes\n',
+    );
     // A token signed with a key the sandbox never issued is refused.
-    const forged = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], { env: { ...served.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' } });
-    const forgedToken = z.object({ status: z.object({ token: z.string() }) }).parse(JSON.parse(forged.stdout)).status.token;
-    expect((await kubectl(served.kubeconfig, ['--token', forgedToken, 'get', 'nodes'])).stderr).toMatch(/Unauthorized|provide credentials/);
+    const forged = await run('aws', ['eks', 'get-token', '--cluster-name', served.cluster, '--output', 'json'], {
+      env: { ...served.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' },
+    });
+    const forgedToken = z.object({ status: z.object({ token: z.string() }) }).parse(JSON.parse(forged.stdout))
+      .status.token;
+    expect((await kubectl(served.kubeconfig, ['--token', forgedToken, 'get', 'nodes'])).stderr).toMatch(
+      /Unauthorized|provide credentials/,
+    );
   });
 
   it("should run the CLI's sweep on the served sandbox's clock, seeing what the scenario's last sweep saw", async () => {
-    const sweep = await run(process.execPath, [BIN, 'sweep', '--kubeconfig', served.kubeconfig, '--cluster', served.cluster, '--endpoint-url', served.endpoint, '--dry-run', '-o', 'json'], {
-      env: served.env,
-      timeoutMs: 120_000,
-    });
+    const sweep = await run(
+      process.execPath,
+      [
+        BIN,
+        'sweep',
+        '--kubeconfig',
+        served.kubeconfig,
+        '--cluster',
+        served.cluster,
+        '--endpoint-url',
+        served.endpoint,
+        '--dry-run',
+        '-o',
+        'json',
+      ],
+      {
+        env: served.env,
+        timeoutMs: 120_000,
+      },
+    );
     const report = z
-      .object({ startedAt: z.string(), dryRun: z.literal(true), actions: z.array(z.unknown()), conditions: z.record(z.string(), z.number()) })
+      .object({
+        startedAt: z.string(),
+        dryRun: z.literal(true),
+        actions: z.array(z.unknown()),
+        conditions: z.record(z.string(), z.number()),
+      })
       .parse(JSON.parse(sweep.stdout));
     // On the wall clock almost every node's Lease would look silent (the issue saw 33 of 37).
     expect(report.conditions['unresponsive-machine']).toBe(served.unresponsiveAtEnd);
@@ -161,32 +261,67 @@ describe('simulate demo.yaml --serve, driven by the real binaries', () => {
     const startedAt = Date.parse(report.startedAt);
     expect(startedAt).toBeGreaterThanOrEqual(served.endedAt);
     expect(startedAt - served.endedAt).toBeLessThan(10 * 60_000);
-    expect(sweep.stderr).toMatch(/^the API server's clock is \S+ (behind|ahead of) this machine's; working on the server's time \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/m);
+    expect(sweep.stderr).toMatch(
+      /^the API server's clock is \S+ (behind|ahead of) this machine's; working on the server's time \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/m,
+    );
   });
 
   it('should let `kubectl drain NODE --ignore-daemonsets --delete-emptydir-data` complete: the served clock runs at wall speed', async () => {
     // Through run(): these lists outgrow kubectl()'s output buffer.
-    const nodes = NodeListSchema.parse(JSON.parse((await run('kubectl', ['--kubeconfig', served.kubeconfig, 'get', 'nodes', '-o', 'json'])).stdout));
-    const pods = PodListSchema.parse(JSON.parse((await run('kubectl', ['--kubeconfig', served.kubeconfig, 'get', 'pods', '-A', '-o', 'json'])).stdout));
+    const nodes = NodeListSchema.parse(
+      JSON.parse((await run('kubectl', ['--kubeconfig', served.kubeconfig, 'get', 'nodes', '-o', 'json'])).stdout),
+    );
+    const pods = PodListSchema.parse(
+      JSON.parse((await run('kubectl', ['--kubeconfig', served.kubeconfig, 'get', 'pods', '-A', '-o', 'json'])).stdout),
+    );
     // A schedulable EC2 node whose pods all have controllers (the command has no --force), with the
     // shortest longest grace period among those with pods to evict.
     const candidates = nodes.items
       .filter((n) => n.spec.unschedulable !== true && !n.metadata.name.startsWith('fargate-'))
       .map((n) => {
-        const evictable = pods.items.filter((p) => p.spec.nodeName === n.metadata.name && !(p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'));
+        const evictable = pods.items.filter(
+          (p) =>
+            p.spec.nodeName === n.metadata.name &&
+            !(p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'),
+        );
         const uncontrolled = evictable.some((p) => (p.metadata.ownerReferences ?? []).length === 0);
-        return { name: n.metadata.name, count: uncontrolled ? 0 : evictable.length, grace: Math.max(0, ...evictable.map((p) => p.spec.terminationGracePeriodSeconds ?? 30)) };
+        return {
+          name: n.metadata.name,
+          count: uncontrolled ? 0 : evictable.length,
+          grace: Math.max(0, ...evictable.map((p) => p.spec.terminationGracePeriodSeconds ?? 30)),
+        };
       })
       .filter((c) => c.count > 0)
       .sort((a, b) => a.grace - b.grace || a.count - b.count);
     const node = candidates[0]?.name ?? '';
     expect(node).not.toBe('');
-    const drain = await kubectl(served.kubeconfig, ['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=150s'], undefined, 170_000);
+    const drain = await kubectl(
+      served.kubeconfig,
+      ['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=150s'],
+      undefined,
+      170_000,
+    );
     expect(drain.stderr).not.toContain('error');
     expect(drain.code).toBe(0);
     expect(drain.stdout).toContain(`node/${node} drained`);
     expect(drain.stdout).toMatch(/^pod\/\S+ evicted$/m);
-    const left = PodListSchema.parse(JSON.parse((await run('kubectl', ['--kubeconfig', served.kubeconfig, 'get', 'pods', '-A', '--field-selector', `spec.nodeName=${node}`, '-o', 'json'])).stdout));
+    const left = PodListSchema.parse(
+      JSON.parse(
+        (
+          await run('kubectl', [
+            '--kubeconfig',
+            served.kubeconfig,
+            'get',
+            'pods',
+            '-A',
+            '--field-selector',
+            `spec.nodeName=${node}`,
+            '-o',
+            'json',
+          ])
+        ).stdout,
+      ),
+    );
     expect(left.items.every((p) => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'))).toBe(true);
   }, 200_000);
 });

@@ -9,16 +9,23 @@ import { describe, expect, it } from 'vitest';
 import { closest } from '../../lib/cli/suggest.js';
 
 const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** Runs the binary (the node that runs the tests: Node 24), whatever it exits with. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return cliWith({}, ...args);
 }
 
-async function cliWith(env: Record<string, string | undefined>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWith(
+  env: Record<string, string | undefined>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -30,7 +37,11 @@ describe.concurrent('the command line, mistyped', () => {
   it('should print its version with --version, -v and version', async () => {
     for (const flag of ['--version', '-v', 'version']) {
       const result = await cli(flag);
-      expect(result).toEqual({ code: 0, stdout: `ec2-node-reconciler ${VERSION} (node ${process.version})\n`, stderr: '' });
+      expect(result).toEqual({
+        code: 0,
+        stdout: `ec2-node-reconciler ${VERSION} (node ${process.version})\n`,
+        stderr: '',
+      });
     }
   });
 
@@ -39,7 +50,12 @@ describe.concurrent('the command line, mistyped', () => {
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toMatch(/^Usage: ec2-node-reconciler drain /);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
-    expect(await cli('help', 'nope')).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringMatching(/^error: unknown command "nope"\n/) as unknown }));
+    expect(await cli('help', 'nope')).toEqual(
+      expect.objectContaining({
+        code: 2,
+        stderr: expect.stringMatching(/^error: unknown command "nope"\n/) as unknown,
+      }),
+    );
   });
 
   it('should suggest the command meant, and exit 2', async () => {
@@ -50,9 +66,18 @@ describe.concurrent('the command line, mistyped', () => {
 
   it('should suggest the flag meant, and say how to pass a value that starts with a dash, and exit 2', async () => {
     const [typo, dash] = await Promise.all([cli('sweep', '--dry-runn'), cli('sweep', '--max-deletions', '-1')]);
-    expect(typo).toEqual(expect.objectContaining({ code: 2, stderr: 'error: unknown flag --dry-runn (did you mean --dry-run?) (see: ec2-node-reconciler sweep --help)\n' }));
+    expect(typo).toEqual(
+      expect.objectContaining({
+        code: 2,
+        stderr: 'error: unknown flag --dry-runn (did you mean --dry-run?) (see: ec2-node-reconciler sweep --help)\n',
+      }),
+    );
     expect(dash).toEqual(
-      expect.objectContaining({ code: 2, stderr: 'error: --max-deletions needs a value, and the next argument looks like a flag: write --max-deletions=VALUE (see: ec2-node-reconciler sweep --help)\n' }),
+      expect.objectContaining({
+        code: 2,
+        stderr:
+          'error: --max-deletions needs a value, and the next argument looks like a flag: write --max-deletions=VALUE (see: ec2-node-reconciler sweep --help)\n',
+      }),
     );
   });
 });
@@ -74,24 +99,41 @@ current-context: demo
   const noRegion = { AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined };
 
   it('should say which kubeconfig is missing, and exit 3', async () => {
-    expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', join(dir, 'nope'))).toEqual(expect.objectContaining({ code: 3, stderr: `error: kubeconfig ${join(dir, 'nope')}: no such file\n` }));
+    expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', join(dir, 'nope'))).toEqual(
+      expect.objectContaining({ code: 3, stderr: `error: kubeconfig ${join(dir, 'nope')}: no such file\n` }),
+    );
     const none = await cliWith({ ...noRegion, KUBECONFIG: undefined, HOME: dir }, 'sweep', '--dry-run');
     expect(none.code).toBe(3);
-    expect(none.stderr).toMatch(/^error: no kubeconfig: \$KUBECONFIG is not set and .*\.kube\/config does not exist; pass --kubeconfig PATH/);
+    expect(none.stderr).toMatch(
+      /^error: no kubeconfig: \$KUBECONFIG is not set and .*\.kube\/config does not exist; pass --kubeconfig PATH/,
+    );
   });
 
   it('should name the contexts there are when --context names none of them, and exit 3', async () => {
     expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', kubeconfig, '--context', 'nosuch')).toEqual(
-      expect.objectContaining({ code: 3, stderr: 'error: no context "nosuch" in the kubeconfig (it has: demo, other)\n' }),
+      expect.objectContaining({
+        code: 3,
+        stderr: 'error: no context "nosuch" in the kubeconfig (it has: demo, other)\n',
+      }),
     );
   });
 
   it('should refuse a region other than the EKS context’s, from --region or the environment, naming both, and exit 2', async () => {
     expect(await cliWith(noRegion, 'sweep', '--dry-run', '--kubeconfig', kubeconfig, '--region', 'us-east-1')).toEqual(
-      expect.objectContaining({ code: 2, stderr: "error: --region us-east-1, but the kubeconfig context's cluster is in eu-west-1: pass the region of the cluster, or another --context\n" }),
+      expect.objectContaining({
+        code: 2,
+        stderr:
+          "error: --region us-east-1, but the kubeconfig context's cluster is in eu-west-1: pass the region of the cluster, or another --context\n",
+      }),
     );
-    expect(await cliWith({ ...noRegion, AWS_REGION: 'us-east-1' }, 'sweep', '--dry-run', '--kubeconfig', kubeconfig)).toEqual(
-      expect.objectContaining({ code: 2, stderr: "error: AWS_REGION is us-east-1, but the kubeconfig context's cluster is in eu-west-1: unset it, or pass --region eu-west-1\n" }),
+    expect(
+      await cliWith({ ...noRegion, AWS_REGION: 'us-east-1' }, 'sweep', '--dry-run', '--kubeconfig', kubeconfig),
+    ).toEqual(
+      expect.objectContaining({
+        code: 2,
+        stderr:
+          "error: AWS_REGION is us-east-1, but the kubeconfig context's cluster is in eu-west-1: unset it, or pass --region eu-west-1\n",
+      }),
     );
   });
 });
@@ -100,7 +142,9 @@ describe('closest', () => {
   it('should find words within two edits, or those the typed word begins, nearest first, and nothing far away', () => {
     expect(closest('swep', ['sweep', 'simulate', 'event'])).toEqual(['sweep']);
     expect(closest('decom', ['decommission', 'drain'])).toEqual(['decommission']);
-    expect(closest('heartbeat-grce', ['heartbeat-grace', 'not-found-grace', 'registration-grace'])).toEqual(['heartbeat-grace']);
+    expect(closest('heartbeat-grce', ['heartbeat-grace', 'not-found-grace', 'registration-grace'])).toEqual([
+      'heartbeat-grace',
+    ]);
     expect(closest('xyz', ['sweep', 'drain'])).toEqual([]);
     expect(closest('ab', ['cd'])).toEqual([]);
   });

@@ -68,7 +68,9 @@ describe('drain against the Kubernetes emulator', () => {
         reason: 'blocked by PodDisruptionBudget default/db (12 attempts)',
       },
     ]);
-    expect(result.remaining.map((r) => [r.pod.name, r.status, r.left])).toEqual([['db-0', 'blocked-by-pdb', 'incomplete']]);
+    expect(result.remaining.map((r) => [r.pod.name, r.status, r.left])).toEqual([
+      ['db-0', 'blocked-by-pdb', 'incomplete'],
+    ]);
   });
 
   it('should report a pod under two PDBs and drain every other pod', async () => {
@@ -88,7 +90,12 @@ describe('drain against the Kubernetes emulator', () => {
   it('should drain 110 pods in about one termination grace period of emulator time', async () => {
     const { env, clock, deps, request } = await setup();
     for (let i = 0; i < 110; i++) {
-      env.kube.store.seedPod({ name: `app-${String(i).padStart(3, '0')}`, node: N1, owner: `ReplicaSet/app-${i % 11}`, terminationGracePeriodSeconds: 30 });
+      env.kube.store.seedPod({
+        name: `app-${String(i).padStart(3, '0')}`,
+        node: N1,
+        owner: `ReplicaSet/app-${i % 11}`,
+        terminationGracePeriodSeconds: 30,
+      });
     }
     env.kube.requestLog.clear();
 
@@ -112,7 +119,9 @@ describe('resuming a drain against the Kubernetes emulator', () => {
 
     const { env, deps, request } = await setup();
     seedMixedPods(env.kube.store, { graceSeconds: 30, blockingPdb: false, extraPods: 20 });
-    await expect(drainStep({ ...deps, api: dyingAfter(env.api, 7) }, request, undefined, 60_000)).rejects.toThrow('reading node');
+    await expect(drainStep({ ...deps, api: dyingAfter(env.api, 7) }, request, undefined, 60_000)).rejects.toThrow(
+      'reading node',
+    );
     const beforeRestart = env.kube.requestLog.count({ verb: 'create', subresource: 'eviction', status: 201 });
     const result = await runDrain(deps, request);
 
@@ -132,7 +141,12 @@ describe('cordon against the Kubernetes emulator', () => {
     const { env, clock } = await setup();
     const taint = { key: DRAIN_TAINT_KEY, value: 'spot-interruption', effect: 'NoSchedule' as const };
 
-    const cordoned = await cordon(env.api, N1, { reason: 'spot interruption', taint, excludeFromLoadBalancers: true }, clock);
+    const cordoned = await cordon(
+      env.api,
+      N1,
+      { reason: 'spot interruption', taint, excludeFromLoadBalancers: true },
+      clock,
+    );
     const node = env.kube.store.getNode(N1);
     const uncordoned = await uncordon(env.api, N1);
     const after = env.kube.store.getNode(N1);
@@ -141,7 +155,10 @@ describe('cordon against the Kubernetes emulator', () => {
     expect(node?.spec?.unschedulable).toBe(true);
     expect(node?.spec?.taints).toContainEqual(taint);
     expect(node?.metadata.labels?.[EXCLUDE_FROM_LB_LABEL]).toBe('true');
-    expect(node?.metadata.annotations).toMatchObject({ [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler', [CORDON_REASON_ANNOTATION]: 'spot interruption' });
+    expect(node?.metadata.annotations).toMatchObject({
+      [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler',
+      [CORDON_REASON_ANNOTATION]: 'spot interruption',
+    });
     expect(uncordoned).toMatchObject({ kind: 'uncordoned', changed: true });
     expect(after?.spec?.unschedulable ?? false).toBe(false);
     expect(after?.spec?.taints ?? []).not.toContainEqual(taint);
@@ -154,7 +171,11 @@ describe('cordon against the Kubernetes emulator', () => {
   it('should never uncordon a node an operator cordoned', async () => {
     const { env, clock } = await setup();
     await env.api.patchNode(N1, { unschedulable: true });
-    expect(await cordon(env.api, N1, { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: false, ours: false });
+    expect(await cordon(env.api, N1, { reason: 'x' }, clock)).toMatchObject({
+      kind: 'cordoned',
+      changed: false,
+      ours: false,
+    });
     expect(await uncordon(env.api, N1)).toEqual({ kind: 'not-ours' });
     expect(env.kube.store.getNode(N1)?.spec?.unschedulable).toBe(true);
   });

@@ -16,7 +16,15 @@ describe('settleBounded', () => {
       return n * 10;
     });
     expect(peak).toBe(3);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([50, 10, 'rejected', 20, 30, 0, 60]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([
+      50,
+      10,
+      'rejected',
+      20,
+      30,
+      0,
+      60,
+    ]);
   });
 
   it('should handle no items', async () => {
@@ -29,7 +37,8 @@ describe('removePods', () => {
     const cluster = new FakeCluster(new VirtualClock());
     const pods = ['a', 'b', 'c', 'd'].map((name) => cluster.addPod(pod(name, { owner: ['ReplicaSet', 'r'] })));
     cluster.pdbs.push({ namespace: 'default', name: 'pdb', covers: (p) => p.name === 'b', allowed: 0 });
-    cluster.failOn = (call) => (call.op === 'evictPod' && call.name === 'default/c' ? new Error('socket hang up') : undefined);
+    cluster.failOn = (call) =>
+      call.op === 'evictPod' && call.name === 'default/c' ? new Error('socket hang up') : undefined;
     const [a, b, c, d] = pods;
     if (!a || !b || !c || !d) throw new Error('setup');
     const results = await removePods(
@@ -39,7 +48,9 @@ describe('removePods', () => {
     );
     expect(results.map((r) => r.outcome.kind)).toEqual(['accepted', 'too-many-requests', 'error', 'replaced']);
     expect(results[1]?.outcome).toEqual(expect.objectContaining({ kind: 'too-many-requests', pdb: 'default/pdb' }));
-    expect(results[2]?.outcome).toEqual(expect.objectContaining({ kind: 'error', message: 'evicting pod default/c: socket hang up' }));
+    expect(results[2]?.outcome).toEqual(
+      expect.objectContaining({ kind: 'error', message: 'evicting pod default/c: socket hang up' }),
+    );
   });
 
   it('should not send what canStart refuses', async () => {

@@ -15,18 +15,31 @@ import { pod } from './support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 
-function context(settings: Partial<DrainSettings> = {}, daemonSets: Record<string, DaemonSetLookup> = {}): DrainContext {
-  return { settings: { ...DEFAULT_DRAIN_SETTINGS, ...settings }, now: NOW, daemonSets: new Map(Object.entries(daemonSets)) };
+function context(
+  settings: Partial<DrainSettings> = {},
+  daemonSets: Record<string, DaemonSetLookup> = {},
+): DrainContext {
+  return {
+    settings: { ...DEFAULT_DRAIN_SETTINGS, ...settings },
+    now: NOW,
+    daemonSets: new Map(Object.entries(daemonSets)),
+  };
 }
 
 describe('daemonSetFilter', () => {
   it('should skip a pod whose DaemonSet exists', () => {
-    const verdict = daemonSetFilter(pod('ds-1', { owner: ['DaemonSet', 'ds'] }), context({}, { 'default/ds': { state: 'present' } }));
+    const verdict = daemonSetFilter(
+      pod('ds-1', { owner: ['DaemonSet', 'ds'] }),
+      context({}, { 'default/ds': { state: 'present' } }),
+    );
     expect(verdict).toMatchObject({ action: 'skip', code: 'daemonset' });
   });
 
   it('should delete a pod whose DaemonSet is gone when unreplicated pods may be removed', () => {
-    const verdict = daemonSetFilter(pod('ds-1', { owner: ['DaemonSet', 'ds'] }), context({}, { 'default/ds': { state: 'missing' } }));
+    const verdict = daemonSetFilter(
+      pod('ds-1', { owner: ['DaemonSet', 'ds'] }),
+      context({}, { 'default/ds': { state: 'missing' } }),
+    );
     expect(verdict).toMatchObject({ action: 'evict', code: 'daemonset-missing' });
   });
 
@@ -43,18 +56,27 @@ describe('daemonSetFilter', () => {
       pod('ds-1', { owner: ['DaemonSet', 'ds'] }),
       context({}, { 'default/ds': { state: 'unknown', error: 'timeout' } }),
     );
-    expect(verdict).toMatchObject({ action: 'wait', code: 'daemonset-unknown', reason: expect.stringContaining('timeout') as unknown });
+    expect(verdict).toMatchObject({
+      action: 'wait',
+      code: 'daemonset-unknown',
+      reason: expect.stringContaining('timeout') as unknown,
+    });
   });
 
   it('should let a finished DaemonSet pod and a pod of another controller through', () => {
-    expect(daemonSetFilter(pod('ds-1', { owner: ['DaemonSet', 'ds'], phase: 'Succeeded' }), context()).action).toBe('evict');
+    expect(daemonSetFilter(pod('ds-1', { owner: ['DaemonSet', 'ds'], phase: 'Succeeded' }), context()).action).toBe(
+      'evict',
+    );
     expect(daemonSetFilter(pod('rs-1', { owner: ['ReplicaSet', 'rs'] }), context()).action).toBe('evict');
   });
 });
 
 describe('mirrorPodFilter', () => {
   it('should skip a mirror pod and pass any other', () => {
-    expect(mirrorPodFilter(pod('kube-proxy', { mirror: true }), context())).toMatchObject({ action: 'skip', code: 'mirror' });
+    expect(mirrorPodFilter(pod('kube-proxy', { mirror: true }), context())).toMatchObject({
+      action: 'skip',
+      code: 'mirror',
+    });
     expect(mirrorPodFilter(pod('web'), context()).action).toBe('evict');
   });
 });
@@ -73,7 +95,9 @@ describe('localStorageFilter', () => {
       action: 'refuse',
       hint: 'set deleteEmptyDirData to evict it',
     });
-    expect(localStorageFilter(pod('cache', { emptyDir: true, phase: 'Failed' }), context(settings))).toMatchObject({ code: 'ok' });
+    expect(localStorageFilter(pod('cache', { emptyDir: true, phase: 'Failed' }), context(settings))).toMatchObject({
+      code: 'ok',
+    });
   });
 });
 
@@ -84,14 +108,21 @@ describe('unreplicatedFilter', () => {
   });
 
   it('should pass a controlled pod and a finished bare pod', () => {
-    expect(unreplicatedFilter(pod('web', { owner: ['StatefulSet', 'web'] }), context({ evictUnreplicated: false })).code).toBe('ok');
-    expect(unreplicatedFilter(pod('job', { phase: 'Succeeded' }), context({ evictUnreplicated: false })).code).toBe('ok');
+    expect(
+      unreplicatedFilter(pod('web', { owner: ['StatefulSet', 'web'] }), context({ evictUnreplicated: false })).code,
+    ).toBe('ok');
+    expect(unreplicatedFilter(pod('job', { phase: 'Succeeded' }), context({ evictUnreplicated: false })).code).toBe(
+      'ok',
+    );
   });
 });
 
 describe('completedFilter', () => {
   it('should note a completed pod and pass a running one', () => {
-    expect(completedFilter(pod('job', { phase: 'Succeeded' }), context())).toMatchObject({ action: 'evict', code: 'completed' });
+    expect(completedFilter(pod('job', { phase: 'Succeeded' }), context())).toMatchObject({
+      action: 'evict',
+      code: 'completed',
+    });
     expect(completedFilter(pod('web'), context()).code).toBe('ok');
   });
 });
@@ -99,15 +130,24 @@ describe('completedFilter', () => {
 describe('terminating pods', () => {
   it('should wait on a terminating pod', () => {
     const verdict = alreadyTerminatingFilter(pod('web', { deletionTimestamp: NOW + 10_000 }), context());
-    expect(verdict).toMatchObject({ action: 'wait', code: 'terminating', reason: expect.stringContaining('10s') as unknown });
+    expect(verdict).toMatchObject({
+      action: 'wait',
+      code: 'terminating',
+      reason: expect.stringContaining('10s') as unknown,
+    });
   });
 
   it('should skip a pod terminating for longer than skipWaitForDeleteTimeout, and only when that is set', () => {
     const stuck = pod('web', { deletionTimestamp: NOW - 120_000 });
-    expect(terminatingTooLongFilter(stuck, context({ skipWaitForDeleteTimeoutMs: 60_000 }))).toMatchObject({ action: 'skip' });
+    expect(terminatingTooLongFilter(stuck, context({ skipWaitForDeleteTimeoutMs: 60_000 }))).toMatchObject({
+      action: 'skip',
+    });
     expect(terminatingTooLongFilter(stuck, context()).action).toBe('evict');
-    expect(terminatingTooLongFilter(pod('web', { deletionTimestamp: NOW - 30_000 }), context({ skipWaitForDeleteTimeoutMs: 60_000 })).action).toBe(
-      'evict',
-    );
+    expect(
+      terminatingTooLongFilter(
+        pod('web', { deletionTimestamp: NOW - 30_000 }),
+        context({ skipWaitForDeleteTimeoutMs: 60_000 }),
+      ).action,
+    ).toBe('evict');
   });
 });

@@ -50,7 +50,12 @@ async function setup(options: { settings?: Partial<DrainSettings>; deadlineMs?: 
       },
     },
     // The drain the Node's record names: only that record hands it a deadline or a lifecycle action.
-    request: { node: N1, deadline: START + (options.deadlineMs ?? 600_000), cordon: { reason: 'spot interruption' }, execution: EXECUTION },
+    request: {
+      node: N1,
+      deadline: START + (options.deadlineMs ?? 600_000),
+      cordon: { reason: 'spot interruption' },
+      execution: EXECUTION,
+    },
     between: () => undefined,
   };
   return setup;
@@ -73,27 +78,44 @@ function workflowInput(env: Emulated, overrides: Partial<DrainWorkflowInput> = {
   };
 }
 
-const statusOf = (result: DrainStepResult): Record<string, string> => Object.fromEntries(result.pods.map((r: PodReport) => [podKey(r.pod), r.status]));
-const evictionsOf = (env: Emulated, name: string): number => env.kube.requestLog.count({ verb: 'create', subresource: 'eviction', name });
+const statusOf = (result: DrainStepResult): Record<string, string> =>
+  Object.fromEntries(result.pods.map((r: PodReport) => [podKey(r.pod), r.status]));
+const evictionsOf = (env: Emulated, name: string): number =>
+  env.kube.requestLog.count({ verb: 'create', subresource: 'eviction', name });
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 describe('case 1: the workflow state stays bounded', () => {
   it('should keep the step output of a node with 737 PDB-blocked pods under 64 KiB, holding codes and PDB names, not messages', async () => {
     const { env, clock, deps } = await setup();
-    for (let i = 0; i < 737; i++) env.kube.store.seedPod({ name: `app-${String(i).padStart(3, '0')}`, node: N1, owner: 'ReplicaSet/app-7d9f', labels: { app: 'app' } });
+    for (let i = 0; i < 737; i++)
+      env.kube.store.seedPod({
+        name: `app-${String(i).padStart(3, '0')}`,
+        node: N1,
+        owner: 'ReplicaSet/app-7d9f',
+        labels: { app: 'app' },
+      });
     env.kube.store.seedPdb({ name: 'app', selector: { app: 'app' }, minAvailable: '100%' });
 
     // Two passes in the first step (the retry after the 5 s back-off), and a second step resuming from the state.
     const first = await runDrainStep({ input: workflowInput(env) }, deps, 10_000 + 6_000);
     await deps.sleep(first.waitSeconds * 1000);
-    const second = await runDrainStep({ input: workflowInput(env), state: JSON.parse(JSON.stringify(first.state)) as unknown }, deps, 10_000 + 6_000);
+    const second = await runDrainStep(
+      { input: workflowInput(env), state: JSON.parse(JSON.stringify(first.state)) as unknown },
+      deps,
+      10_000 + 6_000,
+    );
 
     for (const output of [first, second]) {
       expect(output.outcome).toBe('continue');
       expect(bytes(output)).toBeLessThan(64 * 1024);
       expect(JSON.stringify(output)).not.toMatch(/disruption budget|Cannot evict/i);
     }
-    expect(second.summary).toMatchObject({ evicted: 0, left: 737, leftByReason: { 'blocked-by-pdb': 737 }, blockingPdbs: [{ pdb: 'default/app', pods: 737 }] });
+    expect(second.summary).toMatchObject({
+      evicted: 0,
+      left: 737,
+      leftByReason: { 'blocked-by-pdb': 737 },
+      blockingPdbs: [{ pdb: 'default/app', pods: 737 }],
+    });
     expect(second.summary.examples.length).toBeLessThanOrEqual(10);
     expect(clock.now()).toBeGreaterThan(START + 5_000);
   });
@@ -116,8 +138,12 @@ describe('case 2: one Node identity per drain', () => {
     expect(first.status).toBe('in-progress');
     expect(nodeUid(env)).not.toBe(bound.cordon.expectedUid);
     expect(second.status).toBe('node-replaced');
-    expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).filter((e) => e.at >= replacedAt)).toEqual([]);
-    expect(env.kube.requestLog.filter({ verb: 'patch', resource: 'nodes' }).filter((e) => e.at >= replacedAt)).toEqual([]);
+    expect(
+      env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).filter((e) => e.at >= replacedAt),
+    ).toEqual([]);
+    expect(env.kube.requestLog.filter({ verb: 'patch', resource: 'nodes' }).filter((e) => e.at >= replacedAt)).toEqual(
+      [],
+    );
     expect(env.kube.store.getNode(N1)?.spec?.unschedulable ?? false).toBe(false);
   });
 });
@@ -127,7 +153,11 @@ describe('case 3: a replaced or vanished Node is never done', () => {
     const { env, deps } = await setup();
     env.kube.store.seedPod({ name: 'web-1', node: N1, owner: 'ReplicaSet/web' });
 
-    const replaced = await runDrainStep({ input: workflowInput(env, { nodeUid: 'uid-of-the-previous-node' }) }, deps, 20_000);
+    const replaced = await runDrainStep(
+      { input: workflowInput(env, { nodeUid: 'uid-of-the-previous-node' }) },
+      deps,
+      20_000,
+    );
     const gone = await runDrainStep({ input: workflowInput(env, { node: 'ip-10-0-9-9.ec2.internal' }) }, deps, 20_000);
 
     expect(replaced.outcome).toBe('node-replaced');
@@ -142,7 +172,13 @@ describe('case 4: pods by UID', () => {
   it('should evict a pod once and count its successor under the same name as finished, as kubectl waitForDelete does', async () => {
     const s = await setup({ deadlineMs: 300_000 });
     const { env, deps, request } = s;
-    const seedPinned = () => env.kube.store.seedPod({ name: 'pinned-0', node: N1, owner: 'StatefulSet/pinned', terminationGracePeriodSeconds: 1 });
+    const seedPinned = () =>
+      env.kube.store.seedPod({
+        name: 'pinned-0',
+        node: N1,
+        owner: 'StatefulSet/pinned',
+        terminationGracePeriodSeconds: 1,
+      });
     const original = seedPinned();
     // A controller that puts the pod back on this node as soon as it is gone (nodeName set, or it tolerates the cordon).
     s.between = () => {
@@ -168,7 +204,12 @@ describe('case 4: pods by UID', () => {
     s.between = () => {
       passes++;
       if (passes === 1 || (passes > 1 && !env.kube.store.getPod('default', 'late-1'))) {
-        env.kube.store.seedPod({ name: 'late-1', node: N1, owner: 'ReplicaSet/late', terminationGracePeriodSeconds: 1 });
+        env.kube.store.seedPod({
+          name: 'late-1',
+          node: N1,
+          owner: 'ReplicaSet/late',
+          terminationGracePeriodSeconds: 1,
+        });
       }
     };
 
@@ -189,10 +230,15 @@ describe('case 5: honest outcomes', () => {
     env.kube.store.seedPod({ name: 'web-1', node: N1, owner: 'ReplicaSet/web', terminationGracePeriodSeconds: 1 });
 
     let output = await runDrainStep({ input: workflowInput(env) }, deps, 70_000);
-    while (output.outcome === 'continue') output = await runDrainStep({ input: workflowInput(env), state: output.state }, deps, 70_000);
+    while (output.outcome === 'continue')
+      output = await runDrainStep({ input: workflowInput(env), state: output.state }, deps, 70_000);
 
     expect(output.outcome).toBe('incomplete');
-    expect(output.summary).toMatchObject({ evicted: 1, left: 2, leftByReason: { unreplicated: 1, 'local-storage': 1 } });
+    expect(output.summary).toMatchObject({
+      evicted: 1,
+      left: 2,
+      leftByReason: { unreplicated: 1, 'local-storage': 1 },
+    });
     expect(output.summary.examples.map((e) => [e.pod, e.reason])).toEqual([
       ['default/bare', 'unreplicated'],
       ['default/cache-1', 'local-storage'],
@@ -227,7 +273,10 @@ describe('case 6: the operator wins', () => {
 
     expect(first.status).toBe('in-progress');
     expect(result.status).toBe('cancelled-by-uncordon');
-    expect(result.pods.find((r) => r.pod.name === 'db-0')).toMatchObject({ status: 'blocked-by-pdb', left: 'cancelled-by-uncordon' });
+    expect(result.pods.find((r) => r.pod.name === 'db-0')).toMatchObject({
+      status: 'blocked-by-pdb',
+      left: 'cancelled-by-uncordon',
+    });
     expect(env.kube.store.getNode(N1)?.spec?.unschedulable ?? false).toBe(false);
     // No eviction, no cordon: nothing but reads since the uncordon.
     expect(env.kube.requestLog.entries.filter((e) => e.method !== 'GET').length).toBe(writesBefore);
@@ -247,7 +296,12 @@ describe('case 7: deadline-aware grace periods', () => {
     expect(result.status).toBe('drained');
     expect(clock.now()).toBeLessThan(request.deadline);
     const sent = env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' });
-    const grace = Object.fromEntries(sent.map((e) => [e.name, (e.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds]));
+    const grace = Object.fromEntries(
+      sent.map((e) => [
+        e.name,
+        (e.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds,
+      ]),
+    );
     expect(grace).toEqual({ 'api-1': 115, 'api-2': 115, quick: undefined });
     // The report names every pod whose grace period was shortened.
     expect(result.pods.filter((r) => r.grace !== undefined).map((r) => [r.pod.name, r.grace])).toEqual([
@@ -266,26 +320,39 @@ describe('case 7: deadline-aware grace periods', () => {
     expect(result.status).toBe('deadline');
     expect(result.counts).toMatchObject({ evicted: 2, terminating: 2, left: 0 });
     const sent = env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' });
-    expect(sent.map((e) => (e.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds)).toEqual([undefined, undefined]);
+    expect(
+      sent.map(
+        (e) => (e.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds,
+      ),
+    ).toEqual([undefined, undefined]);
   });
 
   it('should take an earlier deadline from the node’s drain-deadline annotation, and hand over the lifecycle action it names', async () => {
     const { env, deps } = await setup();
     env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
-    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 60_000).toISOString(), [LIFECYCLE_ANNOTATION]: JSON.stringify(lifecycle) } });
+    await env.api.patchNode(N1, {
+      annotations: {
+        [DRAIN_ANNOTATION]: EXECUTION,
+        [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 60_000).toISOString(),
+        [LIFECYCLE_ANNOTATION]: JSON.stringify(lifecycle),
+      },
+    });
 
     const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
 
     expect(output.deadline).toBe(new Date(START + 60_000).toISOString());
     expect(output.lifecycle).toEqual(lifecycle);
     const [eviction] = env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' });
-    expect((eviction?.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds).toBe(55);
+    expect(
+      (eviction?.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds,
+    ).toBe(55);
   });
 });
 
 describe('case 7, continued: a deadline that comes closer mid-drain', () => {
-  const graceOf = (entry: { body?: unknown }): number | undefined => (entry.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds;
+  const graceOf = (entry: { body?: unknown }): number | undefined =>
+    (entry.body as { deleteOptions?: { gracePeriodSeconds?: number } }).deleteOptions?.gracePeriodSeconds;
 
   it('should shorten the grace period of a pod it evicted when the Node announces an earlier deadline', async () => {
     const { env, clock, deps, request } = await setup({ deadlineMs: 3_600_000 });
@@ -294,21 +361,40 @@ describe('case 7, continued: a deadline that comes closer mid-drain', () => {
     const first = await drainStep(deps, request, undefined, 0);
     clock.advance(10_000);
     // A spot warning for the same machine: two minutes from now.
-    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(clock.now() + 120_000).toISOString() } });
+    await env.api.patchNode(N1, {
+      annotations: {
+        [DRAIN_ANNOTATION]: EXECUTION,
+        [DRAIN_DEADLINE_ANNOTATION]: new Date(clock.now() + 120_000).toISOString(),
+      },
+    });
     const result = await runDrain(deps, request, { state: first.state });
 
-    expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([undefined, 115]);
+    expect(env.kube.requestLog.filter({ verb: 'create', subresource: 'eviction' }).map(graceOf)).toEqual([
+      undefined,
+      115,
+    ]);
     expect(result.status).toBe('drained');
     expect(result.deadline).toBe(START + 130_000);
     expect(clock.now()).toBeLessThan(START + 130_000);
-    expect(result.pods.map((r) => [r.pod.name, r.status, r.grace])).toEqual([['api-1', 'evicted', { pod: 300, given: 115 }]]);
+    expect(result.pods.map((r) => [r.pod.name, r.status, r.grace])).toEqual([
+      ['api-1', 'evicted', { pod: 300, given: 115 }],
+    ]);
   });
 
   it('should never take a later deadline, nor a lifecycle action that does not parse, from the Node', async () => {
     const { env, deps } = await setup({ deadlineMs: 120_000 });
     env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 300 });
-    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: EXECUTION, [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 3_600_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a"}' } });
-    const input = workflowInput(env, { deadline: new Date(START + 120_000).toISOString(), lifecycle: { group: 'ng-input', hook: 'h' } });
+    await env.api.patchNode(N1, {
+      annotations: {
+        [DRAIN_ANNOTATION]: EXECUTION,
+        [DRAIN_DEADLINE_ANNOTATION]: new Date(START + 3_600_000).toISOString(),
+        [LIFECYCLE_ANNOTATION]: '{"group":"ng-a"}',
+      },
+    });
+    const input = workflowInput(env, {
+      deadline: new Date(START + 120_000).toISOString(),
+      lifecycle: { group: 'ng-input', hook: 'h' },
+    });
 
     const output = await runDrainStep({ input }, deps, 20_000);
 
@@ -322,7 +408,13 @@ describe('the Node’s drain record', () => {
   it('should take nothing from another drain’s record (an earlier drain’s, left on the Node)', async () => {
     const { env, deps } = await setup({ deadlineMs: 600_000 });
     env.kube.store.seedPod({ name: 'api-1', node: N1, owner: 'ReplicaSet/api', terminationGracePeriodSeconds: 30 });
-    await env.api.patchNode(N1, { annotations: { [DRAIN_ANNOTATION]: 'demo-i-0a1b2c3d4e5f60001-evt-0', [DRAIN_DEADLINE_ANNOTATION]: new Date(START - 60_000).toISOString(), [LIFECYCLE_ANNOTATION]: '{"group":"ng-a","hook":"h"}' } });
+    await env.api.patchNode(N1, {
+      annotations: {
+        [DRAIN_ANNOTATION]: 'demo-i-0a1b2c3d4e5f60001-evt-0',
+        [DRAIN_DEADLINE_ANNOTATION]: new Date(START - 60_000).toISOString(),
+        [LIFECYCLE_ANNOTATION]: '{"group":"ng-a","hook":"h"}',
+      },
+    });
 
     const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
 

@@ -27,13 +27,22 @@ let api: DrainApi;
 
 const status = (code: number, message: string, causes?: { reason: string; message: string }[]) => ({
   status: code,
-  body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, message, ...(causes ? { details: { causes } } : {}) },
+  body: {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    message,
+    ...(causes ? { details: { causes } } : {}),
+  },
 });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  api = kubeDrainApi(new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' })), { pageSize: 2 });
+  api = kubeDrainApi(new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' })), {
+    pageSize: 2,
+  });
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -59,18 +68,25 @@ describe('kubeDrainApi', () => {
     [status(409, 'Precondition failed: UID in precondition: u1, UID in object meta: u2'), { kind: 'replaced' }],
     [
       status(429, "Cannot evict pod as it would violate the pod's disruption budget.", [
-        { reason: 'DisruptionBudget', message: 'The disruption budget web-pdb needs 2 healthy pods and has 2 currently' },
+        {
+          reason: 'DisruptionBudget',
+          message: 'The disruption budget web-pdb needs 2 healthy pods and has 2 currently',
+        },
       ]),
       {
         kind: 'too-many-requests',
         pdb: 'default/web-pdb',
-        message: "Cannot evict pod as it would violate the pod's disruption budget. (The disruption budget web-pdb needs 2 healthy pods and has 2 currently)",
+        message:
+          "Cannot evict pod as it would violate the pod's disruption budget. (The disruption budget web-pdb needs 2 healthy pods and has 2 currently)",
       },
     ],
     [status(429, 'too many requests'), { kind: 'too-many-requests', message: 'too many requests' }],
     [
       status(500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'),
-      { kind: 'multiple-pdbs', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' },
+      {
+        kind: 'multiple-pdbs',
+        message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      },
     ],
     [status(403, 'namespace is terminating'), { kind: 'failed', status: 403, message: 'namespace is terminating' }],
   ])('should map an eviction answered %j', async (answer, outcome) => {
@@ -90,7 +106,10 @@ describe('kubeDrainApi', () => {
   });
 
   it('should patch a node with a strategic-merge patch and read a missing node as undefined', async () => {
-    handler = (req) => (req.method === 'PATCH' ? { status: 200, body: { metadata: { name: 'n', uid: 'x' }, spec: { unschedulable: true } } } : status(404, 'nodes "n" not found'));
+    handler = (req) =>
+      req.method === 'PATCH'
+        ? { status: 200, body: { metadata: { name: 'n', uid: 'x' }, spec: { unschedulable: true } } }
+        : status(404, 'nodes "n" not found');
     expect(await api.getNode('n')).toBeUndefined();
     const node = await api.patchNode('n', { unschedulable: true, annotations: { a: 'b' } });
     expect(node.unschedulable).toBe(true);

@@ -37,7 +37,14 @@ describe('planDrain', () => {
 
   it('should refuse emptyDir and bare pods when the settings say so, keeping each reason', () => {
     const settings = { ...DEFAULT_DRAIN_SETTINGS, deleteEmptyDirData: false, evictUnreplicated: false };
-    const plan = planDrain([pod('cache', { emptyDir: true, owner: ['ReplicaSet', 'c'] }), pod('bare'), pod('web', { owner: ['ReplicaSet', 'w'] })], ctx({}, settings));
+    const plan = planDrain(
+      [
+        pod('cache', { emptyDir: true, owner: ['ReplicaSet', 'c'] }),
+        pod('bare'),
+        pod('web', { owner: ['ReplicaSet', 'w'] }),
+      ],
+      ctx({}, settings),
+    );
     expect(names(plan.refused)).toEqual(['bare', 'cache']);
     expect(names(plan.toEvict)).toEqual(['web']);
     expect(plan.refused.map((p) => [p.verdict.reason, p.verdict.hint])).toEqual([
@@ -53,14 +60,19 @@ describe('planDrain', () => {
   });
 
   it('should skip a terminating DaemonSet pod as kubectl does, rather than wait on it', () => {
-    const planned = judgePod(pod('agent', { owner: ['DaemonSet', 'agent'], deletionTimestamp: NOW }), ctx({ 'default/agent': { state: 'present' } }));
+    const planned = judgePod(
+      pod('agent', { owner: ['DaemonSet', 'agent'], deletionTimestamp: NOW }),
+      ctx({ 'default/agent': { state: 'present' } }),
+    );
     expect(planned.verdict.action).toBe('skip');
   });
 
   const arbitraryPod = fc
     .record({
       name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
-      owner: fc.option(fc.tuple(fc.constantFrom('ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'), fc.constantFrom('a', 'b'))),
+      owner: fc.option(
+        fc.tuple(fc.constantFrom('ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'), fc.constantFrom('a', 'b')),
+      ),
       phase: fc.constantFrom('Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'),
       emptyDir: fc.boolean(),
       mirror: fc.boolean(),

@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { initialDrainState, packState, readDrainState, type PodRecord, type WorkingState } from '../../lib/drain/state.js';
+import {
+  initialDrainState,
+  packState,
+  readDrainState,
+  type PodRecord,
+  type WorkingState,
+} from '../../lib/drain/state.js';
 
 const START = Date.UTC(2026, 0, 1, 12);
 
 function stateWith(records: PodRecord[], node = 'node-a'): WorkingState {
   const state = initialDrainState(node, START);
-  Object.assign(state, { nodeUid: 'node-uid', cordoned: true, deadline: START + 120_000, lifecycle: { group: 'ng', hook: 'h' } });
+  Object.assign(state, {
+    nodeUid: 'node-uid',
+    cordoned: true,
+    deadline: START + 120_000,
+    lifecycle: { group: 'ng', hook: 'h' },
+  });
   for (const record of records) state.pods.set(`${record.namespace}/${record.name}`, record);
   return state;
 }
@@ -14,7 +25,15 @@ describe('drain state', () => {
   it('should read back every kind of record after a trip through JSON', () => {
     const state = stateWith([
       { namespace: 'default', name: 'web', uid: 'u1', stage: 'evicting', grace: { pod: 300, given: 115 } },
-      { namespace: 'default', name: 'db-0', uid: 'u2', stage: 'blocked-by-pdb', attempts: 3, retryAt: START + 15_000, pdb: 'default/db' },
+      {
+        namespace: 'default',
+        name: 'db-0',
+        uid: 'u2',
+        stage: 'blocked-by-pdb',
+        attempts: 3,
+        retryAt: START + 15_000,
+        pdb: 'default/db',
+      },
       { namespace: 'default', name: 'bare', uid: 'u3', stage: 'refused', refusal: 'unreplicated' },
       { namespace: 'kube-system', name: 'agent', uid: 'u4', stage: 'skipped-daemonset' },
       { namespace: 'kube-system', name: 'old', uid: 'u5', stage: 'terminated' },
@@ -27,10 +46,24 @@ describe('drain state', () => {
   });
 
   it('should drop a state that is damaged or belongs to another node', () => {
-    const packed = packState(stateWith([{ namespace: 'default', name: 'web', uid: 'u1', stage: 'blocked-by-pdb', attempts: 1, retryAt: START, pdb: 'default/x' }]));
+    const packed = packState(
+      stateWith([
+        {
+          namespace: 'default',
+          name: 'web',
+          uid: 'u1',
+          stage: 'blocked-by-pdb',
+          attempts: 1,
+          retryAt: START,
+          pdb: 'default/x',
+        },
+      ]),
+    );
     expect(readDrainState(packState(initialDrainState('node-b', 1)), 'node-a')).toBeUndefined();
     expect(readDrainState({ v: 1, node: 'node-a' }, 'node-a')).toBeUndefined();
-    expect(readDrainState({ ...packed, pods: { default: { web: ['u1', 'no-such-stage'] } } }, 'node-a')).toBeUndefined();
+    expect(
+      readDrainState({ ...packed, pods: { default: { web: ['u1', 'no-such-stage'] } } }, 'node-a'),
+    ).toBeUndefined();
     // A PDB index that points nowhere.
     expect(readDrainState({ ...packed, pdbs: [] }, 'node-a')).toBeUndefined();
     expect(readDrainState('{}', 'node-a')).toBeUndefined();

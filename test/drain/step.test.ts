@@ -34,8 +34,16 @@ describe('drainStep', () => {
       'kube-system/agent-x': 'skipped-daemonset',
       'kube-system/etcd-node-a': 'skipped-mirror',
     });
-    expect(cluster.nodes.get('node-a')).toMatchObject({ unschedulable: true, annotations: { [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler' } });
-    expect(cluster.evictions().map((c) => c.name).sort()).toEqual([
+    expect(cluster.nodes.get('node-a')).toMatchObject({
+      unschedulable: true,
+      annotations: { [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler' },
+    });
+    expect(
+      cluster
+        .evictions()
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual([
       'default/bare',
       'default/cache',
       'default/db-0',
@@ -66,13 +74,23 @@ describe('drainStep', () => {
     expect(result.status).toBe('drained');
     const first = progress[0];
     expect(first?.blocked).toEqual([
-      { pod: expect.objectContaining({ name: 'web-2' }) as unknown, pdb: 'default/web-pdb', reason: expect.stringContaining('blocked by PodDisruptionBudget default/web-pdb') as unknown },
-      { pod: expect.objectContaining({ name: 'web-3' }) as unknown, pdb: 'default/web-pdb', reason: expect.stringContaining('attempt 1') as unknown },
+      {
+        pod: expect.objectContaining({ name: 'web-2' }) as unknown,
+        pdb: 'default/web-pdb',
+        reason: expect.stringContaining('blocked by PodDisruptionBudget default/web-pdb') as unknown,
+      },
+      {
+        pod: expect.objectContaining({ name: 'web-3' }) as unknown,
+        pdb: 'default/web-pdb',
+        reason: expect.stringContaining('attempt 1') as unknown,
+      },
     ]);
     expect(first?.nextCheckAfterMs).toBe(deps.settings.pollIntervalMs);
     // Each pod is evicted successfully exactly once; refusals are retried on the back-off, not in a tight loop.
     expect([...cluster.accepted].sort()).toEqual(['default/web-1', 'default/web-2', 'default/web-3']);
-    expect(cluster.evictions().length).toBeLessThanOrEqual(3 + 2 * Math.ceil(60_000 / deps.settings.evictionRetryDelayMs));
+    expect(cluster.evictions().length).toBeLessThanOrEqual(
+      3 + 2 * Math.ceil(60_000 / deps.settings.evictionRetryDelayMs),
+    );
   });
 
   it('should report a pod under several PDBs, drain the others, and end incomplete', async () => {
@@ -88,7 +106,12 @@ describe('drainStep', () => {
 
     expect(result.status).toBe('incomplete');
     expect(statusOf(result)).toEqual({ 'default/web-1': 'evicted', 'default/api-1': 'multiple-pdbs' });
-    expect(result.blocked).toEqual([{ pod: expect.objectContaining({ name: 'api-1' }) as unknown, reason: expect.stringContaining('more than one PodDisruptionBudget') as unknown }]);
+    expect(result.blocked).toEqual([
+      {
+        pod: expect.objectContaining({ name: 'api-1' }) as unknown,
+        reason: expect.stringContaining('more than one PodDisruptionBudget') as unknown,
+      },
+    ]);
     expect(result.remaining[0]?.left).toBe('incomplete');
   });
 
@@ -105,7 +128,12 @@ describe('drainStep', () => {
     // A blocked pod is left: the drain is incomplete, not merely late.
     expect(result).toMatchObject({ status: 'incomplete', nextCheckAfterMs: 0 });
     expect(result.remaining).toEqual([
-      expect.objectContaining({ status: 'terminating', removal: 'evicted', left: 'incomplete', reason: expect.stringContaining('evicted') as unknown }),
+      expect.objectContaining({
+        status: 'terminating',
+        removal: 'evicted',
+        left: 'incomplete',
+        reason: expect.stringContaining('evicted') as unknown,
+      }),
       expect.objectContaining({ status: 'blocked-by-pdb', pdb: 'default/stuck-pdb', left: 'incomplete' }),
     ]);
     expect(result.counts).toMatchObject({ evicted: 2, terminating: 1, left: 1, blocked: 1 });
@@ -125,7 +153,9 @@ describe('drainStep', () => {
     };
     const result = await drainStep({ ...deps, api }, request, undefined, 0);
     expect(result.status).toBe('drained');
-    expect(result.pods).toEqual([{ pod: { namespace: 'default', name: 'web', uid: p.uid }, status: 'gone', reason: expect.any(String) as unknown }]);
+    expect(result.pods).toEqual([
+      { pod: { namespace: 'default', name: 'web', uid: p.uid }, status: 'gone', reason: expect.any(String) as unknown },
+    ]);
   });
 
   it('should evict the others, leave refused pods, report them, and call the drain incomplete', async () => {
@@ -149,7 +179,8 @@ describe('drainStep', () => {
     cluster.daemonSets.add('default/agent');
     cluster.addPod(pod('agent-1', { owner: ['DaemonSet', 'agent'] }));
     let failures = 2;
-    cluster.failOn = (call) => (call.op === 'daemonSetExists' && failures-- > 0 ? new Error('etcd timeout') : undefined);
+    cluster.failOn = (call) =>
+      call.op === 'daemonSetExists' && failures-- > 0 ? new Error('etcd timeout') : undefined;
 
     const first = await drainStep(deps, request, undefined, 0);
     const final = await runDrain(deps, request, { state: first.state });
@@ -161,9 +192,15 @@ describe('drainStep', () => {
 
   it('should stop when the node is gone or a new node took its name, never calling either drained', async () => {
     const { cluster, deps, request } = harness();
-    expect(await drainStep(deps, { ...request, node: 'nope' }, undefined, 0)).toMatchObject({ status: 'node-gone', nextCheckAfterMs: 0 });
+    expect(await drainStep(deps, { ...request, node: 'nope' }, undefined, 0)).toMatchObject({
+      status: 'node-gone',
+      nextCheckAfterMs: 0,
+    });
     const result = await drainStep(deps, { ...request, cordon: { reason: 'x', expectedUid: 'old' } }, undefined, 0);
-    expect(result).toMatchObject({ status: 'node-replaced', message: expect.stringContaining('is now another Node') as unknown });
+    expect(result).toMatchObject({
+      status: 'node-replaced',
+      message: expect.stringContaining('is now another Node') as unknown,
+    });
     expect(cluster.nodes.get('node-a')?.unschedulable).toBe(false);
   });
 

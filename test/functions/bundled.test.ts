@@ -97,7 +97,15 @@ describe('the bundled functions, against the emulators', () => {
 
   it('drain-step: should evict the pods of the cordoned node', async () => {
     const uid = sandbox.kube.store.getNode(node(SPOT))?.metadata.uid ?? '';
-    const input = { cluster: 'demo', node: node(SPOT), nodeUid: uid, instanceId: SPOT, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'spot', cause: 'e0b5c1a2' };
+    const input = {
+      cluster: 'demo',
+      node: node(SPOT),
+      nodeUid: uid,
+      instanceId: SPOT,
+      deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+      reason: 'spot',
+      cause: 'e0b5c1a2',
+    };
 
     const output = await handlers.drainStep({ input }, lambdaContext(sandbox, 'drain-step'));
 

@@ -40,13 +40,20 @@ let handlers: {
 };
 
 function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../fixtures/events/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(new URL(`../fixtures/events/${name}.json`, import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox(parseScenario(SCENARIO, 'handlers.yaml'));
   setFunctionEnvironment(sandbox);
-  const [events, sweep, drainStep] = await Promise.all([import('../../functions/events.js'), import('../../functions/sweep.js'), import('../../functions/drain-step.js')]);
+  const [events, sweep, drainStep] = await Promise.all([
+    import('../../functions/events.js'),
+    import('../../functions/sweep.js'),
+    import('../../functions/drain-step.js'),
+  ]);
   handlers = { events: events.handler, sweep: sweep.handler, drainStep: drainStep.handler };
 });
 
@@ -56,10 +63,21 @@ afterAll(async () => {
 
 describe('events handler (SQS batch of EventBridge events)', () => {
   it('should cordon and start a drain for a spot warning, ignore a running state change, and fail only the poison record', async () => {
-    const spot: Record<string, unknown> = { ...fixture('spot-interruption'), time: new Date(sandbox.clock.now()).toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const spot: Record<string, unknown> = {
+      ...fixture('spot-interruption'),
+      time: new Date(sandbox.clock.now()).toISOString(),
+      detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
+    };
     const running = { ...fixture('state-change-running'), detail: { 'instance-id': DRAIN, state: 'running' } };
     const poison = { ...fixture('spot-interruption'), detail: { 'instance-id': 'i-123/../../nodes' } };
-    const event: SQSEvent = { Records: [sqsRecord('m-spot', spot), sqsRecord('m-running', running), sqsRecord('m-poison', poison), sqsRecord('m-garbage', 'not json')] };
+    const event: SQSEvent = {
+      Records: [
+        sqsRecord('m-spot', spot),
+        sqsRecord('m-running', running),
+        sqsRecord('m-poison', poison),
+        sqsRecord('m-garbage', 'not json'),
+      ],
+    };
 
     const response = await handlers.events(event, lambdaContext(sandbox, 'events'));
 
@@ -71,7 +89,11 @@ describe('events handler (SQS batch of EventBridge events)', () => {
   });
 
   it('should start nothing new for a duplicate delivery of the same event', async () => {
-    const spot = { ...fixture('spot-interruption'), time: new Date(sandbox.clock.now()).toISOString(), detail: { 'instance-id': SPOT, 'instance-action': 'terminate' } };
+    const spot = {
+      ...fixture('spot-interruption'),
+      time: new Date(sandbox.clock.now()).toISOString(),
+      detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
+    };
     const response = await handlers.events({ Records: [sqsRecord('m-again', spot)] }, lambdaContext(sandbox, 'events'));
     expect(response.batchItemFailures).toEqual([]);
     expect(sandbox.aws.state.stepFunctions.executions()).toHaveLength(1);
@@ -82,7 +104,9 @@ describe('sweep handler (Scheduler or manual invocation)', () => {
   it('should plan without acting on a dry run', async () => {
     const report = await handlers.sweep({ dryRun: true }, lambdaContext(sandbox, 'sweep'));
     expect(report.dryRun).toBe(true);
-    expect(report.actions.find((a) => a.kind === 'delete')).toEqual(expect.objectContaining({ node: node(STALE), outcome: 'dry-run' }));
+    expect(report.actions.find((a) => a.kind === 'delete')).toEqual(
+      expect.objectContaining({ node: node(STALE), outcome: 'dry-run' }),
+    );
     expect(sandbox.kube.store.getNode(node(STALE))).toBeDefined();
   });
 
@@ -99,14 +123,18 @@ describe('sweep handler (Scheduler or manual invocation)', () => {
     sandbox.kube.faults.latencyMs = 2_000;
     try {
       // 2.3 s left, 2 s of it kept to report: Kubernetes calls get 300 ms.
-      await expect(handlers.sweep({ dryRun: true }, lambdaContext(sandbox, 'sweep', 2_300))).rejects.toThrow(/GET \/api\/v1\/nodes: no answer within 3\d\d ms/);
+      await expect(handlers.sweep({ dryRun: true }, lambdaContext(sandbox, 'sweep', 2_300))).rejects.toThrow(
+        /GET \/api\/v1\/nodes: no answer within 3\d\d ms/,
+      );
     } finally {
       sandbox.kube.faults.latencyMs = 0;
     }
   });
 
   it('should refuse a payload with an unknown key, naming it', async () => {
-    await expect(handlers.sweep({ dryRun: true, bogus: 1 }, lambdaContext(sandbox, 'sweep'))).rejects.toThrow(/invalid sweep payload: .*bogus/);
+    await expect(handlers.sweep({ dryRun: true, bogus: 1 }, lambdaContext(sandbox, 'sweep'))).rejects.toThrow(
+      /invalid sweep payload: .*bogus/,
+    );
   });
 });
 
@@ -114,7 +142,15 @@ describe('drain-step handler (the Step Functions task)', () => {
   it('should drain the node in one step and say done', async () => {
     const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
     const payload = {
-      input: { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-1' },
+      input: {
+        cluster: 'demo',
+        node: node(DRAIN),
+        nodeUid: uid,
+        instanceId: DRAIN,
+        deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+        reason: 'test',
+        cause: 'evt-1',
+      },
     };
     const output = await handlers.drainStep(payload, lambdaContext(sandbox, 'drain-step'));
     expect(output.outcome).toBe('done');
@@ -124,22 +160,49 @@ describe('drain-step handler (the Step Functions task)', () => {
   });
 
   it('should refuse a payload without the workflow input, naming the field', async () => {
-    await expect(handlers.drainStep({ state: {} }, lambdaContext(sandbox, 'drain-step'))).rejects.toThrow(/invalid drain step input: input/);
+    await expect(handlers.drainStep({ state: {} }, lambdaContext(sandbox, 'drain-step'))).rejects.toThrow(
+      /invalid drain step input: input/,
+    );
   });
 
   it('should record a heartbeat for the lifecycle action it is handed at its start, before draining, and say when', async () => {
     const asg = sandbox.aws.state.autoScaling;
-    asg.putHook('eks-ng-1', { name: 'drain', transition: 'autoscaling:EC2_INSTANCE_TERMINATING', heartbeatTimeoutMs: 300_000, defaultResult: 'CONTINUE' });
-    asg.addMember({ instanceId: DRAIN, group: 'eks-ng-1', lifecycleState: 'Terminating:Wait', healthStatus: 'HEALTHY', protectedFromScaleIn: false }, { hook: 'drain', token: TOKEN, at: sandbox.clock.now() });
+    asg.putHook('eks-ng-1', {
+      name: 'drain',
+      transition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+      heartbeatTimeoutMs: 300_000,
+      defaultResult: 'CONTINUE',
+    });
+    asg.addMember(
+      {
+        instanceId: DRAIN,
+        group: 'eks-ng-1',
+        lifecycleState: 'Terminating:Wait',
+        healthStatus: 'HEALTHY',
+        protectedFromScaleIn: false,
+      },
+      { hook: 'drain', token: TOKEN, at: sandbox.clock.now() },
+    );
     const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
-    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-2' };
+    const input = {
+      cluster: 'demo',
+      node: node(DRAIN),
+      nodeUid: uid,
+      instanceId: DRAIN,
+      deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+      reason: 'test',
+      cause: 'evt-2',
+    };
     sandbox.clock.advance(120_000);
     const before = sandbox.aws.requestLog.entries.length;
     const calledAt = Date.now();
 
     // The lifecycle the workflow hands over (one the Node named) wins over the input's.
     const output = await handlers.drainStep(
-      { input: { ...input, lifecycle: { group: 'eks-ng-1', hook: 'other-hook' } }, lifecycle: { group: 'eks-ng-1', hook: 'drain', token: TOKEN } },
+      {
+        input: { ...input, lifecycle: { group: 'eks-ng-1', hook: 'other-hook' } },
+        lifecycle: { group: 'eks-ng-1', hook: 'drain', token: TOKEN },
+      },
       lambdaContext(sandbox, 'drain-step'),
     );
 
@@ -154,21 +217,44 @@ describe('drain-step handler (the Step Functions task)', () => {
 
   it('should drain on when the heartbeat is refused (the action is gone), and say it recorded none', async () => {
     const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
-    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-3' };
+    const input = {
+      cluster: 'demo',
+      node: node(DRAIN),
+      nodeUid: uid,
+      instanceId: DRAIN,
+      deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+      reason: 'test',
+      cause: 'evt-3',
+    };
     const heartbeats = sandbox.aws.state.autoScaling.heartbeats.length;
-    const output = await handlers.drainStep({ input, lifecycle: { group: 'eks-ng-1', hook: 'no-such-hook' } }, lambdaContext(sandbox, 'drain-step'));
+    const output = await handlers.drainStep(
+      { input, lifecycle: { group: 'eks-ng-1', hook: 'no-such-hook' } },
+      lambdaContext(sandbox, 'drain-step'),
+    );
     expect(output.outcome).toBe('done');
     expect(output.heartbeatAt).toBeUndefined();
     expect(sandbox.aws.state.autoScaling.heartbeats).toHaveLength(heartbeats);
-    expect(sandbox.aws.requestLog.entries.filter((e) => e.operation === 'RecordLifecycleActionHeartbeat').at(-1)?.errorCode).toBe('ValidationError');
+    expect(
+      sandbox.aws.requestLog.entries.filter((e) => e.operation === 'RecordLifecycleActionHeartbeat').at(-1)?.errorCode,
+    ).toBe('ValidationError');
   });
 
   it('should record no heartbeat when the drain has no lifecycle action', async () => {
     const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
     const before = sandbox.aws.requestLog.entries.length;
-    const input = { cluster: 'demo', node: node(DRAIN), nodeUid: uid, instanceId: DRAIN, deadline: new Date(sandbox.clock.now() + 600_000).toISOString(), reason: 'test', cause: 'evt-4' };
+    const input = {
+      cluster: 'demo',
+      node: node(DRAIN),
+      nodeUid: uid,
+      instanceId: DRAIN,
+      deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+      reason: 'test',
+      cause: 'evt-4',
+    };
     const output = await handlers.drainStep({ input }, lambdaContext(sandbox, 'drain-step'));
     expect(output.heartbeatAt).toBeUndefined();
-    expect(sandbox.aws.requestLog.entries.slice(before).map((e) => e.operation)).not.toContain('RecordLifecycleActionHeartbeat');
+    expect(sandbox.aws.requestLog.entries.slice(before).map((e) => e.operation)).not.toContain(
+      'RecordLifecycleActionHeartbeat',
+    );
   });
 });

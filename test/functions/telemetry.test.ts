@@ -5,10 +5,22 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DrainOutcome, DrainStepOutput } from '../../lib/contract/drain-workflow.js';
 import { METRIC_NAMES } from '../../lib/contract/metrics.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
-import { createTelemetry, recordDrainStepMetrics, recordEventProcessed, recordRunMetrics } from '../../lib/lambda/telemetry.js';
+import {
+  createTelemetry,
+  recordDrainStepMetrics,
+  recordEventProcessed,
+  recordRunMetrics,
+} from '../../lib/lambda/telemetry.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 
-const standDown = { scope: 'group' as const, group: 'ng-a', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 };
+const standDown = {
+  scope: 'group' as const,
+  group: 'ng-a',
+  unhealthy: 3,
+  members: 10,
+  allowed: 2,
+  maxUnhealthyPercent: 20,
+};
 
 function report(actions: ReportAction[], skipped: RunReport['skipped'] = []): RunReport {
   return {
@@ -55,7 +67,12 @@ describe('repair metrics', () => {
         { kind: 'repair', node: 'n8', reason: 'waits its turn' },
       ],
     );
-    expect(emitted(run, REPAIR_METRICS)).toEqual({ RepairsStarted: 1, NodesRepaired: 2, RepairsCancelled: 1, RepairsBlocked: 2 });
+    expect(emitted(run, REPAIR_METRICS)).toEqual({
+      RepairsStarted: 1,
+      NodesRepaired: 2,
+      RepairsCancelled: 1,
+      RepairsBlocked: 2,
+    });
   });
 
   it('should count nothing carried out in a dry run, though the stand-down is still reported', () => {
@@ -67,7 +84,12 @@ describe('repair metrics', () => {
       ],
       [{ kind: 'repair', node: 'n6', reason: 'stand down', standDown }],
     );
-    expect(emitted(run, REPAIR_METRICS)).toEqual({ RepairsStarted: 0, NodesRepaired: 0, RepairsCancelled: 0, RepairsBlocked: 1 });
+    expect(emitted(run, REPAIR_METRICS)).toEqual({
+      RepairsStarted: 0,
+      NodesRepaired: 0,
+      RepairsCancelled: 0,
+      RepairsBlocked: 1,
+    });
   });
 });
 
@@ -77,7 +99,17 @@ function drainStepOutput(outcome: DrainOutcome, leftByReason: Record<string, num
     waitSeconds: 10,
     state: {},
     deadline: '2026-11-29T13:00:00.000Z',
-    summary: { evicted: 0, terminating: 0, gone: 0, left: 0, skipped: 0, leftByReason, blockingPdbs: [], examples: [], graceShortened: { pods: 0, examples: [] } },
+    summary: {
+      evicted: 0,
+      terminating: 0,
+      gone: 0,
+      left: 0,
+      skipped: 0,
+      leftByReason,
+      blockingPdbs: [],
+      examples: [],
+      graceShortened: { pods: 0, examples: [] },
+    },
   };
 }
 
@@ -98,17 +130,28 @@ describe('metric names', () => {
     const { metrics } = createTelemetry('demo');
     // act
     recordEventProcessed(metrics);
-    recordRunMetrics(metrics, report([{ kind: 'report', node: 'n1', reason: 'stale', outcome: 'done', condition: 'stale-object' }]));
-    for (const outcome of ['done', 'deadline', 'incomplete'] as const) recordDrainStepMetrics(metrics, drainStepOutput(outcome));
+    recordRunMetrics(
+      metrics,
+      report([{ kind: 'report', node: 'n1', reason: 'stale', outcome: 'done', condition: 'stale-object' }]),
+    );
+    for (const outcome of ['done', 'deadline', 'incomplete'] as const)
+      recordDrainStepMetrics(metrics, drainStepOutput(outcome));
     // assess
     expect([...written].sort()).toEqual(Object.values(METRIC_NAMES).sort());
   });
 
   it('should count blocked pods but not those still waiting for their turn or their eviction', () => {
     const { metrics } = createTelemetry('demo');
-    recordDrainStepMetrics(metrics, drainStepOutput('incomplete', { 'blocked-by-pdb': 2, unreplicated: 1, pending: 4, waiting: 3 }));
+    recordDrainStepMetrics(
+      metrics,
+      drainStepOutput('incomplete', { 'blocked-by-pdb': 2, unreplicated: 1, pending: 4, waiting: 3 }),
+    );
     const blob = metrics.serializeMetrics() as unknown as Record<string, unknown>;
-    expect({ EvictionsBlocked: blob['EvictionsBlocked'], DrainsIncomplete: blob['DrainsIncomplete'], DrainsCompleted: blob['DrainsCompleted'] }).toEqual({
+    expect({
+      EvictionsBlocked: blob['EvictionsBlocked'],
+      DrainsIncomplete: blob['DrainsIncomplete'],
+      DrainsCompleted: blob['DrainsCompleted'],
+    }).toEqual({
       EvictionsBlocked: 3,
       DrainsIncomplete: 1,
       DrainsCompleted: undefined,

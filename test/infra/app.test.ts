@@ -16,7 +16,9 @@ const context = (values: Record<string, unknown>) => (key: string) => values[key
 describe('readAppOptions', () => {
   it('should fail with the command to run when clusterName is missing or empty', () => {
     for (const value of [undefined, '', ' , ']) {
-      expect(() => readAppOptions(context({ clusterName: value }), {})).toThrow('missing context clusterName: pass -c clusterName=<name>');
+      expect(() => readAppOptions(context({ clusterName: value }), {})).toThrow(
+        'missing context clusterName: pass -c clusterName=<name>',
+      );
     }
   });
 
@@ -29,22 +31,37 @@ describe('readAppOptions', () => {
 
   it('should name the stack after the clusters, so another cluster gets another stack', () => {
     expect(readAppOptions(context({ clusterName: 'demo' }), {}).stackName).toBe('ec2-node-reconciler-demo');
-    expect(readAppOptions(context({ clusterName: 'prod_eu,prod_us' }), {}).stackName).toBe('ec2-node-reconciler-prod-eu-prod-us');
+    expect(readAppOptions(context({ clusterName: 'prod_eu,prod_us' }), {}).stackName).toBe(
+      'ec2-node-reconciler-prod-eu-prod-us',
+    );
     expect(readAppOptions(context({ clusterName: 'demo', stackName: 'mine' }), {}).stackName).toBe('mine');
   });
 
   it('should take the region from context, else from the CLI environment, else none', () => {
-    expect(readAppOptions(context({ clusterName: 'demo', region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region).toBe('eu-west-1');
-    expect(readAppOptions(context({ clusterName: 'demo', region: '' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region).toBe('us-east-1');
+    expect(
+      readAppOptions(context({ clusterName: 'demo', region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region,
+    ).toBe('eu-west-1');
+    expect(
+      readAppOptions(context({ clusterName: 'demo', region: '' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region,
+    ).toBe('us-east-1');
     expect(readAppOptions(context({ clusterName: 'demo' }), {}).region).toBeUndefined();
   });
 
   it('should lay dryRun over the settings, from a flag string or a boolean', () => {
     expect(readAppOptions(context({ clusterName: 'demo', dryRun: 'true' }), {}).settings).toEqual({ dryRun: true });
-    expect(readAppOptions(context({ clusterName: 'demo', dryRun: false, settings: { dryRun: true, maxDeletions: 2 } }), {}).settings).toEqual({ dryRun: false, maxDeletions: 2 });
-    expect(readAppOptions(context({ clusterName: 'demo', settings: '{"maxDeletions":2}' }), {}).settings).toEqual({ maxDeletions: 2 });
-    expect(() => readAppOptions(context({ clusterName: 'demo', dryRun: 'yes' }), {})).toThrow('context dryRun: expected true or false, got "yes"');
-    expect(() => readAppOptions(context({ clusterName: 'demo', settings: '{maxDeletions' }), {})).toThrow(/context settings: not JSON/);
+    expect(
+      readAppOptions(context({ clusterName: 'demo', dryRun: false, settings: { dryRun: true, maxDeletions: 2 } }), {})
+        .settings,
+    ).toEqual({ dryRun: false, maxDeletions: 2 });
+    expect(readAppOptions(context({ clusterName: 'demo', settings: '{"maxDeletions":2}' }), {}).settings).toEqual({
+      maxDeletions: 2,
+    });
+    expect(() => readAppOptions(context({ clusterName: 'demo', dryRun: 'yes' }), {})).toThrow(
+      'context dryRun: expected true or false, got "yes"',
+    );
+    expect(() => readAppOptions(context({ clusterName: 'demo', settings: '{maxDeletions' }), {})).toThrow(
+      /context settings: not JSON/,
+    );
     expect(() => readAppOptions(context({ clusterName: 'demo', settings: [1] }), {})).toThrow(/expected a JSON object/);
   });
 
@@ -54,7 +71,10 @@ describe('readAppOptions', () => {
   });
 
   it('should accept the defaults cdk.json ships, which require only clusterName', () => {
-    const cdkJson = JSON.parse(readFileSync(`${PROJECT_ROOT}cdk.json`, 'utf8')) as { app: string; context: Record<string, unknown> };
+    const cdkJson = JSON.parse(readFileSync(`${PROJECT_ROOT}cdk.json`, 'utf8')) as {
+      app: string;
+      context: Record<string, unknown>;
+    };
     expect(cdkJson.app).toBe('npx tsx infra/app.ts');
     expect(() => readAppOptions(context(cdkJson.context), {})).toThrow(/pass -c clusterName=<name>/);
     const options = readAppOptions(context({ ...cdkJson.context, clusterName: 'demo' }), {});
@@ -67,15 +87,29 @@ describe('ReconcilerStack', () => {
   const entries = testEntries();
 
   it('should build one reconciler per cluster, with the outputs an operator needs', () => {
-    const stack = new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Stack', { clusterNames: ['blue', 'green'], reconciler: { entries } });
+    const stack = new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Stack', {
+      clusterNames: ['blue', 'green'],
+      reconciler: { entries },
+    });
     expect([...stack.reconcilers.keys()]).toEqual(['blue', 'green']);
     const template = Template.fromStack(stack);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
     template.resourceCountIs('AWS::Events::EventBus', 2);
     const outputs = Object.values(template.findOutputs('*')).map((o) => String(o.Description));
     for (const cluster of ['blue', 'green']) {
-      for (const what of ['sweep function', 'drain workflow', 'bus with Node Deleted', 'signal queue', 'dead-letter queue', 'CloudWatch dashboard', 'events function role']) {
-        expect(outputs.some((d) => d.startsWith(`${cluster}: ${what}`)), `${cluster} ${what}`).toBe(true);
+      for (const what of [
+        'sweep function',
+        'drain workflow',
+        'bus with Node Deleted',
+        'signal queue',
+        'dead-letter queue',
+        'CloudWatch dashboard',
+        'events function role',
+      ]) {
+        expect(
+          outputs.some((d) => d.startsWith(`${cluster}: ${what}`)),
+          `${cluster} ${what}`,
+        ).toBe(true);
       }
     }
   });
@@ -83,7 +117,9 @@ describe('ReconcilerStack', () => {
   it('should refuse no clusters and the same cluster twice', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => new ReconcilerStack(app, 'None', { clusterNames: [] })).toThrow(/clusterNames is empty/);
-    expect(() => new ReconcilerStack(app, 'Twice', { clusterNames: ['a', 'a'], reconciler: { entries } })).toThrow(/lists a more than once/);
+    expect(() => new ReconcilerStack(app, 'Twice', { clusterNames: ['a', 'a'], reconciler: { entries } })).toThrow(
+      /lists a more than once/,
+    );
   });
 });
 

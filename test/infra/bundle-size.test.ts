@@ -37,11 +37,14 @@ describe('scripts/bundle-size.ts', () => {
   // the Lambdas, which reach the API server through lib/kube/client.ts; and so must zod's locales
   // (~260 KB, parsed at every cold start), which `import { z } from 'zod'` keeps: zod is imported
   // as a namespace (`import * as z`), and only its English messages (~100 KB of zod in all) remain.
-  it.each(FUNCTION_KINDS)('should keep the %s function within the size budget, without client-node or zod locales', async (kind) => {
-    const report = await measure(kind, DEFAULT_ENTRIES[kind]);
-    expect(report.bytes).toBeLessThanOrEqual(DEFAULT_MAX_MB * 1024 * 1024);
-    expect(report.packages.map((p) => p.name)).not.toContain('@kubernetes/client-node');
-    expect(report.packages.map((p) => p.name)).not.toContain('undici');
-    expect(report.packages.find((p) => p.name === 'zod')?.bytes ?? 0).toBeLessThan(150 * 1024);
-  });
+  it.each(FUNCTION_KINDS)(
+    'should keep the %s function within the size budget, without client-node or zod locales',
+    async (kind) => {
+      const report = await measure(kind, DEFAULT_ENTRIES[kind]);
+      expect(report.bytes).toBeLessThanOrEqual(DEFAULT_MAX_MB * 1024 * 1024);
+      expect(report.packages.map((p) => p.name)).not.toContain('@kubernetes/client-node');
+      expect(report.packages.map((p) => p.name)).not.toContain('undici');
+      expect(report.packages.find((p) => p.name === 'zod')?.bytes ?? 0).toBeLessThan(150 * 1024);
+    },
+  );
 });

@@ -6,7 +6,14 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { DrainWorkflow, FAILURE_ERRORS, LIFECYCLE, LIFECYCLE_NOT_COMPLETED, MAX_WAIT_SECONDS, STEP_OUTCOMES } from '../../infra/drain-workflow.js';
+import {
+  DrainWorkflow,
+  FAILURE_ERRORS,
+  LIFECYCLE,
+  LIFECYCLE_NOT_COMPLETED,
+  MAX_WAIT_SECONDS,
+  STEP_OUTCOMES,
+} from '../../infra/drain-workflow.js';
 import { LAMBDA_SERVICE_ERRORS, worstHeartbeatGap } from '../../infra/heartbeat-gap.js';
 import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema } from '../../lib/contract/drain-workflow.js';
 import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/contract/output-events.js';
@@ -19,7 +26,13 @@ interface State {
   readonly Default?: string;
   readonly Choices?: { Condition: string; Next: string; Assign?: Record<string, unknown> }[];
   readonly Catch?: { ErrorEquals: string[]; Next: string; Assign?: Record<string, unknown> }[];
-  readonly Retry?: { ErrorEquals: string[]; MaxAttempts?: number; IntervalSeconds?: number; BackoffRate?: number; MaxDelaySeconds?: number }[];
+  readonly Retry?: {
+    ErrorEquals: string[];
+    MaxAttempts?: number;
+    IntervalSeconds?: number;
+    BackoffRate?: number;
+    MaxDelaySeconds?: number;
+  }[];
   readonly TimeoutSeconds?: number;
   readonly Resource?: string;
   readonly Arguments?: unknown;
@@ -36,7 +49,14 @@ interface Definition {
   readonly QueryLanguage?: string;
 }
 
-function build(props: { heartbeatInterval?: Duration; maxDrainDuration?: Duration; autoScalingGroupNames?: string[]; drainStepTimeout?: Duration } = {}): { definition: Definition; workflow: DrainWorkflow } {
+function build(
+  props: {
+    heartbeatInterval?: Duration;
+    maxDrainDuration?: Duration;
+    autoScalingGroupNames?: string[];
+    drainStepTimeout?: Duration;
+  } = {},
+): { definition: Definition; workflow: DrainWorkflow } {
   const stack = new Stack(new App(), 'Workflow');
   const drainStepFunction = new lambda.Function(stack, 'DrainStep', {
     runtime: lambda.Runtime.NODEJS_24_X,
@@ -71,7 +91,9 @@ function state(name: string): State {
 }
 
 function successors(s: State): string[] {
-  return [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)].filter((n): n is string => n !== undefined);
+  return [s.Next, s.Default, ...(s.Choices ?? []).map((c) => c.Next), ...(s.Catch ?? []).map((c) => c.Next)].filter(
+    (n): n is string => n !== undefined,
+  );
 }
 
 /** Every `{% … %}` expression in the definition. */
@@ -103,11 +125,16 @@ describe('drain workflow', () => {
 
   it('should end only in Drained (succeeded) or Not drained, failing with an error named after how the drain ended', () => {
     const terminal = Object.entries(STATES).filter(([, s]) => successors(s).length === 0);
-    expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Type]))).toEqual({ Drained: 'Succeed', 'Not drained': 'Fail' });
+    expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Type]))).toEqual({
+      Drained: 'Succeed',
+      'Not drained': 'Fail',
+    });
     const error = state('Not drained').Error ?? '';
     for (const [outcome, name] of Object.entries(FAILURE_ERRORS)) expect(error).toContain(`'${outcome}':'${name}'`);
     // Every end of the contract but done, a failing step and an unexpected outcome.
-    expect(Object.keys(FAILURE_ERRORS).sort()).toEqual([...DRAIN_OUTCOMES.filter((o) => o !== 'continue' && o !== 'done'), 'error', 'unexpected'].sort());
+    expect(Object.keys(FAILURE_ERRORS).sort()).toEqual(
+      [...DRAIN_OUTCOMES.filter((o) => o !== 'continue' && o !== 'done'), 'error', 'unexpected'].sort(),
+    );
     expect(error).toContain('$outcome');
   });
 
@@ -134,7 +161,11 @@ describe('drain workflow', () => {
       expect(choice, outcome).toMatchObject({ Next: 'Lifecycle hook?', Assign: { outcome } });
     }
     expect(state('Drain outcome?').Default).toBe('Unexpected outcome');
-    expect(state('Unexpected outcome')).toMatchObject({ Type: 'Pass', Assign: { outcome: 'unexpected' }, Next: 'Lifecycle hook?' });
+    expect(state('Unexpected outcome')).toMatchObject({
+      Type: 'Pass',
+      Assign: { outcome: 'unexpected' },
+      Next: 'Lifecycle hook?',
+    });
   });
 
   it('should send the drain step the DrainStepInput of the contract', () => {
@@ -146,7 +177,8 @@ describe('drain workflow', () => {
     expect(drainStep.Assign).toEqual({
       step: '{% $states.result.Payload %}',
       // A heartbeat the step recorded at its start counts: the workflow's next one is due from then.
-      heartbeatAt: '{% $exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt %}',
+      heartbeatAt:
+        '{% $exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt %}',
     });
     // The step heartbeats the drain's lifecycle action: the one handed over on the Node first.
     expect(payload).toContain(`'lifecycle': ${LIFECYCLE}`);
@@ -155,14 +187,24 @@ describe('drain workflow', () => {
   it('should retry the drain step, then complete the lifecycle action, report Drain Failed and fail', () => {
     const drainStep = state('Drain step');
     const retried = (drainStep.Retry ?? []).flatMap((r) => r.ErrorEquals);
-    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'States.TaskFailed']));
-    expect(drainStep.Catch?.at(-1)).toEqual({ ErrorEquals: ['States.ALL'], Next: 'Lifecycle hook?', Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' } });
+    expect(retried).toEqual(
+      expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'States.TaskFailed']),
+    );
+    expect(drainStep.Catch?.at(-1)).toEqual({
+      ErrorEquals: ['States.ALL'],
+      Next: 'Lifecycle hook?',
+      Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' },
+    });
   });
 
   it('should catch a step output over the payload limit (States.DataLimitExceeded, which States.ALL does not match) and still end with the hook completed and Drain Failed', () => {
     const catchers = state('Drain step').Catch ?? [];
     expect(catchers.map((c) => c.ErrorEquals)).toEqual([['States.DataLimitExceeded'], ['States.ALL']]);
-    expect(catchers[0]).toEqual({ ErrorEquals: ['States.DataLimitExceeded'], Next: 'Lifecycle hook?', Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' } });
+    expect(catchers[0]).toEqual({
+      ErrorEquals: ['States.DataLimitExceeded'],
+      Next: 'Lifecycle hook?',
+      Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' },
+    });
     // A payload error is never retried: the same state would be as large again.
     expect((state('Drain step').Retry ?? []).flatMap((r) => r.ErrorEquals)).not.toContain('States.DataLimitExceeded');
   });
@@ -173,13 +215,29 @@ describe('drain workflow', () => {
     expect(definition({ drainStepTimeout: Duration.minutes(2) }).States['Drain step']?.TimeoutSeconds).toBe(130);
     const [service, handler, ...rest] = drainStep.Retry ?? [];
     expect(rest).toEqual([]);
-    expect(service).toEqual({ ErrorEquals: [...LAMBDA_SERVICE_ERRORS], IntervalSeconds: 1, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 20 });
-    expect(handler).toEqual({ ErrorEquals: ['States.TaskFailed', 'States.Timeout'], IntervalSeconds: 5, MaxAttempts: 2, BackoffRate: 2 });
+    expect(service).toEqual({
+      ErrorEquals: [...LAMBDA_SERVICE_ERRORS],
+      IntervalSeconds: 1,
+      MaxAttempts: 6,
+      BackoffRate: 2,
+      MaxDelaySeconds: 20,
+    });
+    expect(handler).toEqual({
+      ErrorEquals: ['States.TaskFailed', 'States.Timeout'],
+      IntervalSeconds: 5,
+      MaxAttempts: 2,
+      BackoffRate: 2,
+    });
   });
 
   it('should compute the worst gap between lifecycle heartbeats from the rendered step task: 70 s attempt + 10 s retry delay + 51 s of service retries + 5 s', () => {
     const { workflow } = build();
-    expect(workflow.heartbeatGap).toEqual({ seconds: 136, attemptSeconds: 70, handlerRetryDelaySeconds: 10, serviceRetrySeconds: 51 });
+    expect(workflow.heartbeatGap).toEqual({
+      seconds: 136,
+      attemptSeconds: 70,
+      handlerRetryDelaySeconds: 10,
+      serviceRetrySeconds: 51,
+    });
     // Half of a 300 s hook timeout holds.
     expect(workflow.heartbeatGap.seconds).toBeLessThanOrEqual(150);
     // A longer heartbeat interval dominates the gap; a longer function timeout lengthens it.
@@ -190,22 +248,46 @@ describe('drain workflow', () => {
   it('should refuse to compute a gap for a step task without a bound or with a service retrier behind States.TaskFailed', () => {
     const retrier = { ErrorEquals: ['States.TaskFailed'], IntervalSeconds: 5 };
     const service = { ErrorEquals: [...LAMBDA_SERVICE_ERRORS] };
-    expect(() => worstHeartbeatGap({ stepTask: { Retry: [service, retrier] }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/no TimeoutSeconds/);
-    expect(() => worstHeartbeatGap({ stepTask: { Retry: [retrier, service], TimeoutSeconds: 70 }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/ahead of States.TaskFailed/);
-    expect(() => worstHeartbeatGap({ stepTask: { Retry: [retrier], TimeoutSeconds: 70 }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 })).toThrow(/ahead of States.TaskFailed/);
+    expect(() =>
+      worstHeartbeatGap({ stepTask: { Retry: [service, retrier] }, heartbeatIntervalSeconds: 60, maxWaitSeconds: 60 }),
+    ).toThrow(/no TimeoutSeconds/);
+    expect(() =>
+      worstHeartbeatGap({
+        stepTask: { Retry: [retrier, service], TimeoutSeconds: 70 },
+        heartbeatIntervalSeconds: 60,
+        maxWaitSeconds: 60,
+      }),
+    ).toThrow(/ahead of States.TaskFailed/);
+    expect(() =>
+      worstHeartbeatGap({
+        stepTask: { Retry: [retrier], TimeoutSeconds: 70 },
+        heartbeatIntervalSeconds: 60,
+        maxWaitSeconds: 60,
+      }),
+    ).toThrow(/ahead of States.TaskFailed/);
     // ASL's defaults: 1 s, 3 attempts, rate 2 → 7 s.
-    expect(worstHeartbeatGap({ stepTask: { Retry: [service], TimeoutSeconds: 10 }, heartbeatIntervalSeconds: 10, maxWaitSeconds: 10 }).serviceRetrySeconds).toBe(7);
+    expect(
+      worstHeartbeatGap({
+        stepTask: { Retry: [service], TimeoutSeconds: 10 },
+        heartbeatIntervalSeconds: 10,
+        maxWaitSeconds: 10,
+      }).serviceRetrySeconds,
+    ).toBe(7);
   });
 
   it('should heartbeat only for a lifecycle drain and only when the last heartbeat would be an interval old by the end of the wait', () => {
     const [due] = state('Heartbeat due?').Choices ?? [];
     expect(due?.Next).toBe('Record lifecycle heartbeat');
     expect(due?.Condition).toContain(`$exists(${LIFECYCLE})`);
-    expect(due?.Condition).toContain(`($millis() - $heartbeatAt + $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) * 1000) >= 60000`);
+    expect(due?.Condition).toContain(
+      `($millis() - $heartbeatAt + $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) * 1000) >= 60000`,
+    );
     const [slower] = definition({ heartbeatInterval: Duration.minutes(5) }).States['Heartbeat due?']?.Choices ?? [];
     expect(slower?.Condition).toContain('>= 300000');
     // A failed heartbeat does not stop the drain.
-    expect(state('Record lifecycle heartbeat').Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Wait' })]);
+    expect(state('Record lifecycle heartbeat').Catch).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Wait' }),
+    ]);
   });
 
   it('should call the lifecycle APIs directly, by token when there is one, else by instance id', () => {
@@ -215,7 +297,9 @@ describe('drain workflow', () => {
     expect(complete.Resource).toMatch(/:states:::aws-sdk:autoscaling:completeLifecycleAction$/);
     for (const call of [heartbeat, complete]) {
       const args = String(call.Arguments);
-      expect(args).toContain(`$exists(${LIFECYCLE}.token) ? {'LifecycleActionToken': ${LIFECYCLE}.token} : {'InstanceId': $input.instanceId}`);
+      expect(args).toContain(
+        `$exists(${LIFECYCLE}.token) ? {'LifecycleActionToken': ${LIFECYCLE}.token} : {'InstanceId': $input.instanceId}`,
+      );
       expect(args).toContain(`'AutoScalingGroupName': ${LIFECYCLE}.group`);
       expect(args).toContain(`'LifecycleHookName': ${LIFECYCLE}.hook`);
     }
@@ -227,13 +311,23 @@ describe('drain workflow', () => {
 
   it('should complete the lifecycle action at every end but an operator’s uncordon, and report even when completing fails', () => {
     const hook = state('Lifecycle hook?');
-    expect(hook.Choices).toEqual([{ Condition: `{% $exists(${LIFECYCLE}) and $not($outcome = 'cancelled-by-uncordon') %}`, Next: 'Complete lifecycle action' }]);
+    expect(hook.Choices).toEqual([
+      {
+        Condition: `{% $exists(${LIFECYCLE}) and $not($outcome = 'cancelled-by-uncordon') %}`,
+        Next: 'Complete lifecycle action',
+      },
+    ]);
     expect(hook.Default).toBe('Report outcome');
     expect(state('Complete lifecycle action').Next).toBe('Report outcome');
     // Completing is retried, then the failure is caught: the event says why, and the execution fails.
-    expect(state('Complete lifecycle action').Retry).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 3 })]);
+    expect(state('Complete lifecycle action').Retry).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 3 }),
+    ]);
     expect(state('Complete lifecycle action').Catch).toEqual([
-      expect.objectContaining({ Next: 'Report outcome', Assign: { lifecycleCompleted: false, lifecycleError: '{% $states.errorOutput %}' } }),
+      expect.objectContaining({
+        Next: 'Report outcome',
+        Assign: { lifecycleCompleted: false, lifecycleError: '{% $states.errorOutput %}' },
+      }),
     ]);
   });
 
@@ -241,7 +335,8 @@ describe('drain workflow', () => {
     for (const name of ['Report outcome']) {
       const report = state(name);
       expect(report.Resource).toMatch(/:states:::events:putEvents$/);
-      const [entry] = (report.Arguments as { Entries: { Source: string; DetailType: string; Detail: string }[] }).Entries;
+      const [entry] = (report.Arguments as { Entries: { Source: string; DetailType: string; Detail: string }[] })
+        .Entries;
       expect(entry?.Source).toBe(OUTPUT_EVENT_SOURCE);
       const ternary = /\? '([^']+)' : '([^']+)'/.exec(entry?.DetailType ?? '');
       for (const type of ternary ? ternary.slice(1) : [entry?.DetailType]) expect(OUTPUT_DETAIL_TYPES).toContain(type);
@@ -249,7 +344,10 @@ describe('drain workflow', () => {
       expect(entry?.Detail).not.toContain('token');
     }
     expect(state('Report outcome').Next).toBe('Drained?');
-    expect(state('Drained?')).toMatchObject({ Choices: [{ Condition: "{% $outcome = 'done' and $lifecycleError = null %}", Next: 'Drained' }], Default: 'Not drained' });
+    expect(state('Drained?')).toMatchObject({
+      Choices: [{ Condition: "{% $outcome = 'done' and $lifecycleError = null %}", Next: 'Drained' }],
+      Default: 'Not drained',
+    });
     expect(state('Not drained').Error).toContain(`$outcome = 'done' ? '${LIFECYCLE_NOT_COMPLETED}'`);
   });
 
@@ -259,18 +357,26 @@ describe('drain workflow', () => {
     expect(detail).toContain("'outcome': $outcome");
     expect(detail).toContain("'completed': $lifecycleCompleted");
     expect(detail).toContain("'error': $lifecycleError ? $lifecycleError");
-    expect(detail).toContain(`'completeWith': $lifecycleCompleted = false ? 'aws autoscaling complete-lifecycle-action --auto-scaling-group-name ' & ${LIFECYCLE}.group & ' --lifecycle-hook-name ' & ${LIFECYCLE}.hook & ' --instance-id ' & $input.instanceId & ' --lifecycle-action-result CONTINUE'`);
+    expect(detail).toContain(
+      `'completeWith': $lifecycleCompleted = false ? 'aws autoscaling complete-lifecycle-action --auto-scaling-group-name ' & ${LIFECYCLE}.group & ' --lifecycle-hook-name ' & ${LIFECYCLE}.hook & ' --instance-id ' & $input.instanceId & ' --lifecycle-action-result CONTINUE'`,
+    );
     expect(detail).toContain("'deadline': $exists($step.deadline) ? $step.deadline : $input.deadline");
   });
 
   it('should read only variables the first state assigns', () => {
     const assigned = new Set(Object.keys(state('Start drain').Assign ?? {}));
     const all = expressions(STATES);
-    const used = new Set(all.flatMap((e) => [...e.replace(/'[^']*'/g, '').matchAll(/\$(\w+)(?!\w*\()/g)].map((m) => m[1] ?? '')));
+    const used = new Set(
+      all.flatMap((e) => [...e.replace(/'[^']*'/g, '').matchAll(/\$(\w+)(?!\w*\()/g)].map((m) => m[1] ?? '')),
+    );
     used.delete('states');
     expect([...used].filter((v) => !assigned.has(v))).toEqual([]);
     // Every assignment elsewhere writes one of them, so no state sees a variable appear mid-way.
-    const writes = Object.values(STATES).flatMap((s) => [s.Assign, ...(s.Choices ?? []).map((c) => c.Assign), ...(s.Catch ?? []).map((c) => c.Assign)]);
+    const writes = Object.values(STATES).flatMap((s) => [
+      s.Assign,
+      ...(s.Choices ?? []).map((c) => c.Assign),
+      ...(s.Catch ?? []).map((c) => c.Assign),
+    ]);
     for (const assign of writes) for (const key of Object.keys(assign ?? {})) expect(assigned).toContain(key);
   });
 

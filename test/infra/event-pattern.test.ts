@@ -20,7 +20,9 @@ const event = {
 describe('matchesPattern', () => {
   it('should match literal values and ignore fields the pattern does not name', () => {
     expect(matchesPattern({ source: ['aws.ec2'] }, event)).toBe(true);
-    expect(matchesPattern({ source: ['aws.autoscaling', 'aws.ec2'], detail: { state: ['terminated'] } }, event)).toBe(true);
+    expect(matchesPattern({ source: ['aws.autoscaling', 'aws.ec2'], detail: { state: ['terminated'] } }, event)).toBe(
+      true,
+    );
     expect(matchesPattern({ source: ['aws.autoscaling'] }, event)).toBe(false);
   });
 
@@ -91,7 +93,9 @@ describe('matchesPattern', () => {
     expect(() => matchesPattern({ detail: { state: [{ cidr: '10.0.0.0/8' }] } }, event)).toThrow(PatternError);
     expect(() => matchesPattern({ detail: { state: [] } }, event)).toThrow(/non-empty array/);
     expect(() => matchesPattern({ detail: { state: 'terminated' } }, event)).toThrow(PatternError);
-    expect(() => matchesPattern({ detail: { state: [{ prefix: 'a', suffix: 'b' }] } }, event)).toThrow(/exactly one key/);
+    expect(() => matchesPattern({ detail: { state: [{ prefix: 'a', suffix: 'b' }] } }, event)).toThrow(
+      /exactly one key/,
+    );
     expect(() => matchesPattern(['aws.ec2'], event)).toThrow(/must be an object/);
   });
 });

@@ -12,7 +12,10 @@ import { testEntries } from './support/synth.js';
 
 const entries = testEntries();
 
-function reconcilerStack(env?: { account: string; region: string }, extra?: (stack: Stack) => Partial<NodeReconcilerProps>): Stack {
+function reconcilerStack(
+  env?: { account: string; region: string },
+  extra?: (stack: Stack) => Partial<NodeReconcilerProps>,
+): Stack {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Nag', { env });
   new NodeReconciler(stack, 'Reconciler', { clusterName: 'demo', entries, ...extra?.(stack) });
@@ -35,7 +38,10 @@ const VARIANTS: Record<string, () => IConstruct> = {
       };
     }),
   'the app stack with two clusters': () =>
-    new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'App', { clusterNames: ['blue', 'green'], reconciler: { entries } }),
+    new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'App', {
+      clusterNames: ['blue', 'green'],
+      reconciler: { entries },
+    }),
 };
 
 describe('cdk-nag AwsSolutions', () => {
@@ -43,7 +49,9 @@ describe('cdk-nag AwsSolutions', () => {
     const scope = VARIANTS[name]?.();
     if (!scope) throw new Error(name);
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(scope);
-    const violations = report.violations.map((v) => `${v.severity ?? '?'} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    const violations = report.violations.map(
+      (v) => `${v.severity ?? '?'} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
     expect(violations).toEqual([]);
     expect(report.success).toBe(true);
   });
@@ -53,7 +61,9 @@ describe('cdk-nag AwsSolutions', () => {
     if (!stack) throw new Error('variant');
     const acknowledged = stack.node
       .findAll()
-      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((construct) =>
+        construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY),
+      )
       .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
       // CDK acknowledges some of its own CloudFormation-Validate findings; only ours are under test.
       .filter(([id]) => id.includes('AwsSolutions-'));

@@ -14,7 +14,17 @@ import { DEFAULT_SETTINGS } from '../../lib/settings.js';
 import { FUNCTION_ENV } from '../../lib/contract/env.js';
 import { OUTPUT_DETAIL_TYPES } from '../../lib/contract/output-events.js';
 import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';
-import { actionsOf, allStatements, joinedJson, only, propertiesOf, resources, resourcesOfStatement, statementsOfRole, type Statement } from './support/template.js';
+import {
+  actionsOf,
+  allStatements,
+  joinedJson,
+  only,
+  propertiesOf,
+  resources,
+  resourcesOfStatement,
+  statementsOfRole,
+  type Statement,
+} from './support/template.js';
 
 const { stack, reconciler, template } = defaultStack();
 const id = (construct: Parameters<typeof logicalIdOf>[0]) => logicalIdOf(construct);
@@ -35,9 +45,15 @@ describe('NodeReconciler: signal queue', () => {
       MessageRetentionPeriod: FOURTEEN_DAYS,
       SqsManagedSseEnabled: true,
       VisibilityTimeout: FUNCTION_SPECS.events.timeout.toSeconds() * 6,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'Arn'] }, maxReceiveCount: 3 },
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: 3,
+      },
     });
-    expect(propertiesOf(template, id(reconciler.deadLetterQueue))).toMatchObject({ MessageRetentionPeriod: FOURTEEN_DAYS, SqsManagedSseEnabled: true });
+    expect(propertiesOf(template, id(reconciler.deadLetterQueue))).toMatchObject({
+      MessageRetentionPeriod: FOURTEEN_DAYS,
+      SqsManagedSseEnabled: true,
+    });
   });
 
   it('should refuse non-TLS access to both queues', () => {
@@ -46,7 +62,11 @@ describe('NodeReconciler: signal queue', () => {
         Queues: [{ Ref: id(queue) }],
         PolicyDocument: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
           ]),
         },
       });
@@ -54,8 +74,13 @@ describe('NodeReconciler: signal queue', () => {
   });
 
   it('should let each rule, and only it, send to the queue', () => {
-    const [, policy] = resources(template, 'AWS::SQS::QueuePolicy').find(([, p]) => JSON.stringify(p.Properties?.Queues) === JSON.stringify([{ Ref: id(reconciler.queue) }])) ?? [];
-    const statements = (policy?.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.filter((s) => s.Effect === 'Allow');
+    const [, policy] =
+      resources(template, 'AWS::SQS::QueuePolicy').find(
+        ([, p]) => JSON.stringify(p.Properties?.Queues) === JSON.stringify([{ Ref: id(reconciler.queue) }]),
+      ) ?? [];
+    const statements = (policy?.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.filter(
+      (s) => s.Effect === 'Allow',
+    );
     expect(statements).toHaveLength(reconciler.rules.rules.size);
     for (const statement of statements) {
       expect(statement.Condition).toEqual({ ArnEquals: { 'aws:SourceArn': expect.anything() as unknown } });
@@ -95,19 +120,26 @@ describe('NodeReconciler: signal queue', () => {
 });
 
 describe('NodeReconciler: functions', () => {
-  const functions = { events: reconciler.eventsFunction, sweep: reconciler.sweepFunction, drainStep: reconciler.drainStepFunction };
+  const functions = {
+    events: reconciler.eventsFunction,
+    sweep: reconciler.sweepFunction,
+    drainStep: reconciler.drainStepFunction,
+  };
 
-  it.each(Object.entries(functions))('should run the %s function on Node 24, arm64, with its timeout, memory and log group', (kind, fn) => {
-    const spec = FUNCTION_SPECS[kind as keyof typeof FUNCTION_SPECS];
-    expect(propertiesOf(template, id(fn))).toMatchObject({
-      Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      Timeout: spec.timeout.toSeconds(),
-      MemorySize: spec.memorySize,
-      LoggingConfig: { LogGroup: { Ref: expect.any(String) as unknown } },
-    });
-  });
+  it.each(Object.entries(functions))(
+    'should run the %s function on Node 24, arm64, with its timeout, memory and log group',
+    (kind, fn) => {
+      const spec = FUNCTION_SPECS[kind as keyof typeof FUNCTION_SPECS];
+      expect(propertiesOf(template, id(fn))).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: spec.timeout.toSeconds(),
+        MemorySize: spec.memorySize,
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) as unknown } },
+      });
+    },
+  );
 
   it('should give each function its own log group, one month retention, retained on removal', () => {
     const logGroups = resources(template, 'AWS::Logs::LogGroup');
@@ -120,7 +152,8 @@ describe('NodeReconciler: functions', () => {
 
   it('should give the functions the environment lib/lambda/config.ts reads, and it should parse', () => {
     for (const fn of Object.values(functions)) {
-      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
       expect(variables).toMatchObject({
         [FUNCTION_ENV.clusterName]: CLUSTER,
         [FUNCTION_ENV.settings]: '{}',
@@ -128,7 +161,9 @@ describe('NodeReconciler: functions', () => {
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
       });
-      const env = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : 'token']));
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : 'token']),
+      );
       const config = readFunctionConfig({ ...env, AWS_REGION: 'us-east-1' });
       expect(config.settings).toEqual(DEFAULT_SETTINGS);
     }
@@ -147,13 +182,16 @@ describe('NodeReconciler: functions', () => {
         Role: { 'Fn::GetAtt': [id(fn.role ?? fn), 'Arn'] },
       });
     }
-    const drainEnv = (propertiesOf(template, id(functions.drainStep)).Environment as { Variables: Record<string, unknown> }).Variables;
+    const drainEnv = (
+      propertiesOf(template, id(functions.drainStep)).Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     expect(drainEnv[FUNCTION_ENV.drainStateMachineArn]).toBeUndefined();
   });
 
   it('should turn the Powertools Tracer off when the functions have no active tracing', () => {
     for (const fn of Object.values(functions)) {
-      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
       expect(variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
     }
   });
@@ -172,7 +210,8 @@ describe('NodeReconciler: functions', () => {
   });
 
   it('should create each function only after the policy that gives it its permissions', () => {
-    const dependsOn = (fn: (typeof functions)[keyof typeof functions]) => (template.toJSON() as { Resources: Record<string, { DependsOn?: string[] }> }).Resources[id(fn)]?.DependsOn ?? [];
+    const dependsOn = (fn: (typeof functions)[keyof typeof functions]) =>
+      (template.toJSON() as { Resources: Record<string, { DependsOn?: string[] }> }).Resources[id(fn)]?.DependsOn ?? [];
     const policies = resources(template, 'AWS::IAM::Policy').map(([logicalId]) => logicalId);
     const reconcilerPolicy = policies.find((p) => p.startsWith('ReconcilerReconcilerPolicy'));
     const drainStepPolicy = policies.find((p) => p.startsWith('ReconcilerDrainStepPolicy'));
@@ -182,7 +221,8 @@ describe('NodeReconciler: functions', () => {
   });
 
   it('should not attach the AWS managed basic execution role (it can write to any log group)', () => {
-    for (const [, role] of resources(template, 'AWS::IAM::Role')) expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+    for (const [, role] of resources(template, 'AWS::IAM::Role'))
+      expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
   });
 });
 
@@ -209,7 +249,10 @@ describe('NodeReconciler: sweep schedule', () => {
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
         Statement: [
-          Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
         ],
       },
     });
@@ -228,11 +271,14 @@ describe('NodeReconciler: output bus', () => {
 
 describe('NodeReconciler: IAM', () => {
   const statements = allStatements(template);
-  const reconcilerPolicy = (roleOf: 'events' | 'sweep' | 'drainStep') => statementsOfRole(template, id(reconciler.roles[roleOf]));
+  const reconcilerPolicy = (roleOf: 'events' | 'sweep' | 'drainStep') =>
+    statementsOfRole(template, id(reconciler.roles[roleOf]));
   const grants = (list: Statement[], action: string) => list.filter((s) => actionsOf(s).includes(action));
 
   it('should use no wildcard action anywhere', () => {
-    const wildcards = statements.filter(({ statement }) => statement.Effect === 'Allow' && actionsOf(statement).some((a) => a.includes('*')));
+    const wildcards = statements.filter(
+      ({ statement }) => statement.Effect === 'Allow' && actionsOf(statement).some((a) => a.includes('*')),
+    );
     expect(wildcards).toEqual([]);
   });
 
@@ -252,7 +298,9 @@ describe('NodeReconciler: IAM', () => {
       'logs:DescribeResourcePolicies',
       'logs:DescribeLogGroups',
     ]);
-    const onStar = statements.filter(({ statement }) => resourcesOfStatement(statement).includes('*')).flatMap(({ statement }) => actionsOf(statement));
+    const onStar = statements
+      .filter(({ statement }) => resourcesOfStatement(statement).includes('*'))
+      .flatMap(({ statement }) => actionsOf(statement));
     expect(onStar.filter((action) => !allowedOnStar.has(action))).toEqual([]);
   });
 
@@ -262,13 +310,22 @@ describe('NodeReconciler: IAM', () => {
       expect(resourcesOfStatement(grants(list, 'eks:DescribeCluster')[0] as Statement)).toEqual([
         'arn:<AWS::Partition>:eks:<AWS::Region>:<AWS::AccountId>:cluster/demo',
       ]);
-      expect(resourcesOfStatement(grants(list, 'states:StartExecution')[0] as Statement)).toEqual([`<${id(reconciler.drainStateMachine)}>`]);
-      expect(resourcesOfStatement(grants(list, 'events:PutEvents')[0] as Statement)).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
+      expect(resourcesOfStatement(grants(list, 'states:StartExecution')[0] as Statement)).toEqual([
+        `<${id(reconciler.drainStateMachine)}>`,
+      ]);
+      expect(resourcesOfStatement(grants(list, 'events:PutEvents')[0] as Statement)).toEqual([
+        `<${id(reconciler.outputBus)}.Arn>`,
+      ]);
       // The sweep completes only our hooks: it reads the group's hooks (issue #15: this was denied).
       expect(resourcesOfStatement(grants(list, 'autoscaling:DescribeLifecycleHooks')[0] as Statement)).toEqual(['*']);
       // Nothing the functions never call: the operator tags (decommission), the workflow heartbeats, and
       // Auto Scaling state comes by group (DescribeAutoScalingGroups), not by instance.
-      for (const unused of ['ec2:CreateTags', 'ec2:DescribeTags', 'autoscaling:RecordLifecycleActionHeartbeat', 'autoscaling:DescribeAutoScalingInstances']) {
+      for (const unused of [
+        'ec2:CreateTags',
+        'ec2:DescribeTags',
+        'autoscaling:RecordLifecycleActionHeartbeat',
+        'autoscaling:DescribeAutoScalingInstances',
+      ]) {
         expect(grants(list, unused), unused).toEqual([]);
       }
     }
@@ -278,9 +335,16 @@ describe('NodeReconciler: IAM', () => {
     const { template: own, reconciler: other } = synthesizeWithOperator();
     const list = allStatements(own).filter(({ statement }) => actionsOf(statement).includes('ec2:CreateTags'));
     expect(list).toHaveLength(1);
-    expect(list[0]?.statement.Condition).toEqual({ 'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] }, Null: { 'aws:TagKeys': 'false' } });
-    expect(resourcesOfStatement(list[0]?.statement as Statement)).toEqual(['arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*']);
-    expect(Object.values(other.roles).some((role) => JSON.stringify(list[0]?.statement).includes(id(role)))).toBe(false);
+    expect(list[0]?.statement.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] },
+      Null: { 'aws:TagKeys': 'false' },
+    });
+    expect(resourcesOfStatement(list[0]?.statement as Statement)).toEqual([
+      'arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*',
+    ]);
+    expect(Object.values(other.roles).some((role) => JSON.stringify(list[0]?.statement).includes(id(role)))).toBe(
+      false,
+    );
   });
 
   it("should scope Auto Scaling mutations to the cluster's groups by tag", () => {
@@ -290,15 +354,25 @@ describe('NodeReconciler: IAM', () => {
       { StringEquals: { [`autoscaling:ResourceTag/kubernetes.io/cluster/${CLUSTER}`]: ['owned', 'shared'] } },
     ]);
     for (const statement of asg) {
-      expect(resourcesOfStatement(statement)).toEqual(['arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/*']);
-      expect(actionsOf(statement).sort()).toEqual(['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth']);
+      expect(resourcesOfStatement(statement)).toEqual([
+        'arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/*',
+      ]);
+      expect(actionsOf(statement).sort()).toEqual([
+        'autoscaling:CompleteLifecycleAction',
+        'autoscaling:SetInstanceHealth',
+      ]);
     }
   });
 
   it('should give the drain-step function logs, eks:DescribeCluster and the lifecycle heartbeat on the cluster’s groups, nothing else', () => {
     const list = reconcilerPolicy('drainStep');
     const actions = list.flatMap(actionsOf).sort();
-    expect([...new Set(actions)]).toEqual(['autoscaling:RecordLifecycleActionHeartbeat', 'eks:DescribeCluster', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect([...new Set(actions)]).toEqual([
+      'autoscaling:RecordLifecycleActionHeartbeat',
+      'eks:DescribeCluster',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
     expect(grants(list, 'autoscaling:RecordLifecycleActionHeartbeat').map((s) => s.Condition)).toEqual([
       { StringEquals: { 'autoscaling:ResourceTag/eks:cluster-name': CLUSTER } },
       { StringEquals: { [`autoscaling:ResourceTag/kubernetes.io/cluster/${CLUSTER}`]: ['owned', 'shared'] } },
@@ -309,7 +383,10 @@ describe('NodeReconciler: IAM', () => {
     const role = reconciler.drainStateMachine.role;
     const list = statementsOfRole(template, id(role));
     const byAction = (action: string) => grants(list, action).flatMap(resourcesOfStatement);
-    expect(byAction('lambda:InvokeFunction')).toEqual([`<${id(reconciler.drainStepFunction)}.Arn>`, `<${id(reconciler.drainStepFunction)}.Arn>:*`]);
+    expect(byAction('lambda:InvokeFunction')).toEqual([
+      `<${id(reconciler.drainStepFunction)}.Arn>`,
+      `<${id(reconciler.drainStepFunction)}.Arn>:*`,
+    ]);
     expect(byAction('events:PutEvents')).toEqual([`<${id(reconciler.outputBus)}.Arn>`]);
     expect(grants(list, 'autoscaling:CompleteLifecycleAction').every((s) => s.Condition !== undefined)).toBe(true);
     expect(grants(list, 'autoscaling:RecordLifecycleActionHeartbeat')).toHaveLength(2);
@@ -322,7 +399,11 @@ describe('NodeReconciler: cluster access', () => {
     const entries = resources(template, 'AWS::EKS::AccessEntry');
     expect(entries).toHaveLength(3);
     const principals = entries.map(([, entry]) => {
-      expect(entry.Properties).toMatchObject({ ClusterName: CLUSTER, Type: 'STANDARD', KubernetesGroups: [RECONCILER_GROUP] });
+      expect(entry.Properties).toMatchObject({
+        ClusterName: CLUSTER,
+        Type: 'STANDARD',
+        KubernetesGroups: [RECONCILER_GROUP],
+      });
       return JSON.stringify(entry.Properties?.PrincipalArn);
     });
     const roles = Object.values(reconciler.roles).map((role) => JSON.stringify({ 'Fn::GetAtt': [id(role), 'Arn'] }));
@@ -333,7 +414,10 @@ describe('NodeReconciler: cluster access', () => {
 describe('NodeReconciler: observability', () => {
   const dashboard = () => {
     const [, resource] = only(template, 'AWS::CloudWatch::Dashboard');
-    return { name: resource.Properties?.DashboardName, body: JSON.stringify(joinedJson(resource.Properties?.DashboardBody)) };
+    return {
+      name: resource.Properties?.DashboardName,
+      body: JSON.stringify(joinedJson(resource.Properties?.DashboardBody)),
+    };
   };
 
   it('should show every reconciler metric next to the AWS/Lambda, AWS/SQS and AWS/States ones, on a dashboard CloudFormation names', () => {
@@ -341,14 +425,26 @@ describe('NodeReconciler: observability', () => {
     // Dashboard names are global to the account: a fixed one would collide between two stacks.
     expect(name).toBeUndefined();
     for (const metric of Object.values(METRIC_NAMES)) expect(body, metric).toContain(metric);
-    for (const namespace of ['AWS/Lambda', 'AWS/SQS', 'AWS/States', METRIC_NAMESPACE]) expect(body).toContain(namespace);
+    for (const namespace of ['AWS/Lambda', 'AWS/SQS', 'AWS/States', METRIC_NAMESPACE])
+      expect(body).toContain(namespace);
     expect(body).toContain('SEARCH(');
   });
 
   it('should alarm on the dead-letter queue, delayed signals, function errors, drain failures and the breaker, under names CloudFormation generates', () => {
-    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([logicalId, alarm]): Record<string, unknown> => ({ logicalId, ...(alarm.Properties ?? {}) }));
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([logicalId, alarm]): Record<string, unknown> => ({
+      logicalId,
+      ...(alarm.Properties ?? {}),
+    }));
     const keys = [...reconciler.observability.alarms.keys()].sort();
-    expect(keys).toEqual(['BreakerTripped', 'DeadLetterQueueNotEmpty', 'DrainFailures', 'DrainStepFunctionErrors', 'EventsFunctionErrors', 'SignalsDelayed', 'SweepFunctionErrors']);
+    expect(keys).toEqual([
+      'BreakerTripped',
+      'DeadLetterQueueNotEmpty',
+      'DrainFailures',
+      'DrainStepFunctionErrors',
+      'EventsFunctionErrors',
+      'SignalsDelayed',
+      'SweepFunctionErrors',
+    ]);
     expect(alarms).toHaveLength(keys.length);
     for (const alarm of alarms) {
       expect(alarm.AlarmName).toBeUndefined();
@@ -359,7 +455,8 @@ describe('NodeReconciler: observability', () => {
       const created = reconciler.observability.alarms.get(key);
       return alarms.find((a) => created !== undefined && a.logicalId === id(created));
     };
-    for (const key of keys.filter((k) => k !== 'SignalsDelayed')) expect(byName(key), key).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    for (const key of keys.filter((k) => k !== 'SignalsDelayed'))
+      expect(byName(key), key).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(byName('DeadLetterQueueNotEmpty')).toMatchObject({
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -383,7 +480,8 @@ describe('NodeReconciler: observability', () => {
       ]) as unknown,
     });
     const drainFailures = JSON.stringify(byName('DrainFailures')?.Metrics);
-    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) expect(drainFailures).toContain(metric);
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted'])
+      expect(drainFailures).toContain(metric);
   });
 });
 
@@ -401,7 +499,8 @@ describe('NodeReconciler: drain workflow', () => {
     const [, machine] = only(template, 'AWS::StepFunctions::StateMachine');
     const definition = JSON.stringify(joinedJson(machine.Properties?.DefinitionString));
     expect(definition).toContain(`"EventBusName":"<${id(reconciler.outputBus)}.Arn>"`);
-    for (const type of OUTPUT_DETAIL_TYPES.filter((t) => t === 'Node Drained' || t === 'Drain Failed')) expect(definition).toContain(type);
+    for (const type of OUTPUT_DETAIL_TYPES.filter((t) => t === 'Node Drained' || t === 'Drain Failed'))
+      expect(definition).toContain(type);
   });
 });
 

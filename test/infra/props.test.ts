@@ -22,7 +22,11 @@ import { allStatements, actionsOf, resources, resourcesOfStatement } from './sup
 const entries = testEntries();
 
 function build(props: Partial<NodeReconcilerProps>): () => NodeReconciler {
-  return () => new NodeReconciler(new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Props'), 'Reconciler', { entries, ...props });
+  return () =>
+    new NodeReconciler(new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Props'), 'Reconciler', {
+      entries,
+      ...props,
+    });
 }
 
 describe('NodeReconciler props: validation', () => {
@@ -42,10 +46,18 @@ describe('NodeReconciler props: validation', () => {
   });
 
   it('should refuse settings that would disarm a rail: a heartbeat grace under the Lease duration, a duration over 30 days', () => {
-    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '30s' } })).toThrow(/settings\.heartbeatGrace: must be at least 40s \(the kubelet Lease duration\)/);
-    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '0s' } })).toThrow(/settings\.heartbeatGrace: must be at least 40s/);
-    expect(build({ clusterName: 'demo', settings: { drainTimeout: '99999999999999999999d' } })).toThrow(/settings\.drainTimeout: must be at most 30d/);
-    expect(build({ clusterName: 'demo', settings: { uncordonAfter: '31d' } })).toThrow(/settings\.uncordonAfter: must be at most 30d/);
+    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '30s' } })).toThrow(
+      /settings\.heartbeatGrace: must be at least 40s \(the kubelet Lease duration\)/,
+    );
+    expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '0s' } })).toThrow(
+      /settings\.heartbeatGrace: must be at least 40s/,
+    );
+    expect(build({ clusterName: 'demo', settings: { drainTimeout: '99999999999999999999d' } })).toThrow(
+      /settings\.drainTimeout: must be at most 30d/,
+    );
+    expect(build({ clusterName: 'demo', settings: { uncordonAfter: '31d' } })).toThrow(
+      /settings\.uncordonAfter: must be at most 30d/,
+    );
     expect(build({ clusterName: 'demo', settings: { heartbeatGrace: '40s', notFoundGrace: '30d' } })).not.toThrow();
   });
 
@@ -55,23 +67,53 @@ describe('NodeReconciler props: validation', () => {
 
   it.each<[string, Partial<NodeReconcilerProps>, RegExp]>([
     ['eventBatchSize above 10', { eventBatchSize: 11 }, /eventBatchSize: 11 must be a whole number from 1 to 10/],
-    ['eventMaxConcurrency below 2', { eventMaxConcurrency: 1 }, /eventMaxConcurrency: 1 must be a whole number from 2 to 1000/],
+    [
+      'eventMaxConcurrency below 2',
+      { eventMaxConcurrency: 1 },
+      /eventMaxConcurrency: 1 must be a whole number from 2 to 1000/,
+    ],
     ['an empty autoScalingGroupNames', { autoScalingGroupNames: [] }, /autoScalingGroupNames: empty/],
     ['a blank lifecycle hook name', { lifecycleHookNames: [' '] }, /lifecycleHookNames\[0\]: empty name/],
     ['vpcSubnets without vpc', { vpcSubnets: {} }, /vpcSubnets: needs vpc/],
-    ['the default bus as output bus', { outputEventBusName: 'default' }, /outputEventBusName: "default" is not a custom event bus name/],
-    ['a drain limit under a minute', { maxDrainDuration: Duration.seconds(30) }, /maxDrainDuration: must be from 1 minute to 365 days/],
-    ['a heartbeat every second', { lifecycleHeartbeatInterval: Duration.seconds(1) }, /lifecycleHeartbeatInterval: must be at least 10 seconds/],
-    ['a hook timeout Auto Scaling refuses (under 30 s)', { lifecycleHookTimeout: Duration.seconds(20) }, /lifecycleHookTimeout: 20 s is not a heartbeat timeout Auto Scaling accepts \(30 s to 7200 s\)/],
-    ['a hook timeout Auto Scaling refuses (over 2 h)', { lifecycleHookTimeout: Duration.hours(3) }, /lifecycleHookTimeout: 10800 s is not a heartbeat timeout/],
-    ['a dashboard name CloudWatch refuses', { dashboardName: 'my dashboard' }, /dashboardName: "my dashboard" must be 1–200 letters, digits, - and _/],
+    [
+      'the default bus as output bus',
+      { outputEventBusName: 'default' },
+      /outputEventBusName: "default" is not a custom event bus name/,
+    ],
+    [
+      'a drain limit under a minute',
+      { maxDrainDuration: Duration.seconds(30) },
+      /maxDrainDuration: must be from 1 minute to 365 days/,
+    ],
+    [
+      'a heartbeat every second',
+      { lifecycleHeartbeatInterval: Duration.seconds(1) },
+      /lifecycleHeartbeatInterval: must be at least 10 seconds/,
+    ],
+    [
+      'a hook timeout Auto Scaling refuses (under 30 s)',
+      { lifecycleHookTimeout: Duration.seconds(20) },
+      /lifecycleHookTimeout: 20 s is not a heartbeat timeout Auto Scaling accepts \(30 s to 7200 s\)/,
+    ],
+    [
+      'a hook timeout Auto Scaling refuses (over 2 h)',
+      { lifecycleHookTimeout: Duration.hours(3) },
+      /lifecycleHookTimeout: 10800 s is not a heartbeat timeout/,
+    ],
+    [
+      'a dashboard name CloudWatch refuses',
+      { dashboardName: 'my dashboard' },
+      /dashboardName: "my dashboard" must be 1–200 letters, digits, - and _/,
+    ],
     ['an alarm prefix with a space', { alarmNamePrefix: 'a b' }, /alarmNamePrefix: "a b"/],
   ])('should refuse %s, naming the prop', (_name, props, message) => {
     expect(build({ clusterName: 'demo', ...props })).toThrow(message);
   });
 
   it('should report several bad props in one error', () => {
-    expect(build({ clusterName: 'demo', eventBatchSize: 0, eventMaxConcurrency: 0 })).toThrow(/eventBatchSize[\s\S]*eventMaxConcurrency/);
+    expect(build({ clusterName: 'demo', eventBatchSize: 0, eventMaxConcurrency: 0 })).toThrow(
+      /eventBatchSize[\s\S]*eventMaxConcurrency/,
+    );
   });
 });
 
@@ -90,13 +132,21 @@ describe('NodeReconciler props: warnings', () => {
   it.each<[string, Partial<NodeReconcilerProps>, RegExp]>([
     ['dryRun', { settings: { dryRun: true } }, /settings\.dryRun is true/],
     ['maxDeletions 0', { settings: { maxDeletions: 0 } }, /settings\.maxDeletions is 0/],
-    ['a drain limit shorter than the drain timeout', { settings: { drainTimeout: '2h' }, maxDrainDuration: Duration.hours(1) }, /maxDrainDuration .* shorter than settings\.drainTimeout/],
+    [
+      'a drain limit shorter than the drain timeout',
+      { settings: { drainTimeout: '2h' }, maxDrainDuration: Duration.hours(1) },
+      /maxDrainDuration .* shorter than settings\.drainTimeout/,
+    ],
     [
       'a hook timeout under twice the worst heartbeat gap (136 s)',
       { lifecycleHookTimeout: Duration.seconds(240) },
       /lifecycleHookTimeout \(4 minutes\) is under twice the drain workflow's worst-case gap between lifecycle heartbeats \(136 s: a 70 s drain step attempt, 10 s before its retry and 51 s of Lambda throttling retries.*at least 272 s/,
     ],
-    ['a heartbeat interval as long as the default hook timeout', { lifecycleHeartbeatInterval: Duration.hours(1) }, /lifecycleHookTimeout \(1 hour\) is under twice .* \(3656 s.*the 1 hour heartbeat interval\)/],
+    [
+      'a heartbeat interval as long as the default hook timeout',
+      { lifecycleHeartbeatInterval: Duration.hours(1) },
+      /lifecycleHookTimeout \(1 hour\) is under twice .* \(3656 s.*the 1 hour heartbeat interval\)/,
+    ],
     [
       'a drain limit shorter than the repair drain timeout',
       { settings: { repair: { enabled: true, drainTimeout: '2h' } }, maxDrainDuration: Duration.hours(1) },
@@ -128,11 +178,15 @@ describe('NodeReconciler props: effects', () => {
 
   it('should scope rules and IAM to named Auto Scaling groups', () => {
     const { template } = synthesize({ props: { autoScalingGroupNames: ['eks-workers'] } });
-    const asg = allStatements(template).filter(({ statement }) => actionsOf(statement).includes('autoscaling:CompleteLifecycleAction'));
+    const asg = allStatements(template).filter(({ statement }) =>
+      actionsOf(statement).includes('autoscaling:CompleteLifecycleAction'),
+    );
     expect(asg.length).toBe(2); // the functions' policy and the state machine's
     for (const { statement } of asg) {
       expect(statement.Condition).toBeUndefined();
-      expect(resourcesOfStatement(statement)).toEqual(['arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/eks-workers']);
+      expect(resourcesOfStatement(statement)).toEqual([
+        'arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/eks-workers',
+      ]);
     }
   });
 
@@ -148,7 +202,10 @@ describe('NodeReconciler props: effects', () => {
     expect(reconciler.clusterName).toBe('demo');
     expect(cluster?.manifests).toEqual([rbacManifests()]);
     for (const [, fn] of resources(template, 'AWS::Lambda::Function')) {
-      expect(fn.Properties?.VpcConfig).toMatchObject({ SecurityGroupIds: [expect.anything()], SubnetIds: expect.any(Array) as unknown });
+      expect(fn.Properties?.VpcConfig).toMatchObject({
+        SecurityGroupIds: [expect.anything()],
+        SubnetIds: expect.any(Array) as unknown,
+      });
     }
     template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
       IpProtocol: 'tcp',
@@ -157,14 +214,23 @@ describe('NodeReconciler props: effects', () => {
       GroupId: { 'Fn::GetAtt': [logicalIdOf(cluster?.securityGroup ?? reconciler), 'GroupId'] },
     });
     template.hasResourceProperties('AWS::IAM::Role', {
-      ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole']] }],
+      ManagedPolicyArns: [
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole'],
+          ],
+        },
+      ],
     });
   });
 
   it('should refuse a cluster construct whose name differs from clusterName', () => {
     expect(() =>
       synthesize({
-        prepare: (stack) => ({ cluster: new FakeCluster(stack, 'Cluster', { clusterName: 'other', vpc: testVpc(stack) }) }),
+        prepare: (stack) => ({
+          cluster: new FakeCluster(stack, 'Cluster', { clusterName: 'other', vpc: testVpc(stack) }),
+        }),
       }),
     ).toThrow(/clusterName: demo differs from cluster.clusterName other/);
   });
@@ -183,7 +249,8 @@ describe('NodeReconciler props: effects', () => {
     });
     const [, manifest] = resources(template, 'Custom::AWSCDK-EKS-KubernetesResource')[0] ?? [];
     const applied = JSON.stringify(manifest?.Properties?.Manifest);
-    for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']) expect(applied).toContain(`\\"kind\\":\\"${kind}\\"`);
+    for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'])
+      expect(applied).toContain(`\\"kind\\":\\"${kind}\\"`);
     expect(applied).toContain(RBAC_NAME);
   });
 
@@ -208,7 +275,8 @@ describe('NodeReconciler props: effects', () => {
 
   it('should turn on X-Ray for the functions and the workflow with tracing', () => {
     const { template } = synthesize({ props: { tracing: true } });
-    for (const [, fn] of resources(template, 'AWS::Lambda::Function')) expect(fn.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
+    for (const [, fn] of resources(template, 'AWS::Lambda::Function'))
+      expect(fn.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', { TracingConfiguration: { Enabled: true } });
   });
 
@@ -218,10 +286,14 @@ describe('NodeReconciler props: effects', () => {
   });
 
   it('should name the dashboard and the alarms when told, and only then', () => {
-    const { template, reconciler } = synthesize({ props: { dashboardName: 'prod-reconciler', alarmNamePrefix: 'prod-reconciler' } });
+    const { template, reconciler } = synthesize({
+      props: { dashboardName: 'prod-reconciler', alarmNamePrefix: 'prod-reconciler' },
+    });
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'prod-reconciler' });
     const names = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties?.AlarmName);
-    expect(names.sort()).toEqual([...reconciler.observability.alarms.keys()].map((key) => `prod-reconciler-${key}`).sort());
+    expect(names.sort()).toEqual(
+      [...reconciler.observability.alarms.keys()].map((key) => `prod-reconciler-${key}`).sort(),
+    );
   });
 
   it('should take the schedule, batch, concurrency, bus name, retention and removal policy given', () => {
@@ -236,7 +308,10 @@ describe('NodeReconciler props: effects', () => {
       },
     });
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' });
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 5, ScalingConfig: { MaximumConcurrency: 20 } });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 20 },
+    });
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'reconciler-events' });
     for (const [, group] of resources(template, 'AWS::Logs::LogGroup')) {
       expect(group.Properties?.RetentionInDays).toBe(7);
@@ -247,11 +322,18 @@ describe('NodeReconciler props: effects', () => {
 
 it('should accept a cluster whose name is a token (imported from another stack) and skip the name checks', () => {
   const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Token');
-  const cluster = new FakeCluster(stack, 'Cluster', { clusterName: Fn.importValue('shared-cluster-name'), vpc: testVpc(stack) });
+  const cluster = new FakeCluster(stack, 'Cluster', {
+    clusterName: Fn.importValue('shared-cluster-name'),
+    vpc: testVpc(stack),
+  });
   const reconciler = new NodeReconciler(stack, 'Reconciler', { entries, cluster });
   const template = Template.fromStack(stack);
-  template.hasResourceProperties('AWS::EKS::AccessEntry', { ClusterName: { 'Fn::ImportValue': 'shared-cluster-name' } });
-  template.hasResourceProperties('AWS::Events::EventBus', { Name: Match.stringLikeRegexp('^TokenReconcilerOutputBus') });
+  template.hasResourceProperties('AWS::EKS::AccessEntry', {
+    ClusterName: { 'Fn::ImportValue': 'shared-cluster-name' },
+  });
+  template.hasResourceProperties('AWS::Events::EventBus', {
+    Name: Match.stringLikeRegexp('^TokenReconcilerOutputBus'),
+  });
   expect(reconciler.clusterName).toBe(cluster.clusterName);
   Annotations.fromStack(stack).hasWarning('/Token/Reconciler', Match.stringLikeRegexp('only known at deploy time'));
 });

@@ -15,7 +15,13 @@ function table(heading: string): Map<string, string> {
   for (const line of section.split('\n').slice(1)) {
     if (line.startsWith('#')) break;
     const cells = line.split('|').map((c) => c.trim().replace(/`/g, ''));
-    if (cells.length < 4 || cells[1] === '' || /^-+$/.test(cells[1] ?? '') || ['setting', 'prop', 'metric', 'key'].includes(cells[1] ?? '')) continue;
+    if (
+      cells.length < 4 ||
+      cells[1] === '' ||
+      /^-+$/.test(cells[1] ?? '') ||
+      ['setting', 'prop', 'metric', 'key'].includes(cells[1] ?? '')
+    )
+      continue;
     if (rows.size > 0 && !line.startsWith('|')) break;
     rows.set(cells[1] ?? '', cells[2] ?? '');
   }
@@ -29,7 +35,8 @@ function leaves(value: unknown, prefix = ''): [string, unknown][] {
 }
 
 /** The input that sets the dotted setting `key` to `value` (`repair.after.Ready` → `{ repair: { after: { Ready } } }`). */
-const at = (key: string, value: unknown): unknown => key.split('.').reduceRight<unknown>((inner, part) => ({ [part]: inner }), value);
+const at = (key: string, value: unknown): unknown =>
+  key.split('.').reduceRight<unknown>((inner, part) => ({ [part]: inner }), value);
 
 const isDuration = (key: string) => SettingsSchema.safeParse(at(key, '10m')).success;
 
@@ -46,7 +53,10 @@ describe('README.md', () => {
 
   it('should list every NodeReconciler prop', () => {
     const source = readFileSync(`${PROJECT_ROOT}infra/node-reconciler.ts`, 'utf8');
-    const body = source.slice(source.indexOf('export interface NodeReconcilerProps'), source.indexOf('\n}\n', source.indexOf('export interface NodeReconcilerProps')));
+    const body = source.slice(
+      source.indexOf('export interface NodeReconcilerProps'),
+      source.indexOf('\n}\n', source.indexOf('export interface NodeReconcilerProps')),
+    );
     const props = [...body.matchAll(/readonly (\w+)\?:/g)].map((m) => m[1] ?? '');
     expect([...table('| prop |').keys()].sort()).toEqual(props.sort());
   });

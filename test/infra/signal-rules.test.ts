@@ -15,7 +15,12 @@ import { propertiesOf } from './support/template.js';
 function deployedPatterns(options: SignalPatternOptions = {}): Map<SignalKind, unknown> {
   const stack = new Stack(new App(), 'Rules');
   const queue = new sqs.Queue(stack, 'Queue');
-  const rules = new SignalRules(stack, 'Rules', { ...options, queue, deadLetterQueue: new sqs.Queue(stack, 'Dlq'), descriptionPrefix: 'test' });
+  const rules = new SignalRules(stack, 'Rules', {
+    ...options,
+    queue,
+    deadLetterQueue: new sqs.Queue(stack, 'Dlq'),
+    descriptionPrefix: 'test',
+  });
   const template = Template.fromStack(stack);
   const patterns = new Map<SignalKind, unknown>();
   for (const [kind, rule] of rules.rules) patterns.set(kind, propertiesOf(template, logicalIdOf(rule)).EventPattern);
@@ -125,11 +130,16 @@ describe('signal rules', () => {
       expect(matchingKinds(patterns, fixture('asg-terminate-lifecycle-action'))).toEqual([]);
       expect(matchingKinds(patterns, fixture('asg-terminate-successful'))).toEqual(['asg-terminate-successful']);
       const ours = deployedPatterns({ lifecycleHookNames: ['ec2-node-reconciler-drain'] });
-      expect(matchingKinds(ours, fixture('asg-terminate-lifecycle-action'))).toEqual(['asg-terminate-lifecycle-action']);
+      expect(matchingKinds(ours, fixture('asg-terminate-lifecycle-action'))).toEqual([
+        'asg-terminate-lifecycle-action',
+      ]);
     });
 
     it('should not pass Auto Scaling test notifications routed through EventBridge', () => {
-      const test = withField('asg-terminate-lifecycle-action', ['detail'], { Event: 'autoscaling:TEST_NOTIFICATION', AutoScalingGroupName: 'eks-workers' });
+      const test = withField('asg-terminate-lifecycle-action', ['detail'], {
+        Event: 'autoscaling:TEST_NOTIFICATION',
+        AutoScalingGroupName: 'eks-workers',
+      });
       expect(matchingKinds(DEFAULT_PATTERNS, test)).toEqual([]);
     });
   });

@@ -6,7 +6,16 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { KubeApiError, KubeClient, kubePath, KubeTransportError, MAX_RETRY_WAIT_MS, retryDelayMs, type KubeClientOptions, type KubeConnection } from '../../lib/kube/client.js';
+import {
+  KubeApiError,
+  KubeClient,
+  kubePath,
+  KubeTransportError,
+  MAX_RETRY_WAIT_MS,
+  retryDelayMs,
+  type KubeClientOptions,
+  type KubeConnection,
+} from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
@@ -24,13 +33,19 @@ describe('over TLS, against the emulator', () => {
   let kube: KubeEmulator;
 
   beforeAll(async () => {
-    kube = await startKubeEmulator({ clock: new VirtualClock(NOW), tls: true, auth: { tokens: { [TOKEN]: { user: 'reconciler' } } } });
+    kube = await startKubeEmulator({
+      clock: new VirtualClock(NOW),
+      tls: true,
+      auth: { tokens: { [TOKEN]: { user: 'reconciler' } } },
+    });
     kube.store.seedNode({ name: 'ip-10-0-0-1.ec2.internal', instanceId: instanceId(1), createdAt: NOW - 60_000 });
   });
   afterAll(() => kube.close());
 
   it('should trust the cluster CA it is given (EKS certificateAuthority.data) and send the bearer token', async () => {
-    const client = new KubeClient(bearerConnection({ server: kube.url, caData: base64(kube.caCert ?? ''), token: TOKEN }));
+    const client = new KubeClient(
+      bearerConnection({ server: kube.url, caData: base64(kube.caCert ?? ''), token: TOKEN }),
+    );
 
     const nodes = await listNodes(client);
 
@@ -40,7 +55,9 @@ describe('over TLS, against the emulator', () => {
 
   it('should refuse a server whose certificate another CA signed, before sending the token', async () => {
     const before = kube.requestLog.entries.length;
-    const client = new KubeClient(bearerConnection({ server: kube.url, caData: base64(selfSignedCertificate('someone else').cert), token: TOKEN }));
+    const client = new KubeClient(
+      bearerConnection({ server: kube.url, caData: base64(selfSignedCertificate('someone else').cert), token: TOKEN }),
+    );
 
     const failure = listNodes(client);
 
@@ -60,11 +77,24 @@ describe('over TLS, against the emulator', () => {
   });
 
   it('should get its token from the kubeconfig’s exec plugin, as EKS kubeconfigs do (`aws eks get-token`)', async () => {
-    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: TOKEN } });
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: TOKEN },
+    });
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'eks', server: kube.url, caData: base64(kube.caCert ?? '') }],
-      users: [{ name: 'eks', exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`] } }],
+      users: [
+        {
+          name: 'eks',
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1beta1',
+            command: process.execPath,
+            args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
+          },
+        },
+      ],
       contexts: [{ name: 'eks', cluster: 'eks', user: 'eks' }],
       currentContext: 'eks',
     });
@@ -77,7 +107,14 @@ describe('over TLS, against the emulator', () => {
 });
 
 describe('what the server answers', () => {
-  type Answer = { status: number; body: string; contentType?: string; delayMs?: number; headers?: Record<string, string>; trickle?: boolean };
+  type Answer = {
+    status: number;
+    body: string;
+    contentType?: string;
+    delayMs?: number;
+    headers?: Record<string, string>;
+    trickle?: boolean;
+  };
   let answer: Answer = { status: 200, body: '{}' };
   /** Answers given before `answer`, one per request. */
   const answers: Answer[] = [];
@@ -93,7 +130,10 @@ describe('what the server answers', () => {
         seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
         const current = answers.shift() ?? answer;
         const reply = () => {
-          res.writeHead(current.status, { 'content-type': current.contentType ?? 'application/json', ...current.headers });
+          res.writeHead(current.status, {
+            'content-type': current.contentType ?? 'application/json',
+            ...current.headers,
+          });
           if (!current.trickle) {
             res.end(current.body);
             return;
@@ -130,14 +170,17 @@ describe('what the server answers', () => {
   // No retries unless a test asks; waits are recorded, not slept.
   const client = (options: { prefix?: string; connection?: Partial<KubeConnection> } & KubeClientOptions = {}) => {
     const { prefix, connection, ...clientOptions } = options;
-    return new KubeClient({ ...bearerConnection({ server: `${url}${prefix ?? ''}`, token: 'secret-token' }), ...connection }, {
-      retries: 0,
-      sleep: (ms) => {
-        waits.push(ms);
-        return Promise.resolve();
+    return new KubeClient(
+      { ...bearerConnection({ server: `${url}${prefix ?? ''}`, token: 'secret-token' }), ...connection },
+      {
+        retries: 0,
+        sleep: (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+        ...clientOptions,
       },
-      ...clientOptions,
-    });
+    );
   };
 
   it('should send JSON with the content type asked for, the query encoded, and say who it is', async () => {
@@ -145,11 +188,21 @@ describe('what the server answers', () => {
     const calls: string[] = [];
 
     await client({ onRequest: (m, p) => calls.push(`${m} ${p}`) }).call(
-      { method: 'PATCH', path: kubePath('api/v1/nodes', 'n'), query: { fieldManager: 'x y', dryRun: undefined }, contentType: 'application/merge-patch+json', body: { spec: { unschedulable: true } } },
+      {
+        method: 'PATCH',
+        path: kubePath('api/v1/nodes', 'n'),
+        query: { fieldManager: 'x y', dryRun: undefined },
+        contentType: 'application/merge-patch+json',
+        body: { spec: { unschedulable: true } },
+      },
       NodeSchema,
     );
 
-    expect(seen[0]).toMatchObject({ method: 'PATCH', url: '/api/v1/nodes/n?fieldManager=x+y', body: '{"spec":{"unschedulable":true}}' });
+    expect(seen[0]).toMatchObject({
+      method: 'PATCH',
+      url: '/api/v1/nodes/n?fieldManager=x+y',
+      body: '{"spec":{"unschedulable":true}}',
+    });
     expect(seen[0]?.headers).toMatchObject({
       'content-type': 'application/merge-patch+json',
       accept: 'application/json',
@@ -161,36 +214,66 @@ describe('what the server answers', () => {
 
   it('should keep the server URL’s path prefix (an API server behind a proxy) and encode path segments', async () => {
     answer = { status: 200, body: '{}' };
-    await client({ prefix: '/k8s/clusters/c-1/' }).call({ method: 'GET', path: kubePath('api/v1/namespaces', 'default', 'pods', 'a b') }, z.unknown());
+    await client({ prefix: '/k8s/clusters/c-1/' }).call(
+      { method: 'GET', path: kubePath('api/v1/namespaces', 'default', 'pods', 'a b') },
+      z.unknown(),
+    );
     expect(seen[0]?.url).toBe('/k8s/clusters/c-1/api/v1/namespaces/default/pods/a%20b');
   });
 
   it('should turn an error answer into a KubeApiError carrying the status and the Status body', async () => {
-    const status = { kind: 'Status', status: 'Failure', code: 409, reason: 'Conflict', message: 'Precondition failed: UID in precondition: u1', details: { causes: [{ message: 'why' }] } };
+    const status = {
+      kind: 'Status',
+      status: 'Failure',
+      code: 409,
+      reason: 'Conflict',
+      message: 'Precondition failed: UID in precondition: u1',
+      details: { causes: [{ message: 'why' }] },
+    };
     answer = { status: 409, body: JSON.stringify(status) };
 
-    const error: unknown = await client().call({ method: 'DELETE', path: '/api/v1/nodes/n' }, z.unknown()).catch((e: unknown) => e);
+    const error: unknown = await client()
+      .call({ method: 'DELETE', path: '/api/v1/nodes/n' }, z.unknown())
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(KubeApiError);
-    expect(error).toMatchObject({ status: 409, details: { reason: 'Conflict', message: status.message, details: { causes: [{ message: 'why' }] } } });
-    expect(String(error)).toBe('KubeApiError: DELETE /api/v1/nodes/n: HTTP 409 Conflict: Precondition failed: UID in precondition: u1');
+    expect(error).toMatchObject({
+      status: 409,
+      details: { reason: 'Conflict', message: status.message, details: { causes: [{ message: 'why' }] } },
+    });
+    expect(String(error)).toBe(
+      'KubeApiError: DELETE /api/v1/nodes/n: HTTP 409 Conflict: Precondition failed: UID in precondition: u1',
+    );
   });
 
   it('should keep the text of an error answer that is not a Status (a load balancer’s page)', async () => {
     answer = { status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' };
-    await expect(client().call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 502, details: { message: '<html>Bad Gateway</html>' } });
+    await expect(client().call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({
+      status: 502,
+      details: { message: '<html>Bad Gateway</html>' },
+    });
   });
 
   it('should tell the connection about a 401, so the next request brings a fresh credential', async () => {
-    answer = { status: 401, body: JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }) };
+    answer = {
+      status: 401,
+      body: JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }),
+    };
     let told = 0;
-    await expect(client({ connection: { unauthorized: () => told++ } }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 401 });
+    await expect(
+      client({ connection: { unauthorized: () => told++ } }).call(
+        { method: 'GET', path: '/api/v1/nodes' },
+        z.unknown(),
+      ),
+    ).rejects.toMatchObject({ status: 401 });
     expect(told).toBe(1);
   });
 
   it('should name the field when an answer is not the object expected, and never accept it', async () => {
     answer = { status: 200, body: JSON.stringify({ items: [{ metadata: { name: 'n' } }, { metadata: { name: 7 } }] }) };
-    await expect(listNodes(client())).rejects.toThrow('GET /api/v1/nodes: unexpected answer: items.1.metadata.name: Invalid input: expected string, received number');
+    await expect(listNodes(client())).rejects.toThrow(
+      'GET /api/v1/nodes: unexpected answer: items.1.metadata.name: Invalid input: expected string, received number',
+    );
   });
 
   it('should fail on an answer that is not JSON', async () => {
@@ -200,26 +283,36 @@ describe('what the server answers', () => {
 
   it('should give up on a server that does not answer in time', async () => {
     answer = { status: 200, body: '{}', delayMs: 500 };
-    await expect(client({ timeoutMs: 50 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no answer within 50 ms');
+    await expect(client({ timeoutMs: 50 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow(
+      'GET /version: no answer within 50 ms',
+    );
   });
 
   it('should give up on an answer that trickles in past the deadline, though never idle', async () => {
     answer = { status: 200, body: JSON.stringify({ items: [], padding: 'x'.repeat(40) }), trickle: true };
-    await expect(client({ timeoutMs: 150 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toThrow('no answer within 150 ms');
+    await expect(
+      client({ timeoutMs: 150 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown()),
+    ).rejects.toThrow('no answer within 150 ms');
   });
 
   it('should never outlive the invocation: the attempt gets only the time left, and no retry starts that cannot finish', async () => {
     answer = { status: 200, body: '{}', delayMs: 500 };
-    await expect(client({ remainingMs: () => 80 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('no answer within 80 ms');
+    await expect(
+      client({ remainingMs: () => 80 }).call({ method: 'GET', path: '/version' }, z.unknown()),
+    ).rejects.toThrow('no answer within 80 ms');
 
     answer = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429 }), headers: { 'Retry-After': '5' } };
     seen.length = 0;
-    await expect(client({ retries: 3, remainingMs: () => 3_000 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())).rejects.toMatchObject({ status: 429 });
+    await expect(
+      client({ retries: 3, remainingMs: () => 3_000 }).call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown()),
+    ).rejects.toMatchObject({ status: 429 });
     expect(seen).toHaveLength(1);
     expect(waits).toEqual([]);
 
     seen.length = 0;
-    await expect(client({ remainingMs: () => 0 }).call({ method: 'GET', path: '/version' }, z.unknown())).rejects.toThrow('GET /version: no time left in this invocation');
+    await expect(
+      client({ remainingMs: () => 0 }).call({ method: 'GET', path: '/version' }, z.unknown()),
+    ).rejects.toThrow('GET /version: no time left in this invocation');
     expect(seen).toHaveLength(0);
   });
 
@@ -229,7 +322,11 @@ describe('what the server answers', () => {
   });
 
   it('should retry a throttled or failed GET, waiting what the server asks, then give the answer', async () => {
-    const tooMany = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests' }), headers: { 'Retry-After': '2' } };
+    const tooMany = {
+      status: 429,
+      body: JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests' }),
+      headers: { 'Retry-After': '2' },
+    };
     answers.push(tooMany, { status: 503, body: 'upstream connect error' });
     answer = { status: 200, body: JSON.stringify({ items: [] }) };
 
@@ -241,13 +338,23 @@ describe('what the server answers', () => {
   });
 
   it('should stop retrying after the last attempt and report the last answer', async () => {
-    answer = { status: 503, body: JSON.stringify({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'etcd leader changed' }) };
-    await expect(listNodes(client({ retries: 2 }))).rejects.toMatchObject({ status: 503, details: { message: 'etcd leader changed' } });
+    answer = {
+      status: 503,
+      body: JSON.stringify({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'etcd leader changed' }),
+    };
+    await expect(listNodes(client({ retries: 2 }))).rejects.toMatchObject({
+      status: 503,
+      details: { message: 'etcd leader changed' },
+    });
     expect(seen).toHaveLength(3);
   });
 
   it('should never retry a write: an eviction’s 429 is a PodDisruptionBudget, for the drain to handle', async () => {
-    answer = { status: 429, body: JSON.stringify({ kind: 'Status', code: 429, message: 'Cannot evict pod' }), headers: { 'Retry-After': '10' } };
+    answer = {
+      status: 429,
+      body: JSON.stringify({ kind: 'Status', code: 429, message: 'Cannot evict pod' }),
+      headers: { 'Retry-After': '10' },
+    };
     const eviction = { method: 'POST', path: '/api/v1/namespaces/default/pods/web-1/eviction', body: {} } as const;
     await expect(client({ retries: 3 }).call(eviction, z.unknown())).rejects.toMatchObject({ status: 429 });
     expect(seen).toHaveLength(1);
@@ -267,8 +374,13 @@ describe('what the server answers', () => {
       slept.push(ms);
       return Promise.resolve();
     };
-    const closed = new KubeClient(bearerConnection({ server: 'http://127.0.0.1:1', token: 'secret-token' }), { retries: 2, sleep });
-    const error: unknown = await closed.call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown()).catch((e: unknown) => e);
+    const closed = new KubeClient(bearerConnection({ server: 'http://127.0.0.1:1', token: 'secret-token' }), {
+      retries: 2,
+      sleep,
+    });
+    const error: unknown = await closed
+      .call({ method: 'GET', path: '/api/v1/nodes' }, z.unknown())
+      .catch((e: unknown) => e);
     expect(slept).toEqual([1_000, 2_000]);
     expect(error).toBeInstanceOf(KubeTransportError);
     expect(String(error)).toMatch(/GET \/api\/v1\/nodes: connect ECONNREFUSED/);

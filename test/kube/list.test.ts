@@ -34,7 +34,9 @@ describe('listing Nodes', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       if (token === '') {
         // The head now; the items only once the second page has been asked for (or after 2 s).
-        res.write('{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"page-2"},"items":[');
+        res.write(
+          '{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"page-2"},"items":[',
+        );
         const timer = setTimeout(() => releaseFirst?.(), 2_000);
         void firstHeld.then(() => {
           clearTimeout(timer);
@@ -43,13 +45,17 @@ describe('listing Nodes', () => {
         return;
       }
       releaseFirst?.();
-      res.end(JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9' }, items: [node('b')] }));
+      res.end(
+        JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9' }, items: [node('b')] }),
+      );
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const started = performance.now();
 
-    const nodes = await new NodeClient(new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' }))).listNodes();
+    const nodes = await new NodeClient(
+      new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' })),
+    ).listNodes();
 
     expect(nodes.map((n) => n.name)).toEqual(['a', 'b']);
     expect(requested).toEqual(['first', 'page-2']);
@@ -59,7 +65,12 @@ describe('listing Nodes', () => {
 
   it('should read gzip answers (the API server compresses those over 128 KB) like plain ones', async () => {
     kube = await startKubeEmulator({ clock: new VirtualClock(NOW) });
-    for (let i = 1; i <= 1_200; i++) kube.store.seedNode({ name: `ip-10-0-${i >> 8}-${i & 255}.ec2.internal`, instanceId: instanceId(i), createdAt: NOW - 60_000 });
+    for (let i = 1; i <= 1_200; i++)
+      kube.store.seedNode({
+        name: `ip-10-0-${i >> 8}-${i & 255}.ec2.internal`,
+        instanceId: instanceId(i),
+        createdAt: NOW - 60_000,
+      });
 
     const nodes = await new NodeClient(new KubeClient(bearerConnection({ server: kube.url, token: 't' }))).listNodes();
 
@@ -80,13 +91,19 @@ describe('listing Nodes', () => {
   it('should read a gzip answer from a server that sends one without being asked for a page', async () => {
     server = createServer((_req, res) => {
       const body = gzipSync(JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [node('z')] }));
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+        'Content-Length': body.length,
+      });
       res.end(body);
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
 
-    const nodes = await new NodeClient(new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' }))).listNodes();
+    const nodes = await new NodeClient(
+      new KubeClient(bearerConnection({ server: `http://127.0.0.1:${port}`, token: 't' })),
+    ).listNodes();
 
     expect(nodes.map((n) => n.name)).toEqual(['z']);
   });

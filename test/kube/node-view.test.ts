@@ -9,7 +9,12 @@ const T1 = '2026-11-29T11:50:00Z';
 
 function nodeWith(conditions: unknown[]) {
   return NodeSchema.parse({
-    metadata: { name: 'ip-10-0-0-1.ec2.internal', uid: 'u1', resourceVersion: '7', creationTimestamp: '2026-11-29T09:00:00Z' },
+    metadata: {
+      name: 'ip-10-0-0-1.ec2.internal',
+      uid: 'u1',
+      resourceVersion: '7',
+      creationTimestamp: '2026-11-29T09:00:00Z',
+    },
     spec: { providerID: 'aws:///us-east-1a/i-0a1b2c3d4e5f60001' },
     status: { conditions },
   });

@@ -10,7 +10,12 @@ import {
   type NodePatch,
 } from '../../lib/kube/node-writes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  EXCLUDE_FROM_LB_LABEL,
+} from '../../lib/contract/labels.js';
 import { FakeCluster } from '../drain/support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
@@ -52,7 +57,9 @@ describe('cordonPatch', () => {
 
   it('should reject a taint whose key uncordon would not recognise as ours', () => {
     const { cluster } = setup();
-    expect(() => cordonPatch(cluster.addNode('n'), { reason: 'x', taint: { key: 'other/t', effect: 'NoSchedule' } }, NOW)).toThrow(/must start with/);
+    expect(() =>
+      cordonPatch(cluster.addNode('n'), { reason: 'x', taint: { key: 'other/t', effect: 'NoSchedule' } }, NOW),
+    ).toThrow(/must start with/);
   });
 });
 
@@ -70,7 +77,11 @@ describe('cordon and uncordon', () => {
   it('should leave an operator’s cordon theirs, and then refuse to uncordon it', async () => {
     const { cluster, clock } = setup();
     cluster.addNode('n', { unschedulable: true });
-    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: false, ours: false });
+    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({
+      kind: 'cordoned',
+      changed: false,
+      ours: false,
+    });
     expect(await uncordon(cluster, 'n')).toEqual({ kind: 'not-ours' });
     expect(cluster.nodes.get('n')?.unschedulable).toBe(true);
   });
@@ -79,7 +90,12 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const };
     cluster.addNode('n', { taints: [foreign], labels: { team: 'a' } });
-    await cordon(cluster, 'n', { reason: 'x', taint: { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }, excludeFromLoadBalancers: true }, clock);
+    await cordon(
+      cluster,
+      'n',
+      { reason: 'x', taint: { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }, excludeFromLoadBalancers: true },
+      clock,
+    );
     const result = await uncordon(cluster, 'n');
     expect(result).toMatchObject({ kind: 'uncordoned', changed: true });
     const node = cluster.nodes.get('n');
@@ -100,7 +116,10 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     expect(await cordon(cluster, 'nope', { reason: 'x' }, clock)).toEqual({ kind: 'not-found' });
     cluster.addNode('n');
-    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: 'old' }, clock)).toEqual({ kind: 'uid-mismatch', uid: 'node-uid-n' });
+    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: 'old' }, clock)).toEqual({
+      kind: 'uid-mismatch',
+      uid: 'node-uid-n',
+    });
     expect(cluster.calls.some((c) => c.op === 'patchNode')).toBe(false);
   });
 
@@ -108,7 +127,8 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     cluster.addNode('n');
     let conflicts = 1;
-    cluster.failOn = (call) => (call.op === 'patchNode' && conflicts-- > 0 ? new ApiStatusError(409, 'modified') : undefined);
+    cluster.failOn = (call) =>
+      call.op === 'patchNode' && conflicts-- > 0 ? new ApiStatusError(409, 'modified') : undefined;
     expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
 
     cluster.addNode('m');
@@ -127,10 +147,17 @@ describe('cordon and uncordon', () => {
       return patchNode(name, patch);
     };
 
-    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: observed.uid, observed }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
+    expect(await cordon(cluster, 'n', { reason: 'x', expectedUid: observed.uid, observed }, clock)).toMatchObject({
+      kind: 'cordoned',
+      changed: true,
+    });
 
     expect(cluster.calls.map((c) => c.op)).toEqual(['patchNode']);
-    expect(sent[0]).toMatchObject({ unschedulable: true, uid: observed.uid, resourceVersion: observed.resourceVersion });
+    expect(sent[0]).toMatchObject({
+      unschedulable: true,
+      uid: observed.uid,
+      resourceVersion: observed.resourceVersion,
+    });
   });
 
   it('should not patch a node re-registered under the same name after it was read: the uid precondition refuses', async () => {
@@ -149,7 +176,11 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     const observed = { ...cluster.addNode('n'), unschedulable: true };
 
-    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({ kind: 'cordoned', changed: true, ours: true });
+    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({
+      kind: 'cordoned',
+      changed: true,
+      ours: true,
+    });
     expect(cluster.calls.map((c) => c.op)).toEqual(['getNode', 'patchNode']);
   });
 
@@ -160,7 +191,11 @@ describe('cordon and uncordon', () => {
     await cluster.patchNode('n', { unschedulable: true });
     cluster.calls.length = 0;
 
-    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({ kind: 'cordoned', changed: false, ours: false });
+    expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toMatchObject({
+      kind: 'cordoned',
+      changed: false,
+      ours: false,
+    });
     expect(cluster.calls.map((c) => c.op)).toEqual(['patchNode', 'getNode']);
   });
 

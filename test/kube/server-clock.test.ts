@@ -9,7 +9,10 @@ import { VirtualClock, type Clock } from '../../lib/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
 
 const plain = (server: string): KubeConnection => ({ server, requestOptions: () => Promise.resolve({}) });
-const withToken = (server: string, token: string): KubeConnection => ({ server, requestOptions: () => Promise.resolve({ headers: { Authorization: `Bearer ${token}` } }) });
+const withToken = (server: string, token: string): KubeConnection => ({
+  server,
+  requestOptions: () => Promise.resolve({ headers: { Authorization: `Bearer ${token}` } }),
+});
 
 let kube: KubeEmulator | undefined;
 let stub: Server | undefined;
@@ -32,7 +35,10 @@ describe('serverClockOffset', () => {
 
   it('should read the time from a refusal too (the Date of a 401)', async () => {
     const serverTime = Date.UTC(2026, 10, 29, 10);
-    kube = await startKubeEmulator({ clock: new VirtualClock(serverTime), auth: { tokens: { good: { user: 'u' } }, anonymous: false } });
+    kube = await startKubeEmulator({
+      clock: new VirtualClock(serverTime),
+      auth: { tokens: { good: { user: 'u' } }, anonymous: false },
+    });
     const offset = await serverClockOffset(withToken(kube.url, 'bad'), { now: () => serverTime - 3_600_000 });
     expect(offset).toBe(3_600_000 + 500);
   });

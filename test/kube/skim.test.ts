@@ -6,7 +6,9 @@ import { textWithoutArrays } from '../../lib/kube/skim.js';
 function emptied(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(emptied);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'images' && Array.isArray(v) ? [] : emptied(v)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, k === 'images' && Array.isArray(v) ? [] : emptied(v)]),
+    );
   }
   return value;
 }
@@ -17,7 +19,11 @@ describe('textWithoutArrays', () => {
   it('should empty a Node’s images and nothing else, compact or indented', () => {
     const node = {
       metadata: { name: 'n', annotations: { note: 'say "images":[1,2] here', images: 'a string' } },
-      status: { conditions: [{ type: 'Ready' }], images: [{ names: ['r/a:1', 'x\\"]}'], sizeBytes: 12 }], nodeInfo: { images: [] } },
+      status: {
+        conditions: [{ type: 'Ready' }],
+        images: [{ names: ['r/a:1', 'x\\"]}'], sizeBytes: 12 }],
+        nodeInfo: { images: [] },
+      },
     };
     expect(skim(JSON.stringify(node))).toEqual(emptied(node));
     expect(skim(JSON.stringify(node, null, 2))).toEqual(emptied(node));
@@ -31,8 +37,17 @@ describe('textWithoutArrays', () => {
 
   it('should give the parser what it would have read, images emptied, for any JSON', () => {
     const tree = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
-      object: fc.dictionary(fc.oneof(fc.constant('images'), fc.string({ maxLength: 8 }), fc.constant('"images":[')), tie('value'), { maxKeys: 4 }),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 2 }),
+        tie('object'),
+        fc.array(tie('value'), { maxLength: 3 }),
+      ),
+      object: fc.dictionary(
+        fc.oneof(fc.constant('images'), fc.string({ maxLength: 8 }), fc.constant('"images":[')),
+        tie('value'),
+        { maxKeys: 4 },
+      ),
     })).object;
     fc.assert(
       fc.property(tree, fc.boolean(), (generated, indent) => {

@@ -18,7 +18,10 @@ describe('VirtualClock', () => {
     clock.schedule(100, () => fired.push(['a', clock.now()]));
     clock.schedule(900, () => fired.push(['late', clock.now()]));
     clock.advance(500);
-    expect(fired).toEqual([['a', 100], ['b', 300]]);
+    expect(fired).toEqual([
+      ['a', 100],
+      ['b', 300],
+    ]);
     expect(clock.now()).toBe(500);
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '../../lib/model/instance-id.js';
-import { ec2InstanceIdOf, instanceIdOfNodeName, MalformedProviderIdError, parseProviderId, regionOfZone } from '../../lib/model/provider-id.js';
+import {
+  ec2InstanceIdOf,
+  instanceIdOfNodeName,
+  MalformedProviderIdError,
+  parseProviderId,
+  regionOfZone,
+} from '../../lib/model/provider-id.js';
 
 describe('parseProviderId', () => {
   it.each([
@@ -74,14 +80,23 @@ describe('instance ids', () => {
     expect(toInstanceId(id)).toBe(id);
   });
 
-  it.each(['i-', 'i-123', 'i-0123456789abcdef', 'i-0123456789abcdef00', 'i-B188560F', 'I-b188560f', 'i-b188560f/../nodes', ' i-b188560f', 'i-b188560f\n', 42, null])(
-    'should reject %j',
-    (id) => {
-      expect(isInstanceId(id)).toBe(false);
-      expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(InvalidInstanceIdError);
-      expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(/detail\.instance-id/);
-    },
-  );
+  it.each([
+    'i-',
+    'i-123',
+    'i-0123456789abcdef',
+    'i-0123456789abcdef00',
+    'i-B188560F',
+    'I-b188560f',
+    'i-b188560f/../nodes',
+    ' i-b188560f',
+    'i-b188560f\n',
+    42,
+    null,
+  ])('should reject %j', (id) => {
+    expect(isInstanceId(id)).toBe(false);
+    expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(InvalidInstanceIdError);
+    expect(() => toInstanceId(id, 'detail.instance-id')).toThrow(/detail\.instance-id/);
+  });
 });
 
 describe('ec2InstanceIdOf', () => {

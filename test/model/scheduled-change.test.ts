@@ -20,7 +20,10 @@ describe('scheduledChangeClass: one table for both paths', () => {
     expect(scheduledChangeClass(code)).toBe(kind);
   });
 
-  it.each(['AWS_EC2_OPERATIONAL_ISSUE', 'AWS_RDS_MAINTENANCE_SCHEDULED', 'instance-explode', ''])('should not guess at %j', (code) => {
-    expect(scheduledChangeClass(code)).toBeUndefined();
-  });
+  it.each(['AWS_EC2_OPERATIONAL_ISSUE', 'AWS_RDS_MAINTENANCE_SCHEDULED', 'instance-explode', ''])(
+    'should not guess at %j',
+    (code) => {
+      expect(scheduledChangeClass(code)).toBeUndefined();
+    },
+  );
 });

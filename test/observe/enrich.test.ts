@@ -17,7 +17,10 @@ const instance = (n: number, group?: string, state: InstanceView['state'] = 'run
   scheduledEvents: [],
 });
 
-function fakes(groups: Record<string, Record<number, string> | Error>, events: Map<InstanceId, ScheduledEvent[]> | Error = new Map()) {
+function fakes(
+  groups: Record<string, Record<number, string> | Error>,
+  events: Map<InstanceId, ScheduledEvent[]> | Error = new Map(),
+) {
   const asked: string[][] = [];
   return {
     asked,
@@ -30,7 +33,9 @@ function fakes(groups: Record<string, Record<number, string> | Error>, events: M
           for (const name of names) {
             const group = groups[name];
             if (group instanceof Error) failed.set(name, group.message);
-            else for (const [n, lifecycleState] of Object.entries(group ?? {})) members.set(id(Number(n)), { group: name, lifecycleState });
+            else
+              for (const [n, lifecycleState] of Object.entries(group ?? {}))
+                members.set(id(Number(n)), { group: name, lifecycleState });
           }
           return Promise.resolve({ members, failed });
         },
@@ -45,7 +50,13 @@ describe('enrichInstances', () => {
   it('should ask each group its instances carry once, and no group for instances outside one or no longer live', async () => {
     const { deps, asked } = fakes({ 'ng-a': { 1: 'InService', 2: 'Terminating:Wait' }, 'ng-b': { 3: 'InService' } });
 
-    const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2, 'ng-a'), instance(3, 'ng-b'), instance(4), instance(5, 'ng-c', 'terminated')]);
+    const out = await enrichInstances(deps, [
+      instance(1, 'ng-a'),
+      instance(2, 'ng-a'),
+      instance(3, 'ng-b'),
+      instance(4),
+      instance(5, 'ng-c', 'terminated'),
+    ]);
 
     expect(asked).toEqual([['ng-a', 'ng-b']]);
     expect(out.errors).toEqual([]);
@@ -70,7 +81,12 @@ describe('enrichInstances', () => {
   it("should blind only the failed group's instances, and say which groups", async () => {
     const { deps } = fakes({ 'ng-a': { 1: 'InService' }, 'ng-b': new Error('Throttling: Rate exceeded') });
 
-    const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2, 'ng-b'), instance(3, 'ng-b'), instance(4)]);
+    const out = await enrichInstances(deps, [
+      instance(1, 'ng-a'),
+      instance(2, 'ng-b'),
+      instance(3, 'ng-b'),
+      instance(4),
+    ]);
 
     const error = 'describing Auto Scaling group ng-b: Throttling: Rate exceeded';
     expect(out.errors).toEqual([error]);
@@ -83,6 +99,10 @@ describe('enrichInstances', () => {
 
     const out = await enrichInstances(deps, [instance(1, 'ng-a'), instance(2), instance(3, undefined, 'terminated')]);
 
-    expect(out.instances.map((i) => i.enrichmentErrors)).toEqual([['describing scheduled events: Unavailable'], ['describing scheduled events: Unavailable'], undefined]);
+    expect(out.instances.map((i) => i.enrichmentErrors)).toEqual([
+      ['describing scheduled events: Unavailable'],
+      ['describing scheduled events: Unavailable'],
+      undefined,
+    ]);
   });
 });

@@ -20,7 +20,9 @@ const counts = conditionCounts;
 const putEventsEntries = (): number[] =>
   world.aws.requestLog.filter({ service: 'events', operation: 'PutEvents' }).map((e) => {
     const params: unknown = e.params;
-    return typeof params === 'object' && params !== null && 'Entries' in params && Array.isArray(params.Entries) ? params.Entries.length : -1;
+    return typeof params === 'object' && params !== null && 'Entries' in params && Array.isArray(params.Entries)
+      ? params.Entries.length
+      : -1;
   });
 
 describe('throttled AWS reads', () => {
@@ -36,8 +38,13 @@ describe('throttled AWS reads', () => {
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, 'stale-object': 1, 'slated-for-removal': 1 }));
     expect(world.kube.store.getNode(nodeName(2))).toBeUndefined();
     expect(world.kube.store.getNode(nodeName(3))?.spec?.unschedulable).toBe(true);
-    const throttled = world.aws.requestLog.entries.filter((e) => e.errorCode !== undefined).map((e) => `${e.operation} ${e.status} ${e.errorCode ?? ''}`);
-    expect(throttled).toEqual(['DescribeInstances 503 RequestLimitExceeded', 'DescribeInstances 503 RequestLimitExceeded']);
+    const throttled = world.aws.requestLog.entries
+      .filter((e) => e.errorCode !== undefined)
+      .map((e) => `${e.operation} ${e.status} ${e.errorCode ?? ''}`);
+    expect(throttled).toEqual([
+      'DescribeInstances 503 RequestLimitExceeded',
+      'DescribeInstances 503 RequestLimitExceeded',
+    ]);
     expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' })).toHaveLength(3);
     // The report counts commands, not attempts.
     expect(report.apiCalls['ec2 DescribeInstances']).toBe(1);
@@ -67,13 +74,20 @@ describe('PutEvents partial failures', () => {
 
     expect(report.errors).toEqual([]);
     expect(putEventsEntries()).toEqual([3, 1]);
-    expect(outputEvents(world).map((e) => e.detailType).sort()).toEqual(['Divergence Detected', 'Divergence Detected', 'Node Deleted']);
+    expect(
+      outputEvents(world)
+        .map((e) => e.detailType)
+        .sort(),
+    ).toEqual(['Divergence Detected', 'Divergence Detected', 'Node Deleted']);
   });
 
   it('should report entries still failing after the retries, without failing the run', async () => {
     pairs.staleTerminated(world, 1);
     pairs.unresponsive(world, 2);
-    world.aws.faults.failEntries({ errorCode: 'InternalFailure', match: (entry) => entry.detailType === 'Node Deleted' });
+    world.aws.faults.failEntries({
+      errorCode: 'InternalFailure',
+      match: (entry) => entry.detailType === 'Node Deleted',
+    });
 
     const report = await world.sweep();
 
@@ -86,11 +100,19 @@ describe('PutEvents partial failures', () => {
 
   it('should report a PutEvents call refused as a whole, without failing the run', async () => {
     pairs.staleTerminated(world, 1);
-    world.aws.faults.fail({ service: 'events', operation: 'PutEvents', code: 'AccessDeniedException', message: 'not authorized to perform: events:PutEvents', status: 400 });
+    world.aws.faults.fail({
+      service: 'events',
+      operation: 'PutEvents',
+      code: 'AccessDeniedException',
+      message: 'not authorized to perform: events:PutEvents',
+      status: 400,
+    });
 
     const report = await world.sweep();
 
     expect(world.kube.store.getNode(nodeName(1))).toBeUndefined();
-    expect(report.errors).toEqual([expect.stringMatching(/^publishing output events: AccessDeniedException: not authorized/)]);
+    expect(report.errors).toEqual([
+      expect.stringMatching(/^publishing output events: AccessDeniedException: not authorized/),
+    ]);
   });
 });

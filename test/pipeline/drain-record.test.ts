@@ -51,8 +51,20 @@ function seedBlockedPair(): string {
   world.seedInstance(2);
   const name = world.seedNode(1);
   world.seedNode(2);
-  world.kube.store.seedPod({ name: 'db-0', namespace: 'data', node: name, labels: { app: 'db' }, owner: 'StatefulSet/db' });
-  world.kube.store.seedPod({ name: 'db-1', namespace: 'data', node: nodeName(2), labels: { app: 'db' }, owner: 'StatefulSet/db' });
+  world.kube.store.seedPod({
+    name: 'db-0',
+    namespace: 'data',
+    node: name,
+    labels: { app: 'db' },
+    owner: 'StatefulSet/db',
+  });
+  world.kube.store.seedPod({
+    name: 'db-1',
+    namespace: 'data',
+    node: nodeName(2),
+    labels: { app: 'db' },
+    owner: 'StatefulSet/db',
+  });
   world.kube.store.seedPdb({ name: 'db', namespace: 'data', selector: { app: 'db' }, minAvailable: 2 });
   return name;
 }
@@ -66,20 +78,31 @@ async function lifecycleEvent(n: number) {
 
 describe('two runs racing for one removal', () => {
   it('should hand the loser’s lifecycle action to the drain that recorded itself first', async () => {
-    world.seedInstance(1, { spot: true, autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK } });
+    world.seedInstance(1, {
+      spot: true,
+      autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK },
+    });
     world.seedNode(1);
     const drains = new RecordingDrainLauncher();
     const spot = await fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(1) });
 
-    const report = await world.event(await lifecycleEvent(1), { drains, wrap: raceBeforeFirstPatch(() => world.event(spot, { drains })) });
+    const report = await world.event(await lifecycleEvent(1), {
+      drains,
+      wrap: raceBeforeFirstPatch(() => world.event(spot, { drains })),
+    });
 
     expect(drains.launched).toHaveLength(1);
-    expect(report?.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ outcome: 'already-running', detail: expect.stringMatching(/joined it$/) as unknown }));
+    expect(report?.actions.find((a) => a.kind === 'drain')).toEqual(
+      expect.objectContaining({ outcome: 'already-running', detail: expect.stringMatching(/joined it$/) as unknown }),
+    );
     expect(JSON.parse(annotationsOf(1)[LIFECYCLE_ANNOTATION] ?? '{}')).toEqual({ group: ASG, hook: TERMINATE_HOOK });
   });
 
   it('should bring the winner’s deadline forward to the loser’s earlier one', async () => {
-    world.seedInstance(1, { spot: true, autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK } });
+    world.seedInstance(1, {
+      spot: true,
+      autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK },
+    });
     world.seedNode(1);
     const drains = new RecordingDrainLauncher();
     const lifecycle = await lifecycleEvent(1);
@@ -96,7 +119,10 @@ describe('two runs racing for one removal', () => {
     world.seedNode(1);
     const drains = new RecordingDrainLauncher();
     const spot = await fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(1) });
-    const shuttingDown = await fixtureEvent(world, 'state-change-shutting-down', { instanceId: instanceId(1), detail: { 'instance-id': instanceId(1), state: 'shutting-down' } });
+    const shuttingDown = await fixtureEvent(world, 'state-change-shutting-down', {
+      instanceId: instanceId(1),
+      detail: { 'instance-id': instanceId(1), state: 'shutting-down' },
+    });
     let fired = false;
     // The first run's StartExecution has not reached Step Functions yet when the second run asks about it.
     const slow = {
@@ -107,7 +133,8 @@ describe('two runs racing for one removal', () => {
         }
         return drains.launch(input);
       },
-      status: (names: readonly string[]) => Promise.resolve(new Map(names.map((name) => [name, { status: 'absent' as const }]))),
+      status: (names: readonly string[]) =>
+        Promise.resolve(new Map(names.map((name) => [name, { status: 'absent' as const }]))),
     };
 
     await world.event(spot, { drains: slow });
@@ -126,7 +153,14 @@ describe('the CLI’s in-process drains', () => {
     const api: DrainApi = {
       ...deps.drainApi,
       listPodsOnNode: async (n) => {
-        if (++passes === 3) world.kube.store.patch(world.kube.store.resource('nodes'), undefined, name, 'application/strategic-merge-patch+json', { spec: { unschedulable: null } });
+        if (++passes === 3)
+          world.kube.store.patch(
+            world.kube.store.resource('nodes'),
+            undefined,
+            name,
+            'application/strategic-merge-patch+json',
+            { spec: { unschedulable: null } },
+          );
         return deps.drainApi.listPodsOnNode(n);
       },
     };
@@ -154,7 +188,11 @@ describe('the CLI’s in-process drains', () => {
   it('should record `decommission --now`’s drain, so the tag event it causes starts no second drain', async () => {
     world.seedInstance(1);
     const name = seedBlockedPair();
-    world.aws.state.instances.setTags(instanceId(1), new Map([['ec2-node-reconciler/decommission', 'replace disk']]), world.clock.now());
+    world.aws.state.instances.setTags(
+      instanceId(1),
+      new Map([['ec2-node-reconciler/decommission', 'replace disk']]),
+      world.clock.now(),
+    );
     const tagEvent = await fixtureEvent(world, 'tag-change-decommission', { instanceId: instanceId(1) });
     const deployed = new RecordingDrainLauncher();
     const deps = await world.deps();
@@ -175,7 +213,12 @@ describe('the CLI’s in-process drains', () => {
           return sleep(ms);
         },
       },
-      { node: name, reason: 'replace disk', timeoutMs: 120_000, expectedUid: world.kube.store.getNode(name)?.metadata.uid ?? '' },
+      {
+        node: name,
+        reason: 'replace disk',
+        timeoutMs: 120_000,
+        expectedUid: world.kube.store.getNode(name)?.metadata.uid ?? '',
+      },
     );
 
     expect(deployed.launched).toEqual([]);
@@ -184,7 +227,12 @@ describe('the CLI’s in-process drains', () => {
 
 describe('which terminate hook is ours', () => {
   it('should complete only a configured hook when the group has several', async () => {
-    world.aws.state.autoScaling.putHook(ASG, { name: 'log-shipper-flush', transition: 'autoscaling:EC2_INSTANCE_TERMINATING', heartbeatTimeoutMs: 3_600_000, defaultResult: 'CONTINUE' });
+    world.aws.state.autoScaling.putHook(ASG, {
+      name: 'log-shipper-flush',
+      transition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+      heartbeatTimeoutMs: 3_600_000,
+      defaultResult: 'CONTINUE',
+    });
     world.seedInstance(1, { autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK } });
     world.seedNode(1);
     const drains = new RecordingDrainLauncher();
@@ -195,7 +243,12 @@ describe('which terminate hook is ours', () => {
   });
 
   it('should complete neither when the group has several and none is configured, and say why', async () => {
-    world.aws.state.autoScaling.putHook(ASG, { name: 'log-shipper-flush', transition: 'autoscaling:EC2_INSTANCE_TERMINATING', heartbeatTimeoutMs: 3_600_000, defaultResult: 'CONTINUE' });
+    world.aws.state.autoScaling.putHook(ASG, {
+      name: 'log-shipper-flush',
+      transition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+      heartbeatTimeoutMs: 3_600_000,
+      defaultResult: 'CONTINUE',
+    });
     world.seedInstance(1, { autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK } });
     world.seedNode(1);
     const drains = new RecordingDrainLauncher();
@@ -203,6 +256,8 @@ describe('which terminate hook is ours', () => {
     const report = await world.sweep({ drains });
 
     expect(drains.launched.map((l) => l.lifecycle)).toEqual([undefined]);
-    expect(report.errors).toContainEqual(expect.stringMatching(/several terminate hooks \(.*\): set lifecycleHookNames/));
+    expect(report.errors).toContainEqual(
+      expect.stringMatching(/several terminate hooks \(.*\): set lifecycleHookNames/),
+    );
   });
 });

@@ -40,7 +40,10 @@ const eventId = (event: Record<string, unknown>): string => String(event['id']);
 
 /** Runs one fixture event about instance n, after seeding; the logs hold only what the event did. */
 async function handle(name: string, n: number, options: { detail?: Record<string, unknown>; deps?: DepsOptions } = {}) {
-  const event = await fixtureEvent(world, name, { instanceId: instanceId(n), ...(options.detail ? { detail: options.detail } : {}) });
+  const event = await fixtureEvent(world, name, {
+    instanceId: instanceId(n),
+    ...(options.detail ? { detail: options.detail } : {}),
+  });
   world.clearLogs();
   const report = await world.event(event, options.deps);
   return { event, report };
@@ -57,13 +60,21 @@ describe('event path: slated-for-removal', () => {
     expect(drainExecutions(world)).toEqual([
       {
         name: drainExecutionName(CLUSTER, instanceId(1), eventId(event)),
-        input: expect.objectContaining({ node: nodeName(1), deadline: iso(now + 2 * MINUTE), cause: eventId(event) }) as unknown,
+        input: expect.objectContaining({
+          node: nodeName(1),
+          deadline: iso(now + 2 * MINUTE),
+          cause: eventId(event),
+        }) as unknown,
       },
     ]);
     expect(report?.kind).toBe('event');
     expect(report?.conditions).toEqual(counts({ 'slated-for-removal': 1 }));
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(1)} done`, `drain ${nodeName(1)} started`]);
-    expect(nodeEvents(world).map((e) => e.reason).sort()).toEqual(['DrainStarted', 'NodeCordoned']);
+    expect(
+      nodeEvents(world)
+        .map((e) => e.reason)
+        .sort(),
+    ).toEqual(['DrainStarted', 'NodeCordoned']);
     // DescribeInstances → GET node ∥ GET lease → PATCH (from the node just read, guarded by its resourceVersion): DESIGN §3's cold path.
     expect(awsRequests(world)).toEqual(['ec2 DescribeInstances 200', 'states StartExecution 200']);
     expect(kubeRequests(world).filter((r) => !r.startsWith('POST events'))).toEqual([
@@ -72,7 +83,13 @@ describe('event path: slated-for-removal', () => {
       `PATCH nodes/${nodeName(1)}`,
     ]);
     // (StartExecution shows here once the runtime starts drains through the run's counted clients.)
-    expect(report?.apiCalls).toMatchObject({ 'ec2 DescribeInstances': 1, 'kube GET nodes': 1, 'kube GET leases': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 });
+    expect(report?.apiCalls).toMatchObject({
+      'ec2 DescribeInstances': 1,
+      'kube GET nodes': 1,
+      'kube GET leases': 1,
+      'kube PATCH nodes': 1,
+      'kube POST events': 2,
+    });
     expect(world.kube.requestLog.filter({ verb: 'list' })).toEqual([]);
   });
 
@@ -85,7 +102,12 @@ describe('event path: slated-for-removal', () => {
 
     // The Node names the drain the first delivery started, which still runs: nothing starts twice.
     expect(actionsOf(again)).toEqual([]);
-    expect(again?.skipped).toContainEqual(expect.objectContaining({ kind: 'drain', reason: expect.stringMatching(/of this removal is running$/) as unknown }));
+    expect(again?.skipped).toContainEqual(
+      expect.objectContaining({
+        kind: 'drain',
+        reason: expect.stringMatching(/of this removal is running$/) as unknown,
+      }),
+    );
     expect(drainExecutions(world)).toHaveLength(1);
   });
 
@@ -99,7 +121,10 @@ describe('event path: slated-for-removal', () => {
     expect(drainExecutions(world)).toEqual([
       {
         name: drainExecutionName(CLUSTER, instanceId(2), eventId(event)),
-        input: expect.objectContaining({ lifecycle: { group: ASG, hook: TERMINATE_HOOK, token }, deadline: iso(now + 15 * MINUTE) }) as unknown,
+        input: expect.objectContaining({
+          lifecycle: { group: ASG, hook: TERMINATE_HOOK, token },
+          deadline: iso(now + 15 * MINUTE),
+        }) as unknown,
       },
     ]);
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(2)} done`, `drain ${nodeName(2)} started`]);
@@ -111,7 +136,9 @@ describe('event path: slated-for-removal', () => {
     const start = world.clock.now() + 2 * HOUR;
     const startTime = new Date(start).toUTCString();
 
-    const { report } = await handle('health-scheduled-retirement', 3, { detail: { startTime, endTime: new Date(start + HOUR).toUTCString() } });
+    const { report } = await handle('health-scheduled-retirement', 3, {
+      detail: { startTime, endTime: new Date(start + HOUR).toUTCString() },
+    });
 
     // A start hours (or days) away does not make a drain that long: like a sweep-found one, it is bounded by drainTimeout.
     expect(drainExecutions(world).map((e) => e.input['deadline'])).toEqual([iso(world.clock.now() + 15 * MINUTE)]);
@@ -136,10 +163,14 @@ describe('event path: slated-for-removal', () => {
     // The event arrives before a sweep could see the tag: the signal alone slates the machine.
     pairs.inSync(world, 6);
 
-    const { event, report } = await handle('tag-change-decommission', 6, { detail: { tags: { 'ec2-node-reconciler/decommission': 'true', 'eks:cluster-name': CLUSTER } } });
+    const { event, report } = await handle('tag-change-decommission', 6, {
+      detail: { tags: { 'ec2-node-reconciler/decommission': 'true', 'eks:cluster-name': CLUSTER } },
+    });
 
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(6)} done`, `drain ${nodeName(6)} started`]);
-    expect(drainExecutions(world).map((e) => e.name)).toEqual([drainExecutionName(CLUSTER, instanceId(6), eventId(event))]);
+    expect(drainExecutions(world).map((e) => e.name)).toEqual([
+      drainExecutionName(CLUSTER, instanceId(6), eventId(event)),
+    ]);
   });
 });
 
@@ -154,7 +185,12 @@ describe('event path: stale-object', () => {
     expect(outputEvents(world).map((e) => e.detailType)).toEqual(['Node Deleted']);
     expect(nodeEvents(world).map((e) => `${e.reason} ${e.node}`)).toEqual([`NodeDeleted ${nodeName(7)}`]);
     // A terminated instance has no private DNS name any more: a cold container lists the nodes once.
-    expect(kubeRequests(world)).toEqual(['LIST nodes', `GET leases/${nodeName(7)}`, `DELETE nodes/${nodeName(7)}`, 'POST events']);
+    expect(kubeRequests(world)).toEqual([
+      'LIST nodes',
+      `GET leases/${nodeName(7)}`,
+      `DELETE nodes/${nodeName(7)}`,
+      'POST events',
+    ]);
     expect(awsRequests(world)).toEqual(['ec2 DescribeInstances 200', 'events PutEvents 200']);
   });
 
@@ -168,7 +204,12 @@ describe('event path: stale-object', () => {
     const { report } = await handle('state-change-terminated', 8);
 
     expect(actionsOf(report)).toEqual([`delete ${nodeName(8)} done`]);
-    expect(kubeRequests(world)).toEqual([`GET nodes/${nodeName(8)}`, `GET leases/${nodeName(8)}`, `DELETE nodes/${nodeName(8)}`, 'POST events']);
+    expect(kubeRequests(world)).toEqual([
+      `GET nodes/${nodeName(8)}`,
+      `GET leases/${nodeName(8)}`,
+      `DELETE nodes/${nodeName(8)}`,
+      'POST events',
+    ]);
   });
 
   it('should delete the node on Auto Scaling’s "Terminate Successful"', async () => {
@@ -187,7 +228,10 @@ describe('event path: stopped-machine', () => {
 
     const { report } = await handle('state-change-stopped', 10);
 
-    expect(world.kube.store.getNode(nodeName(10))?.spec?.taints).toContainEqual({ key: SHUTDOWN_TAINT_KEY, effect: 'NoSchedule' });
+    expect(world.kube.store.getNode(nodeName(10))?.spec?.taints).toContainEqual({
+      key: SHUTDOWN_TAINT_KEY,
+      effect: 'NoSchedule',
+    });
     expect(actionsOf(report)).toEqual([`taint-shutdown ${nodeName(10)} done`]);
     expect(kubeWrites(world)).toEqual([`patch nodes/${nodeName(10)}`, 'create events']);
     expect(awsRequests(world)).toEqual(['ec2 DescribeInstances 200']);
@@ -237,7 +281,12 @@ describe('event path: unregistered-machine, identity-conflict, not-ec2, unknown'
     const { report } = await handle('rebalance-recommendation', 14, { deps: { settings: { rebalance: 'ignore' } } });
 
     expect(report?.conditions).toEqual(counts({ 'unregistered-machine': 1 }));
-    expect(outputEvents(world)).toEqual([expect.objectContaining({ detailType: 'Divergence Detected', detail: expect.objectContaining({ condition: 'unregistered-machine' }) as unknown })]);
+    expect(outputEvents(world)).toEqual([
+      expect.objectContaining({
+        detailType: 'Divergence Detected',
+        detail: expect.objectContaining({ condition: 'unregistered-machine' }) as unknown,
+      }),
+    ]);
   });
 
   it('should never delete a node whose machine EC2 calls terminated while its Lease is fresh', async () => {
@@ -275,12 +324,20 @@ describe('event path: unregistered-machine, identity-conflict, not-ec2, unknown'
 
   it('should do nothing but report the error when the instance lookup fails', async () => {
     pairs.inSync(world, 18, { instance: { spot: true } });
-    world.aws.faults.fail({ service: 'ec2', operation: 'DescribeInstances', code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.', status: 403 });
+    world.aws.faults.fail({
+      service: 'ec2',
+      operation: 'DescribeInstances',
+      code: 'UnauthorizedOperation',
+      message: 'You are not authorized to perform this operation.',
+      status: 403,
+    });
 
     const { report } = await handle('spot-interruption', 18);
 
     // unknown (DESIGN §1): nothing this time, the error reported.
-    expect(report?.errors).toEqual([`looking up ${instanceId(18)} failed: UnauthorizedOperation: You are not authorized to perform this operation.`]);
+    expect(report?.errors).toEqual([
+      `looking up ${instanceId(18)} failed: UnauthorizedOperation: You are not authorized to perform this operation.`,
+    ]);
     expect(report?.actions).toEqual([]);
     // Without an answer from EC2 the node is not even looked for.
     expect(world.kube.requestLog.entries).toEqual([]);
@@ -288,7 +345,10 @@ describe('event path: unregistered-machine, identity-conflict, not-ec2, unknown'
   });
 
   it('should not trust an event whose instance id is malformed', async () => {
-    const event = await fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(19), detail: { 'instance-id': 'i-nothex' } });
+    const event = await fixtureEvent(world, 'spot-interruption', {
+      instanceId: instanceId(19),
+      detail: { 'instance-id': 'i-nothex' },
+    });
 
     await expect(world.event(event)).rejects.toBeInstanceOf(SignalRejection);
     expect(awsWrites(world)).toEqual([]);

@@ -7,7 +7,8 @@ import { conditionCounts, nodeName, pairs, usePipelineWorld, type PipelineWorld 
 let world: PipelineWorld;
 usePipelineWorld((w) => (world = w));
 
-const statuses = (resource: string) => world.kube.requestLog.entries.filter((e) => e.resource === resource && e.verb === 'list').map((e) => e.status);
+const statuses = (resource: string) =>
+  world.kube.requestLog.entries.filter((e) => e.resource === resource && e.verb === 'list').map((e) => e.status);
 
 describe('a throttled or restarting API server', () => {
   it('should sweep as usual through a throttled node list and an unavailable lease list', async () => {
@@ -35,7 +36,9 @@ describe('a throttled or restarting API server', () => {
     pairs.staleTerminated(world, 2);
     world.kube.faults.add({ verb: 'list', resource: 'nodes', effect: { status: 503, message: 'etcd leader changed' } });
 
-    await expect(world.sweep()).rejects.toThrow(/GET \/api\/v1\/nodes: HTTP 503 ServiceUnavailable: etcd leader changed/);
+    await expect(world.sweep()).rejects.toThrow(
+      /GET \/api\/v1\/nodes: HTTP 503 ServiceUnavailable: etcd leader changed/,
+    );
 
     expect(statuses('nodes')).toEqual([503, 503, 503, 503]);
     expect(world.kube.store.getNode(nodeName(2))).toBeDefined();

@@ -36,7 +36,9 @@ describe('Auto Scaling lifecycle heartbeats (the drain workflow)', () => {
     await asg.completeLifecycleAction(instanceId(1), { group: ASG, hook: TERMINATE_HOOK, token }, 'CONTINUE');
 
     expect(world.aws.state.autoScaling.heartbeats.map((h) => h.instanceId)).toEqual([instanceId(1), instanceId(1)]);
-    expect(world.aws.state.autoScaling.completions).toEqual([expect.objectContaining({ instanceId: instanceId(1), token, result: 'CONTINUE', by: 'api' })]);
+    expect(world.aws.state.autoScaling.completions).toEqual([
+      expect.objectContaining({ instanceId: instanceId(1), token, result: 'CONTINUE', by: 'api' }),
+    ]);
   });
 });
 
@@ -50,6 +52,8 @@ describe('decommission (the operator tags an instance)', () => {
     expect(world.aws.state.instanceView(instanceId(2))?.tags[DECOMMISSION_TAG]).toBe('disk errors');
     expect(report.actions.map((a) => `${a.kind} ${a.outcome}`)).toEqual(['cordon done', 'drain started']);
     expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).toBe(true);
-    expect(drainExecutions(world).map((e) => e.name)).toEqual([drainExecutionName(CLUSTER, instanceId(2), sweepCause(world.clock.now()))]);
+    expect(drainExecutions(world).map((e) => e.name)).toEqual([
+      drainExecutionName(CLUSTER, instanceId(2), sweepCause(world.clock.now())),
+    ]);
   });
 });

@@ -18,7 +18,10 @@ let world: PipelineWorld;
 usePipelineWorld((w) => (world = w), { warm: true });
 
 async function stateChange(n: number, state: string) {
-  const event = await fixtureEvent(world, 'state-change-shutting-down', { instanceId: instanceId(n), detail: { 'instance-id': instanceId(n), state } });
+  const event = await fixtureEvent(world, 'state-change-shutting-down', {
+    instanceId: instanceId(n),
+    detail: { 'instance-id': instanceId(n), state },
+  });
   world.clearLogs();
   return world.event(event);
 }
@@ -63,12 +66,22 @@ describe('event path: ownership', () => {
     const report = await stateChange(4, 'stopping');
 
     expect(kubeWrites(world).filter((w) => w.startsWith('patch'))).toEqual([]);
-    expect(report?.skipped).toContainEqual(expect.objectContaining({ kind: 'drain', reason: expect.stringMatching(/not this cluster's instance/) as unknown }));
+    expect(report?.skipped).toContainEqual(
+      expect.objectContaining({
+        kind: 'drain',
+        reason: expect.stringMatching(/not this cluster's instance/) as unknown,
+      }),
+    );
   });
 
   it('should list every Node for an instance of this cluster whose Node is not named after it', async () => {
     world.seedInstance(5);
-    world.kube.store.seedNode({ name: 'custom-5', instanceId: instanceId(5), zone: 'us-east-1a', createdAt: world.clock.now() - 3_600_000 });
+    world.kube.store.seedNode({
+      name: 'custom-5',
+      instanceId: instanceId(5),
+      zone: 'us-east-1a',
+      createdAt: world.clock.now() - 3_600_000,
+    });
 
     const report = await stateChange(5, 'stopping');
 
@@ -83,12 +96,16 @@ describe('event path: an instance EC2 does not return yet', () => {
     world.clearLogs();
 
     const young = await world.event(event);
-    expect(young?.incomplete).toEqual([expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: trying again$`))]);
+    expect(young?.incomplete).toEqual([
+      expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: trying again$`)),
+    ]);
 
     world.clock.advance(11 * 60_000);
     const old = await world.event(event);
     expect(old?.incomplete).toEqual([]);
-    expect(old?.errors).toEqual([expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: nothing done for it$`))]);
+    expect(old?.errors).toEqual([
+      expect.stringMatching(new RegExp(`^EC2 does not return ${instanceId(6)} .*: nothing done for it$`)),
+    ]);
   });
 
   it('should report, not retry, on the record’s last receive, so that the event is not dead-lettered for it', async () => {
@@ -115,7 +132,9 @@ describe('event path: one removal, one drain', () => {
     const reports = await Promise.all([world.event(spot), world.event(again)]);
 
     expect(world.aws.requestLog.entries.filter((e) => e.operation === 'StartExecution')).toHaveLength(1);
-    const outcomes = reports.flatMap((r) => (r?.actions ?? []).filter((a) => a.kind === 'drain').map((a) => a.outcome)).sort();
+    const outcomes = reports
+      .flatMap((r) => (r?.actions ?? []).filter((a) => a.kind === 'drain').map((a) => a.outcome))
+      .sort();
     expect(outcomes).toEqual(['already-running', 'started']);
     expect(world.kube.store.getNode(nodeName(7))?.metadata.annotations?.['ec2-node-reconciler/drain']).toBeDefined();
   });
@@ -132,7 +151,9 @@ describe('event path: one removal, one drain', () => {
 
     expect(actionsOf(report)).toEqual([`drain ${nodeName(8)} already-running`]);
     const annotations = world.kube.store.getNode(nodeName(8))?.metadata.annotations ?? {};
-    expect(JSON.parse(annotations['ec2-node-reconciler/lifecycle'] ?? '{}')).toEqual(expect.objectContaining({ group: 'eks-workers', hook: 'ec2-node-reconciler-drain' }));
+    expect(JSON.parse(annotations['ec2-node-reconciler/lifecycle'] ?? '{}')).toEqual(
+      expect.objectContaining({ group: 'eks-workers', hook: 'ec2-node-reconciler-drain' }),
+    );
     expect(world.aws.requestLog.entries.filter((e) => e.operation === 'StartExecution')).toEqual([]);
   });
 });

@@ -3,7 +3,12 @@
 // Node Repair Blocked output event, marks the machine Unhealthy once the drain has ended, cancels the
 // repair of a node that recovered, and under dryRun plans all of it without a write.
 import { describe, expect, it } from 'vitest';
-import { DRAIN_ANNOTATION, DRAIN_FOR_ANNOTATION, DRAIN_OUTCOME_ANNOTATION, CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_FOR_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+} from '../../lib/contract/labels.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 import {
   actionsOf,
@@ -31,7 +36,12 @@ const REPAIR: Partial<Settings> = { repair: { ...DEFAULT_SETTINGS.repair, enable
 function seedGroup(size: number, silent: readonly number[]): void {
   for (let n = 1; n <= size; n++) {
     world.seedInstance(n, { launchedAgo: '9h', autoScaling: { group: ASG } });
-    if (silent.includes(n)) world.seedNode(n, { ...silentKubelet(world, 40 * MINUTE), ready: 'Unknown', readySince: world.clock.now() - 40 * MINUTE });
+    if (silent.includes(n))
+      world.seedNode(n, {
+        ...silentKubelet(world, 40 * MINUTE),
+        ready: 'Unknown',
+        readySince: world.clock.now() - 40 * MINUTE,
+      });
     else world.seedNode(n);
   }
 }
@@ -43,16 +53,36 @@ describe('repair through the pipeline', () => {
     seedGroup(10, [4]);
     world.clearLogs();
     const report = await world.sweep({ settings: REPAIR });
-    expect(actionsOf(report).filter((a) => !a.startsWith('report'))).toEqual([`cordon ${nodeName(4)} done`, `repair ${nodeName(4)} started`]);
+    expect(actionsOf(report).filter((a) => !a.startsWith('report'))).toEqual([
+      `cordon ${nodeName(4)} done`,
+      `repair ${nodeName(4)} started`,
+    ]);
     expect(report.actions.find((a) => a.kind === 'repair')?.step).toBe('drain');
-    expect(annotationsOf(4)).toEqual(expect.objectContaining({ [DRAIN_FOR_ANNOTATION]: 'repair', [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler' }));
+    expect(annotationsOf(4)).toEqual(
+      expect.objectContaining({ [DRAIN_FOR_ANNOTATION]: 'repair', [CORDONED_BY_ANNOTATION]: 'ec2-node-reconciler' }),
+    );
     const [execution] = drainExecutions(world);
     expect(execution?.name).toBe(annotationsOf(4)[DRAIN_ANNOTATION]);
-    expect(execution?.input).toEqual(expect.objectContaining({ node: nodeName(4), instanceId: instanceId(4), deadline: new Date(world.clock.now() + 15 * MINUTE).toISOString() }));
-    expect(eventReasons(world)).toEqual(expect.arrayContaining([`NodeCordoned ${nodeName(4)}`, `RepairStarted ${nodeName(4)}`]));
+    expect(execution?.input).toEqual(
+      expect.objectContaining({
+        node: nodeName(4),
+        instanceId: instanceId(4),
+        deadline: new Date(world.clock.now() + 15 * MINUTE).toISOString(),
+      }),
+    );
+    expect(eventReasons(world)).toEqual(
+      expect.arrayContaining([`NodeCordoned ${nodeName(4)}`, `RepairStarted ${nodeName(4)}`]),
+    );
     const started = outputEvents(world).find((e) => e.detailType === 'Node Repair Started');
     expect(started?.detail).toEqual(
-      expect.objectContaining({ node: nodeName(4), instanceId: instanceId(4), group: ASG, conditions: [{ condition: 'Ready', status: 'Unknown', since: new Date(world.clock.now() - 40 * MINUTE).toISOString() }] }),
+      expect.objectContaining({
+        node: nodeName(4),
+        instanceId: instanceId(4),
+        group: ASG,
+        conditions: [
+          { condition: 'Ready', status: 'Unknown', since: new Date(world.clock.now() - 40 * MINUTE).toISOString() },
+        ],
+      }),
     );
     expect(awsWrites(world)).not.toContain('autoscaling SetInstanceHealth');
   });
@@ -64,10 +94,15 @@ describe('repair through the pipeline', () => {
     expect(report.actions.filter((a) => a.kind !== 'report')).toEqual([]);
     expect(report.skipped.filter((s) => s.standDown !== undefined)).toHaveLength(3);
     expect(kubeWrites(world).filter((w) => w.startsWith('patch'))).toEqual([]);
-    expect(eventReasons(world).filter((r) => r.startsWith('RepairBlocked'))).toEqual([2, 5, 8].map((n) => `RepairBlocked ${nodeName(n)}`));
+    expect(eventReasons(world).filter((r) => r.startsWith('RepairBlocked'))).toEqual(
+      [2, 5, 8].map((n) => `RepairBlocked ${nodeName(n)}`),
+    );
     const blocked = outputEvents(world).filter((e) => e.detailType === 'Node Repair Blocked');
     expect(blocked.map((e) => e.detail['instanceId'])).toEqual([2, 5, 8].map((n) => instanceId(n)));
-    for (const { detail } of blocked) expect(detail).toEqual(expect.objectContaining({ group: ASG, unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 }));
+    for (const { detail } of blocked)
+      expect(detail).toEqual(
+        expect.objectContaining({ group: ASG, unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 }),
+      );
     expect(drainExecutions(world)).toEqual([]);
   });
 
@@ -76,15 +111,21 @@ describe('repair through the pipeline', () => {
     const drains = new RecordingDrainLauncher();
     await world.sweep({ settings: REPAIR, drains });
     // The drain ends (the workflow writes its outcome on the record).
-    world.kube.store.patch(world.kube.store.resource('nodes'), undefined, nodeName(4), 'application/merge-patch+json', { metadata: { annotations: { [DRAIN_OUTCOME_ANNOTATION]: 'deadline' } } });
+    world.kube.store.patch(world.kube.store.resource('nodes'), undefined, nodeName(4), 'application/merge-patch+json', {
+      metadata: { annotations: { [DRAIN_OUTCOME_ANNOTATION]: 'deadline' } },
+    });
     world.clock.advance(16 * MINUTE);
     world.clearLogs();
     const report = await world.sweep({ settings: REPAIR, drains });
-    expect(report.actions.filter((a) => a.kind === 'repair').map((a) => `${a.step} ${a.outcome}`)).toEqual(['replace done']);
+    expect(report.actions.filter((a) => a.kind === 'repair').map((a) => `${a.step} ${a.outcome}`)).toEqual([
+      'replace done',
+    ]);
     expect(awsWrites(world)).toContain('autoscaling SetInstanceHealth');
     expect(world.aws.state.autoScaling.member(instanceId(4))?.healthStatus).toBe('UNHEALTHY');
     expect(eventReasons(world)).toContain(`NodeRepaired ${nodeName(4)}`);
-    expect(outputEvents(world).find((e) => e.detailType === 'Node Repaired')?.detail).toEqual(expect.objectContaining({ instanceId: instanceId(4), group: ASG, drainOutcome: 'deadline' }));
+    expect(outputEvents(world).find((e) => e.detailType === 'Node Repaired')?.detail).toEqual(
+      expect.objectContaining({ instanceId: instanceId(4), group: ASG, drainOutcome: 'deadline' }),
+    );
     // The group is replacing it now: the next sweep sees it Unhealthy / terminating and does not mark it again.
     world.clearLogs();
     await world.sweep({ settings: REPAIR, drains });
@@ -97,12 +138,23 @@ describe('repair through the pipeline', () => {
     await world.sweep({ settings: REPAIR, drains });
     world.kube.store.kubelets.setHeartbeating(nodeName(4), true);
     const node = world.kube.store.getNode(nodeName(4));
-    const conditions = (node?.status?.conditions ?? []).map((c) => (c.type === 'Ready' ? { ...c, status: 'True', lastTransitionTime: new Date(world.clock.now()).toISOString() } : c));
-    world.kube.store.patch(world.kube.store.resource('nodes'), undefined, nodeName(4), 'application/merge-patch+json', { status: { conditions } }, { subresource: 'status' });
+    const conditions = (node?.status?.conditions ?? []).map((c) =>
+      c.type === 'Ready' ? { ...c, status: 'True', lastTransitionTime: new Date(world.clock.now()).toISOString() } : c,
+    );
+    world.kube.store.patch(
+      world.kube.store.resource('nodes'),
+      undefined,
+      nodeName(4),
+      'application/merge-patch+json',
+      { status: { conditions } },
+      { subresource: 'status' },
+    );
     world.clock.advance(MINUTE);
     world.clearLogs();
     const report = await world.sweep({ settings: REPAIR, drains });
-    expect(report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind} ${a.step ?? ''} ${a.outcome}`)).toEqual(['repair cancel done']);
+    expect(
+      report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind} ${a.step ?? ''} ${a.outcome}`),
+    ).toEqual(['repair cancel done']);
     const after = world.kube.store.getNode(nodeName(4));
     expect(after?.spec?.unschedulable).not.toBe(true);
     expect(after?.metadata.annotations?.[DRAIN_ANNOTATION]).toBeUndefined();
@@ -114,7 +166,10 @@ describe('repair through the pipeline', () => {
     seedGroup(10, [4]);
     world.clearLogs();
     const report = await world.sweep({ settings: { ...REPAIR, dryRun: true } });
-    expect(actionsOf(report).filter((a) => !a.startsWith('report'))).toEqual([`cordon ${nodeName(4)} dry-run`, `repair ${nodeName(4)} dry-run`]);
+    expect(actionsOf(report).filter((a) => !a.startsWith('report'))).toEqual([
+      `cordon ${nodeName(4)} dry-run`,
+      `repair ${nodeName(4)} dry-run`,
+    ]);
     expect(kubeWrites(world)).toEqual([]);
     expect(awsWrites(world)).toEqual([]);
   });

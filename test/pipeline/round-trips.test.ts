@@ -3,7 +3,14 @@
 // clock when it arrived and when it was answered, and the longest chain of requests each started
 // after the previous one was answered, up to the cordon PATCH, is the number of round trips.
 import { describe, expect, it } from 'vitest';
-import { fixtureEvent, instanceId, nodeName, pairs, usePipelineWorld, type PipelineWorld } from '../support/pipeline-world.js';
+import {
+  fixtureEvent,
+  instanceId,
+  nodeName,
+  pairs,
+  usePipelineWorld,
+  type PipelineWorld,
+} from '../support/pipeline-world.js';
 import { recordSpans as recordWorldSpans, roundTripsUntil } from '../support/round-trips.js';
 
 let world: PipelineWorld;
@@ -32,9 +39,16 @@ describe('event path: round trips to the cordon', () => {
   it('should cordon in 2 round trips when the warm container remembers the Node: GET node ∥ GET lease ∥ DescribeInstances, PATCH', async () => {
     pairs.inSync(world, 2, { instance: { spot: true } });
     // An earlier event about the machine linked it to its Node; since then its drain and cordon are long over.
-    await world.event(await fixtureEvent(world, 'state-change-shutting-down', { instanceId: instanceId(2), detail: { 'instance-id': instanceId(2), state: 'stopping' } }));
+    await world.event(
+      await fixtureEvent(world, 'state-change-shutting-down', {
+        instanceId: instanceId(2),
+        detail: { 'instance-id': instanceId(2), state: 'stopping' },
+      }),
+    );
     const store = world.kube.store;
-    const ours = Object.keys(store.getNode(nodeName(2))?.metadata.annotations ?? {}).filter((key) => key.startsWith('ec2-node-reconciler/'));
+    const ours = Object.keys(store.getNode(nodeName(2))?.metadata.annotations ?? {}).filter((key) =>
+      key.startsWith('ec2-node-reconciler/'),
+    );
     store.patch(store.resource('nodes'), undefined, nodeName(2), 'application/merge-patch+json', {
       metadata: { annotations: Object.fromEntries(ours.map((key) => [key, null])) },
       spec: { unschedulable: null },

@@ -31,7 +31,8 @@ usePipelineWorld((w) => (world = w), { checkRbac: false });
 /** The bearer token a connection sends. */
 async function tokenOf(connection: KubeConnection): Promise<string> {
   const { headers } = await connection.requestOptions();
-  const authorization = headers && !Array.isArray(headers) ? (headers as Record<string, unknown>)['Authorization'] : undefined;
+  const authorization =
+    headers && !Array.isArray(headers) ? (headers as Record<string, unknown>)['Authorization'] : undefined;
   return typeof authorization === 'string' ? authorization.replace(/^Bearer /, '') : '';
 }
 
@@ -49,7 +50,8 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
   throw new Error('expected the call to fail');
 }
 
-const listNodes = (connection: KubeConnection) => new KubeClient(connection).call({ method: 'GET', path: '/api/v1/nodes' }, NodeListSchema);
+const listNodes = (connection: KubeConnection) =>
+  new KubeClient(connection).call({ method: 'GET', path: '/api/v1/nodes' }, NodeListSchema);
 
 describe('token mode: the EKS token', () => {
   it('should reach the API server found by DescribeCluster, as the user the STS emulator vouches for', async () => {
@@ -62,14 +64,19 @@ describe('token mode: the EKS token', () => {
     expect(connection.server).toBe(world.kube.url);
     expect(world.aws.requestLog.filter({ service: 'eks', operation: 'DescribeCluster' })).toHaveLength(1);
     expect(token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
-    expect(await world.aws.verifyEksToken(token, CLUSTER)).toMatchObject({ ok: true, accessKeyId: DEFAULT_CREDENTIALS.accessKeyId });
+    expect(await world.aws.verifyEksToken(token, CLUSTER)).toMatchObject({
+      ok: true,
+      accessKeyId: DEFAULT_CREDENTIALS.accessKeyId,
+    });
     expect(nodes.items.map((n) => n.metadata.name)).toHaveLength(1);
     expect(world.kube.requestLog.entries.map((e) => `${e.user} ${e.status}`)).toEqual([`${RECONCILER_USER} 200`]);
   });
 
   it('should be refused (401) when signed with credentials STS does not know', async () => {
     pairs.inSync(world, 1);
-    const impostor = world.newRuntime({ credentials: { accessKeyId: DEFAULT_CREDENTIALS.accessKeyId, secretAccessKey: 'not-the-secret' } });
+    const impostor = world.newRuntime({
+      credentials: { accessKeyId: DEFAULT_CREDENTIALS.accessKeyId, secretAccessKey: 'not-the-secret' },
+    });
 
     const failure = world.sweep({ runtime: impostor });
 
@@ -79,7 +86,12 @@ describe('token mode: the EKS token', () => {
   });
 
   it('should be refused (401) when made for another cluster', async () => {
-    const token = await createEksToken({ cluster: 'other', region: REGION, credentials: DEFAULT_CREDENTIALS, clock: world.clock });
+    const token = await createEksToken({
+      cluster: 'other',
+      region: REGION,
+      credentials: DEFAULT_CREDENTIALS,
+      clock: world.clock,
+    });
 
     expect(await statusOf(listNodes(bearerConnection({ server: world.kube.url, token })))).toBe(401);
   });
@@ -96,7 +108,10 @@ describe('token mode: the EKS token', () => {
 
     // Past 15 minutes: STS rejects the old token, and a run still holding it gets a 401...
     world.clock.advance(2 * MINUTE + 1_000);
-    expect(await world.aws.verifyEksToken(firstToken, CLUSTER)).toMatchObject({ ok: false, reason: expect.stringContaining('expired') as unknown });
+    expect(await world.aws.verifyEksToken(firstToken, CLUSTER)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('expired') as unknown,
+    });
     expect(await statusOf(runSweep(first))).toBe(401);
 
     // ...while the next invocation gets a fresh one from the warm runtime.
@@ -159,8 +174,16 @@ describe('RBAC mode: the shipped manifest', () => {
       'list secrets': await attempt({ method: 'GET', path: '/api/v1/namespaces/kube-system/secrets' }),
       'delete pods': await attempt({ method: 'DELETE', path: '/api/v1/namespaces/default/pods/web-1' }),
       'create nodes': await attempt({ method: 'POST', path: '/api/v1/nodes', body: { metadata: { name: 'forged' } } }),
-      'patch nodes/status': await attempt({ method: 'PATCH', path: '/api/v1/nodes/ip-10-0-0-1.ec2.internal/status', contentType: 'application/json-patch+json', body: [] }),
-      'list leases outside kube-node-lease': await attempt({ method: 'GET', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases' }),
+      'patch nodes/status': await attempt({
+        method: 'PATCH',
+        path: '/api/v1/nodes/ip-10-0-0-1.ec2.internal/status',
+        contentType: 'application/json-patch+json',
+        body: [],
+      }),
+      'list leases outside kube-node-lease': await attempt({
+        method: 'GET',
+        path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+      }),
     };
 
     expect(refused).toEqual({
@@ -190,15 +213,25 @@ describe('the warm container', () => {
   it('should count concurrent event runs apart (an SQS batch is processed in parallel)', async () => {
     pairs.inSync(world, 1, { instance: { spot: true } });
     pairs.inSync(world, 2, { instance: { spot: true } });
-    const events = await Promise.all([1, 2].map((n) => fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(n) })));
+    const events = await Promise.all(
+      [1, 2].map((n) => fixtureEvent(world, 'spot-interruption', { instanceId: instanceId(n) })),
+    );
     const drains = new RecordingDrainLauncher();
 
     const reports = await Promise.all(events.map((e) => world.event(e, { drains })));
 
-    const perEvent = { 'ec2 DescribeInstances': 1, 'kube GET leases': 1, 'kube GET nodes': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 };
+    const perEvent = {
+      'ec2 DescribeInstances': 1,
+      'kube GET leases': 1,
+      'kube GET nodes': 1,
+      'kube PATCH nodes': 1,
+      'kube POST events': 2,
+    };
     for (const report of reports) expect(report?.errors).toEqual([]);
     // The cold container's one DescribeCluster is counted by the run that made it, and only by that one.
-    expect(reports.map((r) => r?.apiCalls).sort((a, b) => Object.keys(a ?? {}).length - Object.keys(b ?? {}).length)).toEqual([perEvent, { ...perEvent, 'eks DescribeCluster': 1 }]);
+    expect(
+      reports.map((r) => r?.apiCalls).sort((a, b) => Object.keys(a ?? {}).length - Object.keys(b ?? {}).length),
+    ).toEqual([perEvent, { ...perEvent, 'eks DescribeCluster': 1 }]);
     expect(drains.launched.map((d) => d.node).sort()).toEqual([nodeName(1), nodeName(2)]);
   });
 });

@@ -68,12 +68,25 @@ describe('the uid race', () => {
     expect(survivor?.metadata.uid).not.toBe(observedUid);
     expect(survivor?.spec?.providerID).toBe(`aws:///us-east-1a/${instanceId(20)}`);
     expect(world.kube.requestLog.filter({ verb: 'delete', resource: 'nodes' }).map((e) => e.status)).toEqual([409]);
-    expect(report.actions).toEqual([expect.objectContaining({ kind: 'delete', node: nodeName(2), outcome: 'moot', detail: expect.stringContaining('node changed since it was observed') as unknown })]);
+    expect(report.actions).toEqual([
+      expect.objectContaining({
+        kind: 'delete',
+        node: nodeName(2),
+        outcome: 'moot',
+        detail: expect.stringContaining('node changed since it was observed') as unknown,
+      }),
+    ]);
     expect(report.errors).toEqual([]);
     expect(outputEvents(world)).toEqual([]);
     // Said on the Node as observed (its old uid), so it does not show on the live one.
     expect(nodeEvents(world)).toEqual([
-      expect.objectContaining({ node: nodeName(2), uid: observedUid, reason: 'NodeDeleted', type: 'Warning', message: expect.stringMatching(/^delete moot: node changed since it was observed/) as unknown }),
+      expect.objectContaining({
+        node: nodeName(2),
+        uid: observedUid,
+        reason: 'NodeDeleted',
+        type: 'Warning',
+        message: expect.stringMatching(/^delete moot: node changed since it was observed/) as unknown,
+      }),
     ]);
   });
 
@@ -98,9 +111,17 @@ describe('the uid race', () => {
     // The patch carried the observed resourceVersion: the new node refused it, and a fresh read found another uid.
     const patches = world.kube.requestLog.entries.filter((e) => e.verb === 'patch' && e.resource === 'nodes');
     expect(patches.map((e) => e.status)).toEqual([409]);
-    expect(report.actions[0]).toEqual(expect.objectContaining({ kind: 'cordon', outcome: 'moot', detail: 'node was re-registered under the same name' }));
+    expect(report.actions[0]).toEqual(
+      expect.objectContaining({
+        kind: 'cordon',
+        outcome: 'moot',
+        detail: 'node was re-registered under the same name',
+      }),
+    );
     // Nothing more is tried on a node found re-registered: no drain starts for the new one.
-    expect(report.actions[1]).toEqual(expect.objectContaining({ kind: 'drain', outcome: 'moot', detail: 'node was re-registered under the same name' }));
+    expect(report.actions[1]).toEqual(
+      expect.objectContaining({ kind: 'drain', outcome: 'moot', detail: 'node was re-registered under the same name' }),
+    );
     expect(drainExecutions(world)).toEqual([]);
   });
 
@@ -113,7 +134,14 @@ describe('the uid race', () => {
       drainApi: {
         ...deps.drainApi,
         patchNode: (name, patch) => {
-          if (name === nodeName(4) && patch.unschedulable) world.kube.store.patch(world.kube.store.resource('nodes'), undefined, nodeName(4), 'application/merge-patch+json', { metadata: { labels: { team: 'a' } } });
+          if (name === nodeName(4) && patch.unschedulable)
+            world.kube.store.patch(
+              world.kube.store.resource('nodes'),
+              undefined,
+              nodeName(4),
+              'application/merge-patch+json',
+              { metadata: { labels: { team: 'a' } } },
+            );
           return deps.drainApi.patchNode(name, patch);
         },
       },
@@ -143,9 +171,15 @@ describe('the circuit breaker', () => {
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 48, 'stale-object': 12 }));
     // 60 nodes: 20 % allows 12, maxDeletions allows 10.
-    expect(report.breaker).toEqual({ wouldDelete: 12, allowed: 10, reason: expect.stringContaining('circuit breaker') as unknown });
+    expect(report.breaker).toEqual({
+      wouldDelete: 12,
+      allowed: 10,
+      reason: expect.stringContaining('circuit breaker') as unknown,
+    });
     // It says how to get out: the dry run that lists them under limits that let them through, then the same sweep for real.
-    expect(report.breaker?.reason).toContain('`ec2-node-reconciler sweep --dry-run --max-deletions 12 --max-deletion-percent 100`');
+    expect(report.breaker?.reason).toContain(
+      '`ec2-node-reconciler sweep --dry-run --max-deletions 12 --max-deletion-percent 100`',
+    );
     expect(formatRunReport(report)).toContain('CIRCUIT BREAKER  12 deletions planned, at most 10 allowed');
     expect(report.skipped.filter((s) => s.kind === 'delete')).toHaveLength(12);
     expect(world.kube.requestLog.filter({ verb: 'delete' })).toEqual([]);
@@ -155,7 +189,14 @@ describe('the circuit breaker', () => {
       Array.from({ length: 12 }, (_, i) => `CircuitBreakerTripped Warning ${nodeName(101 + i)}`),
     );
     expect(outputEvents(world)).toEqual([
-      expect.objectContaining({ detailType: 'Divergence Detected', detail: expect.objectContaining({ cluster: CLUSTER, condition: 'stale-object', reason: report.breaker?.reason }) as unknown }),
+      expect.objectContaining({
+        detailType: 'Divergence Detected',
+        detail: expect.objectContaining({
+          cluster: CLUSTER,
+          condition: 'stale-object',
+          reason: report.breaker?.reason,
+        }) as unknown,
+      }),
     ]);
     expect(report.errors).toEqual([]);
   });
@@ -179,15 +220,35 @@ describe('dryRun', () => {
     pairs.stopped(world, 3);
     pairs.unresponsive(world, 4);
     pairs.unregistered(world, 5);
-    world.seedInstance(6, { autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: 'ec2-node-reconciler-drain' } });
+    world.seedInstance(6, {
+      autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: 'ec2-node-reconciler-drain' },
+    });
 
     const report = await world.sweep({ settings: { dryRun: true, markUnregisteredUnhealthy: true } });
 
     expect(report.dryRun).toBe(true);
-    expect(report.conditions).toEqual(counts({ 'stale-object': 1, 'slated-for-removal': 2, 'stopped-machine': 1, 'unresponsive-machine': 1, 'unregistered-machine': 1 }));
-    expect(report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind} ${a.outcome}`).sort()).toEqual(
-      ['complete-lifecycle dry-run', 'cordon dry-run', 'delete dry-run', 'drain dry-run', 'mark-unhealthy dry-run', 'taint-shutdown dry-run'],
+    expect(report.conditions).toEqual(
+      counts({
+        'stale-object': 1,
+        'slated-for-removal': 2,
+        'stopped-machine': 1,
+        'unresponsive-machine': 1,
+        'unregistered-machine': 1,
+      }),
     );
+    expect(
+      report.actions
+        .filter((a) => a.kind !== 'report')
+        .map((a) => `${a.kind} ${a.outcome}`)
+        .sort(),
+    ).toEqual([
+      'complete-lifecycle dry-run',
+      'cordon dry-run',
+      'delete dry-run',
+      'drain dry-run',
+      'mark-unhealthy dry-run',
+      'taint-shutdown dry-run',
+    ]);
     expect(kubeWrites(world)).toEqual([]);
     expect(world.kube.requestLog.entries.filter((e) => e.method !== 'GET')).toEqual([]);
     expect(awsWrites(world)).toEqual([]);
@@ -205,19 +266,30 @@ describe('the exclude opt-out', () => {
     const report = await world.sweep();
 
     expect(world.kube.store.getNode(nodeName(1))).toBeDefined();
-    expect(report.skipped).toEqual([{ kind: 'delete', node: nodeName(1), instanceId: instanceId(1), reason: `excluded by node label ${EXCLUDE_KEY}=true` }]);
+    expect(report.skipped).toEqual([
+      {
+        kind: 'delete',
+        node: nodeName(1),
+        instanceId: instanceId(1),
+        reason: `excluded by node label ${EXCLUDE_KEY}=true`,
+      },
+    ]);
     expect(kubeWrites(world)).toEqual([]);
   });
 
   it('should not cordon or drain a slated machine whose instance is tagged exclude, and say so on the node', async () => {
-    world.seedInstance(2, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'x', [EXCLUDE_KEY]: '' } });
+    world.seedInstance(2, {
+      tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'x', [EXCLUDE_KEY]: '' },
+    });
     world.seedNode(2);
 
     const report = await world.sweep();
 
     expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).not.toBe(true);
     expect(drainExecutions(world)).toEqual([]);
-    expect(report.skipped).toEqual([expect.objectContaining({ kind: 'drain', node: nodeName(2), reason: `excluded by instance tag ${EXCLUDE_KEY}=` })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ kind: 'drain', node: nodeName(2), reason: `excluded by instance tag ${EXCLUDE_KEY}=` }),
+    ]);
     expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual(['ExcludedFromRemoval Warning']);
   });
 });

@@ -2,7 +2,12 @@
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { describe, expect, it } from 'vitest';
-import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, CORDONED_BY_ANNOTATION, SHUTDOWN_TAINT_KEY } from '../../lib/contract/labels.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  SHUTDOWN_TAINT_KEY,
+} from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { sweepCause } from '../../lib/plan/plan.js';
@@ -70,8 +75,17 @@ describe('sweep: finding each node’s instance', () => {
 
     const report = await world.sweep();
 
-    expect(report.rows).toEqual([{ node: nodeName(21), instanceId: instanceId(21), condition: 'in-sync', reason: `${instanceId(21)} is running and the node is Ready` }]);
-    const lookups = world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params));
+    expect(report.rows).toEqual([
+      {
+        node: nodeName(21),
+        instanceId: instanceId(21),
+        condition: 'in-sync',
+        reason: `${instanceId(21)} is running and the node is Ready`,
+      },
+    ]);
+    const lookups = world.aws.requestLog
+      .filter({ operation: 'DescribeInstances' })
+      .map((e) => JSON.stringify(e.params));
     expect(lookups).toHaveLength(2);
     expect(lookups[1]).toContain('private-dns-name');
     expect(lookups[1]).toContain(nodeName(21));
@@ -80,7 +94,9 @@ describe('sweep: finding each node’s instance', () => {
   it('should find instances tagged with either cluster tag convention, or both, in one listing and without looking them up by id', async () => {
     pairs.inSync(world, 22);
     pairs.inSync(world, 23, { instance: { tags: { 'kubernetes.io/cluster/demo': 'owned' } } });
-    pairs.inSync(world, 24, { instance: { tags: { 'eks:cluster-name': 'demo', 'kubernetes.io/cluster/demo': 'owned' } } });
+    pairs.inSync(world, 24, {
+      instance: { tags: { 'eks:cluster-name': 'demo', 'kubernetes.io/cluster/demo': 'owned' } },
+    });
     // Another cluster's managed instance comes along in the listing and is dropped: not a machine of ours without a Node.
     world.seedInstance(25, { tags: { 'eks:cluster-name': 'other', 'kubernetes.io/cluster/other': 'owned' } });
 
@@ -91,13 +107,23 @@ describe('sweep: finding each node’s instance', () => {
   });
 
   it('should list the cluster’s instances in pages of 1000, and ask their Auto Scaling groups 100 a call', async () => {
-    for (let n = 1; n <= 1_001; n++) world.seedInstance(n, { launchedAgo: '1m', autoScaling: { group: `ng-${n % 150}` } });
+    for (let n = 1; n <= 1_001; n++)
+      world.seedInstance(n, { launchedAgo: '1m', autoScaling: { group: `ng-${n % 150}` } });
 
     const report = await world.sweep();
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1_001 }));
-    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'ec2 DescribeInstances': 2, 'autoscaling DescribeAutoScalingGroups': 2 });
-    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params)).filter((p) => p.includes('NextToken'))).toHaveLength(1);
+    expect(report.apiCalls).toEqual({
+      ...SWEEP_READS,
+      'ec2 DescribeInstances': 2,
+      'autoscaling DescribeAutoScalingGroups': 2,
+    });
+    expect(
+      world.aws.requestLog
+        .filter({ operation: 'DescribeInstances' })
+        .map((e) => JSON.stringify(e.params))
+        .filter((p) => p.includes('NextToken')),
+    ).toHaveLength(1);
   });
 
   it('should look the missing instances up 200 ids a call, a few calls at a time', async () => {
@@ -107,7 +133,12 @@ describe('sweep: finding each node’s instance', () => {
     const report = await world.sweep();
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1_001 }));
-    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'ec2 DescribeInstances': 7, 'kube GET nodes': 3, 'kube GET leases': 3 });
+    expect(report.apiCalls).toEqual({
+      ...SWEEP_READS,
+      'ec2 DescribeInstances': 7,
+      'kube GET nodes': 3,
+      'kube GET leases': 3,
+    });
     expect(report.errors).toEqual([]);
   });
 });
@@ -129,7 +160,9 @@ describe('sweep: in-sync, our own cordon', () => {
 
     const node = world.kube.store.getNode(nodeName(24));
     expect(node?.spec?.unschedulable).not.toBe(true);
-    expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith('ec2-node-reconciler/'))).toEqual([]);
+    expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith('ec2-node-reconciler/'))).toEqual(
+      [],
+    );
     expect(actionsOf(report)).toEqual([`uncordon-own ${nodeName(24)} done`]);
     expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual(['NodeUncordoned Normal']);
   });
@@ -160,18 +193,40 @@ describe('sweep: stale-object', () => {
     expect(world.kube.requestLog.filter({ verb: 'delete', resource: 'nodes' }).map((e) => e.body)).toEqual([
       expect.objectContaining({ preconditions: { uid, resourceVersion: expect.any(String) as unknown } }),
     ]);
-    expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: nodeName(2), uid, reason: 'NodeDeleted', type: 'Normal', component: 'ec2-node-reconciler' })]);
+    expect(nodeEvents(world)).toEqual([
+      expect.objectContaining({
+        node: nodeName(2),
+        uid,
+        reason: 'NodeDeleted',
+        type: 'Normal',
+        component: 'ec2-node-reconciler',
+      }),
+    ]);
     expect(outputEvents(world)).toEqual([
       {
         detailType: 'Node Deleted',
-        detail: { cluster: CLUSTER, node: nodeName(2), instanceId: instanceId(2), reason: expect.stringContaining('is terminated') as unknown },
-        resources: [expect.stringMatching(new RegExp(`^arn:aws:ec2:us-east-1:111122223333:instance/${instanceId(2)}$`)) as unknown],
+        detail: {
+          cluster: CLUSTER,
+          node: nodeName(2),
+          instanceId: instanceId(2),
+          reason: expect.stringContaining('is terminated') as unknown,
+        },
+        resources: [
+          expect.stringMatching(
+            new RegExp(`^arn:aws:ec2:us-east-1:111122223333:instance/${instanceId(2)}$`),
+          ) as unknown,
+        ],
       },
     ]);
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, 'stale-object': 1 }));
     expect(actionsOf(report)).toEqual([`delete ${nodeName(2)} done`]);
     expect(report.errors).toEqual([]);
-    expect(report.apiCalls).toEqual({ ...SWEEP_READS, 'kube DELETE nodes': 1, 'kube POST events': 1, 'events PutEvents': 1 });
+    expect(report.apiCalls).toEqual({
+      ...SWEEP_READS,
+      'kube DELETE nodes': 1,
+      'kube POST events': 1,
+      'events PutEvents': 1,
+    });
   });
 
   it('should delete the node of a machine EC2 no longer knows, after looking its id up', async () => {
@@ -181,9 +236,17 @@ describe('sweep: stale-object', () => {
     const report = await world.sweep();
 
     expect(world.kube.store.getNode(nodeName(2))).toBeUndefined();
-    expect(report.rows).toContainEqual(expect.objectContaining({ node: nodeName(2), condition: 'stale-object', reason: expect.stringContaining('EC2 does not know') as unknown }));
+    expect(report.rows).toContainEqual(
+      expect.objectContaining({
+        node: nodeName(2),
+        condition: 'stale-object',
+        reason: expect.stringContaining('EC2 does not know') as unknown,
+      }),
+    );
     // The two tag listings, then one lookup by the instance-id filter for the id they did not return.
-    const lookups = world.aws.requestLog.filter({ service: 'ec2', operation: 'DescribeInstances' }).map((e) => JSON.stringify(e.params));
+    const lookups = world.aws.requestLog
+      .filter({ service: 'ec2', operation: 'DescribeInstances' })
+      .map((e) => JSON.stringify(e.params));
     expect(lookups).toHaveLength(2);
     expect(lookups[1]).toContain('instance-id');
     expect(lookups[1]).toContain(instanceId(2));
@@ -227,10 +290,17 @@ describe('sweep: slated-for-removal', () => {
     expect(DrainWorkflowInputSchema.safeParse(executions[0]?.input).success).toBe(true);
     // The workflow completes the lifecycle action when the drain ends, not the sweep.
     expect(world.aws.state.autoScaling.completions).toEqual([]);
-    expect(sorted(nodeEvents(world).map((e) => `${e.reason} ${e.type}`))).toEqual(['DrainStarted Normal', 'NodeCordoned Normal']);
+    expect(sorted(nodeEvents(world).map((e) => `${e.reason} ${e.type}`))).toEqual([
+      'DrainStarted Normal',
+      'NodeCordoned Normal',
+    ]);
     expect(report.conditions).toEqual(counts({ 'slated-for-removal': 1 }));
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(3)} done`, `drain ${nodeName(3)} started`]);
-    expect(report.apiCalls).toMatchObject({ 'autoscaling DescribeLifecycleHooks': 1, 'kube PATCH nodes': 1, 'kube POST events': 2 });
+    expect(report.apiCalls).toMatchObject({
+      'autoscaling DescribeLifecycleHooks': 1,
+      'kube PATCH nodes': 1,
+      'kube POST events': 2,
+    });
     expect(report.errors).toEqual([]);
   });
 
@@ -240,7 +310,13 @@ describe('sweep: slated-for-removal', () => {
     const report = await world.sweep();
 
     expect(world.aws.state.autoScaling.completions).toEqual([
-      expect.objectContaining({ instanceId: instanceId(4), group: ASG, hook: TERMINATE_HOOK, result: 'CONTINUE', by: 'api' }),
+      expect.objectContaining({
+        instanceId: instanceId(4),
+        group: ASG,
+        hook: TERMINATE_HOOK,
+        result: 'CONTINUE',
+        by: 'api',
+      }),
     ]);
     expect(actionsOf(report)).toEqual([`complete-lifecycle ${instanceId(4)} done`]);
     expect(report.conditions).toEqual(counts({ 'slated-for-removal': 1 }));
@@ -266,9 +342,15 @@ describe('sweep: slated-for-removal', () => {
     const report = await world.sweep({ wrap });
 
     expect(report.actions).toEqual([
-      expect.objectContaining({ kind: 'complete-lifecycle', outcome: 'moot', detail: `ValidationError: No active Lifecycle Action found with instance ID ${instanceId(4)}` }),
+      expect.objectContaining({
+        kind: 'complete-lifecycle',
+        outcome: 'moot',
+        detail: `ValidationError: No active Lifecycle Action found with instance ID ${instanceId(4)}`,
+      }),
     ]);
-    expect(world.aws.state.autoScaling.completions).toEqual([expect.objectContaining({ instanceId: instanceId(4), result: 'ABANDON', by: 'timeout' })]);
+    expect(world.aws.state.autoScaling.completions).toEqual([
+      expect.objectContaining({ instanceId: instanceId(4), result: 'ABANDON', by: 'timeout' }),
+    ]);
     expect(report.errors).toEqual([]);
   });
 
@@ -282,7 +364,11 @@ describe('sweep: slated-for-removal', () => {
     expect(drainExecutions(world)).toEqual([
       {
         name: drainExecutionName(CLUSTER, instanceId(5), sweepCause(now)),
-        input: expect.objectContaining({ deadline: iso(now + 15 * MINUTE), cause: sweepCause(now), reason: expect.stringContaining('ec2-node-reconciler/decommission') as unknown }) as unknown,
+        input: expect.objectContaining({
+          deadline: iso(now + 15 * MINUTE),
+          cause: sweepCause(now),
+          reason: expect.stringContaining('ec2-node-reconciler/decommission') as unknown,
+        }) as unknown,
       },
     ]);
     expect(drainExecutions(world)[0]?.input).not.toHaveProperty('lifecycle');
@@ -297,7 +383,12 @@ describe('sweep: slated-for-removal', () => {
 
     // A sweep-found deadline hours or days away is capped (DESIGN §2): the drain is bounded by drainTimeout.
     expect(drainExecutions(world).map((e) => e.input['deadline'])).toEqual([iso(world.clock.now() + 15 * MINUTE)]);
-    expect(report.rows).toEqual([expect.objectContaining({ condition: 'slated-for-removal', reason: `scheduled instance-retirement not before ${iso(retirement)}` })]);
+    expect(report.rows).toEqual([
+      expect.objectContaining({
+        condition: 'slated-for-removal',
+        reason: `scheduled instance-retirement not before ${iso(retirement)}`,
+      }),
+    ]);
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(6)} done`, `drain ${nodeName(6)} started`]);
     expect(report.errors).toEqual([]);
   });
@@ -307,9 +398,13 @@ describe('sweep: slated-for-removal', () => {
 
     const report = await world.sweep();
 
-    expect(report.rows).toEqual([expect.objectContaining({ condition: 'slated-for-removal', reason: 'instance is shutting-down' })]);
+    expect(report.rows).toEqual([
+      expect.objectContaining({ condition: 'slated-for-removal', reason: 'instance is shutting-down' }),
+    ]);
     expect(world.kube.store.getNode(nodeName(7))?.spec?.unschedulable).toBe(true);
-    expect(drainExecutions(world).map((e) => e.name)).toEqual([drainExecutionName(CLUSTER, instanceId(7), sweepCause(world.clock.now()))]);
+    expect(drainExecutions(world).map((e) => e.name)).toEqual([
+      drainExecutionName(CLUSTER, instanceId(7), sweepCause(world.clock.now())),
+    ]);
   });
 
   it('should not start a second drain on the next sweep', async () => {
@@ -322,7 +417,13 @@ describe('sweep: slated-for-removal', () => {
 
     // The Node names the running drain of its removal (one removal, one drain): nothing to start or write.
     expect(actionsOf(report)).toEqual([]);
-    expect(report.skipped).toContainEqual(expect.objectContaining({ kind: 'drain', node: nodeName(5), reason: expect.stringMatching(/^drain .* of this removal is running$/) as unknown }));
+    expect(report.skipped).toContainEqual(
+      expect.objectContaining({
+        kind: 'drain',
+        node: nodeName(5),
+        reason: expect.stringMatching(/^drain .* of this removal is running$/) as unknown,
+      }),
+    );
     expect(drainExecutions(world)).toHaveLength(1);
     expect(kubeWrites(world)).toEqual([]);
   });
@@ -353,7 +454,10 @@ describe('sweep: stopped-machine', () => {
     expect(taints().map((t) => t.key)).not.toContain(SHUTDOWN_TAINT_KEY);
     expect(running.conditions).toEqual(counts({ 'in-sync': 1 }));
     expect(actionsOf(running)).toEqual([`remove-shutdown-taint ${nodeName(8)} done`]);
-    expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual(['ShutdownTaintAdded Normal', 'ShutdownTaintRemoved Normal']);
+    expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual([
+      'ShutdownTaintAdded Normal',
+      'ShutdownTaintRemoved Normal',
+    ]);
     expect(outputEvents(world)).toEqual([]);
   });
 });
@@ -368,9 +472,24 @@ describe('sweep: unresponsive-machine', () => {
     expect(actionsOf(report)).toEqual([`report ${nodeName(9)} done`]);
     expect(report.actions[0]?.condition).toBe('unresponsive-machine');
     expect(kubeWrites(world)).toEqual(['create events']);
-    expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: nodeName(9), reason: 'UnresponsiveMachine', type: 'Warning', message: expect.stringContaining('kubelet is silent') as unknown })]);
+    expect(nodeEvents(world)).toEqual([
+      expect.objectContaining({
+        node: nodeName(9),
+        reason: 'UnresponsiveMachine',
+        type: 'Warning',
+        message: expect.stringContaining('kubelet is silent') as unknown,
+      }),
+    ]);
     expect(outputEvents(world)).toEqual([
-      expect.objectContaining({ detailType: 'Divergence Detected', detail: expect.objectContaining({ cluster: CLUSTER, condition: 'unresponsive-machine', node: nodeName(9), instanceId: instanceId(9) }) as unknown }),
+      expect.objectContaining({
+        detailType: 'Divergence Detected',
+        detail: expect.objectContaining({
+          cluster: CLUSTER,
+          condition: 'unresponsive-machine',
+          node: nodeName(9),
+          instanceId: instanceId(9),
+        }) as unknown,
+      }),
     ]);
   });
 });
@@ -384,7 +503,10 @@ describe('sweep: unregistered-machine', () => {
     expect(report.conditions).toEqual(counts({ 'unregistered-machine': 1 }));
     expect(actionsOf(report)).toEqual([`report ${instanceId(10)} done`]);
     expect(outputEvents(world)).toEqual([
-      expect.objectContaining({ detailType: 'Divergence Detected', detail: expect.objectContaining({ condition: 'unregistered-machine', instanceId: instanceId(10) }) as unknown }),
+      expect.objectContaining({
+        detailType: 'Divergence Detected',
+        detail: expect.objectContaining({ condition: 'unregistered-machine', instanceId: instanceId(10) }) as unknown,
+      }),
     ]);
     expect(world.aws.state.autoScaling.healthChanges).toEqual([]);
     expect(nodeEvents(world)).toEqual([]);
@@ -396,7 +518,12 @@ describe('sweep: unregistered-machine', () => {
     const report = await world.sweep({ settings: { markUnregisteredUnhealthy: true } });
 
     expect(world.aws.state.autoScaling.healthChanges).toEqual([
-      expect.objectContaining({ instanceId: instanceId(10), group: ASG, healthStatus: 'UNHEALTHY', shouldRespectGracePeriod: true }),
+      expect.objectContaining({
+        instanceId: instanceId(10),
+        group: ASG,
+        healthStatus: 'UNHEALTHY',
+        shouldRespectGracePeriod: true,
+      }),
     ]);
     expect(actionsOf(report)).toEqual([`report ${instanceId(10)} done`, `mark-unhealthy ${instanceId(10)} done`]);
     expect(report.apiCalls['autoscaling SetInstanceHealth']).toBe(1);
@@ -420,8 +547,12 @@ describe('sweep: identity-conflict', () => {
     expect(kubeWrites(world)).toEqual(nodes.map(() => 'create events'));
     expect(drainExecutions(world)).toEqual([]);
     for (const n of nodes) expect(world.kube.store.getNode(n)?.spec?.unschedulable).not.toBe(true);
-    expect(sorted(nodeEvents(world).map((e) => `${e.reason} ${e.type} ${e.node}`))).toEqual(sorted(nodes.map((n) => `IdentityConflict Warning ${n}`)));
-    expect(outputEvents(world).map((e) => `${e.detailType} ${String(e.detail['condition'])}`)).toEqual(nodes.map(() => 'Divergence Detected identity-conflict'));
+    expect(sorted(nodeEvents(world).map((e) => `${e.reason} ${e.type} ${e.node}`))).toEqual(
+      sorted(nodes.map((n) => `IdentityConflict Warning ${n}`)),
+    );
+    expect(outputEvents(world).map((e) => `${e.detailType} ${String(e.detail['condition'])}`)).toEqual(
+      nodes.map(() => 'Divergence Detected identity-conflict'),
+    );
   };
 
   it('should report, never act on, a node whose providerID names another zone', async () => {
@@ -480,13 +611,24 @@ describe('sweep: unknown', () => {
     const report = await world.sweep({ runtime });
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, unknown: 1 }));
-    expect(report.rows).toContainEqual({ node: nodeName(2), instanceId: instanceId(2), condition: 'unknown', reason: `looking up ${instanceId(2)} failed: RequestLimitExceeded: Request limit exceeded.` });
+    expect(report.rows).toContainEqual({
+      node: nodeName(2),
+      instanceId: instanceId(2),
+      condition: 'unknown',
+      reason: `looking up ${instanceId(2)} failed: RequestLimitExceeded: Request limit exceeded.`,
+    });
     expect(world.kube.store.getNode(nodeName(2))).toBeDefined();
     expect(kubeWrites(world)).toEqual(['create events']);
-    expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: nodeName(2), reason: 'InstanceLookupFailed', type: 'Warning' })]);
+    expect(nodeEvents(world)).toEqual([
+      expect.objectContaining({ node: nodeName(2), reason: 'InstanceLookupFailed', type: 'Warning' }),
+    ]);
     // Counted once per command whatever the retries; the emulator saw both attempts.
     expect(report.apiCalls['ec2 DescribeInstances']).toBe(2);
-    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => e.errorCode ?? 'ok')).toEqual(['ok', 'RequestLimitExceeded', 'RequestLimitExceeded']);
+    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => e.errorCode ?? 'ok')).toEqual([
+      'ok',
+      'RequestLimitExceeded',
+      'RequestLimitExceeded',
+    ]);
     expect(outputEvents(world)).toEqual([]);
   });
 
@@ -497,9 +639,17 @@ describe('sweep: unknown', () => {
     const report = await world.sweep();
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1, unknown: 1 }));
-    expect(report.rows).toContainEqual(expect.objectContaining({ node: malformed, condition: 'unknown', reason: expect.stringContaining('malformed providerID') as unknown }));
+    expect(report.rows).toContainEqual(
+      expect.objectContaining({
+        node: malformed,
+        condition: 'unknown',
+        reason: expect.stringContaining('malformed providerID') as unknown,
+      }),
+    );
     expect(report.apiCalls['ec2 DescribeInstances']).toBe(1);
     expect(kubeWrites(world)).toEqual(['create events']);
-    expect(nodeEvents(world)).toEqual([expect.objectContaining({ node: malformed, reason: 'InstanceLookupFailed', type: 'Warning' })]);
+    expect(nodeEvents(world)).toEqual([
+      expect.objectContaining({ node: malformed, reason: 'InstanceLookupFailed', type: 'Warning' }),
+    ]);
   });
 });

@@ -5,14 +5,32 @@ import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import { plan } from '../../lib/plan/plan.js';
 import type { Settings } from '../../lib/settings.js';
-import { aNode, anInstance, anObservation, aSignal, CLUSTER, REGION, clockAt, HOUR, MINUTE, NOW, settings } from '../support/world.js';
+import {
+  aNode,
+  anInstance,
+  anObservation,
+  aSignal,
+  CLUSTER,
+  REGION,
+  clockAt,
+  HOUR,
+  MINUTE,
+  NOW,
+  settings,
+} from '../support/world.js';
 
 function planFor(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): Plan {
   const ctx = { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  return plan(classify(observation, signals, ctx), { ...ctx, scope: observation.scope, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  return plan(classify(observation, signals, ctx), {
+    ...ctx,
+    scope: observation.scope,
+    drains: observation.drains,
+    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+  });
 }
 const kinds = (p: Plan): Action['kind'][] => p.actions.map((a) => a.kind);
-const stale = (n: number, over: Parameters<typeof aNode>[1] = {}) => aNode(n, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown', ...over });
+const stale = (n: number, over: Parameters<typeof aNode>[1] = {}) =>
+  aNode(n, { readyHeartbeatAt: NOW - HOUR, ready: 'Unknown', ...over });
 const staleLease = (n: number) => ({ nodeName: aNode(n).name, renewTime: NOW - HOUR });
 const ours = (at: number) => ({
   'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler',
@@ -22,14 +40,30 @@ const ours = (at: number) => ({
 
 describe('plan', () => {
   it('should delete a stale object with its uid and resourceVersion as preconditions', () => {
-    const result = planFor(anObservation({ nodes: [stale(1)], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }));
-    expect(result.actions).toEqual([expect.objectContaining({ kind: 'delete', node: aNode(1).name, uid: 'uid-1', resourceVersion: '101' })]);
+    const result = planFor(
+      anObservation({
+        nodes: [stale(1)],
+        instances: [anInstance(1, { state: 'terminated' })],
+        leases: [staleLease(1)],
+      }),
+    );
+    expect(result.actions).toEqual([
+      expect.objectContaining({ kind: 'delete', node: aNode(1).name, uid: 'uid-1', resourceVersion: '101' }),
+    ]);
   });
 
   it('should not delete a stale object younger than minNodeAge', () => {
-    const result = planFor(anObservation({ nodes: [stale(1, { createdAt: NOW - 5 * MINUTE })], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }));
+    const result = planFor(
+      anObservation({
+        nodes: [stale(1, { createdAt: NOW - 5 * MINUTE })],
+        instances: [anInstance(1, { state: 'terminated' })],
+        leases: [staleLease(1)],
+      }),
+    );
     expect(kinds(result)).toEqual([]);
-    expect(result.skipped).toEqual([expect.objectContaining({ kind: 'delete', reason: expect.stringMatching(/minNodeAge/) as string })]);
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ kind: 'delete', reason: expect.stringMatching(/minNodeAge/) as string }),
+    ]);
   });
 
   it('should not delete a node whose machine is terminated while its heartbeat is fresh', () => {
@@ -39,28 +73,42 @@ describe('plan', () => {
 
   it('should hold back the delete of a machine that just went until heartbeatGrace has passed', () => {
     const justWent = { nodeName: aNode(1).name, renewTime: NOW - 60_000 };
-    const result = planFor(anObservation({ nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })], instances: [anInstance(1, { state: 'terminated' })], leases: [justWent] }));
+    const result = planFor(
+      anObservation({
+        nodes: [aNode(1, { readyHeartbeatAt: NOW - 60_000 })],
+        instances: [anInstance(1, { state: 'terminated' })],
+        leases: [justWent],
+      }),
+    );
     expect(kinds(result)).toEqual([]);
-    expect(result.skipped).toEqual([expect.objectContaining({ kind: 'delete', reason: expect.stringMatching(/heartbeatGrace/) as string })]);
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ kind: 'delete', reason: expect.stringMatching(/heartbeatGrace/) as string }),
+    ]);
   });
 
   it('should not delete an excluded node, and say why', () => {
     const node = stale(1, { labels: { 'ec2-node-reconciler/exclude': 'true' } });
-    const result = planFor(anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }));
+    const result = planFor(
+      anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }),
+    );
     expect(kinds(result)).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/excluded by node label/);
   });
 
   it('should honour the exclude tag on the instance', () => {
     const instance = anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': '' } });
-    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [instance] }), [aSignal('spot-interruption', 1)]);
+    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [instance] }), [
+      aSignal('spot-interruption', 1),
+    ]);
     expect(kinds(result)).toEqual(['report']);
     expect(result.skipped[0]?.reason).toMatch(/excluded by instance tag/);
   });
 
   it('should treat exclude=false as not excluded', () => {
     const node = stale(1, { labels: { 'ec2-node-reconciler/exclude': 'false' } });
-    const result = planFor(anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }));
+    const result = planFor(
+      anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }),
+    );
     expect(kinds(result)).toEqual(['delete']);
   });
 
@@ -69,7 +117,10 @@ describe('plan', () => {
     const live = Array.from({ length: 100 }, (_, i) => aNode(i + 100));
     const world = anObservation({
       nodes: [...nodes, ...live],
-      instances: [...nodes.map((_, i) => anInstance(i + 1, { state: 'terminated' })), ...live.map((_, i) => anInstance(i + 100))],
+      instances: [
+        ...nodes.map((_, i) => anInstance(i + 1, { state: 'terminated' })),
+        ...live.map((_, i) => anInstance(i + 100)),
+      ],
       leases: [...nodes.map((_, i) => staleLease(i + 1)), ...live.map((n) => ({ nodeName: n.name, renewTime: NOW }))],
     });
     const result = planFor(world);
@@ -81,66 +132,121 @@ describe('plan', () => {
   it('should trip the breaker on maxDeletionPercent of the cluster', () => {
     const world = anObservation({
       nodes: [stale(1), stale(2), aNode(3), aNode(4), aNode(5)],
-      instances: [anInstance(1, { state: 'terminated' }), anInstance(2, { state: 'terminated' }), anInstance(3), anInstance(4), anInstance(5)],
-      leases: [staleLease(1), staleLease(2), { nodeName: aNode(3).name, renewTime: NOW }, { nodeName: aNode(4).name, renewTime: NOW }, { nodeName: aNode(5).name, renewTime: NOW }],
+      instances: [
+        anInstance(1, { state: 'terminated' }),
+        anInstance(2, { state: 'terminated' }),
+        anInstance(3),
+        anInstance(4),
+        anInstance(5),
+      ],
+      leases: [
+        staleLease(1),
+        staleLease(2),
+        { nodeName: aNode(3).name, renewTime: NOW },
+        { nodeName: aNode(4).name, renewTime: NOW },
+        { nodeName: aNode(5).name, renewTime: NOW },
+      ],
     });
     expect(planFor(world).breaker?.allowed).toBe(1);
     expect(kinds(planFor(world, [], { maxDeletionPercent: 40 }))).toEqual(['delete', 'delete']);
   });
 
   it('should always allow one deletion in a small cluster', () => {
-    const world = anObservation({ nodes: [stale(1), aNode(2)], instances: [anInstance(1, { state: 'terminated' }), anInstance(2)], leases: [staleLease(1)] });
+    const world = anObservation({
+      nodes: [stale(1), aNode(2)],
+      instances: [anInstance(1, { state: 'terminated' }), anInstance(2)],
+      leases: [staleLease(1)],
+    });
     expect(kinds(planFor(world))).toEqual(['delete']);
   });
 
   it('should cordon and drain on a spot interruption, with the signal deadline and cause', () => {
-    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE })]);
+    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [
+      aSignal('spot-interruption', 1, { deadline: NOW + 2 * MINUTE }),
+    ]);
     expect(kinds(result)).toEqual(['cordon', 'drain']);
-    expect(result.actions[1]).toEqual(expect.objectContaining({ deadline: NOW + 2 * MINUTE, cause: 'evt-spot-interruption-1' }));
+    expect(result.actions[1]).toEqual(
+      expect.objectContaining({ deadline: NOW + 2 * MINUTE, cause: 'evt-spot-interruption-1' }),
+    );
   });
 
   it('should drain an already cordoned node without cordoning it again', () => {
-    const result = planFor(anObservation({ nodes: [aNode(1, { unschedulable: true })], instances: [anInstance(1)] }), [aSignal('spot-interruption', 1)]);
+    const result = planFor(anObservation({ nodes: [aNode(1, { unschedulable: true })], instances: [anInstance(1)] }), [
+      aSignal('spot-interruption', 1),
+    ]);
     expect(kinds(result)).toEqual(['drain']);
   });
 
   it('should only cordon on a rebalance under policy cordon', () => {
-    expect(kinds(planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [aSignal('rebalance-recommendation', 1)]))).toEqual(['cordon']);
+    expect(
+      kinds(
+        planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }), [
+          aSignal('rebalance-recommendation', 1),
+        ]),
+      ),
+    ).toEqual(['cordon']);
   });
 
   it('should give a drain without a signal deadline the drainTimeout', () => {
-    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }));
-    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep-202611291200' }));
+    const result = planFor(
+      anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'shutting-down' })] }),
+    );
+    expect(result.actions.find((a) => a.kind === 'drain')).toEqual(
+      expect.objectContaining({ deadline: NOW + 15 * MINUTE, cause: 'sweep-202611291200' }),
+    );
   });
 
   it('should hand the lifecycle action to the drain', () => {
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok' };
-    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)], scope: 'event' }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
+    const result = planFor(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)], scope: 'event' }), [
+      aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+    ]);
     expect(result.actions.find((a) => a.kind === 'drain')).toEqual(expect.objectContaining({ lifecycle }));
   });
 
   it('should complete the lifecycle action at once for a terminating machine with no node', () => {
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok' };
-    const result = planFor(anObservation({ instances: [anInstance(1)], scope: 'event' }), [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })]);
-    expect(result.actions).toEqual([expect.objectContaining({ kind: 'complete-lifecycle', lifecycle, result: 'CONTINUE' })]);
+    const result = planFor(anObservation({ instances: [anInstance(1)], scope: 'event' }), [
+      aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+    ]);
+    expect(result.actions).toEqual([
+      expect.objectContaining({ kind: 'complete-lifecycle', lifecycle, result: 'CONTINUE' }),
+    ]);
   });
 
   it('should taint a stopped machine once, never delete it', () => {
-    const world = anObservation({ nodes: [stale(1)], instances: [anInstance(1, { state: 'stopped' })], leases: [staleLease(1)] });
+    const world = anObservation({
+      nodes: [stale(1)],
+      instances: [anInstance(1, { state: 'stopped' })],
+      leases: [staleLease(1)],
+    });
     expect(kinds(planFor(world))).toEqual(['taint-shutdown']);
-    const tainted = anObservation({ nodes: [stale(1, { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] })], instances: [anInstance(1, { state: 'stopped' })], leases: [staleLease(1)] });
+    const tainted = anObservation({
+      nodes: [stale(1, { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] })],
+      instances: [anInstance(1, { state: 'stopped' })],
+      leases: [staleLease(1)],
+    });
     expect(kinds(planFor(tainted))).toEqual([]);
   });
 
   it('should remove the shutdown taint when the machine runs again', () => {
-    const world = anObservation({ nodes: [aNode(1, { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] })], instances: [anInstance(1)] });
+    const world = anObservation({
+      nodes: [aNode(1, { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] })],
+      instances: [anInstance(1)],
+    });
     expect(kinds(planFor(world))).toEqual(['remove-shutdown-taint']);
   });
 
   it('should uncordon its own cordon after uncordonAfter, and not before', () => {
-    const old = anObservation({ nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 31 * MINUTE) })], instances: [anInstance(1)] });
+    const old = anObservation({
+      nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 31 * MINUTE) })],
+      instances: [anInstance(1)],
+    });
     expect(kinds(planFor(old))).toEqual(['uncordon-own']);
-    const recent = anObservation({ nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 5 * MINUTE) })], instances: [anInstance(1)] });
+    const recent = anObservation({
+      nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 5 * MINUTE) })],
+      instances: [anInstance(1)],
+    });
     expect(kinds(planFor(recent))).toEqual([]);
   });
 
@@ -155,39 +261,94 @@ describe('plan', () => {
       instances: [anInstance(1), anInstance(3, { launchedAt: NOW - HOUR })],
     });
     const result = planFor(world);
-    expect(result.actions.map((a) => (a.kind === 'report' ? a.condition : a.kind))).toEqual(['unresponsive-machine', 'unknown', 'unregistered-machine']);
+    expect(result.actions.map((a) => (a.kind === 'report' ? a.condition : a.kind))).toEqual([
+      'unresponsive-machine',
+      'unknown',
+      'unregistered-machine',
+    ]);
   });
 
   it('should mark an unregistered machine unhealthy only when opted in', () => {
-    const world = anObservation({ instances: [anInstance(3, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' } })] });
+    const world = anObservation({
+      instances: [
+        anInstance(3, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' } }),
+      ],
+    });
     expect(kinds(planFor(world))).toEqual(['report']);
     expect(kinds(planFor(world, [], { markUnregisteredUnhealthy: true }))).toEqual(['report', 'mark-unhealthy']);
   });
 
   it.each([
-    ['excluded by its tag', { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': 'true' } }, /^excluded by instance tag/],
-    ['whose Auto Scaling lookup failed this run', { enrichmentErrors: ['describing Auto Scaling instances: Throttling'] }, /lookup about .* failed this run/],
-    ['in a group with ReplaceUnhealthy suspended', { autoScaling: { group: 'ng-a', lifecycleState: 'InService', suspendedProcesses: ['AZRebalance', 'ReplaceUnhealthy'] } }, /ng-a has ReplaceUnhealthy suspended: it would not replace/],
-  ])('should not mark an unregistered machine unhealthy when it is %s (the rails a repair goes through)', (_what, over, why) => {
-    const world = anObservation({ instances: [anInstance(3, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over })] });
-    const result = planFor(world, [], { markUnregisteredUnhealthy: true });
-    expect(kinds(result)).toEqual(['report']);
-    expect(result.skipped).toEqual([expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(why) as unknown })]);
-  });
+    [
+      'excluded by its tag',
+      { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': 'true' } },
+      /^excluded by instance tag/,
+    ],
+    [
+      'whose Auto Scaling lookup failed this run',
+      { enrichmentErrors: ['describing Auto Scaling instances: Throttling'] },
+      /lookup about .* failed this run/,
+    ],
+    [
+      'in a group with ReplaceUnhealthy suspended',
+      {
+        autoScaling: {
+          group: 'ng-a',
+          lifecycleState: 'InService',
+          suspendedProcesses: ['AZRebalance', 'ReplaceUnhealthy'],
+        },
+      },
+      /ng-a has ReplaceUnhealthy suspended: it would not replace/,
+    ],
+  ])(
+    'should not mark an unregistered machine unhealthy when it is %s (the rails a repair goes through)',
+    (_what, over, why) => {
+      const world = anObservation({
+        instances: [
+          anInstance(3, {
+            launchedAt: NOW - HOUR,
+            autoScaling: { group: 'ng-a', lifecycleState: 'InService' },
+            ...over,
+          }),
+        ],
+      });
+      const result = planFor(world, [], { markUnregisteredUnhealthy: true });
+      expect(kinds(result)).toEqual(['report']);
+      expect(result.skipped).toEqual([
+        expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(why) as unknown }),
+      ]);
+    },
+  );
 
   it('should not mark unregistered machines unhealthy past the stand-down (a bad launch template: 5 of 5), nor one in Standby or outside the configured groups', () => {
-    const unregistered = (n: number, over: Parameters<typeof anInstance>[1] = {}) => anInstance(n, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over });
-    const all = planFor(anObservation({ instances: [1, 2, 3, 4, 5].map((n) => unregistered(n)) }), [], { markUnregisteredUnhealthy: true });
-    const standby = planFor(anObservation({ instances: [unregistered(3, { autoScaling: { group: 'ng-a', lifecycleState: 'Standby' } })] }), [], { markUnregisteredUnhealthy: true });
+    const unregistered = (n: number, over: Parameters<typeof anInstance>[1] = {}) =>
+      anInstance(n, { launchedAt: NOW - HOUR, autoScaling: { group: 'ng-a', lifecycleState: 'InService' }, ...over });
+    const all = planFor(anObservation({ instances: [1, 2, 3, 4, 5].map((n) => unregistered(n)) }), [], {
+      markUnregisteredUnhealthy: true,
+    });
+    const standby = planFor(
+      anObservation({ instances: [unregistered(3, { autoScaling: { group: 'ng-a', lifecycleState: 'Standby' } })] }),
+      [],
+      { markUnregisteredUnhealthy: true },
+    );
 
     expect(kinds(all).filter((k) => k === 'mark-unhealthy')).toEqual([]);
     expect(all.skipped.map((s) => s.standDown?.scope)).toEqual(['group', 'group', 'group', 'group', 'group']);
     expect(kinds(standby)).toEqual(['report']);
-    expect(standby.skipped).toEqual([expect.objectContaining({ kind: 'mark-unhealthy', reason: expect.stringMatching(/Standby: only InService machines/) as unknown })]);
+    expect(standby.skipped).toEqual([
+      expect.objectContaining({
+        kind: 'mark-unhealthy',
+        reason: expect.stringMatching(/Standby: only InService machines/) as unknown,
+      }),
+    ]);
   });
 
   it('should plan the same actions in dry run and mark the plan', () => {
-    const world = anObservation({ nodes: [stale(1)], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] });
+    const world = anObservation({
+      nodes: [stale(1)],
+      instances: [anInstance(1, { state: 'terminated' })],
+      leases: [staleLease(1)],
+    });
     const dry = planFor(world, [], { dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(dry.actions).toEqual(planFor(world).actions);

@@ -15,7 +15,12 @@ const RUNS = { numRuns: 10_000 };
 function decide({ observation, signals, settings }: World) {
   const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
   const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, { ...ctx, scope: observation.scope, drains: observation.drains, ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}) });
+  const planned = plan(pairs, {
+    ...ctx,
+    scope: observation.scope,
+    drains: observation.drains,
+    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+  });
   return { pairs, planned };
 }
 
@@ -32,12 +37,16 @@ function namedBy(node: NodeView): { id: string; zone?: string } | undefined {
   return /^i-[0-9a-f]{8}(?:[0-9a-f]{9})?$/.test(first) ? { id: first } : undefined;
 }
 
-const inRegion = (zone: string | undefined): boolean => zone === undefined || zone === REGION || zone.startsWith(`${REGION}-`) || /^us-east-1[a-z]$/.test(zone);
+const inRegion = (zone: string | undefined): boolean =>
+  zone === undefined || zone === REGION || zone.startsWith(`${REGION}-`) || /^us-east-1[a-z]$/.test(zone);
 
 /** Whether any node points at the instance at all: by providerID text, by name, by DNS name. */
 function anyNodeLinks(world: World, instance: InstanceView): boolean {
   return world.observation.nodes.some(
-    (n) => (n.providerID ?? '').includes(instance.id) || n.name.startsWith(instance.id) || (instance.state !== 'terminated' && n.name === instance.privateDnsName),
+    (n) =>
+      (n.providerID ?? '').includes(instance.id) ||
+      n.name.startsWith(instance.id) ||
+      (instance.state !== 'terminated' && n.name === instance.privateDnsName),
   );
 }
 
@@ -49,7 +58,8 @@ function instanceOf(world: World, id: string | undefined): InstanceView | undefi
 function isOurs(world: World, instance: InstanceView): boolean {
   const tags = instance.tags;
   if (tags['eks:cluster-name'] === CLUSTER || tags[`kubernetes.io/cluster/${CLUSTER}`] !== undefined) return true;
-  const foreign = tags['eks:cluster-name'] !== undefined || Object.keys(tags).some((k) => k.startsWith('kubernetes.io/cluster/'));
+  const foreign =
+    tags['eks:cluster-name'] !== undefined || Object.keys(tags).some((k) => k.startsWith('kubernetes.io/cluster/'));
   if (foreign) return false;
   return world.observation.nodes.some((n) => {
     const named = namedBy(n);
@@ -73,7 +83,10 @@ function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean 
       case 'state-change':
         return s.state === 'shutting-down' || s.state === 'stopping' || s.state === 'terminated';
       case 'scheduled-change':
-        return s.scheduled?.change !== 'maintenance' || (settings.maintenance !== 'ignore' && (s.scheduled.end ?? s.scheduled.start) > NOW);
+        return (
+          s.scheduled?.change !== 'maintenance' ||
+          (settings.maintenance !== 'ignore' && (s.scheduled.end ?? s.scheduled.start) > NOW)
+        );
       case 'asg-terminate-successful':
         return false;
     }
@@ -83,7 +96,9 @@ function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean 
     instance.state === 'stopping' ||
     instance.tags['ec2-node-reconciler/decommission'] !== undefined ||
     instance.autoScaling?.lifecycleState === 'Terminating:Wait' ||
-    instance.scheduledEvents.some((e) => e.code === 'instance-retirement' || e.code === 'instance-stop' || settings.maintenance !== 'ignore');
+    instance.scheduledEvents.some(
+      (e) => e.code === 'instance-retirement' || e.code === 'instance-stop' || settings.maintenance !== 'ignore',
+    );
   return signalSays || stateSays;
 }
 
@@ -92,19 +107,29 @@ function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean 
  * operator's drain or maintenance, the machine was started since, or a signal came after the record;
  * after a repair's drain, only a restart or an operator's uncordon during it.
  */
-function isNewToRecord(world: World, instanceId: string | undefined, annotations: Readonly<Record<string, string>>): boolean {
+function isNewToRecord(
+  world: World,
+  instanceId: string | undefined,
+  annotations: Readonly<Record<string, string>>,
+): boolean {
   const recordedAt = Date.parse(annotations['ec2-node-reconciler/drain-at'] ?? '');
   const launch = Date.parse(annotations['ec2-node-reconciler/drain-launch'] ?? '');
   const purpose = annotations['ec2-node-reconciler/drain-for'];
   const instance = instanceOf(world, instanceId);
-  const newer = world.signals.some((sig) => sig.instanceId === instanceId && !Number.isNaN(recordedAt) && sig.observedAt > recordedAt);
+  const newer = world.signals.some(
+    (sig) => sig.instanceId === instanceId && !Number.isNaN(recordedAt) && sig.observedAt > recordedAt,
+  );
   const restarted = instance !== undefined && !Number.isNaN(launch) && instance.launchedAt > launch;
   // A repair drained the machine for it to go: what removes it next is that repair's, unless an operator stopped it.
-  if (purpose === 'repair') return restarted || annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon';
+  if (purpose === 'repair')
+    return restarted || annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon';
   return purpose === 'manual' || purpose === 'maintenance' || restarted || newer;
 }
 
-const nodeOf = (world: World, action: Action) => ('node' in action && action.node !== undefined ? world.observation.nodes.find((n) => n.name === action.node) : undefined);
+const nodeOf = (world: World, action: Action) =>
+  'node' in action && action.node !== undefined
+    ? world.observation.nodes.find((n) => n.name === action.node)
+    : undefined;
 
 describe('plan invariants (fast-check)', () => {
   it('should never plan a delete for a machine that is pending, running, stopping, stopped or shutting-down', () => {
@@ -115,7 +140,9 @@ describe('plan invariants (fast-check)', () => {
           const node = nodeOf(world, action);
           // A node with a providerID names its machine by it; only a node without one goes by its DNS name.
           const named = node ? namedBy(node) : undefined;
-          const byName = node?.providerID ? undefined : world.observation.instances.find((i) => i.privateDnsName === node?.name && i.state !== 'terminated');
+          const byName = node?.providerID
+            ? undefined
+            : world.observation.instances.find((i) => i.privateDnsName === node?.name && i.state !== 'terminated');
           const instance = instanceOf(world, named?.id) ?? byName;
           expect(instance === undefined || instance.state === 'terminated').toBe(true);
         }
@@ -203,7 +230,10 @@ describe('plan invariants (fast-check)', () => {
           expect(instance, `${action.kind} without an instance EC2 returned`).toBeDefined();
           if (!instance) continue;
           expect(isOurs(world, instance), `${action.kind} for ${instance.id}, which is not this cluster's`).toBe(true);
-          expect(hasRemovalOrMaintenance(world, instance), `${action.kind} for ${instance.id} with nothing current slating it`).toBe(true);
+          expect(
+            hasRemovalOrMaintenance(world, instance),
+            `${action.kind} for ${instance.id} with nothing current slating it`,
+          ).toBe(true);
         }
       }),
       RUNS,
@@ -224,7 +254,14 @@ describe('plan invariants (fast-check)', () => {
   });
 
   it('(c) should never mutate for an instance whose lookup failed in the run, nor undo (or repair) anything for one whose Auto Scaling or scheduled-event lookup failed', () => {
-    const UNDOING = new Set<Action['kind']>(['uncordon-own', 'remove-shutdown-taint', 'mark-unhealthy', 'complete-lifecycle', 'forget-drain', 'repair']);
+    const UNDOING = new Set<Action['kind']>([
+      'uncordon-own',
+      'remove-shutdown-taint',
+      'mark-unhealthy',
+      'complete-lifecycle',
+      'forget-drain',
+      'repair',
+    ]);
     fc.assert(
       fc.property(worldArb, (world) => {
         const failed = world.observation.lookupErrors;
@@ -232,8 +269,13 @@ describe('plan invariants (fast-check)', () => {
           if (action.kind === 'report') continue;
           const node = nodeOf(world, action);
           const named = node ? namedBy(node)?.id : undefined;
-          for (const id of [action.instanceId, named]) if (id !== undefined) expect([...failed.keys()].includes(id as never), `${action.kind} for ${id}, whose lookup failed`).toBe(false);
-          if (UNDOING.has(action.kind)) expect(instanceOf(world, action.instanceId)?.enrichmentErrors ?? []).toEqual([]);
+          for (const id of [action.instanceId, named])
+            if (id !== undefined)
+              expect([...failed.keys()].includes(id as never), `${action.kind} for ${id}, whose lookup failed`).toBe(
+                false,
+              );
+          if (UNDOING.has(action.kind))
+            expect(instanceOf(world, action.instanceId)?.enrichmentErrors ?? []).toEqual([]);
         }
       }),
       RUNS,
@@ -290,7 +332,8 @@ describe('plan invariants (fast-check)', () => {
             return named?.id === action.instanceId && inRegion(named.zone);
           });
           const annotations = node?.annotations ?? {};
-          if (annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon') expect(isNewToRecord(world, action.instanceId, annotations)).toBe(true);
+          if (annotations['ec2-node-reconciler/drain-outcome'] === 'cancelled-by-uncordon')
+            expect(isNewToRecord(world, action.instanceId, annotations)).toBe(true);
         }
       }),
       RUNS,
@@ -303,7 +346,8 @@ describe('the world generator', () => {
     const worlds = fc.sample(worldArb, { numRuns: 3_000, seed: 42 });
     const decided = worlds.map((w) => ({ world: w, ...decide(w) }));
     const share = (test: (d: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
-    const has = (kind: Action['kind']) => (d: (typeof decided)[number]) => d.planned.actions.some((a) => a.kind === kind);
+    const has = (kind: Action['kind']) => (d: (typeof decided)[number]) =>
+      d.planned.actions.some((a) => a.kind === kind);
     expect(share(has('delete'))).toBeGreaterThan(0.05);
     expect(share(has('uncordon-own'))).toBeGreaterThan(0.001);
     expect(share(has('forget-drain'))).toBeGreaterThan(0.001);
@@ -315,6 +359,8 @@ describe('the world generator', () => {
     expect(share((d) => d.planned.skipped.some((s) => s.reason.startsWith('stale signal')))).toBeGreaterThan(0.02);
     expect(share((d) => d.pairs.some((p) => /is in [a-z-]+\d, not us-east-1/.test(p.reason)))).toBeGreaterThan(0.02);
     expect(share((d) => d.pairs.some((p) => /another cluster's/.test(p.reason)))).toBeGreaterThan(0.02);
-    expect(share((d) => d.planned.skipped.some((s) => /lookup about .* failed this run/.test(s.reason)))).toBeGreaterThan(0.005);
+    expect(
+      share((d) => d.planned.skipped.some((s) => /lookup about .* failed this run/.test(s.reason))),
+    ).toBeGreaterThan(0.005);
   });
 });

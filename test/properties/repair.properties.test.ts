@@ -25,7 +25,10 @@ import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
 
 const RUNS = { numRuns: 10_000 };
 
-const repairWorldArb: fc.Arbitrary<World> = fc.oneof({ weight: 1, arbitrary: worldArb }, { weight: 3, arbitrary: groupWorldArb });
+const repairWorldArb: fc.Arbitrary<World> = fc.oneof(
+  { weight: 1, arbitrary: worldArb },
+  { weight: 3, arbitrary: groupWorldArb },
+);
 
 function decide({ observation, signals, settings }: World) {
   const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
@@ -74,7 +77,8 @@ function badSince(world: World, node: NodeView): { type: string; since: number |
   return bad;
 }
 
-const membersOf = (world: World, group: string): InstanceView[] => world.observation.instances.filter((i) => i.autoScaling?.group === group);
+const membersOf = (world: World, group: string): InstanceView[] =>
+  world.observation.instances.filter((i) => i.autoScaling?.group === group);
 
 /** Unhealthy by the meaning EKS and Karpenter give it: the group says so, or a Node of the machine has a bad condition. */
 function isUnhealthy(world: World, instance: InstanceView): boolean {
@@ -100,7 +104,9 @@ function recordState(world: World, node: NodeView): 'none' | 'running' | 'ended'
 function inFlight(world: World, node: NodeView): boolean {
   const state = recordState(world, node);
   if (state === 'running') return true;
-  const repair = node.annotations['ec2-node-reconciler/drain-for'] === 'repair' && node.annotations['ec2-node-reconciler/drain-outcome'] !== 'cancelled-by-uncordon';
+  const repair =
+    node.annotations['ec2-node-reconciler/drain-for'] === 'repair' &&
+    node.annotations['ec2-node-reconciler/drain-outcome'] !== 'cancelled-by-uncordon';
   return repair && state === 'ended' && node.unschedulable;
 }
 
@@ -112,8 +118,15 @@ function inFlight(world: World, node: NodeView): boolean {
 function isOurs(instance: InstanceView | undefined, node?: NodeView): boolean {
   if (instance === undefined) return false;
   const { tags } = instance;
-  if (tags['eks:cluster-name'] === CLUSTER || tags['eks:eks-cluster-name'] === CLUSTER || tags[`kubernetes.io/cluster/${CLUSTER}`] !== undefined) return true;
-  const unmarked = !Object.keys(tags).some((k) => k === 'eks:cluster-name' || k === 'eks:eks-cluster-name' || k.startsWith('kubernetes.io/cluster/'));
+  if (
+    tags['eks:cluster-name'] === CLUSTER ||
+    tags['eks:eks-cluster-name'] === CLUSTER ||
+    tags[`kubernetes.io/cluster/${CLUSTER}`] !== undefined
+  )
+    return true;
+  const unmarked = !Object.keys(tags).some(
+    (k) => k === 'eks:cluster-name' || k === 'eks:eks-cluster-name' || k.startsWith('kubernetes.io/cluster/'),
+  );
   return unmarked && node !== undefined && linkedId(node) === instance.id;
 }
 
@@ -139,7 +152,9 @@ function untouchable(touched: string[]): ReconcilerDeps {
   return deps as ReconcilerDeps;
 }
 
-const groupsOf = (world: World): string[] => [...new Set(world.observation.instances.flatMap((i) => (i.autoScaling ? [i.autoScaling.group] : [])))];
+const groupsOf = (world: World): string[] => [
+  ...new Set(world.observation.instances.flatMap((i) => (i.autoScaling ? [i.autoScaling.group] : []))),
+];
 
 describe('repair invariants (fast-check)', () => {
   it('should never have more than repair.maxParallel repairs in flight per group, counting the drains running there', () => {
@@ -148,9 +163,17 @@ describe('repair invariants (fast-check)', () => {
         const { planned } = decide(world);
         for (const group of groupsOf(world)) {
           const ids = new Set<string>(membersOf(world, group).map((i) => i.id));
-          const busy = new Set(world.observation.nodes.filter((n) => inFlight(world, n)).flatMap((n) => [linkedId(n)].filter((id): id is string => id !== undefined && ids.has(id))));
-          const started = planned.actions.filter((a) => a.kind === 'repair' && a.step === 'drain' && a.group === group).length;
-          expect(started, `${group}: ${started} repairs started beside ${busy.size} in flight`).toBeLessThanOrEqual(Math.max(0, world.settings.repair.maxParallel - busy.size));
+          const busy = new Set(
+            world.observation.nodes
+              .filter((n) => inFlight(world, n))
+              .flatMap((n) => [linkedId(n)].filter((id): id is string => id !== undefined && ids.has(id))),
+          );
+          const started = planned.actions.filter(
+            (a) => a.kind === 'repair' && a.step === 'drain' && a.group === group,
+          ).length;
+          expect(started, `${group}: ${started} repairs started beside ${busy.size} in flight`).toBeLessThanOrEqual(
+            Math.max(0, world.settings.repair.maxParallel - busy.size),
+          );
         }
       }),
       RUNS,
@@ -164,15 +187,27 @@ describe('repair invariants (fast-check)', () => {
         // An unhealthy Node (the only one naming its machine) whose machine's lookup failed may be any group's: no repair at all.
         const unlocated = nodes.filter((n) => {
           const id = linkedId(n);
-          return isInstanceId(id) && lookupErrors.has(id) && nodes.filter((m) => linkedId(m) === id).length === 1 && badSince(world, n).length > 0;
+          return (
+            isInstanceId(id) &&
+            lookupErrors.has(id) &&
+            nodes.filter((m) => linkedId(m) === id).length === 1 &&
+            badSince(world, n).length > 0
+          );
         });
         const planned = repairsOf(decide(world).planned.actions);
-        if (unlocated.length > 0) expect(planned.map((r) => `${r.step} ${r.node}`), `repairs beside unhealthy ${unlocated.map((n) => n.name).join(', ')}, whose lookup failed`).toEqual([]);
+        if (unlocated.length > 0)
+          expect(
+            planned.map((r) => `${r.step} ${r.node}`),
+            `repairs beside unhealthy ${unlocated.map((n) => n.name).join(', ')}, whose lookup failed`,
+          ).toEqual([]);
         for (const repair of planned) {
           const members = membersOf(world, repair.group);
           const unhealthy = members.filter((i) => isUnhealthy(world, i)).length;
           const allowed = Math.ceil((members.length * world.settings.repair.maxUnhealthyPercent) / 100);
-          expect(unhealthy, `${repair.step} in ${repair.group}: ${unhealthy} of ${members.length} unhealthy, ${allowed} allowed`).toBeLessThanOrEqual(allowed);
+          expect(
+            unhealthy,
+            `${repair.step} in ${repair.group}: ${unhealthy} of ${members.length} unhealthy, ${allowed} allowed`,
+          ).toBeLessThanOrEqual(allowed);
         }
       }),
       RUNS,
@@ -187,7 +222,9 @@ describe('repair invariants (fast-check)', () => {
           expect(node).toBeDefined();
           if (!node) continue;
           const after = world.settings.repair.after as Readonly<Record<string, number>>;
-          const due = badSince(world, node).some((c) => c.since !== undefined && NOW - c.since >= (after[c.type] ?? Infinity));
+          const due = badSince(world, node).some(
+            (c) => c.since !== undefined && NOW - c.since >= (after[c.type] ?? Infinity),
+          );
           expect(due, `${repair.step} of ${node.name} with no condition bad for its repair.after`).toBe(true);
         }
       }),
@@ -208,12 +245,17 @@ describe('repair invariants (fast-check)', () => {
           const node = world.observation.nodes.find((n) => n.name === repair.node);
           const instance = world.observation.instances.find((i) => i.id === repair.instanceId);
           const byName = node?.providerID === undefined && instance?.privateDnsName === node?.name;
-          expect(node !== undefined && (linkedId(node) === repair.instanceId || byName), `${what}: its Node does not name ${repair.instanceId}`).toBe(true);
+          expect(
+            node !== undefined && (linkedId(node) === repair.instanceId || byName),
+            `${what}: its Node does not name ${repair.instanceId}`,
+          ).toBe(true);
           expect(instance?.state, what).toBe('running');
           expect(instance?.autoScaling?.group, what).toBe(repair.group);
           expect(instance?.autoScaling?.lifecycleState, what).toBe('InService');
           expect(instance?.autoScaling?.healthStatus, what).not.toBe('Unhealthy');
-          const halted = (instance?.autoScaling?.suspendedProcesses ?? []).filter((p) => ['Launch', 'ReplaceUnhealthy', 'Terminate'].includes(p));
+          const halted = (instance?.autoScaling?.suspendedProcesses ?? []).filter((p) =>
+            ['Launch', 'ReplaceUnhealthy', 'Terminate'].includes(p),
+          );
           expect(halted, `${what}: its group would not replace it`).toEqual([]);
           expect(isOurs(instance, node), `${what}: not this cluster's`).toBe(true);
           expect(isExcluded(node?.labels), `${what}: node excluded`).toBe(false);
@@ -234,17 +276,33 @@ describe('repair invariants (fast-check)', () => {
           const node = world.observation.nodes.find((n) => n.name === action.node);
           expect(node, `${action.step} of ${action.node}`).toBeDefined();
           if (!node) continue;
-          expect(node.annotations['ec2-node-reconciler/drain-for'], `${action.step} of ${node.name}: not a repair's record`).toBe('repair');
-          expect(node.annotations['ec2-node-reconciler/drain'], `${action.step} of ${node.name}`).toBe(action.execution);
-          expect(node.annotations['ec2-node-reconciler/drain-outcome'], `${action.step} of ${node.name}: the operator stopped that repair`).not.toBe('cancelled-by-uncordon');
+          expect(
+            node.annotations['ec2-node-reconciler/drain-for'],
+            `${action.step} of ${node.name}: not a repair's record`,
+          ).toBe('repair');
+          expect(node.annotations['ec2-node-reconciler/drain'], `${action.step} of ${node.name}`).toBe(
+            action.execution,
+          );
+          expect(
+            node.annotations['ec2-node-reconciler/drain-outcome'],
+            `${action.step} of ${node.name}: the operator stopped that repair`,
+          ).not.toBe('cancelled-by-uncordon');
           if (action.step === 'replace') {
             expect(recordState(world, node), `replaced ${node.name} while its repair drain is not over`).toBe('ended');
-            expect(node.unschedulable, `replaced ${node.name}, which someone uncordoned after its repair drain`).toBe(true);
+            expect(node.unschedulable, `replaced ${node.name}, which someone uncordoned after its repair drain`).toBe(
+              true,
+            );
           } else {
             expect(badSince(world, node), `cancelled the repair of ${node.name}, which is still unhealthy`).toEqual([]);
             const instance = world.observation.instances.find((i) => i.id === action.instanceId);
-            expect(isExcluded(node.labels) || isExcluded(instance?.tags), `cancelled the repair of excluded ${node.name}`).toBe(false);
-            expect(world.observation.lookupErrors.has(action.instanceId) || (instance?.enrichmentErrors ?? []).length > 0, `cancelled the repair of ${node.name}, whose lookup failed`).toBe(false);
+            expect(
+              isExcluded(node.labels) || isExcluded(instance?.tags),
+              `cancelled the repair of excluded ${node.name}`,
+            ).toBe(false);
+            expect(
+              world.observation.lookupErrors.has(action.instanceId) || (instance?.enrichmentErrors ?? []).length > 0,
+              `cancelled the repair of ${node.name}, whose lookup failed`,
+            ).toBe(false);
           }
         }
       }),
@@ -263,7 +321,8 @@ describe('repair invariants (fast-check)', () => {
         const touched: string[] = [];
         const outcomes = await act(dry, untouchable(touched), world.observation.nodes);
         expect(touched, 'dryRun reached a client').toEqual([]);
-        for (const { action, outcome } of outcomes) expect(outcome, `${action.kind} under dryRun`).toBe(action.kind === 'report' ? 'done' : 'dry-run');
+        for (const { action, outcome } of outcomes)
+          expect(outcome, `${action.kind} under dryRun`).toBe(action.kind === 'report' ? 'done' : 'dry-run');
       }),
       RUNS,
     );
@@ -278,11 +337,21 @@ describe('repair invariants (fast-check)', () => {
           const node = world.observation.nodes.find((n) => n.name === action.node);
           expect(node && recordState(world, node)).not.toBe('running');
           const cordon = actions[index - 1];
-          if (node?.unschedulable === false) expect(cordon).toEqual(expect.objectContaining({ kind: 'cordon', node: action.node, claim: expect.objectContaining({ execution: action.execution, for: 'repair' }) as unknown }));
+          if (node?.unschedulable === false)
+            expect(cordon).toEqual(
+              expect.objectContaining({
+                kind: 'cordon',
+                node: action.node,
+                claim: expect.objectContaining({ execution: action.execution, for: 'repair' }) as unknown,
+              }),
+            );
         }
         // A repair's cordon never comes without its repair drain.
         for (const [index, action] of actions.entries()) {
-          if (action.kind === 'cordon' && action.claim?.for === 'repair') expect(actions[index + 1]).toEqual(expect.objectContaining({ kind: 'repair', step: 'drain', node: action.node }));
+          if (action.kind === 'cordon' && action.claim?.for === 'repair')
+            expect(actions[index + 1]).toEqual(
+              expect.objectContaining({ kind: 'repair', step: 'drain', node: action.node }),
+            );
         }
       }),
       RUNS,
@@ -295,8 +364,10 @@ describe('the world generator, for repair', () => {
     const worlds = fc.sample(repairWorldArb, { numRuns: 5_000, seed: 19 });
     const decided = worlds.map((w) => decide(w).planned);
     const share = (test: (p: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
-    const step = (s: Repair['step']) => (p: (typeof decided)[number]) => p.actions.some((a) => a.kind === 'repair' && a.step === s);
-    const skipped = (pattern: RegExp) => (p: (typeof decided)[number]) => p.skipped.some((s) => s.kind === 'repair' && pattern.test(s.reason));
+    const step = (s: Repair['step']) => (p: (typeof decided)[number]) =>
+      p.actions.some((a) => a.kind === 'repair' && a.step === s);
+    const skipped = (pattern: RegExp) => (p: (typeof decided)[number]) =>
+      p.skipped.some((s) => s.kind === 'repair' && pattern.test(s.reason));
     // Measured at about 6 %, 0.6 %, 11 %, 15 %, 0.4 %, 25 %, 0.7 % and (suspended processes) 6 % of the worlds
     // (maxUnhealthyPercent at most 50 holds more repairs back than the 100 it once allowed, and a repair
     // uncordoned after its drain is no longer in flight).
@@ -306,7 +377,9 @@ describe('the world generator, for repair', () => {
     expect(share((p) => p.skipped.some((s) => s.standDown !== undefined))).toBeGreaterThan(0.05);
     expect(share(skipped(/in flight in Auto Scaling group/))).toBeGreaterThan(0.003);
     expect(share(skipped(/repaired once it has been so for/))).toBeGreaterThan(0.1);
-    expect(share((p) => p.actions.filter((a) => a.kind === 'repair' && a.step === 'drain').length > 1)).toBeGreaterThan(0.005);
+    expect(share((p) => p.actions.filter((a) => a.kind === 'repair' && a.step === 'drain').length > 1)).toBeGreaterThan(
+      0.005,
+    );
     // The rails come up too: excluded machines, failed lookups, other clusters' machines, machines out of service.
     expect(share(skipped(/^excluded by/))).toBeGreaterThan(0.01);
     expect(share(skipped(/a lookup about .* failed this run/))).toBeGreaterThan(0.005);

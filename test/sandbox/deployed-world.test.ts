@@ -21,12 +21,15 @@ function withoutPermission(action: string) {
     ...policy,
     document: {
       ...policy.document,
-      Statement: policy.document.Statement.map((statement) => (statement.Action ? { ...statement, Action: statement.Action.filter((a) => a !== action) } : statement)).filter(
-        (statement) => statement.Action === undefined || statement.Action.length > 0,
-      ),
+      Statement: policy.document.Statement.map((statement) =>
+        statement.Action ? { ...statement, Action: statement.Action.filter((a) => a !== action) } : statement,
+      ).filter((statement) => statement.Action === undefined || statement.Action.length > 0),
     },
   });
-  return (deployment: Deployment): Deployment => ({ ...deployment, roles: deployment.roles.map((role) => ({ ...role, policies: role.policies.map(strip) })) });
+  return (deployment: Deployment): Deployment => ({
+    ...deployment,
+    roles: deployment.roles.map((role) => ({ ...role, policies: role.policies.map(strip) })),
+  });
 }
 
 const bundles: string[] = [];
@@ -39,7 +42,12 @@ function withDrainStep(source: string) {
   writeFileSync(join(dir, 'index.mjs'), source);
   return (deployment: Deployment): Deployment => {
     const drainStep = drainStepFunction(deployment);
-    return { ...deployment, functions: deployment.functions.map((fn) => (fn === drainStep ? { ...fn, assetPath: dir, handler: 'index.handler' } : fn)) };
+    return {
+      ...deployment,
+      functions: deployment.functions.map((fn) =>
+        fn === drainStep ? { ...fn, assetPath: dir, handler: 'index.handler' } : fn,
+      ),
+    };
   };
 }
 
@@ -48,19 +56,29 @@ describe('the deployed permissions decide', () => {
     const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
 
     const intact = (await simulate(loaded)).simulation;
-    const stripped = (await simulate(loaded, { sandbox: { alterDeployment: withoutPermission('autoscaling:CompleteLifecycleAction') } })).simulation;
+    const stripped = (
+      await simulate(loaded, { sandbox: { alterDeployment: withoutPermission('autoscaling:CompleteLifecycleAction') } })
+    ).simulation;
 
     expect(intact.expectations?.failures).toEqual([]);
     expect(intact.denied).toEqual([]);
-    expect(stripped.expectations?.failures).toEqual([expect.stringMatching(/^lifecycleActions: expected \[i-0bb0000000000e101:CONTINUE\], got \[\]/)]);
+    expect(stripped.expectations?.failures).toEqual([
+      expect.stringMatching(/^lifecycleActions: expected \[i-0bb0000000000e101:CONTINUE\], got \[\]/),
+    ]);
     expect(stripped.denied.map((d) => d.call)).toContain('autoscaling:CompleteLifecycleAction');
-    expect(stripped.denied.every((d) => d.call === 'autoscaling:CompleteLifecycleAction' && /assumed-role\/.*DrainWorkflow/.test(d.by))).toBe(true);
+    expect(
+      stripped.denied.every(
+        (d) => d.call === 'autoscaling:CompleteLifecycleAction' && /assumed-role\/.*DrainWorkflow/.test(d.by),
+      ),
+    ).toBe(true);
   });
 });
 
 /** How the drain ended, as AWS recorded it: outcome events on the stack's bus, lifecycle completions, executions. */
 const endOf = (sandbox: Awaited<ReturnType<typeof simulate>>['sandbox']) => ({
-  published: sandbox.aws.state.eventBus.events.filter((e) => e.eventBusName !== 'default').map((e) => [e.detailType, e.detail['outcome']]),
+  published: sandbox.aws.state.eventBus.events
+    .filter((e) => e.eventBusName !== 'default')
+    .map((e) => [e.detailType, e.detail['outcome']]),
   completed: sandbox.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result, c.by]),
   executions: sandbox.aws.state.stepFunctions.executions().map((e) => [e.status, e.error]),
 });
@@ -97,7 +115,11 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
     const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
     try {
       expect(simulation.expectations?.failures).toEqual([]);
-      expect(endOf(sandbox)).toEqual({ published: [['Drain Failed', 'error']], completed: [['i-0a0000000000a1601', 'CONTINUE', 'api']], executions: [['FAILED', 'DrainStepFailed']] });
+      expect(endOf(sandbox)).toEqual({
+        published: [['Drain Failed', 'error']],
+        completed: [['i-0a0000000000a1601', 'CONTINUE', 'api']],
+        executions: [['FAILED', 'DrainStepFailed']],
+      });
     } finally {
       await sandbox.close();
     }
@@ -106,10 +128,17 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
   it('should complete the lifecycle action with CONTINUE and publish Drain Failed when the drain step answers an outcome the contract lacks', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
     const otherVersion = withDrainStep("export const handler = async () => ({ outcome: 'paused', counts: {} });\n");
-    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true, sandbox: { alterDeployment: otherVersion } });
+    const { simulation, sandbox } = await simulate(loaded, {
+      keepOpen: true,
+      sandbox: { alterDeployment: otherVersion },
+    });
     try {
       expect(simulation.denied).toEqual([]);
-      expect(endOf(sandbox)).toEqual({ published: [['Drain Failed', 'unexpected']], completed: [['i-0bb0000000000e101', 'CONTINUE', 'api']], executions: [['FAILED', 'UnexpectedDrainStepOutcome']] });
+      expect(endOf(sandbox)).toEqual({
+        published: [['Drain Failed', 'unexpected']],
+        completed: [['i-0bb0000000000e101', 'CONTINUE', 'api']],
+        executions: [['FAILED', 'UnexpectedDrainStepOutcome']],
+      });
     } finally {
       await sandbox.close();
     }
@@ -123,7 +152,10 @@ describe('what the world refuses shows as denied', () => {
       const role = drainStepFunction(deployment)?.roleArn;
       return { ...deployment, accessEntries: deployment.accessEntries.filter((e) => e.principalArn !== role) };
     };
-    const { simulation } = await simulate({ ...loaded, scenario: { ...loaded.scenario, faults: [] } }, { sandbox: { alterDeployment: noEntry } });
+    const { simulation } = await simulate(
+      { ...loaded, scenario: { ...loaded.scenario, faults: [] } },
+      { sandbox: { alterDeployment: noEntry } },
+    );
 
     expect(simulation.denied.length).toBeGreaterThan(0);
     expect(simulation.denied.every((d) => d.api === 'kube')).toBe(true);
@@ -135,13 +167,21 @@ describe('what the world refuses shows as denied', () => {
       ...deployment,
       roles: deployment.roles.map((role) => ({
         ...role,
-        policies: role.policies.map((p) => ({ ...p, document: { ...p.document, Statement: p.document.Statement.filter((st) => !(st.Action ?? []).some((a) => a.startsWith('sqs:'))) } })),
+        policies: role.policies.map((p) => ({
+          ...p,
+          document: {
+            ...p.document,
+            Statement: p.document.Statement.filter((st) => !(st.Action ?? []).some((a) => a.startsWith('sqs:'))),
+          },
+        })),
       })),
     });
     const { simulation } = await simulate(loaded, { sandbox: { alterDeployment: noSqs } });
 
     expect(simulation.denied.map((d) => d.call)).toContain('sqs:ReceiveMessage');
-    expect(simulation.steps.filter((s) => s.kind === 'event').map((s) => 'ignored' in s && s.ignored)).toEqual([expect.stringMatching(/does not poll the queue/)]);
+    expect(simulation.steps.filter((s) => s.kind === 'event').map((s) => 'ignored' in s && s.ignored)).toEqual([
+      expect.stringMatching(/does not poll the queue/),
+    ]);
     expect(simulation.drains).toEqual([]);
   });
 });
@@ -154,7 +194,10 @@ describe('Lambda as the services meet it', () => {
       const sweep = sandbox.lambda.host(sandbox.functions.sweep);
       expect(sweep?.fn.reservedConcurrency).toBe(1);
       await sandbox.lambda.close();
-      const both = await Promise.allSettled([sandbox.lambda.invoke(sandbox.functions.sweep, {}), sandbox.lambda.invoke(sandbox.functions.sweep, {})]);
+      const both = await Promise.allSettled([
+        sandbox.lambda.invoke(sandbox.functions.sweep, {}),
+        sandbox.lambda.invoke(sandbox.functions.sweep, {}),
+      ]);
       expect(both.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
       expect(both[1]).toMatchObject({ reason: { code: 'TooManyRequestsException' } });
     } finally {
@@ -164,9 +207,15 @@ describe('Lambda as the services meet it', () => {
 
   it('should fail the scheduled sweep when Lambda refuses the Scheduler’s invoke (a fault on lambda:InvokeFunction)', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'in-sync-nothing-to-do.yaml'));
-    const faulty = { ...loaded, scenario: { ...loaded.scenario, faults: [{ api: 'lambda:InvokeFunction', status: 500 }] } };
+    const faulty = {
+      ...loaded,
+      scenario: { ...loaded.scenario, faults: [{ api: 'lambda:InvokeFunction', status: 500 }] },
+    };
     const { simulation } = await simulate(faulty);
 
-    expect(simulation.steps.filter((s) => s.kind === 'sweep').map((s) => 'failed' in s && s.failed)).toEqual([expect.stringMatching(/did not run/), expect.stringMatching(/did not run/)]);
+    expect(simulation.steps.filter((s) => s.kind === 'sweep').map((s) => 'failed' in s && s.failed)).toEqual([
+      expect.stringMatching(/did not run/),
+      expect.stringMatching(/did not run/),
+    ]);
   });
 });

@@ -30,12 +30,20 @@ expect:
       );
 
     const own = (await simulate({ scenario: scenario('pod'), baseDir: '.', file: 'grace-pod.yaml' })).simulation;
-    const fitted = (await simulate({ scenario: scenario('fit-deadline'), baseDir: '.', file: 'grace-fit.yaml' })).simulation;
+    const fitted = (await simulate({ scenario: scenario('fit-deadline'), baseDir: '.', file: 'grace-fit.yaml' }))
+      .simulation;
 
-    expect(own.drains).toEqual([expect.objectContaining({ status: 'deadline', evicted: 2, terminating: 2, left: 0, graceShortened: [] })]);
+    expect(own.drains).toEqual([
+      expect.objectContaining({ status: 'deadline', evicted: 2, terminating: 2, left: 0, graceShortened: [] }),
+    ]);
     expect(formatSimulation(own)).toMatch(/deadline .* 2 evicted \(2 terminating\), 0 left/);
     expect(fitted.drains).toEqual([
-      expect.objectContaining({ status: 'drained', evicted: 2, left: 0, graceShortened: ['default/api-1 300s→115s', 'default/api-2 300s→115s'] }),
+      expect.objectContaining({
+        status: 'drained',
+        evicted: 2,
+        left: 0,
+        graceShortened: ['default/api-1 300s→115s', 'default/api-2 300s→115s'],
+      }),
     ]);
     expect(formatSimulation(fitted)).toMatch(/grace shortened: default\/api-1 300s→115s, default\/api-2 300s→115s/);
   });

@@ -65,9 +65,17 @@ describe('scenario node conditions', () => {
       }
       return [];
     };
-    expect(problems(BASE.replace('KernelReady: {', 'KernelOk: {'))).toContainEqual(expect.stringContaining('nodes[0].conditions.KernelOk: unknown key'));
-    expect(problems(BASE.replace('createdAgo: 2h, conditions: { Ready:', 'createdAgo: 2h, ready: "False", conditions: { Ready:'))).toContainEqual(
-      expect.stringContaining('nodes[2].conditions.Ready: set Ready either with ready (and heartbeatAgo) or here, not both'),
+    expect(problems(BASE.replace('KernelReady: {', 'KernelOk: {'))).toContainEqual(
+      expect.stringContaining('nodes[0].conditions.KernelOk: unknown key'),
+    );
+    expect(
+      problems(
+        BASE.replace('createdAgo: 2h, conditions: { Ready:', 'createdAgo: 2h, ready: "False", conditions: { Ready:'),
+      ),
+    ).toContainEqual(
+      expect.stringContaining(
+        'nodes[2].conditions.Ready: set Ready either with ready (and heartbeatAgo) or here, not both',
+      ),
     );
   });
 
@@ -82,7 +90,10 @@ steps:
 expect:
   conditions: { in-sync: 2, unresponsive-machine: 1 }
 `;
-    const { simulation, sandbox } = await simulate({ scenario: parseScenario(text, 'step.yaml'), baseDir: '.', file: 'step.yaml' }, { keepOpen: true });
+    const { simulation, sandbox } = await simulate(
+      { scenario: parseScenario(text, 'step.yaml'), baseDir: '.', file: 'step.yaml' },
+      { keepOpen: true },
+    );
     try {
       expect(simulation.expectations?.failures).toEqual([]);
       const silent = toNodeView(NodeSchema.parse(sandbox.kube.store.getNode('silent')));
@@ -95,6 +106,8 @@ expect:
   });
 
   it('should refuse a condition step about a node the scenario does not have', () => {
-    expect(() => parseScenario(`${BASE}\nsteps: [ { condition: { node: nobody, type: Ready, status: "True" } } ]\n`, 'bad.yaml')).toThrow(/steps\[0\]\.condition\.node: no node named nobody/);
+    expect(() =>
+      parseScenario(`${BASE}\nsteps: [ { condition: { node: nobody, type: Ready, status: "True" } } ]\n`, 'bad.yaml'),
+    ).toThrow(/steps\[0\]\.condition\.node: no node named nobody/);
   });
 });

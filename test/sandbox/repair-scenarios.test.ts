@@ -11,12 +11,15 @@ import type { Sandbox } from '../../lib/sandbox/simulate/world.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../scenarios/${name}.yaml`, import.meta.url));
 
-async function run(name: string): Promise<{ simulation: Awaited<ReturnType<typeof simulate>>['simulation']; sandbox: Sandbox }> {
+async function run(
+  name: string,
+): Promise<{ simulation: Awaited<ReturnType<typeof simulate>>['simulation']; sandbox: Sandbox }> {
   return simulate(await loadScenario(scenario(name)), { keepOpen: true });
 }
 
 /** What the reconciler published on its own bus (the stack's one event bus). */
-const outputEvents = (sandbox: Sandbox) => sandbox.stack.deployment.eventBuses.flatMap((bus) => sandbox.aws.state.eventBus.on(bus.name));
+const outputEvents = (sandbox: Sandbox) =>
+  sandbox.stack.deployment.eventBuses.flatMap((bus) => sandbox.aws.state.eventBus.on(bus.name));
 
 const nodeEvents = (sandbox: Sandbox) =>
   sandbox.kube.store
@@ -29,7 +32,12 @@ describe('repair scenarios, beyond their expectations', () => {
     const { simulation, sandbox } = await run('repair-dry-run-plans-only');
     try {
       const sweep = simulation.steps.find((s) => s.kind === 'sweep');
-      const planned = sweep?.kind === 'sweep' && sweep.report ? sweep.report.actions.filter((a) => a.kind !== 'report').map((a) => `${a.kind}${a.step ? ` ${a.step}` : ''} ${a.outcome}`) : [];
+      const planned =
+        sweep?.kind === 'sweep' && sweep.report
+          ? sweep.report.actions
+              .filter((a) => a.kind !== 'report')
+              .map((a) => `${a.kind}${a.step ? ` ${a.step}` : ''} ${a.outcome}`)
+          : [];
       expect(planned).toEqual(['cordon dry-run', 'repair drain dry-run']);
       expect(nodeEvents(sandbox)).toEqual([]);
       expect(outputEvents(sandbox)).toEqual([]);
@@ -45,7 +53,15 @@ describe('repair scenarios, beyond their expectations', () => {
       expect(new Set(blocked).size).toBe(3);
       const published = outputEvents(sandbox).filter((e) => e.detailType === 'Node Repair Blocked');
       expect(published).toHaveLength(6);
-      expect(published[0]?.detail).toEqual(expect.objectContaining({ group: 'eks-ng-general', unhealthy: 3, members: 10, allowed: 2, maxUnhealthyPercent: 20 }));
+      expect(published[0]?.detail).toEqual(
+        expect.objectContaining({
+          group: 'eks-ng-general',
+          unhealthy: 3,
+          members: 10,
+          allowed: 2,
+          maxUnhealthyPercent: 20,
+        }),
+      );
     } finally {
       await sandbox.close();
     }
@@ -56,7 +72,12 @@ describe('repair scenarios, beyond their expectations', () => {
     try {
       const node = sandbox.kube.store.getNode('ip-10-72-0-6.eu-west-1.compute.internal');
       expect(Object.keys(node?.metadata.annotations ?? {}).filter((k) => k.startsWith(`${LABEL_PREFIX}/`))).toEqual([]);
-      expect(nodeEvents(sandbox)).toEqual(expect.arrayContaining(['RepairStarted ip-10-72-0-6.eu-west-1.compute.internal', 'RepairCancelled ip-10-72-0-6.eu-west-1.compute.internal']));
+      expect(nodeEvents(sandbox)).toEqual(
+        expect.arrayContaining([
+          'RepairStarted ip-10-72-0-6.eu-west-1.compute.internal',
+          'RepairCancelled ip-10-72-0-6.eu-west-1.compute.internal',
+        ]),
+      );
       const detailTypes = outputEvents(sandbox).map((e) => e.detailType);
       expect(detailTypes).toContain('Node Repair Started');
       expect(detailTypes).not.toContain('Node Repaired');
@@ -66,19 +87,30 @@ describe('repair scenarios, beyond their expectations', () => {
   });
 
   it('should take no machine out of a group whose Launch is suspended (it would not be replaced): no cordon, no drain, no SetInstanceHealth, and the report says why', async () => {
-    const { simulation, sandbox } = await simulate(await loadScenario(scenario('repair-one-of-ten-unresponsive-replaced')), {
-      keepOpen: true,
-      prepare: (world) => world.aws.state.autoScaling.suspend('eks-ng-general', ['Launch'], world.clock.now()),
-    });
+    const { simulation, sandbox } = await simulate(
+      await loadScenario(scenario('repair-one-of-ten-unresponsive-replaced')),
+      {
+        keepOpen: true,
+        prepare: (world) => world.aws.state.autoScaling.suspend('eks-ng-general', ['Launch'], world.clock.now()),
+      },
+    );
     try {
       const silent = sandbox.kube.store.getNode('ip-10-70-0-4.eu-west-1.compute.internal');
       expect(silent?.spec?.unschedulable).not.toBe(true);
       expect(sandbox.aws.state.autoScaling.healthChanges).toEqual([]);
       expect(simulation.drains).toEqual([]);
-      const skipped = simulation.steps.flatMap((s) => (s.kind === 'sweep' && s.report ? s.report.skipped : [])).filter((s) => s.kind === 'repair');
+      const skipped = simulation.steps
+        .flatMap((s) => (s.kind === 'sweep' && s.report ? s.report.skipped : []))
+        .filter((s) => s.kind === 'repair');
       expect(skipped.length).toBeGreaterThan(0);
-      expect(new Set(skipped.map((s) => s.reason))).toEqual(new Set(['Auto Scaling group eks-ng-general has Launch suspended: it would not replace a machine marked Unhealthy, so none is taken out until it is resumed']));
-      expect(simulation.expectations?.failures).toContainEqual(expect.stringMatching(/^repairs: expected \[i-0c10000000000a004\], got \[\]/));
+      expect(new Set(skipped.map((s) => s.reason))).toEqual(
+        new Set([
+          'Auto Scaling group eks-ng-general has Launch suspended: it would not replace a machine marked Unhealthy, so none is taken out until it is resumed',
+        ]),
+      );
+      expect(simulation.expectations?.failures).toContainEqual(
+        expect.stringMatching(/^repairs: expected \[i-0c10000000000a004\], got \[\]/),
+      );
     } finally {
       await sandbox.close();
     }
@@ -99,13 +131,24 @@ expect:
 `;
     const load = (repairOn: boolean, wanted: string) =>
       parseScenario(
-        text.replace('steps: [ { sweep: {} } ]', repairOn ? 'settings: { repair: { enabled: true } }\nsteps: [ { sweep: {} }, { settle: {} }, { sweep: {} } ]' : 'steps: [ { sweep: {} } ]').replace('repairs: [ { instance: i-0cb0000000000a001, action: replace } ]', wanted),
+        text
+          .replace(
+            'steps: [ { sweep: {} } ]',
+            repairOn
+              ? 'settings: { repair: { enabled: true } }\nsteps: [ { sweep: {} }, { settle: {} }, { sweep: {} } ]'
+              : 'steps: [ { sweep: {} } ]',
+          )
+          .replace('repairs: [ { instance: i-0cb0000000000a001, action: replace } ]', wanted),
         'oracle.yaml',
       );
-    const failures = async (repairOn: boolean, wanted: string) => (await simulate({ scenario: load(repairOn, wanted), baseDir: '.', file: 'oracle.yaml' })).simulation.expectations?.failures;
+    const failures = async (repairOn: boolean, wanted: string) =>
+      (await simulate({ scenario: load(repairOn, wanted), baseDir: '.', file: 'oracle.yaml' })).simulation.expectations
+        ?.failures;
     const named = 'repairs: [ { instance: i-0cb0000000000a001, action: replace } ]';
     expect(await failures(false, named)).toEqual(['repairs: expected [i-0cb0000000000a001], got [] marked Unhealthy']);
-    expect(await failures(true, 'repairs: []')).toEqual(['repairs: expected [], got [i-0cb0000000000a001] marked Unhealthy']);
+    expect(await failures(true, 'repairs: []')).toEqual([
+      'repairs: expected [], got [i-0cb0000000000a001] marked Unhealthy',
+    ]);
     expect(await failures(true, named)).toEqual([]);
     expect(await failures(false, 'repairs: []')).toEqual([]);
   });

@@ -21,7 +21,13 @@ describe('setting bounds', () => {
 
   it('should accept the bounds themselves', () => {
     const settings = parseSettings({ heartbeatGrace: '40s', drainTimeout: '30d', registrationGrace: '720h' });
-    expect(settings).toEqual(expect.objectContaining({ heartbeatGrace: 40_000, drainTimeout: 30 * 86_400_000, registrationGrace: 30 * 86_400_000 }));
+    expect(settings).toEqual(
+      expect.objectContaining({
+        heartbeatGrace: 40_000,
+        drainTimeout: 30 * 86_400_000,
+        registrationGrace: 30 * 86_400_000,
+      }),
+    );
   });
 
   it('should refuse them at cold start, naming the variable and the field', () => {
@@ -31,14 +37,22 @@ describe('setting bounds', () => {
   });
 
   it('should refuse them in a sweep payload, so a manual run cannot disarm the rail either', () => {
-    expect(() => sweepSettings(DEFAULT_SETTINGS, { settings: { heartbeatGrace: '0s' } })).toThrow(/invalid sweep payload: settings\.heartbeatGrace: must be at least 40s/);
-    expect(() => sweepSettings(DEFAULT_SETTINGS, { settings: { minNodeAge: '100000d' } })).toThrow(/settings\.minNodeAge: must be at most 30d/);
+    expect(() => sweepSettings(DEFAULT_SETTINGS, { settings: { heartbeatGrace: '0s' } })).toThrow(
+      /invalid sweep payload: settings\.heartbeatGrace: must be at least 40s/,
+    );
+    expect(() => sweepSettings(DEFAULT_SETTINGS, { settings: { minNodeAge: '100000d' } })).toThrow(
+      /settings\.minNodeAge: must be at most 30d/,
+    );
     expect(sweepSettings(DEFAULT_SETTINGS, { settings: { heartbeatGrace: '5m' } }).heartbeatGrace).toBe(300_000);
   });
 
   it('should refuse them on the command line, naming the flag', () => {
-    expect(() => settingsFromFlags({ 'heartbeat-grace': '10s' }, false)).toThrow(/--heartbeat-grace: must be at least 40s/);
-    expect(() => settingsFromFlags({ 'drain-timeout': '99999999999999999999d' }, false)).toThrow(/--drain-timeout: must be at most 30d/);
+    expect(() => settingsFromFlags({ 'heartbeat-grace': '10s' }, false)).toThrow(
+      /--heartbeat-grace: must be at least 40s/,
+    );
+    expect(() => settingsFromFlags({ 'drain-timeout': '99999999999999999999d' }, false)).toThrow(
+      /--drain-timeout: must be at most 30d/,
+    );
   });
 
   it('should take the maintenance policy, drain by default, and refuse anything else', () => {

@@ -40,9 +40,15 @@ describe('repair settings', () => {
     [{ after: { AcceleratedHardwareReady: '31d' } }, /repair\.after\.AcceleratedHardwareReady: must be at most 30d/],
     [{ after: { DiskPressure: '30m' } }, /repair\.after: .*DiskPressure/],
     [{ maxUnhealthyPercent: 101 }, /repair\.maxUnhealthyPercent: /],
-    [{ maxUnhealthyPercent: 100 }, /repair\.maxUnhealthyPercent: must be at most 50: a group with more of its machines unhealthy has an outage/],
+    [
+      { maxUnhealthyPercent: 100 },
+      /repair\.maxUnhealthyPercent: must be at most 50: a group with more of its machines unhealthy has an outage/,
+    ],
     [{ maxUnhealthyPercent: 51 }, /repair\.maxUnhealthyPercent: must be at most 50/],
-    [{ maxParallel: 11 }, /repair\.maxParallel: must be at most 10: replacing more machines of a group at once is a rollout/],
+    [
+      { maxParallel: 11 },
+      /repair\.maxParallel: must be at most 10: replacing more machines of a group at once is a rollout/,
+    ],
     [{ maxParallel: 1e9 }, /repair\.maxParallel: must be at most 10/],
     [{ maxUnhealthyPercent: -1 }, /repair\.maxUnhealthyPercent: /],
     [{ maxParallel: 0 }, /repair\.maxParallel: /],
@@ -57,29 +63,50 @@ describe('repair settings', () => {
   it('should accept the bounds themselves', () => {
     const settings = parseSettings({ repair: { after: { Ready: '5m' }, maxUnhealthyPercent: 0, drainTimeout: '1m' } });
     expect(settings.repair).toEqual(expect.objectContaining({ maxUnhealthyPercent: 0, drainTimeout: MINUTE }));
-    expect(parseSettings({ repair: { maxUnhealthyPercent: 50, maxParallel: 10, drainTimeout: '30d' } }).repair).toEqual(expect.objectContaining({ maxUnhealthyPercent: 50, maxParallel: 10 }));
+    expect(parseSettings({ repair: { maxUnhealthyPercent: 50, maxParallel: 10, drainTimeout: '30d' } }).repair).toEqual(
+      expect.objectContaining({ maxUnhealthyPercent: 50, maxParallel: 10 }),
+    );
   });
 
   it('should be refused at cold start naming the variable and the field', () => {
-    expect(() => readFunctionConfig({ ...ENV, RECONCILER_SETTINGS: JSON.stringify({ repair: { maxParallel: 0 } }) })).toThrow(
-      /invalid function configuration: RECONCILER_SETTINGS\.repair\.maxParallel: /,
-    );
+    expect(() =>
+      readFunctionConfig({ ...ENV, RECONCILER_SETTINGS: JSON.stringify({ repair: { maxParallel: 0 } }) }),
+    ).toThrow(/invalid function configuration: RECONCILER_SETTINGS\.repair\.maxParallel: /);
   });
 
   it('should override only what a sweep payload names, keeping the deployed repair settings', () => {
     const deployed = parseSettings({ repair: { enabled: true, maxParallel: 3, after: { Ready: '1h' } } });
     const run = sweepSettings(deployed, { settings: { repair: { maxParallel: 2, after: { KernelReady: '40m' } } } });
-    expect(run.repair).toEqual({ ...deployed.repair, maxParallel: 2, after: { ...deployed.repair.after, KernelReady: 40 * MINUTE } });
-    expect(() => sweepSettings(deployed, { settings: { repair: { after: { Ready: '1m' } } } })).toThrow(/invalid sweep payload: settings\.repair\.after\.Ready: must be at least 5m/);
+    expect(run.repair).toEqual({
+      ...deployed.repair,
+      maxParallel: 2,
+      after: { ...deployed.repair.after, KernelReady: 40 * MINUTE },
+    });
+    expect(() => sweepSettings(deployed, { settings: { repair: { after: { Ready: '1m' } } } })).toThrow(
+      /invalid sweep payload: settings\.repair\.after\.Ready: must be at least 5m/,
+    );
   });
 
   it('should be flags on the command line, named after each nested setting', () => {
-    expect(Object.keys(settingOptions())).toEqual(expect.arrayContaining(['repair-enabled', 'repair-after-kernel-ready', 'repair-max-unhealthy-percent', 'repair-max-parallel', 'repair-drain-timeout']));
-    const settings = settingsFromFlags({ 'repair-enabled': 'true', 'repair-after-kernel-ready': '35m', 'repair-max-parallel': '2' }, false);
+    expect(Object.keys(settingOptions())).toEqual(
+      expect.arrayContaining([
+        'repair-enabled',
+        'repair-after-kernel-ready',
+        'repair-max-unhealthy-percent',
+        'repair-max-parallel',
+        'repair-drain-timeout',
+      ]),
+    );
+    const settings = settingsFromFlags(
+      { 'repair-enabled': 'true', 'repair-after-kernel-ready': '35m', 'repair-max-parallel': '2' },
+      false,
+    );
     expect(settings.repair).toEqual(expect.objectContaining({ enabled: true, maxParallel: 2 }));
     expect(settings.repair.after.KernelReady).toBe(35 * MINUTE);
     expect(settings.repair.after.Ready).toBe(30 * MINUTE);
-    expect(() => settingsFromFlags({ 'repair-after-ready': '1m' }, false)).toThrow(/--repair-after-ready: must be at least 5m/);
+    expect(() => settingsFromFlags({ 'repair-after-ready': '1m' }, false)).toThrow(
+      /--repair-after-ready: must be at least 5m/,
+    );
     expect(settingsFromFlags({}, false).repair).toEqual(DEFAULT_SETTINGS.repair);
   });
 });

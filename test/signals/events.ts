@@ -12,7 +12,8 @@ export const FIXTURE_NAMES: readonly string[] = readdirSync(FIXTURE_DIR)
 /** A fresh copy of a fixture each call, so tests can change it freely. */
 export function fixture(name: string): Record<string, unknown> {
   const value: unknown = JSON.parse(readFileSync(`${FIXTURE_DIR}${name}.json`, 'utf8'));
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`fixture ${name} is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`fixture ${name} is not an object`);
   return value as Record<string, unknown>;
 }
 

@@ -14,7 +14,10 @@ function holdsContract(event: unknown): boolean {
     throw error;
   }
   if (outcome.outcome === 'ignored') return outcome.reason.length > 0;
-  return outcome.signals.length > 0 && outcome.signals.every((s) => isInstanceId(s.instanceId) && Number.isFinite(s.observedAt));
+  return (
+    outcome.signals.length > 0 &&
+    outcome.signals.every((s) => isInstanceId(s.instanceId) && Number.isFinite(s.observedAt))
+  );
 }
 
 const ROUTES = Object.values(SIGNAL_MODULES).map((m) => ({ source: m.source, 'detail-type': m.detailType }));
@@ -22,7 +25,13 @@ const ROUTES = Object.values(SIGNAL_MODULES).map((m) => ({ source: m.source, 'de
 /** A fixture with one field anywhere in it replaced by arbitrary JSON, or removed. */
 const mutatedFixture = fc
   .constantFrom(...FIXTURE_NAMES)
-  .chain((name) => fc.tuple(fc.constant(name), fc.constantFrom<Path>(...pathsOf(fixture(name))), fc.option(fc.jsonValue(), { nil: undefined })))
+  .chain((name) =>
+    fc.tuple(
+      fc.constant(name),
+      fc.constantFrom<Path>(...pathsOf(fixture(name))),
+      fc.option(fc.jsonValue(), { nil: undefined }),
+    ),
+  )
   .map(([name, path, value]) => (value === undefined ? without(name, path) : withField(name, path, value)));
 
 describe('parseEvent properties', () => {
@@ -49,28 +58,32 @@ describe('parseEvent properties', () => {
       fc.stringMatching(/^i-[0-9a-fA-F/.]{0,20}$/),
     );
     fc.assert(
-      fc.property(ids, fc.constantFrom('spot-interruption', 'state-change-terminated', 'capacity-reservation-interruption'), (id, name) => {
-        // prepare
-        const event = withField(name, ['detail', 'instance-id'], id);
+      fc.property(
+        ids,
+        fc.constantFrom('spot-interruption', 'state-change-terminated', 'capacity-reservation-interruption'),
+        (id, name) => {
+          // prepare
+          const event = withField(name, ['detail', 'instance-id'], id);
 
-        // act
-        const outcome = (() => {
-          try {
-            return parseEvent(event);
-          } catch (error) {
-            if (error instanceof SignalRejection) return error;
-            throw error;
+          // act
+          const outcome = (() => {
+            try {
+              return parseEvent(event);
+            } catch (error) {
+              if (error instanceof SignalRejection) return error;
+              throw error;
+            }
+          })();
+
+          // assess
+          if (INSTANCE_ID_PATTERN.test(id)) {
+            expect(outcome).toMatchObject({ outcome: 'signals', signals: [{ instanceId: id }] });
+          } else {
+            expect(outcome).toBeInstanceOf(SignalRejection);
+            expect(outcome).toMatchObject({ field: 'detail.instance-id' });
           }
-        })();
-
-        // assess
-        if (INSTANCE_ID_PATTERN.test(id)) {
-          expect(outcome).toMatchObject({ outcome: 'signals', signals: [{ instanceId: id }] });
-        } else {
-          expect(outcome).toBeInstanceOf(SignalRejection);
-          expect(outcome).toMatchObject({ field: 'detail.instance-id' });
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });

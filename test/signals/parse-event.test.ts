@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isInstanceId } from '../../lib/model/instance-id.js';
 import { SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
-import { parseEvent, SIGNAL_MODULES, signalKindOf, SignalRejection, type ParseOutcome } from '../../lib/signals/index.js';
+import {
+  parseEvent,
+  SIGNAL_MODULES,
+  signalKindOf,
+  SignalRejection,
+  type ParseOutcome,
+} from '../../lib/signals/index.js';
 import { fixture, withField, without } from './events.js';
 
 const I1 = 'i-1234567890abcdef0';
@@ -39,7 +45,14 @@ describe('parseEvent: signals', () => {
   it.each([
     {
       name: 'spot-interruption',
-      expected: [{ kind: 'spot-interruption', instanceId: I1, observedAt: at('2026-03-04T10:15:00Z'), deadline: at('2026-03-04T10:17:00Z') }],
+      expected: [
+        {
+          kind: 'spot-interruption',
+          instanceId: I1,
+          observedAt: at('2026-03-04T10:15:00Z'),
+          deadline: at('2026-03-04T10:17:00Z'),
+        },
+      ],
     },
     {
       name: 'spot-interruption-hibernate',
@@ -49,11 +62,17 @@ describe('parseEvent: signals', () => {
       name: 'rebalance-recommendation',
       expected: [{ kind: 'rebalance-recommendation', instanceId: I1, observedAt: at('2026-03-04T10:00:00Z') }],
     },
-    { name: 'state-change-shutting-down', expected: [{ kind: 'state-change', instanceId: I1, state: 'shutting-down' }] },
+    {
+      name: 'state-change-shutting-down',
+      expected: [{ kind: 'state-change', instanceId: I1, state: 'shutting-down' }],
+    },
     { name: 'state-change-stopping', expected: [{ kind: 'state-change', instanceId: I1, state: 'stopping' }] },
     { name: 'state-change-stopped', expected: [{ kind: 'state-change', instanceId: I1, state: 'stopped' }] },
     { name: 'state-change-terminated', expected: [{ kind: 'state-change', instanceId: I1, state: 'terminated' }] },
-    { name: 'state-change-terminated-legacy-id', expected: [{ kind: 'state-change', instanceId: 'i-0a1b2c3d', state: 'terminated' }] },
+    {
+      name: 'state-change-terminated-legacy-id',
+      expected: [{ kind: 'state-change', instanceId: 'i-0a1b2c3d', state: 'terminated' }],
+    },
     {
       name: 'capacity-reservation-interruption',
       expected: [{ kind: 'capacity-reservation-interruption', instanceId: I2, deadline: at('2026-03-04T12:02:00Z') }],
@@ -68,14 +87,25 @@ describe('parseEvent: signals', () => {
         {
           kind: 'asg-terminate-lifecycle-action',
           instanceId: I1,
-          lifecycle: { group: 'eks-workers', hook: 'ec2-node-reconciler-drain', token: '0befcbdb-6ecd-498a-9ff7-ae9b54447cd6' },
+          lifecycle: {
+            group: 'eks-workers',
+            hook: 'ec2-node-reconciler-drain',
+            token: '0befcbdb-6ecd-498a-9ff7-ae9b54447cd6',
+          },
         },
       ],
     },
     { name: 'asg-terminate-successful', expected: [{ kind: 'asg-terminate-successful', instanceId: I1 }] },
     {
       name: 'health-scheduled-retirement',
-      expected: [{ kind: 'scheduled-change', instanceId: I1, deadline: Date.UTC(2022, 5, 3, 6, 27, 57), observedAt: at('2022-05-20T06:27:57Z') }],
+      expected: [
+        {
+          kind: 'scheduled-change',
+          instanceId: I1,
+          deadline: Date.UTC(2022, 5, 3, 6, 27, 57),
+          observedAt: at('2022-05-20T06:27:57Z'),
+        },
+      ],
     },
     {
       name: 'health-scheduled-maintenance-multi',
@@ -84,7 +114,10 @@ describe('parseEvent: signals', () => {
         { kind: 'scheduled-change', instanceId: I2, deadline: Date.UTC(2022, 5, 7, 15, 10, 9) },
       ],
     },
-    { name: 'tag-change-decommission', expected: [{ kind: 'decommission-tag', instanceId: I3, observedAt: at('2026-03-04T14:00:00Z') }] },
+    {
+      name: 'tag-change-decommission',
+      expected: [{ kind: 'decommission-tag', instanceId: I3, observedAt: at('2026-03-04T14:00:00Z') }],
+    },
   ])('should turn $name into its signals', ({ name, expected }) => {
     // prepare
     const event = fixture(name);
@@ -101,16 +134,18 @@ describe('parseEvent: signals', () => {
     }
   });
 
-  it.each(['rebalance-recommendation', 'asg-terminate-lifecycle-action', 'state-change-stopping', 'tag-change-decommission'])(
-    'should set no deadline for %s, which does not announce one',
-    (name) => {
-      // act
-      const signals = signalsOf(parseEvent(fixture(name)));
+  it.each([
+    'rebalance-recommendation',
+    'asg-terminate-lifecycle-action',
+    'state-change-stopping',
+    'tag-change-decommission',
+  ])('should set no deadline for %s, which does not announce one', (name) => {
+    // act
+    const signals = signalsOf(parseEvent(fixture(name)));
 
-      // assess
-      expect(signals.map((s) => s.deadline)).toEqual([undefined]);
-    },
-  );
+    // assess
+    expect(signals.map((s) => s.deadline)).toEqual([undefined]);
+  });
 
   it('should carry the envelope header with the signals', () => {
     // prepare
@@ -138,12 +173,18 @@ describe('parseEvent: signals', () => {
     const outcome = parseEvent(event);
 
     // assess
-    expect(skippedOf(outcome)).toEqual(['detail.affectedEntities[2].entityValue: "h-0123456789abcdef0" is not an instance id']);
+    expect(skippedOf(outcome)).toEqual([
+      'detail.affectedEntities[2].entityValue: "h-0123456789abcdef0" is not an instance id',
+    ]);
   });
 
   it('should emit one signal per instance when a Health event lists an instance twice', () => {
     // prepare
-    const event = withField('health-scheduled-retirement', ['detail', 'affectedEntities'], [{ entityValue: I1 }, { entityValue: I1 }]);
+    const event = withField(
+      'health-scheduled-retirement',
+      ['detail', 'affectedEntities'],
+      [{ entityValue: I1 }, { entityValue: I1 }],
+    );
 
     // act
     const outcome = parseEvent(event);
@@ -213,8 +254,18 @@ describe('parseEvent: ignored', () => {
   });
 
   it.each([
-    { form: 'LifecycleTransition', detail: { LifecycleTransition: 'autoscaling:TEST_NOTIFICATION', AutoScalingGroupName: 'eks-workers' } },
-    { form: 'Event', detail: { Event: 'autoscaling:TEST_NOTIFICATION', AutoScalingGroupName: 'eks-workers', Service: 'AWS Auto Scaling' } },
+    {
+      form: 'LifecycleTransition',
+      detail: { LifecycleTransition: 'autoscaling:TEST_NOTIFICATION', AutoScalingGroupName: 'eks-workers' },
+    },
+    {
+      form: 'Event',
+      detail: {
+        Event: 'autoscaling:TEST_NOTIFICATION',
+        AutoScalingGroupName: 'eks-workers',
+        Service: 'AWS Auto Scaling',
+      },
+    },
   ])('should ignore an Auto Scaling test notification in its $form form', ({ detail }) => {
     // prepare
     const event = withField('asg-terminate-lifecycle-action', ['detail'], detail);
@@ -348,7 +399,11 @@ describe('parseEvent: rejected', () => {
     },
     {
       why: 'a launch transition under the terminate detail-type',
-      event: withField('asg-terminate-lifecycle-action', ['detail', 'LifecycleTransition'], 'autoscaling:EC2_INSTANCE_LAUNCHING'),
+      event: withField(
+        'asg-terminate-lifecycle-action',
+        ['detail', 'LifecycleTransition'],
+        'autoscaling:EC2_INSTANCE_LAUNCHING',
+      ),
       message: 'detail.LifecycleTransition: must be one of "autoscaling:EC2_INSTANCE_TERMINATING"',
     },
     {
@@ -383,7 +438,9 @@ describe('parseEvent: rejected', () => {
     },
     {
       why: 'an EC2 scheduled change naming a hostile instance id',
-      event: withField('health-scheduled-maintenance-multi', ['detail', 'affectedEntities', 1], { entityValue: 'i-123/../nodes' }),
+      event: withField('health-scheduled-maintenance-multi', ['detail', 'affectedEntities', 1], {
+        entityValue: 'i-123/../nodes',
+      }),
       message: 'detail.affectedEntities[1].entityValue: must be an EC2 instance id',
     },
     {
@@ -460,8 +517,14 @@ describe('parseEvent: rejected', () => {
 
     // assess
     expect(rejection.field).toBe('detail.EC2InstanceId');
-    expect(rejection.others.map((o) => o.field)).toEqual(['detail.AutoScalingGroupName', 'detail.LifecycleHookName', 'detail.LifecycleActionToken']);
-    expect(rejection.message).toContain('(also: detail.AutoScalingGroupName, detail.LifecycleHookName, detail.LifecycleActionToken)');
+    expect(rejection.others.map((o) => o.field)).toEqual([
+      'detail.AutoScalingGroupName',
+      'detail.LifecycleHookName',
+      'detail.LifecycleActionToken',
+    ]);
+    expect(rejection.message).toContain(
+      '(also: detail.AutoScalingGroupName, detail.LifecycleHookName, detail.LifecycleActionToken)',
+    );
   });
 
   it.each([
@@ -493,7 +556,11 @@ describe('parseEvent: rejected', () => {
 
   it.each([
     { why: 'a missing source', event: without('spot-interruption', ['source']), message: 'source: must be a string' },
-    { why: 'a numeric detail-type', event: withField('spot-interruption', ['detail-type'], 7), message: 'detail-type: must be a string' },
+    {
+      why: 'a numeric detail-type',
+      event: withField('spot-interruption', ['detail-type'], 7),
+      message: 'detail-type: must be a string',
+    },
   ])('should reject $why before routing', ({ event, message }) => {
     // act
     const rejection = rejectionOf(event);
@@ -580,7 +647,11 @@ describe('SIGNAL_MODULES', () => {
 
   it('should only ever produce valid instance ids from the fixtures', () => {
     // prepare
-    const names = ['health-scheduled-maintenance-multi', 'tag-change-decommission', 'state-change-terminated-legacy-id'];
+    const names = [
+      'health-scheduled-maintenance-multi',
+      'tag-change-decommission',
+      'state-change-terminated-legacy-id',
+    ];
 
     // act
     const ids = names.flatMap((name) => signalsOf(parseEvent(fixture(name))).map((s) => s.instanceId));

@@ -7,16 +7,32 @@
 // conditions with their ages, and repair drain records.
 import fc from 'fast-check';
 import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
+import type {
+  DrainExecutionState,
+  InstanceView,
+  LeaseView,
+  NodeView,
+  Observation,
+} from '../../lib/model/observation.js';
 import { INSTANCE_STATES, SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
-import { MIN_REPAIR_AFTER_MS, MONITORING_AGENT_CONDITIONS, REPAIR_CONDITIONS, type ConditionStatus, type NodeConditionView, type RepairCondition } from '../../lib/model/node-conditions.js';
+import {
+  MIN_REPAIR_AFTER_MS,
+  MONITORING_AGENT_CONDITIONS,
+  REPAIR_CONDITIONS,
+  type ConditionStatus,
+  type NodeConditionView,
+  type RepairCondition,
+} from '../../lib/model/node-conditions.js';
 import { MAX_SETTING_DURATION_MS } from '../../lib/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
 
 const POOL = 8;
 /** Present one time in four: fast-check's option() is present four times in five by default. */
-const rarely = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 2 }).chain((v) => (v === undefined ? fc.constant(undefined) : fc.option(fc.constant(v), { nil: undefined, freq: 2 })));
+const rarely = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
+  fc
+    .option(arb, { nil: undefined, freq: 2 })
+    .chain((v) => (v === undefined ? fc.constant(undefined) : fc.option(fc.constant(v), { nil: undefined, freq: 2 })));
 const ago = fc.integer({ min: 0, max: 6 * HOUR }).map((ms) => NOW - ms);
 // Half the heartbeats are fresh, so live nodes (in-sync, own cordons to reverse) are common too; a
 // few come from a kubelet whose clock runs ahead (a heartbeat in the future).
@@ -28,7 +44,10 @@ const heartbeat = fc.oneof(
 /** This region's zones in every form, and (rarely) other regions' and partitions'. */
 const OUR_ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1-bos-1a', 'us-east-1-wl1-bos-wlz-1'] as const;
 const OTHER_ZONES = ['eu-west-1a', 'us-gov-west-1a', 'cn-north-1a', 'us-west-2-lax-1a'] as const;
-const ourZone = fc.oneof({ weight: 6, arbitrary: fc.constant('us-east-1a') }, { weight: 3, arbitrary: fc.constantFrom(...OUR_ZONES) });
+const ourZone = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('us-east-1a') },
+  { weight: 3, arbitrary: fc.constantFrom(...OUR_ZONES) },
+);
 const anyZone = fc.oneof({ weight: 8, arbitrary: ourZone }, { weight: 2, arbitrary: fc.constantFrom(...OTHER_ZONES) });
 const poolId = fc.integer({ min: 1, max: POOL }).map(instanceId);
 
@@ -38,14 +57,35 @@ const providerID = (index: number) =>
     { weight: 6, arbitrary: fc.constant(`aws:///us-east-1a/${instanceId(index)}`) },
     { weight: 3, arbitrary: fc.tuple(anyZone, poolId).map(([z, id]) => `aws:///${z}/${id}`) },
     { weight: 1, arbitrary: fc.constant('aws:///us-east-1a/0a1b2c/fargate-ip-10-0-9-9.ec2.internal') },
-    { weight: 1, arbitrary: fc.constantFrom('aws:///us-east-1a/i-nothex', `aws:///us-east-1a/${instanceId(index)}/x`, `aws:///nowhere/${instanceId(index)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'aws:///us-east-1a/i-nothex',
+        `aws:///us-east-1a/${instanceId(index)}/x`,
+        `aws:///nowhere/${instanceId(index)}`,
+      ),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 
 const annotations: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({}) },
-  { weight: 2, arbitrary: ago.map((at) => ({ 'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler', 'ec2-node-reconciler/reason': 'x', 'ec2-node-reconciler/at': new Date(at).toISOString() })) },
-  { weight: 1, arbitrary: ago.map((at) => ({ 'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler/operator', 'ec2-node-reconciler/reason': 'x', 'ec2-node-reconciler/at': new Date(at).toISOString() })) },
+  {
+    weight: 2,
+    arbitrary: ago.map((at) => ({
+      'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler',
+      'ec2-node-reconciler/reason': 'x',
+      'ec2-node-reconciler/at': new Date(at).toISOString(),
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: ago.map((at) => ({
+      'ec2-node-reconciler/cordoned-by': 'ec2-node-reconciler/operator',
+      'ec2-node-reconciler/reason': 'x',
+      'ec2-node-reconciler/at': new Date(at).toISOString(),
+    })),
+  },
   { weight: 1, arbitrary: fc.constant({ 'ec2-node-reconciler/cordoned-by': 'someone-else' }) },
 );
 
@@ -68,10 +108,14 @@ const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
         .map((r) => ({
           'ec2-node-reconciler/drain': `${r.local ? 'local-' : ''}drain-${index}`,
           'ec2-node-reconciler/drain-deadline': new Date(NOW + r.deadline).toISOString(),
-          ...(r.lifecycle ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) } : {}),
+          ...(r.lifecycle
+            ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) }
+            : {}),
           ...(r.at !== undefined ? { 'ec2-node-reconciler/drain-at': new Date(NOW - r.at).toISOString() } : {}),
           ...(r.for !== undefined ? { 'ec2-node-reconciler/drain-for': r.for } : {}),
-          ...(r.launchedAgo !== undefined ? { 'ec2-node-reconciler/drain-launch': new Date(NOW - r.launchedAgo).toISOString() } : {}),
+          ...(r.launchedAgo !== undefined
+            ? { 'ec2-node-reconciler/drain-launch': new Date(NOW - r.launchedAgo).toISOString() }
+            : {}),
           ...(r.outcome !== undefined ? { 'ec2-node-reconciler/drain-outcome': r.outcome } : {}),
         })),
     },
@@ -97,12 +141,23 @@ const since = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 10 * MINUTE }).map((ms) => NOW + ms) },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
-const agentCondition = fc.record({ status: fc.constantFrom('False' as const, 'False' as const, 'True' as const, 'Unknown' as const), since });
+const agentCondition = fc.record({
+  status: fc.constantFrom('False' as const, 'False' as const, 'True' as const, 'Unknown' as const),
+  since,
+});
 const agentConditions = fc.oneof(
   { weight: 3, arbitrary: fc.constant({}) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constantFrom(...MONITORING_AGENT_CONDITIONS), condition: agentCondition }).map((r) => ({ [r.type]: r.condition })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ type: fc.constantFrom(...MONITORING_AGENT_CONDITIONS), condition: agentCondition })
+      .map((r) => ({ [r.type]: r.condition })),
+  },
 );
-const dated = (c: { status: ConditionStatus; since: number | undefined }): NodeConditionView => ({ status: c.status, ...(c.since !== undefined ? { since: c.since } : {}) });
+const dated = (c: { status: ConditionStatus; since: number | undefined }): NodeConditionView => ({
+  status: c.status,
+  ...(c.since !== undefined ? { since: c.since } : {}),
+});
 
 const node = (index: number): fc.Arbitrary<NodeView> =>
   fc
@@ -111,7 +166,10 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       // Now and then a resource-based hostname (the instance id), which links a node without providerID.
       resourceName: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       createdAt: ago,
-      ready: fc.oneof({ weight: 4, arbitrary: fc.constant('True' as const) }, { weight: 1, arbitrary: fc.constantFrom('False' as const, 'Unknown' as const, undefined) }),
+      ready: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('True' as const) },
+        { weight: 1, arbitrary: fc.constantFrom('False' as const, 'Unknown' as const, undefined) },
+      ),
       readyHeartbeatAt: fc.option(heartbeat, { nil: undefined }),
       unschedulable: fc.boolean(),
       excluded: fc.constantFrom(undefined, 'true', 'false'),
@@ -134,7 +192,9 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       unschedulable: r.unschedulable,
       labels: excludeLabel(r.excluded),
       annotations: { ...r.annotations, ...r.drain },
-      taints: r.shutdownTaint ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }] : [],
+      taints: r.shutdownTaint
+        ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }]
+        : [],
       conditions: {
         ...(r.ready !== undefined ? { Ready: dated({ status: r.ready, since: r.readySince }) } : {}),
         ...Object.fromEntries(Object.entries(r.agent).map(([type, c]) => [type, dated(c)])),
@@ -156,7 +216,10 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
   fc
     .record({
       // Mostly running, as in a real cluster; every other state still comes up.
-      state: fc.oneof({ weight: 6, arbitrary: fc.constant('running' as const) }, { weight: 5, arbitrary: fc.constantFrom(...INSTANCE_STATES) }),
+      state: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('running' as const) },
+        { weight: 5, arbitrary: fc.constantFrom(...INSTANCE_STATES) },
+      ),
       zone: ourZone,
       launchedAt: ago,
       owner: ownerTags,
@@ -164,11 +227,29 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
       excluded: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       asg: rarely(fc.constantFrom('InService', 'Terminating:Wait')),
       // Most machines are in one of two Auto Scaling groups, mostly InService and Healthy.
-      group: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('ng-a', 'ng-b') }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      group: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom('ng-a', 'ng-b') },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      ),
       unhealthyInGroup: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
       standby: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
-      scheduled: rarely(fc.record({ code: fc.constantFrom('instance-retirement' as const, 'instance-stop' as const, 'instance-reboot' as const, 'system-maintenance' as const), at: fc.integer({ min: -HOUR, max: 48 * HOUR }) })),
-      enrichmentFailed: rarely(fc.constantFrom('describing Auto Scaling instances: Throttling', 'describing scheduled events: RequestLimitExceeded')),
+      scheduled: rarely(
+        fc.record({
+          code: fc.constantFrom(
+            'instance-retirement' as const,
+            'instance-stop' as const,
+            'instance-reboot' as const,
+            'system-maintenance' as const,
+          ),
+          at: fc.integer({ min: -HOUR, max: 48 * HOUR }),
+        }),
+      ),
+      enrichmentFailed: rarely(
+        fc.constantFrom(
+          'describing Auto Scaling instances: Throttling',
+          'describing scheduled events: RequestLimitExceeded',
+        ),
+      ),
     })
     .map((r) => ({
       id: instanceId(n),
@@ -192,7 +273,10 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
             },
           }
         : {}),
-      scheduledEvents: r.scheduled !== undefined ? [{ code: r.scheduled.code, notBefore: NOW + r.scheduled.at, notAfter: NOW + r.scheduled.at + HOUR }] : [],
+      scheduledEvents:
+        r.scheduled !== undefined
+          ? [{ code: r.scheduled.code, notBefore: NOW + r.scheduled.at, notAfter: NOW + r.scheduled.at + HOUR }]
+          : [],
       ...(r.enrichmentFailed !== undefined ? { enrichmentErrors: [r.enrichmentFailed] } : {}),
     }));
 
@@ -203,7 +287,10 @@ const signal: fc.Arbitrary<Signal> = fc
     state: fc.constantFrom(...INSTANCE_STATES),
     deadline: fc.option(fc.integer({ min: -MINUTE, max: HOUR }), { nil: undefined }),
     // Mostly just now; sometimes hours old, i.e. possibly before the instance was last launched.
-    age: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 * HOUR }) }),
+    age: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 * HOUR }) },
+    ),
     change: fc.constantFrom('removal' as const, 'maintenance' as const),
     windowEnd: fc.integer({ min: -HOUR, max: 4 * HOUR }),
   })
@@ -215,8 +302,12 @@ const signal: fc.Arbitrary<Signal> = fc
     description: r.kind,
     ...(r.kind === 'state-change' ? { state: r.state } : {}),
     ...(r.deadline !== undefined ? { deadline: NOW + r.deadline } : {}),
-    ...(r.kind === 'asg-terminate-lifecycle-action' ? { lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 't' } } : {}),
-    ...(r.kind === 'scheduled-change' ? { scheduled: { change: r.change, code: 'AWS_EC2_X', start: NOW + (r.deadline ?? 0), end: NOW + r.windowEnd } } : {}),
+    ...(r.kind === 'asg-terminate-lifecycle-action'
+      ? { lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 't' } }
+      : {}),
+    ...(r.kind === 'scheduled-change'
+      ? { scheduled: { change: r.change, code: 'AWS_EC2_X', start: NOW + (r.deadline ?? 0), end: NOW + r.windowEnd } }
+      : {}),
   }));
 
 /** A duration setting anywhere in its range, its bounds (and zero where allowed) coming up often. */
@@ -244,9 +335,21 @@ export const settingsArb: fc.Arbitrary<Settings> = fc
     registrationGrace: duration(0, DEFAULT_SETTINGS.registrationGrace),
     repair: fc.record({
       enabled: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-      after: fc.record(Object.fromEntries(REPAIR_CONDITIONS.map((c) => [c, duration(MIN_REPAIR_AFTER_MS, DEFAULT_SETTINGS.repair.after[c])])) as Record<RepairCondition, fc.Arbitrary<number>>),
-      maxUnhealthyPercent: fc.oneof({ weight: 3, arbitrary: fc.constant(20) }, { weight: 4, arbitrary: fc.constant(50) }, { weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 50 }) }),
-      maxParallel: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.constant(10) }),
+      after: fc.record(
+        Object.fromEntries(
+          REPAIR_CONDITIONS.map((c) => [c, duration(MIN_REPAIR_AFTER_MS, DEFAULT_SETTINGS.repair.after[c])]),
+        ) as Record<RepairCondition, fc.Arbitrary<number>>,
+      ),
+      maxUnhealthyPercent: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(20) },
+        { weight: 4, arbitrary: fc.constant(50) },
+        { weight: 1, arbitrary: fc.constant(0) },
+        { weight: 2, arbitrary: fc.integer({ min: 0, max: 50 }) },
+      ),
+      maxParallel: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) },
+        { weight: 1, arbitrary: fc.constant(10) },
+      ),
       drainTimeout: duration(60_000, DEFAULT_SETTINGS.repair.drainTimeout),
     }),
   })
@@ -262,7 +365,10 @@ export const worldArb: fc.Arbitrary<World> = fc
   .record({
     nodeCount: fc.integer({ min: 0, max: 8 }),
     instancesPresent: fc.subarray(Array.from({ length: POOL }, (_, i) => i + 1)),
-    erroredIds: fc.subarray(Array.from({ length: POOL }, (_, i) => i + 1), { maxLength: 2 }),
+    erroredIds: fc.subarray(
+      Array.from({ length: POOL }, (_, i) => i + 1),
+      { maxLength: 2 },
+    ),
     leaseAges: fc.array(fc.option(heartbeat, { nil: undefined }), { minLength: 8, maxLength: 8 }),
     signals: fc.array(signal, { maxLength: 4 }),
     settings: settingsArb,
@@ -283,7 +389,9 @@ export const worldArb: fc.Arbitrary<World> = fc
         const present = new Set<InstanceId>(instances.map((i) => i.id));
         const errored = new Set(r.erroredIds.map(instanceId));
         const notFound = new Set(
-          Array.from({ length: POOL }, (_, i) => instanceId(i + 1)).filter((id) => !present.has(id) && !errored.has(id)),
+          Array.from({ length: POOL }, (_, i) => instanceId(i + 1)).filter(
+            (id) => !present.has(id) && !errored.has(id),
+          ),
         );
         const drains = new Map<string, DrainExecutionState>();
         nodes.forEach((n, i) => {
@@ -317,7 +425,9 @@ const GROUP_SIZE = 10;
  * drained; now and then excluded, another cluster's (or nobody's), out of service, Unhealthy in the
  * group, with a lookup that failed, or named by its Node by private DNS name only.
  */
-const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: InstanceView; lease?: LeaseView; lookupFailed: boolean }> =>
+const groupMember = (
+  index: number,
+): fc.Arbitrary<{ node: NodeView; instance: InstanceView; lease?: LeaseView; lookupFailed: boolean }> =>
   fc
     .record({
       group: fc.constantFrom('ng-a', 'ng-a', 'ng-b'),
@@ -327,16 +437,28 @@ const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: In
         { weight: 1, arbitrary: fc.constant('not-ready' as const) },
         { weight: 1, arbitrary: fc.constant('agent' as const) },
       ),
-      badFor: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 20 * MINUTE, max: 3 * HOUR }) }, { weight: 1, arbitrary: fc.integer({ min: -5 * MINUTE, max: 20 * MINUTE }) }),
+      badFor: fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min: 20 * MINUTE, max: 3 * HOUR }) },
+        { weight: 1, arbitrary: fc.integer({ min: -5 * MINUTE, max: 20 * MINUTE }) },
+      ),
       agentType: fc.constantFrom(...MONITORING_AGENT_CONDITIONS),
       drain: drainRecord(index),
       unschedulable: fc.boolean(),
       // A node with a drain record is mostly still cordoned; now and then someone uncordoned it.
       stillCordoned: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
-      lifecycleState: fc.oneof({ weight: 12, arbitrary: fc.constant('InService') }, { weight: 1, arbitrary: fc.constantFrom('Standby', 'Terminating:Wait', 'Pending') }),
+      lifecycleState: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('InService') },
+        { weight: 1, arbitrary: fc.constantFrom('Standby', 'Terminating:Wait', 'Pending') },
+      ),
       unhealthyInGroup: fc.integer({ min: 0, max: 14 }).map((n) => n === 0),
-      owner: fc.oneof({ weight: 12, arbitrary: fc.constant({ 'eks:cluster-name': CLUSTER }) }, { weight: 1, arbitrary: ownerTags }),
-      state: fc.oneof({ weight: 14, arbitrary: fc.constant('running' as const) }, { weight: 1, arbitrary: fc.constantFrom(...INSTANCE_STATES) }),
+      owner: fc.oneof(
+        { weight: 12, arbitrary: fc.constant({ 'eks:cluster-name': CLUSTER }) },
+        { weight: 1, arbitrary: ownerTags },
+      ),
+      state: fc.oneof(
+        { weight: 14, arbitrary: fc.constant('running' as const) },
+        { weight: 1, arbitrary: fc.constantFrom(...INSTANCE_STATES) },
+      ),
       excludeLabel: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
       excludeTag: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
       enrichmentFailed: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
@@ -350,7 +472,12 @@ const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: In
       const badSince = NOW - r.badFor;
       const fresh = NOW - 5_000;
       const silent = r.health === 'silent';
-      const ready = r.health === 'silent' ? ('Unknown' as const) : r.health === 'not-ready' ? ('False' as const) : ('True' as const);
+      const ready =
+        r.health === 'silent'
+          ? ('Unknown' as const)
+          : r.health === 'not-ready'
+            ? ('False' as const)
+            : ('True' as const);
       const node: NodeView = {
         name,
         uid: `uid-${index}`,
@@ -376,22 +503,49 @@ const groupMember = (index: number): fc.Arbitrary<{ node: NodeView; instance: In
         launchedAt: NOW - 9 * HOUR,
         tags: { ...r.owner, ...(r.excludeTag ? { 'ec2-node-reconciler/exclude': 'true' } : {}) },
         spot: false,
-        autoScaling: { group: r.group, lifecycleState: r.lifecycleState, terminateHook: 'drain-hook', healthStatus: r.unhealthyInGroup ? 'Unhealthy' : 'Healthy' },
+        autoScaling: {
+          group: r.group,
+          lifecycleState: r.lifecycleState,
+          terminateHook: 'drain-hook',
+          healthStatus: r.unhealthyInGroup ? 'Unhealthy' : 'Healthy',
+        },
         scheduledEvents: [],
         ...(r.enrichmentFailed ? { enrichmentErrors: ['describing scheduled events: RequestLimitExceeded'] } : {}),
       };
-      return { node, instance, lease: { nodeName: name, renewTime: silent ? badSince : fresh }, lookupFailed: r.lookupFailed };
+      return {
+        node,
+        instance,
+        lease: { nodeName: name, renewTime: silent ? badSince : fresh },
+        lookupFailed: r.lookupFailed,
+      };
     });
 
 /** Settings for these worlds: repair on (mostly), with its bounds and the usual values coming up often. */
 const repairSettingsArb: fc.Arbitrary<Settings> = fc
-  .tuple(settingsArb, fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }))
+  .tuple(
+    settingsArb,
+    fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+  )
   .map(([settings, enabled]) => ({ ...settings, repair: { ...settings.repair, enabled } }));
 
 /** A group's suspended processes: mostly none. */
 const suspendedProcessesArb: fc.Arbitrary<readonly string[]> = fc.oneof(
   { weight: 8, arbitrary: fc.constant([]) },
-  { weight: 1, arbitrary: fc.subarray(['AZRebalance', 'AlarmNotification', 'HealthCheck', 'Launch', 'ReplaceUnhealthy', 'ScheduledActions', 'Terminate'], { minLength: 1 }) },
+  {
+    weight: 1,
+    arbitrary: fc.subarray(
+      [
+        'AZRebalance',
+        'AlarmNotification',
+        'HealthCheck',
+        'Launch',
+        'ReplaceUnhealthy',
+        'ScheduledActions',
+        'Terminate',
+      ],
+      { minLength: 1 },
+    ),
+  },
 );
 
 /** Worlds of one or two Auto Scaling groups (up to GROUP_SIZE machines), mostly seen by a sweep; now and then a lookup failed. */
@@ -399,7 +553,10 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
   .record({
     size: fc.integer({ min: 1, max: GROUP_SIZE }),
     settings: repairSettingsArb,
-    scope: fc.oneof({ weight: 9, arbitrary: fc.constant('sweep' as const) }, { weight: 1, arbitrary: fc.constant('event' as const) }),
+    scope: fc.oneof(
+      { weight: 9, arbitrary: fc.constant('sweep' as const) },
+      { weight: 1, arbitrary: fc.constant('event' as const) },
+    ),
     drainStates: fc.array(drainState, { minLength: GROUP_SIZE, maxLength: GROUP_SIZE }),
     // Now and then a group has processes suspended (SuspendProcesses), some of which a replacement needs.
     suspended: fc.record({ 'ng-a': suspendedProcessesArb, 'ng-b': suspendedProcessesArb }),
@@ -410,7 +567,9 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
       const members = generated.map((m) => {
         const asg = m.instance.autoScaling;
         const processes = asg ? r.suspended[asg.group as 'ng-a' | 'ng-b'] : [];
-        return asg && processes.length > 0 ? { ...m, instance: { ...m.instance, autoScaling: { ...asg, suspendedProcesses: processes } } } : m;
+        return asg && processes.length > 0
+          ? { ...m, instance: { ...m.instance, autoScaling: { ...asg, suspendedProcesses: processes } } }
+          : m;
       });
       const drains = new Map<string, DrainExecutionState>();
       members.forEach(({ node }, i) => {
@@ -425,7 +584,9 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
         // A machine whose lookup failed this run is not among the instances EC2 returned.
         instances: members.flatMap((m) => (m.lookupFailed ? [] : [m.instance])),
         notFound: new Set(),
-        lookupErrors: new Map(members.flatMap((m) => (m.lookupFailed ? [[m.instance.id, 'RequestLimitExceeded'] as const] : []))),
+        lookupErrors: new Map(
+          members.flatMap((m) => (m.lookupFailed ? [[m.instance.id, 'RequestLimitExceeded'] as const] : [])),
+        ),
         clusterInstancesComplete: r.scope === 'sweep',
         ...(r.scope === 'sweep' ? { clusterNodeCount: members.length } : {}),
         drains,

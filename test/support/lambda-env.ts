@@ -47,7 +47,12 @@ export function sqsRecord(messageId: string, body: unknown): SQSEvent['Records']
     messageId,
     receiptHandle: `handle-${messageId}`,
     body: typeof body === 'string' ? body : JSON.stringify(body),
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1795953600000', SenderId: 'AIDAEXAMPLE', ApproximateFirstReceiveTimestamp: '1795953600000' },
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '1795953600000',
+      SenderId: 'AIDAEXAMPLE',
+      ApproximateFirstReceiveTimestamp: '1795953600000',
+    },
     messageAttributes: {},
     md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
     eventSource: 'aws:sqs',

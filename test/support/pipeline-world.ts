@@ -54,7 +54,14 @@ export class RecordingDrainLauncher implements DrainLauncher {
   /** Drains it was asked to start count as running (they never end); any other name as never started. */
   status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
     const started = new Set(this.launched.map((i) => executionOf(i)));
-    return Promise.resolve(new Map(executions.map((name): [string, DrainExecutionState] => [name, { status: started.has(name) ? 'running' : 'absent' }])));
+    return Promise.resolve(
+      new Map(
+        executions.map((name): [string, DrainExecutionState] => [
+          name,
+          { status: started.has(name) ? 'running' : 'absent' },
+        ]),
+      ),
+    );
   }
 }
 
@@ -140,7 +147,10 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
 
   const deps = async (opts: DepsOptions = {}): Promise<ReconcilerDeps> => {
     const { drains } = opts;
-    const wired = await (opts.runtime ?? runtime).reconcilerDeps(testSettings(opts.settings), drains ? { drains: () => drains } : {});
+    const wired = await (opts.runtime ?? runtime).reconcilerDeps(
+      testSettings(opts.settings),
+      drains ? { drains: () => drains } : {},
+    );
     return opts.wrap ? opts.wrap(wired) : wired;
   };
 
@@ -184,7 +194,11 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
     },
     close: async () => {
       // A client never asked for is made here only to be destroyed: it has no sockets yet.
-      await Promise.all(runtimes.flatMap(({ aws: c }) => [c.ec2, c.autoScaling, c.eks, c.eventBridge, c.sfn].map(async (client) => (await client()).destroy())));
+      await Promise.all(
+        runtimes.flatMap(({ aws: c }) =>
+          [c.ec2, c.autoScaling, c.eks, c.eventBridge, c.sfn].map(async (client) => (await client()).destroy()),
+        ),
+      );
       await Promise.all([kube.close(), aws.close()]);
     },
   };
@@ -201,7 +215,11 @@ export const silentKubelet = (world: PipelineWorld, agoMs = HOUR): Partial<NodeS
 
 export const pairs = {
   /** Running instance, Ready node heartbeating. */
-  inSync(world: PipelineWorld, n: number, over: { instance?: Partial<SeedInstance>; node?: Partial<NodeSeed> } = {}): void {
+  inSync(
+    world: PipelineWorld,
+    n: number,
+    over: { instance?: Partial<SeedInstance>; node?: Partial<NodeSeed> } = {},
+  ): void {
     world.seedInstance(n, over.instance);
     world.seedNode(n, over.node);
   },
@@ -217,12 +235,19 @@ export const pairs = {
   /** Auto Scaling is terminating the instance and waits on our hook. */
   asgTerminatingWait(world: PipelineWorld, n: number, token?: string): void {
     world.seedInstance(n, {
-      autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: TERMINATE_HOOK, ...(token ? { token } : {}) },
+      autoScaling: {
+        group: ASG,
+        lifecycleState: 'Terminating:Wait',
+        hook: TERMINATE_HOOK,
+        ...(token ? { token } : {}),
+      },
     });
     world.seedNode(n);
   },
   decommissionTagged(world: PipelineWorld, n: number): void {
-    world.seedInstance(n, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'replace disk' } });
+    world.seedInstance(n, {
+      tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'replace disk' },
+    });
     world.seedNode(n);
   },
   /** A scheduled instance-retirement in 2 hours. */
@@ -265,7 +290,12 @@ export const pairs = {
   },
   /** A Fargate node: never looked up in EC2. */
   fargate(world: PipelineWorld, name = 'fargate-ip-10-0-9-9.ec2.internal'): string {
-    world.kube.store.seedNode({ name, providerID: `aws:///${ZONE}/0a1b2c3d4e/${name}`, createdAt: world.clock.now() - 2 * HOUR, labels: { 'eks.amazonaws.com/compute-type': 'fargate' } });
+    world.kube.store.seedNode({
+      name,
+      providerID: `aws:///${ZONE}/0a1b2c3d4e/${name}`,
+      createdAt: world.clock.now() - 2 * HOUR,
+      labels: { 'eks.amazonaws.com/compute-type': 'fargate' },
+    });
     return name;
   },
   /** A node whose providerID is not a valid EC2 one. */
@@ -277,7 +307,8 @@ export const pairs = {
 
 // ---------- reading back what a run did ----------
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 export interface RecordedNodeEvent {
@@ -320,8 +351,12 @@ export function nodeEvents(world: PipelineWorld): RecordedNodeEvent[] {
 export const eventReasons = (world: PipelineWorld): string[] => nodeEvents(world).map((e) => `${e.reason} ${e.node}`);
 
 /** What the reconciler put on its own bus. */
-export const outputEvents = (world: PipelineWorld): { detailType: string; detail: Readonly<Record<string, unknown>>; resources: readonly string[] }[] =>
-  world.aws.state.eventBus.on(OUTPUT_BUS).map((e) => ({ detailType: e.detailType, detail: e.detail, resources: e.resources }));
+export const outputEvents = (
+  world: PipelineWorld,
+): { detailType: string; detail: Readonly<Record<string, unknown>>; resources: readonly string[] }[] =>
+  world.aws.state.eventBus
+    .on(OUTPUT_BUS)
+    .map((e) => ({ detailType: e.detailType, detail: e.detail, resources: e.resources }));
 
 /** Every write the Kubernetes emulator answered (`patch nodes/x`, `create events`, …). */
 export const kubeWrites = (world: PipelineWorld): string[] =>
@@ -331,12 +366,24 @@ export const kubeWrites = (world: PipelineWorld): string[] =>
 
 /** `METHOD resource` of every Kubernetes request, in order (`GET nodes/x`, `LIST nodes`). */
 export const kubeRequests = (world: PipelineWorld): string[] =>
-  world.kube.requestLog.entries.map((e) => `${e.verb === 'list' ? 'LIST' : e.method} ${e.resource}${e.name ? `/${e.name}` : ''}`);
+  world.kube.requestLog.entries.map(
+    (e) => `${e.verb === 'list' ? 'LIST' : e.method} ${e.resource}${e.name ? `/${e.name}` : ''}`,
+  );
 
-const AWS_WRITES = new Set(['StartExecution', 'CompleteLifecycleAction', 'RecordLifecycleActionHeartbeat', 'SetInstanceHealth', 'PutEvents', 'CreateTags', 'DeleteTags', 'TerminateInstances']);
+const AWS_WRITES = new Set([
+  'StartExecution',
+  'CompleteLifecycleAction',
+  'RecordLifecycleActionHeartbeat',
+  'SetInstanceHealth',
+  'PutEvents',
+  'CreateTags',
+  'DeleteTags',
+  'TerminateInstances',
+]);
 
 /** Every AWS request the emulator answered, `service Operation status`. */
-export const awsRequests = (world: PipelineWorld): string[] => world.aws.requestLog.entries.map((e) => `${e.service} ${e.operation} ${e.status}`);
+export const awsRequests = (world: PipelineWorld): string[] =>
+  world.aws.requestLog.entries.map((e) => `${e.service} ${e.operation} ${e.status}`);
 
 /** Every AWS write the emulator answered (`states StartExecution`, …). */
 export const awsWrites = (world: PipelineWorld): string[] =>
@@ -389,7 +436,10 @@ export async function fixtureEvent(
  * A fresh world for each test, closed after it; every test also proves that all its Kubernetes
  * requests came from the reconciler's identity and passed the shipped RBAC.
  */
-export function usePipelineWorld(set: (world: PipelineWorld) => void, options: { checkRbac?: boolean; warm?: boolean } = {}): void {
+export function usePipelineWorld(
+  set: (world: PipelineWorld) => void,
+  options: { checkRbac?: boolean; warm?: boolean } = {},
+): void {
   let current: PipelineWorld | undefined;
   beforeEach(async () => {
     current = await startPipelineWorld();
@@ -414,4 +464,5 @@ export function conditionCounts(over: Partial<Record<Condition, number>>): Recor
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** `kind target outcome` per action, for compact assertions. */
-export const actionsOf = (report: RunReport | undefined): string[] => (report?.actions ?? []).map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);
+export const actionsOf = (report: RunReport | undefined): string[] =>
+  (report?.actions ?? []).map((a) => `${a.kind} ${a.node ?? a.instanceId ?? ''} ${a.outcome}`);

@@ -1,7 +1,13 @@
 // Typed builders for observations: tests say only what matters to them.
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId, type InstanceId } from '../../lib/model/instance-id.js';
-import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../../lib/model/observation.js';
+import type {
+  DrainExecutionState,
+  InstanceView,
+  LeaseView,
+  NodeView,
+  Observation,
+} from '../../lib/model/observation.js';
 import type { Signal, SignalKind } from '../../lib/model/signal.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
 
@@ -49,7 +55,14 @@ export function aNode(n: number, over: Partial<NodeView> = {}): NodeView {
 }
 
 export function aSignal(kind: SignalKind, n: number, over: Partial<Signal> = {}): Signal {
-  return { kind, instanceId: instanceId(n), observedAt: NOW, eventId: `evt-${kind}-${n}`, description: `${kind} for ${instanceId(n)}`, ...over };
+  return {
+    kind,
+    instanceId: instanceId(n),
+    observedAt: NOW,
+    eventId: `evt-${kind}-${n}`,
+    description: `${kind} for ${instanceId(n)}`,
+    ...over,
+  };
 }
 
 export interface WorldSpec {

@@ -19,11 +19,14 @@ export const runDrainCommand: CommandRun = async (v, [node]) => {
   const settings = settingsFromFlags({ ...v, ...(str(v['timeout']) ? { 'drain-timeout': v['timeout'] } : {}) }, false);
   const live = connect({ ...liveOptions(v), cluster: str(v['cluster']) ?? 'unnamed' });
   await followClock(live);
-  const result = await runOperatorDrain(live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)), {
-    node,
-    reason: str(v['reason']) ?? 'manual drain',
-    timeoutMs: settings.drainTimeout,
-  });
+  const result = await runOperatorDrain(
+    live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)),
+    {
+      node,
+      reason: str(v['reason']) ?? 'manual drain',
+      timeoutMs: settings.drainTimeout,
+    },
+  );
   out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
   for (const line of endLines(result.pods)) out(`  ${line}`);
   // Like kubectl drain: anything but a drained node (pods left, a replaced or vanished node, an uncordon) exits 1.
@@ -37,7 +40,10 @@ export const runDecommissionCommand: CommandRun = async (v, [id]) => {
   const live = connect(liveOptions(v));
   await followClock(live);
   const reason = str(v['reason']) ?? `decommissioned by ${process.env['USER'] ?? 'operator'}`;
-  const ec2 = new Ec2Adapter(createAwsClients({ region: live.region, ...(str(v['endpoint-url']) ? { endpoint: str(v['endpoint-url']) } : {}) }).ec2);
+  const ec2 = new Ec2Adapter(
+    createAwsClients({ region: live.region, ...(str(v['endpoint-url']) ? { endpoint: str(v['endpoint-url']) } : {}) })
+      .ec2,
+  );
   await ec2.tagDecommission(instanceId, reason);
   out(`tagged ${instanceId} with ${DECOMMISSION_TAG}=${reason}`);
   if (v['now'] !== true) return EXIT.ok;
@@ -49,12 +55,15 @@ export const runDecommissionCommand: CommandRun = async (v, [id]) => {
     scan: true,
   });
   if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
-  const result = await runOperatorDrain(live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)), {
-    node: node.name,
-    reason,
-    timeoutMs: settings.drainTimeout,
-    expectedUid: node.uid,
-  });
+  const result = await runOperatorDrain(
+    live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)),
+    {
+      node: node.name,
+      reason,
+      timeoutMs: settings.drainTimeout,
+      expectedUid: node.uid,
+    },
+  );
   out(`${node.name}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
   for (const line of endLines(result.pods)) out(`  ${line}`);
   return result.status === 'drained' ? EXIT.ok : EXIT.findings;

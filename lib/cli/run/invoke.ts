@@ -14,7 +14,9 @@ export const runInvokeCommand: CommandRun = async (v) => {
   const lambda = new LambdaClient({ region, ...(endpoint ? { endpoint } : {}) });
   // Only --dry-run says anything about dryRun: otherwise the deployed setting stands (a stack deployed dry stays dry).
   const payload = v['dry-run'] === true ? { dryRun: true } : {};
-  const response = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }));
+  const response = await lambda.send(
+    new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }),
+  );
   const body = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
   if (response.FunctionError) throw new CliError(`the sweep function failed: ${body}`, EXIT.error);
   return printReport(JSON.parse(body) as RunReport, outputMode(v));

@@ -14,7 +14,10 @@ export const runSweepCommand: CommandRun = async (v) => {
   const live = connect(liveOptions(v));
   await followClock(live);
   const drains = live.localDrains(settings);
-  return worst(printReport(await runSweep(live.deps(settings, drains), { region: live.region }), mode), drainsExit(drains));
+  return worst(
+    printReport(await runSweep(live.deps(settings, drains), { region: live.region }), mode),
+    drainsExit(drains),
+  );
 };
 
 async function readInput(file: string): Promise<string> {
@@ -48,5 +51,8 @@ export const runEventCommand: CommandRun = async (v, [file]) => {
   const live = connect(liveOptions(v));
   await followClock(live);
   const drains = live.localDrains(settings);
-  return worst(printReport(await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region }), mode), drainsExit(drains));
+  return worst(
+    printReport(await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region }), mode),
+    drainsExit(drains),
+  );
 };

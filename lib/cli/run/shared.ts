@@ -43,5 +43,7 @@ export async function followClock(live: Live): Promise<void> {
   const offset = await live.followServerClock();
   if (offset === undefined) return;
   const ahead = offset > 0 ? 'ahead of' : 'behind';
-  err(`the API server's clock is ${humanDuration(Math.abs(offset))} ${ahead} this machine's; working on the server's time (${new Date(live.clock.now()).toISOString()})`);
+  err(
+    `the API server's clock is ${humanDuration(Math.abs(offset))} ${ahead} this machine's; working on the server's time (${new Date(live.clock.now()).toISOString()})`,
+  );
 }

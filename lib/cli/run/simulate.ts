@@ -26,15 +26,29 @@ export const runSimulate: CommandRun = async (v, [file]) => {
   const { simulation, sandbox, timings } = await simulate(loaded, { keepOpen: serve });
   if (v['timings'] === true) {
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    err(`timings: load ${s(loadMs)}, seed ${s(timings.seedMs)}, run ${s(timings.runMs)} (${loaded.scenario.nodes.length} nodes, ${loaded.scenario.instances.length} instances)`);
+    err(
+      `timings: load ${s(loadMs)}, seed ${s(timings.seedMs)}, run ${s(timings.runMs)} (${loaded.scenario.nodes.length} nodes, ${loaded.scenario.instances.length} instances)`,
+    );
   }
   if (v['check'] === true) {
     const e = simulation.expectations;
-    out(e ? (e.failures.length === 0 ? `${simulation.name}: all ${e.passed} expectation(s) hold` : [`${simulation.name}: ${e.failures.length} expectation(s) failed`, ...e.failures.map((f) => `  ✗ ${f}`)].join('\n')) : `${simulation.name}: no expectations`);
+    out(
+      e
+        ? e.failures.length === 0
+          ? `${simulation.name}: all ${e.passed} expectation(s) hold`
+          : [
+              `${simulation.name}: ${e.failures.length} expectation(s) failed`,
+              ...e.failures.map((f) => `  ✗ ${f}`),
+            ].join('\n')
+        : `${simulation.name}: no expectations`,
+    );
   } else out(mode === 'json' ? JSON.stringify(simulation, null, 2) : formatSimulation(simulation));
   const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
   if (!serve) return code;
-  const kubeconfig = await sandbox.kube.writeKubeconfig(join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`), { token: ADMIN_TOKEN });
+  const kubeconfig = await sandbox.kube.writeKubeconfig(
+    join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`),
+    { token: ADMIN_TOKEN },
+  );
   const { region, name: cluster } = sandbox.scenario.cluster;
   const { credentials } = sandbox.aws.clientConfig();
   const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;

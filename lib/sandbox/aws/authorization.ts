@@ -43,13 +43,20 @@ export function authorizeCall(iam: IamAuthorizer, call: BoundCall, where: Author
   if (!implementsOperation(call.service, call.operation)) return {};
   const { state, scope } = where;
   // Without a signature there is nobody to authorize: AWS refuses the call before IAM.
-  if (!scope) return { refusal: new AwsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403) };
+  if (!scope)
+    return { refusal: new AwsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403) };
   const identity = identityOf(scope.accessKeyId, where.credentials, state.accountId);
   const global = globalKeys({ identity, region: scope.region, now: state.now() });
   for (const check of iamChecks(service, call.operation, call.params, state)) {
-    const request = { principal: identity.arn, action: check.action, resources: check.resources, context: { ...global, ...check.context } };
+    const request = {
+      principal: identity.arn,
+      action: check.action,
+      resources: check.resources,
+      context: { ...global, ...check.context },
+    };
     const decision = iam.authorize(request);
-    if (!decision.allowed) return { principal: identity.arn, refusal: accessDeniedError(service, call.operation, request, decision) };
+    if (!decision.allowed)
+      return { principal: identity.arn, refusal: accessDeniedError(service, call.operation, request, decision) };
   }
   return { principal: identity.arn };
 }

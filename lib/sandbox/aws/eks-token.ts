@@ -1,5 +1,11 @@
 import type { Clock } from '../../model/clock.js';
-import { DEFAULT_CREDENTIALS, presignGet, verifyPresignedCallerIdentity, type CallerIdentity, type EmulatorCredential } from './sigv4.js';
+import {
+  DEFAULT_CREDENTIALS,
+  presignGet,
+  verifyPresignedCallerIdentity,
+  type CallerIdentity,
+  type EmulatorCredential,
+} from './sigv4.js';
 
 export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 const MAX_TOKEN_LENGTH = 4096;
@@ -19,7 +25,8 @@ export interface EksTokenOptions {
   readonly extraHosts?: readonly string[];
 }
 
-export type EksTokenVerification = ({ readonly ok: true } & CallerIdentity) | { readonly ok: false; readonly reason: string };
+export type EksTokenVerification =
+  ({ readonly ok: true } & CallerIdentity) | { readonly ok: false; readonly reason: string };
 
 const reject = (reason: string): EksTokenVerification => ({ ok: false, reason });
 
@@ -28,7 +35,11 @@ const reject = (reason: string): EksTokenVerification => ({ ok: false, reason })
  * for one cluster, as aws-iam-authenticator and STS do between them, without calling anything:
  * the Kubernetes emulator's authenticator hook calls this and maps `arn` to a user.
  */
-export async function verifyEksToken(token: string, clusterName: string, options: EksTokenOptions): Promise<EksTokenVerification> {
+export async function verifyEksToken(
+  token: string,
+  clusterName: string,
+  options: EksTokenOptions,
+): Promise<EksTokenVerification> {
   if (token.length > MAX_TOKEN_LENGTH) return reject('token is too large');
   if (!token.startsWith(EKS_TOKEN_PREFIX)) return reject(`token is missing expected "${EKS_TOKEN_PREFIX}" prefix`);
   const encoded = token.slice(EKS_TOKEN_PREFIX.length);
@@ -41,9 +52,11 @@ export async function verifyEksToken(token: string, clusterName: string, options
   }
   const extra = options.extraHosts ?? [];
   if (extra.includes(url.host)) {
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return reject(`unexpected scheme "${url.protocol}" in pre-signed URL`);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return reject(`unexpected scheme "${url.protocol}" in pre-signed URL`);
   } else {
-    if (url.protocol !== 'https:') return reject(`unexpected scheme "${url.protocol.replace(':', '')}" in pre-signed URL`);
+    if (url.protocol !== 'https:')
+      return reject(`unexpected scheme "${url.protocol.replace(':', '')}" in pre-signed URL`);
     if (!STS_HOST.test(url.host)) return reject(`unexpected hostname "${url.host}" in pre-signed URL`);
   }
   const verdict = await verifyPresignedCallerIdentity({

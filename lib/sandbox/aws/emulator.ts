@@ -46,7 +46,11 @@ export interface AwsEmulatorOptions {
 export interface EmulatorClientConfig {
   readonly endpoint: string;
   readonly region: string;
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+  readonly credentials: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
 }
 
 export interface AwsEmulator {
@@ -83,7 +87,11 @@ export interface AwsEmulator {
    * time against this emulator's clock (or `options.clock`: a client on another clock); gives the
    * caller's ARN.
    */
-  verifyEksToken(token: string, clusterName: string, options?: { readonly clock?: Clock }): Promise<EksTokenVerification>;
+  verifyEksToken(
+    token: string,
+    clusterName: string,
+    options?: { readonly clock?: Clock },
+  ): Promise<EksTokenVerification>;
   close(): Promise<void>;
 }
 
@@ -111,7 +119,13 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     if (signingRegion === undefined || signingRegion === region) return state;
     const existing = otherRegions.get(signingRegion);
     if (existing) return existing;
-    const empty = new AwsState({ clock, region: signingRegion, accountId, timings: options.timings, idSeed: `${options.idSeed ?? 'aws-emulator'}:${signingRegion}` });
+    const empty = new AwsState({
+      clock,
+      region: signingRegion,
+      accountId,
+      timings: options.timings,
+      idSeed: `${options.idSeed ?? 'aws-emulator'}:${signingRegion}`,
+    });
     otherRegions.set(signingRegion, empty);
     return empty;
   };
@@ -142,7 +156,11 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     clientConfig: () => ({
       endpoint,
       region,
-      credentials: { accessKeyId: first.accessKeyId, secretAccessKey: first.secretAccessKey, sessionToken: first.sessionToken },
+      credentials: {
+        accessKeyId: first.accessKeyId,
+        secretAccessKey: first.secretAccessKey,
+        sessionToken: first.sessionToken,
+      },
     }),
     addCredential: (credential) => addCredential(credentials, credential),
     sessionCredentials: (roleArn, sessionName) => {
@@ -150,7 +168,13 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
       addCredential(credentials, credential);
       return credential;
     },
-    verifyEksToken: (token, clusterName, options) => verifyEksToken(token, clusterName, { clock: options?.clock ?? clock, accountId, credentials, extraHosts: ownHosts }),
+    verifyEksToken: (token, clusterName, options) =>
+      verifyEksToken(token, clusterName, {
+        clock: options?.clock ?? clock,
+        accountId,
+        credentials,
+        extraHosts: ownHosts,
+      }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -167,7 +191,10 @@ function addCredential(credentials: EmulatorCredential[], credential: EmulatorCr
 }
 
 /** The operator's access: everything, as an administrator's IAM user has. */
-const OPERATOR_POLICY = parsePolicy('EmulatorOperatorAccess', { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] });
+const OPERATOR_POLICY = parsePolicy('EmulatorOperatorAccess', {
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }],
+});
 
 /**
  * The configured pairs are the operator's (tests, the CLI, the sandbox's own set-up): each one that
@@ -177,7 +204,8 @@ const OPERATOR_POLICY = parsePolicy('EmulatorOperatorAccess', { Version: '2012-1
 function grantOperators(iam: IamAuthorizer, credentials: readonly EmulatorCredential[], accountId: string): void {
   for (const credential of credentials) {
     const { arn } = identityOf(credential.accessKeyId, credentials, accountId);
-    if (/^arn:aws[\w-]*:iam::\d{12}:user\//.test(arn) && iam.policiesOf(arn).length === 0) iam.attach(arn, OPERATOR_POLICY);
+    if (/^arn:aws[\w-]*:iam::\d{12}:user\//.test(arn) && iam.policiesOf(arn).length === 0)
+      iam.attach(arn, OPERATOR_POLICY);
   }
 }
 
@@ -191,14 +219,21 @@ const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export function roleSessionCredential(roleArn: string, sessionName: string): EmulatorCredential {
   const role = ROLE_ARN.exec(roleArn);
   if (!role) throw new Error(`session credentials: ${roleArn} is not a role ARN`);
-  if (!SESSION_NAME.test(sessionName)) throw new Error(`session credentials: ${sessionName} is not a role session name (2 to 64 of letters, digits and +=,.@_-)`);
+  if (!SESSION_NAME.test(sessionName))
+    throw new Error(
+      `session credentials: ${sessionName} is not a role session name (2 to 64 of letters, digits and +=,.@_-)`,
+    );
   const [, partition = 'aws', account = '', roleName = ''] = role;
   const seed = `session:${roleArn}:${sessionName}`;
   const digits = stableHex(`${seed}:key`, 32);
-  const keyId = Array.from({ length: 16 }, (_, i) => KEY_ALPHABET.charAt(parseInt(digits.slice(i * 2, i * 2 + 2), 16) % 32)).join('');
+  const keyId = Array.from({ length: 16 }, (_, i) =>
+    KEY_ALPHABET.charAt(parseInt(digits.slice(i * 2, i * 2 + 2), 16) % 32),
+  ).join('');
   return {
     accessKeyId: `ASIA${keyId}`,
-    secretAccessKey: Buffer.from(stableHex(`${seed}:secret`, 60), 'hex').toString('base64').slice(0, 40),
+    secretAccessKey: Buffer.from(stableHex(`${seed}:secret`, 60), 'hex')
+      .toString('base64')
+      .slice(0, 40),
     // Session tokens are long opaque strings; this one only has to be stable and unique per session.
     sessionToken: `IQoJb3JpZ2luX2VjE${Buffer.from(stableHex(`${seed}:token`, 64), 'hex').toString('base64')}`,
     arn: `arn:${partition}:sts::${account}:assumed-role/${roleName}/${sessionName}`,

@@ -41,7 +41,8 @@ function matchObject(pattern: Record<string, unknown>, value: unknown, path: str
   return Object.entries(pattern).every(([key, sub]) => {
     const here = path === '' ? key : `${path}.${key}`;
     if (key === '$or') {
-      if (!Array.isArray(sub) || sub.length < 2) throw new PatternError(`${here}: $or needs a list of at least two patterns`);
+      if (!Array.isArray(sub) || sub.length < 2)
+        throw new PatternError(`${here}: $or needs a list of at least two patterns`);
       return sub.some((alternative, i) => {
         if (!isObject(alternative)) throw new PatternError(`${here}[${i}]: must be a pattern object`);
         return matchObject(alternative, value, path);
@@ -54,7 +55,8 @@ function matchObject(pattern: Record<string, unknown>, value: unknown, path: str
       const candidates = Array.isArray(field) ? field : [field];
       return candidates.some((candidate) => isObject(candidate) && matchObject(sub, candidate, here));
     }
-    if (!Array.isArray(sub) || sub.length === 0) throw new PatternError(`${here}: a leaf must be a non-empty array of matchers`);
+    if (!Array.isArray(sub) || sub.length === 0)
+      throw new PatternError(`${here}: a leaf must be a non-empty array of matchers`);
     return sub.some((matcher) => matchLeaf(matcher, field, here));
   });
 }
@@ -66,7 +68,8 @@ function matchLeaf(matcher: unknown, field: Field, path: string): boolean {
   }
   const entries = Object.entries(matcher);
   const [entry] = entries;
-  if (entries.length !== 1 || entry === undefined) throw new PatternError(`${path}: an operator object has exactly one key, got ${JSON.stringify(matcher)}`);
+  if (entries.length !== 1 || entry === undefined)
+    throw new PatternError(`${path}: an operator object has exactly one key, got ${JSON.stringify(matcher)}`);
   const [operator, operand] = entry;
 
   if (operator === 'exists') {
@@ -84,7 +87,9 @@ function matchLeaf(matcher: unknown, field: Field, path: string): boolean {
     case 'suffix':
       return values.some((v) => typeof v === 'string' && affix(v, operand, path, 'suffix'));
     case 'equals-ignore-case':
-      return values.some((v) => typeof v === 'string' && v.toLowerCase() === stringOperand(operand, path, operator).toLowerCase());
+      return values.some(
+        (v) => typeof v === 'string' && v.toLowerCase() === stringOperand(operand, path, operator).toLowerCase(),
+      );
     case 'wildcard':
       return values.some((v) => typeof v === 'string' && wildcard(stringOperand(operand, path, operator)).test(v));
     case 'numeric':
@@ -131,7 +136,18 @@ function numeric(value: number, operand: unknown, path: string): boolean {
     const op: unknown = operand[i];
     const bound: unknown = operand[i + 1];
     if (typeof bound !== 'number') throw new PatternError(`${path}: numeric bounds must be numbers`);
-    const ok = op === '=' ? value === bound : op === '<' ? value < bound : op === '<=' ? value <= bound : op === '>' ? value > bound : op === '>=' ? value >= bound : undefined;
+    const ok =
+      op === '='
+        ? value === bound
+        : op === '<'
+          ? value < bound
+          : op === '<='
+            ? value <= bound
+            : op === '>'
+              ? value > bound
+              : op === '>='
+                ? value >= bound
+                : undefined;
     if (ok === undefined) throw new PatternError(`${path}: unknown numeric comparison ${JSON.stringify(op)}`);
     if (!ok) return false;
   }

@@ -62,7 +62,9 @@ export interface FaultOptions {
   readonly seed?: number;
 }
 
-export type FaultDecision = { readonly kind: 'throttle' } | { readonly kind: 'fail'; readonly code: string; readonly message: string; readonly status: number };
+export type FaultDecision =
+  | { readonly kind: 'throttle' }
+  | { readonly kind: 'fail'; readonly code: string; readonly message: string; readonly status: number };
 
 interface Counted<T> {
   readonly rule: T;
@@ -72,7 +74,8 @@ interface Counted<T> {
 
 // Scenarios name calls by IAM action (`lambda:InvokeFunction`) as readily as by operation (`lambda:Invoke`).
 const matches = (rule: RequestMatch, service: ServiceName, operation: string): boolean =>
-  (rule.service === undefined || rule.service === service) && (rule.operation === undefined || operationNamed(service, rule.operation) === operation);
+  (rule.service === undefined || rule.service === service) &&
+  (rule.operation === undefined || operationNamed(service, rule.operation) === operation);
 
 /** mulberry32: small, fast and good enough for fault draws. */
 function generator(seed: number): () => number {
@@ -113,7 +116,8 @@ export class Faults {
   throttle(rule: ThrottleRule): () => void {
     const given = [rule.count, rule.script, rule.rate].filter((v) => v !== undefined).length;
     if (given !== 1) throw new Error('throttle: give exactly one of count, script or rate');
-    if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) throw new Error('throttle: rate must be within [0, 1]');
+    if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1))
+      throw new Error('throttle: rate must be within [0, 1]');
     const entry = { rule, seen: 0 };
     this.throttles.push(entry);
     return () => {

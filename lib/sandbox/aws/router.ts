@@ -64,7 +64,9 @@ function bind(service: ServiceModule, request: IncomingRequest): BoundCall {
  * ec2, autoscaling, eks, sts, events, states, lambda), exactly as the SDK and the CLI sign for it.
  */
 export function route(request: IncomingRequest): Routed | undefined {
-  const scope = scopeFromAuthorization(String(request.headers.authorization ?? '')) ?? parseCredentialScope(request.query.get('X-Amz-Credential') ?? '');
+  const scope =
+    scopeFromAuthorization(String(request.headers.authorization ?? '')) ??
+    parseCredentialScope(request.query.get('X-Amz-Credential') ?? '');
   const name = scope && isServiceName(scope.service) ? scope.service : guessService(request);
   if (name === undefined) return undefined;
   return { call: bind(SERVICES[name], request), scope };

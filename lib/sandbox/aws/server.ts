@@ -41,7 +41,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, reply: HttpReply, requestId: string): void {
-  res.writeHead(reply.status, { 'x-amzn-requestid': requestId, ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
+  res.writeHead(reply.status, {
+    'x-amzn-requestid': requestId,
+    ...reply.headers,
+    'content-length': Buffer.byteLength(reply.body),
+  });
   res.end(reply.body);
 }
 
@@ -66,14 +70,39 @@ export function createAwsServer(deps: ServerDeps): Server {
       res.writeHead(413, { 'content-type': 'text/plain' }).end('request body too large');
       return;
     }
-    const request: IncomingRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const request: IncomingRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+    };
     const routed = route(request);
     const state = deps.stateFor(routed?.scope?.region);
     const at = state.now();
     if (!routed) {
-      const error = new AwsError('UnrecognizedClientException', 'cannot tell which service this request is for: sign it with SigV4 (credential scope) or use a known X-Amz-Target / Action');
-      send(res, { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ __type: error.code, message: error.message }) }, requestId);
-      record({ at, service: 'unknown', operation: '', params: {}, status: 400, errorCode: error.code, durationMs: performance.now() - started });
+      const error = new AwsError(
+        'UnrecognizedClientException',
+        'cannot tell which service this request is for: sign it with SigV4 (credential scope) or use a known X-Amz-Target / Action',
+      );
+      send(
+        res,
+        {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ __type: error.code, message: error.message }),
+        },
+        requestId,
+      );
+      record({
+        at,
+        service: 'unknown',
+        operation: '',
+        params: {},
+        status: 400,
+        errorCode: error.code,
+        durationMs: performance.now() - started,
+      });
       return;
     }
     const { call, scope } = routed;

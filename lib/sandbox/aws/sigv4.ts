@@ -54,7 +54,11 @@ export interface CallerIdentity {
 }
 
 /** What GetCallerIdentity reports for an access key (configured or not: ordinary calls are not verified). */
-export function identityOf(accessKeyId: string, credentials: readonly EmulatorCredential[], accountId: string): CallerIdentity {
+export function identityOf(
+  accessKeyId: string,
+  credentials: readonly EmulatorCredential[],
+  accountId: string,
+): CallerIdentity {
   const known = credentials.find((c) => c.accessKeyId === accessKeyId);
   const arn = known?.arn ?? `arn:aws:iam::${accountId}:user/${accessKeyId}`;
   const assumed = /^arn:aws[\w-]*:sts::(\d{12}):assumed-role\/[^/]+\/(.+)$/.exec(arn);
@@ -84,7 +88,9 @@ const PARAMETER_ALLOWLIST = new Set([
   'x-amz-signedheaders',
 ]);
 
-export type PresignVerification = { readonly ok: true; readonly identity: CallerIdentity } | { readonly ok: false; readonly code: string; readonly reason: string };
+export type PresignVerification =
+  | { readonly ok: true; readonly identity: CallerIdentity }
+  | { readonly ok: false; readonly code: string; readonly reason: string };
 
 export interface PresignCheck {
   /** The URL as presigned (scheme, host and query are all checked). */
@@ -125,30 +131,46 @@ export async function verifyPresignedCallerIdentity(check: PresignCheck): Promis
     seen.add(k);
     lower.set(k, value);
   }
-  if (lower.get('action') !== 'GetCallerIdentity') return fail('InvalidRequest', 'unexpected action parameter in pre-signed URL');
-  if (lower.get('version') !== '2011-06-15') return fail('InvalidRequest', 'unexpected version parameter in pre-signed URL');
-  if (lower.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') return fail('IncompleteSignature', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
+  if (lower.get('action') !== 'GetCallerIdentity')
+    return fail('InvalidRequest', 'unexpected action parameter in pre-signed URL');
+  if (lower.get('version') !== '2011-06-15')
+    return fail('InvalidRequest', 'unexpected version parameter in pre-signed URL');
+  if (lower.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256')
+    return fail('IncompleteSignature', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
 
   const signedHeaders = (lower.get('x-amz-signedheaders') ?? '').split(';').filter((h) => h !== '');
   for (const required of check.requiredSignedHeaders ?? []) {
-    if (!signedHeaders.includes(required)) return fail('InvalidRequest', `client did not sign the ${required} header in the pre-signed URL`);
+    if (!signedHeaders.includes(required))
+      return fail('InvalidRequest', `client did not sign the ${required} header in the pre-signed URL`);
   }
   if (!signedHeaders.includes('host')) return fail('IncompleteSignature', 'the host header must be signed');
 
   const expiresText = lower.get('x-amz-expires') ?? '';
   const expires = /^\d+$/.test(expiresText) ? Number(expiresText) : NaN;
-  if (!(expires >= 0 && expires <= 900)) return fail('InvalidRequest', `invalid X-Amz-Expires parameter in pre-signed URL: ${expiresText}`);
+  if (!(expires >= 0 && expires <= 900))
+    return fail('InvalidRequest', `invalid X-Amz-Expires parameter in pre-signed URL: ${expiresText}`);
 
   const dateText = lower.get('x-amz-date') ?? '';
   const signedAt = parseAmzDate(dateText);
-  if (signedAt === undefined) return fail('IncompleteSignature', `X-Amz-Date parameter must be present and in the form YYYYMMDDTHHMMSSZ: ${dateText}`);
-  if (check.now > signedAt + PRESIGNED_URL_VALIDITY_MS) return fail('ExpiredToken', `X-Amz-Date parameter is expired (15 minute expiration) ${new Date(signedAt).toISOString()}`);
-  if (signedAt > check.now + MAX_FUTURE_SKEW_MS) return fail('SignatureDoesNotMatch', `Signature not yet current: ${dateText} is still later than now`);
+  if (signedAt === undefined)
+    return fail(
+      'IncompleteSignature',
+      `X-Amz-Date parameter must be present and in the form YYYYMMDDTHHMMSSZ: ${dateText}`,
+    );
+  if (check.now > signedAt + PRESIGNED_URL_VALIDITY_MS)
+    return fail(
+      'ExpiredToken',
+      `X-Amz-Date parameter is expired (15 minute expiration) ${new Date(signedAt).toISOString()}`,
+    );
+  if (signedAt > check.now + MAX_FUTURE_SKEW_MS)
+    return fail('SignatureDoesNotMatch', `Signature not yet current: ${dateText} is still later than now`);
 
   const scope = parseCredentialScope(lower.get('x-amz-credential') ?? '');
   if (!scope) return fail('IncompleteSignature', 'malformed X-Amz-Credential');
-  if (scope.service !== 'sts') return fail('SignatureDoesNotMatch', `credential scope names service ${scope.service}, not sts`);
-  if (scope.date !== dateText.slice(0, 8)) return fail('SignatureDoesNotMatch', 'credential scope date does not match X-Amz-Date');
+  if (scope.service !== 'sts')
+    return fail('SignatureDoesNotMatch', `credential scope names service ${scope.service}, not sts`);
+  if (scope.date !== dateText.slice(0, 8))
+    return fail('SignatureDoesNotMatch', 'credential scope date does not match X-Amz-Date');
   const credential = check.credentials.find((c) => c.accessKeyId === scope.accessKeyId);
   if (!credential) return fail('InvalidClientTokenId', 'The security token included in the request is invalid.');
   if ((lower.get('x-amz-security-token') ?? undefined) !== credential.sessionToken) {
@@ -158,18 +180,37 @@ export async function verifyPresignedCallerIdentity(check: PresignCheck): Promis
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) {
     const value = check.headers[name];
-    if (value === undefined) return fail('SignatureDoesNotMatch', `cannot check a signature over header ${name}, which the request does not carry`);
+    if (value === undefined)
+      return fail(
+        'SignatureDoesNotMatch',
+        `cannot check a signature over header ${name}, which the request does not carry`,
+      );
     headers[name] = value;
   }
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
     if (!key.toLowerCase().startsWith('x-amz-')) query[key] = value;
   }
-  const presigned = await presignGet({ url, query, headers, credential, region: scope.region, signedAt, expiresIn: expires });
+  const presigned = await presignGet({
+    url,
+    query,
+    headers,
+    credential,
+    region: scope.region,
+    signedAt,
+    expiresIn: expires,
+  });
   const expected = presigned.get('X-Amz-Signature');
   const given = lower.get('x-amz-signature') ?? '';
-  if (expected === null || expected.length !== given.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(given))) {
-    return fail('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+  if (
+    expected === null ||
+    expected.length !== given.length ||
+    !timingSafeEqual(Buffer.from(expected), Buffer.from(given))
+  ) {
+    return fail(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided.',
+    );
   }
   return { ok: true, identity: identityOf(credential.accessKeyId, check.credentials, check.accountId) };
 }
@@ -195,7 +236,11 @@ export interface PresignInput {
 export async function presignGet(input: PresignInput): Promise<URLSearchParams> {
   const { credential, url } = input;
   const signer = new SignatureV4({
-    credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secretAccessKey, sessionToken: credential.sessionToken },
+    credentials: {
+      accessKeyId: credential.accessKeyId,
+      secretAccessKey: credential.secretAccessKey,
+      sessionToken: credential.sessionToken,
+    },
     region: input.region,
     service: 'sts',
     sha256: Hash.bind(null, 'sha256'),
@@ -209,7 +254,11 @@ export async function presignGet(input: PresignInput): Promise<URLSearchParams> 
     query: { ...input.query },
     headers: { ...input.headers },
   });
-  const signed = await signer.presign(request, { signingDate: new Date(input.signedAt), expiresIn: input.expiresIn, signingRegion: input.region });
+  const signed = await signer.presign(request, {
+    signingDate: new Date(input.signedAt),
+    expiresIn: input.expiresIn,
+    signingRegion: input.region,
+  });
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(signed.query ?? {})) {
     if (typeof value === 'string') query.append(key, value);

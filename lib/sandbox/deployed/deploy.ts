@@ -33,7 +33,12 @@ function shapingContext(settings: Settings): Record<string, unknown> {
 
 /** The stack for a cluster, synthesized once per process (and once per source change on disk). */
 export function deploy(target: DeployTarget): Promise<DeployedStack> {
-  const context = { clusterName: target.clusterName, region: target.region, account: target.accountId, ...shapingContext(target.settings) };
+  const context = {
+    clusterName: target.clusterName,
+    region: target.region,
+    account: target.accountId,
+    ...shapingContext(target.settings),
+  };
   const key = JSON.stringify(context);
   let stack = stacks.get(key);
   if (!stack) {
@@ -41,8 +46,15 @@ export function deploy(target: DeployTarget): Promise<DeployedStack> {
       const app = await synthesizeApp({ context });
       const entries = Object.entries(app.templates);
       const [stackName, template] = entries[0] ?? [];
-      if (entries.length !== 1 || stackName === undefined) throw new Error(`deploying for ${target.clusterName}: expected one stack, the app synthesized ${entries.length}`);
-      return { stackName, deployment: readDeployment(template, { stackName, region: target.region, accountId: target.accountId }), assemblyDir: app.assemblyDir };
+      if (entries.length !== 1 || stackName === undefined)
+        throw new Error(
+          `deploying for ${target.clusterName}: expected one stack, the app synthesized ${entries.length}`,
+        );
+      return {
+        stackName,
+        deployment: readDeployment(template, { stackName, region: target.region, accountId: target.accountId }),
+        assemblyDir: app.assemblyDir,
+      };
     })();
     stacks.set(key, stack);
     // A failed synth is not cached: the next world tries again.
@@ -53,7 +65,8 @@ export function deploy(target: DeployTarget): Promise<DeployedStack> {
 
 /** The directory of a function's bundled code. */
 export function assetDirOf(stack: DeployedStack, fn: FunctionSpec): string {
-  if (fn.assetPath === undefined) throw new Error(`${fn.logicalId}: the template names no bundled asset (was it synthesized without bundling?)`);
+  if (fn.assetPath === undefined)
+    throw new Error(`${fn.logicalId}: the template names no bundled asset (was it synthesized without bundling?)`);
   // Relative to the cloud assembly, as synthesized; absolute when a test put another bundle in its place.
   return resolve(stack.assemblyDir, fn.assetPath);
 }

@@ -13,7 +13,8 @@ export interface Waiter {
 }
 
 // SANDBOX_TRACE=1 writes the driver's moves to stderr: where a world that never settles is stuck.
-const trace = process.env['SANDBOX_TRACE'] === '1' ? (line: string) => process.stderr.write(`[driver] ${line}\n`) : () => undefined;
+const trace =
+  process.env['SANDBOX_TRACE'] === '1' ? (line: string) => process.stderr.write(`[driver] ${line}\n`) : () => undefined;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -29,14 +30,19 @@ export class WorldDriver {
   /** Lets everything that can move without the clock move, running timers due now. */
   async quiesce(): Promise<void> {
     for (let turns = 0; ; turns++) {
-      if (turns > 1_000_000) throw new Error('the world never settled at one time (a timer keeps rescheduling itself at the present)');
-      if (turns === 0) trace(`quiesce at ${new Date(this.clock.now()).toISOString()}: busy ${String(this.activity.busy)}`);
+      if (turns > 1_000_000)
+        throw new Error('the world never settled at one time (a timer keeps rescheduling itself at the present)');
+      if (turns === 0)
+        trace(`quiesce at ${new Date(this.clock.now()).toISOString()}: busy ${String(this.activity.busy)}`);
       await this.activity.quiet();
       await Promise.all(this.waiters.map((w) => w.idle()));
       // Promise chains that were already resolved finish before the next turn.
       await nextTurn();
       if (this.activity.busy || this.waiters.some((w) => !w.waiting)) {
-        if (turns % 10_000 === 9_999) trace(`not settled after ${turns + 1} turns: busy ${String(this.activity.busy)}, waiters ${this.waiters.map((w) => String(w.waiting)).join(',')}`);
+        if (turns % 10_000 === 9_999)
+          trace(
+            `not settled after ${turns + 1} turns: busy ${String(this.activity.busy)}, waiters ${this.waiters.map((w) => String(w.waiting)).join(',')}`,
+          );
         continue;
       }
       const next = this.clock.nextTimerAt();
@@ -73,7 +79,9 @@ export class WorldDriver {
   }
 
   private step(to: number): void {
-    trace(`clock ${new Date(this.clock.now()).toISOString()} → ${new Date(Math.max(to, this.clock.now())).toISOString()}`);
+    trace(
+      `clock ${new Date(this.clock.now()).toISOString()} → ${new Date(Math.max(to, this.clock.now())).toISOString()}`,
+    );
     this.clock.set(Math.max(to, this.clock.now()));
     this.onTick();
   }

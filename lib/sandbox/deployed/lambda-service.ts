@@ -37,7 +37,11 @@ export interface LambdaServiceDeps {
   /** Variables laid over every function's template environment (the scenario's settings). */
   readonly environment: Readonly<Record<string, string>>;
   /** The credentials a function's role session gets (what Lambda puts in its environment). */
-  readonly credentialsFor: (fn: FunctionSpec) => { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+  readonly credentialsFor: (fn: FunctionSpec) => {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
 }
 
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
@@ -120,7 +124,12 @@ export class LambdaService {
     try {
       return await host.invoke(payload);
     } catch (error) {
-      if (error instanceof FunctionThrottled) throw new AwsError('TooManyRequestsException', `Rate Exceeded. Reason: ReservedFunctionConcurrentInvocationLimitExceeded`, 429);
+      if (error instanceof FunctionThrottled)
+        throw new AwsError(
+          'TooManyRequestsException',
+          `Rate Exceeded. Reason: ReservedFunctionConcurrentInvocationLimitExceeded`,
+          429,
+        );
       throw error;
     }
   }
@@ -129,7 +138,15 @@ export class LambdaService {
   invokeAsync(nameOrArn: string, payload: unknown): AsyncInvocation {
     const host = this.host(nameOrArn);
     if (!host) throw new AwsError('ResourceNotFoundException', `Function not found: ${nameOrArn}`, 404);
-    const invocation: AsyncInvocation = { functionName: host.fn.name, payload, queuedAt: this.deps.clock.now(), attempts: 0, throttles: 0, results: [], status: 'queued' };
+    const invocation: AsyncInvocation = {
+      functionName: host.fn.name,
+      payload,
+      queuedAt: this.deps.clock.now(),
+      attempts: 0,
+      throttles: 0,
+      results: [],
+      status: 'queued',
+    };
     this.asyncInvocations.push(invocation);
     this.pendingAsync += 1;
     this.attempt(host, invocation);
@@ -179,7 +196,13 @@ export class LambdaService {
       (error: unknown) => {
         // The host could not run it at all (its runtime failed to start): nothing is left to wait for.
         const message = error instanceof Error ? error.message : String(error);
-        invocation.results.push({ ok: false, kind: 'error', error: { errorType: 'Sandbox.HostError', errorMessage: message, trace: [] }, logs: [], requestId: '' });
+        invocation.results.push({
+          ok: false,
+          kind: 'error',
+          error: { errorType: 'Sandbox.HostError', errorMessage: message, trace: [] },
+          logs: [],
+          requestId: '',
+        });
         end('failed');
       },
     );

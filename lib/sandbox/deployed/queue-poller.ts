@@ -129,7 +129,8 @@ export class QueuePoller {
       if (!invocation.ok) batchError = `${invocation.error.errorType}: ${invocation.error.errorMessage}`;
       else if (mapping.reportBatchItemFailures) {
         const named = partialFailures(invocation.payload, batch);
-        if (named === undefined) batchError = 'the function answered with an invalid partial-batch response: the whole batch failed';
+        if (named === undefined)
+          batchError = 'the function answered with an invalid partial-batch response: the whole batch failed';
         else failedIds = named;
       }
     } catch (error) {
@@ -139,7 +140,14 @@ export class QueuePoller {
       const succeeded = batchError === undefined && !failedIds.has(message.messageId);
       if (succeeded) queue.delete(message);
       else queue.fail(message, batchError ?? 'the function reported it in batchItemFailures');
-      this.deliveries.push({ message, attempt: message.receives, at, succeeded, ...(invocation ? { invocation } : {}), ...(batchError !== undefined ? { batchError } : {}) });
+      this.deliveries.push({
+        message,
+        attempt: message.receives,
+        at,
+        succeeded,
+        ...(invocation ? { invocation } : {}),
+        ...(batchError !== undefined ? { batchError } : {}),
+      });
     }
   }
 }
@@ -157,7 +165,10 @@ function partialFailures(payload: unknown, batch: readonly QueuedSignal[]): Set<
   const ids = new Set<string>();
   const known = new Set(batch.map((m) => m.messageId));
   for (const failure of failures) {
-    const id = typeof failure === 'object' && failure !== null ? (failure as { itemIdentifier?: unknown }).itemIdentifier : undefined;
+    const id =
+      typeof failure === 'object' && failure !== null
+        ? (failure as { itemIdentifier?: unknown }).itemIdentifier
+        : undefined;
     if (typeof id !== 'string' || !known.has(id)) return undefined;
     ids.add(id);
   }

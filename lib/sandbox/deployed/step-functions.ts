@@ -13,7 +13,14 @@ import { AwsError } from '../aws/errors.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { ExecutionRecord } from '../aws/state/step-functions.js';
 import type { StateMachineSpec } from '../deployment/template.js';
-import { startExecution, StatesError, type Execution, type ExecutionResult, type PutEventsResult, type TaskContext } from '../sfn/index.js';
+import {
+  startExecution,
+  StatesError,
+  type Execution,
+  type ExecutionResult,
+  type PutEventsResult,
+  type TaskContext,
+} from '../sfn/index.js';
 import type { LambdaService } from './lambda-service.js';
 
 export interface RoleCredentials {
@@ -46,7 +53,11 @@ export interface RunningExecution {
 
 /** The SDK client classes the `aws-sdk:<service>` integrations of our definitions use, and how Step Functions prefixes their errors. */
 const SDK_SERVICES = {
-  autoscaling: { api: autoScalingApi as unknown as Record<string, unknown>, client: autoScalingApi.AutoScalingClient, errorPrefix: 'AutoScaling' },
+  autoscaling: {
+    api: autoScalingApi as unknown as Record<string, unknown>,
+    client: autoScalingApi.AutoScalingClient,
+    errorPrefix: 'AutoScaling',
+  },
   ec2: { api: ec2Api as unknown as Record<string, unknown>, client: ec2Api.EC2Client, errorPrefix: 'Ec2' },
   sfn: { api: sfnApi as unknown as Record<string, unknown>, client: sfnApi.SFNClient, errorPrefix: 'Sfn' },
 } as const;
@@ -68,7 +79,8 @@ export class StepFunctionsService {
   readonly executions = new Map<string, RunningExecution>();
 
   constructor(private readonly deps: StepFunctionsDeps) {
-    for (const machine of deps.stateMachines) deps.aws.state.seedStateMachine({ name: machine.name, type: machine.type });
+    for (const machine of deps.stateMachines)
+      deps.aws.state.seedStateMachine({ name: machine.name, type: machine.type });
     deps.aws.state.stepFunctions.onStart = (record) => this.start(record);
   }
 
@@ -120,7 +132,12 @@ export class StepFunctionsService {
   }
 
   /** The optimized `lambda:invoke` integration: the function's payload, or its error under the function's error type. */
-  private async invokeFunction(machine: StateMachineSpec, functionName: string, payload: unknown, ctx: TaskContext): Promise<unknown> {
+  private async invokeFunction(
+    machine: StateMachineSpec,
+    functionName: string,
+    payload: unknown,
+    ctx: TaskContext,
+  ): Promise<unknown> {
     const { lambda } = this.deps;
     const host = lambda.host(functionName);
     const functionArn = host?.fn.arn ?? functionName;
@@ -148,11 +165,18 @@ export class StepFunctionsService {
     return new Client({ endpoint: aws.endpoint, region: aws.region, credentials, maxAttempts: 1 });
   }
 
-  private async callApi(credentials: RoleCredentials, service: string, action: string, parameters: unknown): Promise<unknown> {
-    if (!isSdkService(service)) throw new StatesError('States.Runtime', `the sandbox does not emulate the aws-sdk:${service} integration`);
+  private async callApi(
+    credentials: RoleCredentials,
+    service: string,
+    action: string,
+    parameters: unknown,
+  ): Promise<unknown> {
+    if (!isSdkService(service))
+      throw new StatesError('States.Runtime', `the sandbox does not emulate the aws-sdk:${service} integration`);
     const entry = SDK_SERVICES[service];
     const Command = entry.api[`${pascal(action)}Command`];
-    if (typeof Command !== 'function') throw new StatesError('States.Runtime', `aws-sdk:${service}:${action} is not an action of ${service}`);
+    if (typeof Command !== 'function')
+      throw new StatesError('States.Runtime', `aws-sdk:${service}:${action} is not an action of ${service}`);
     const client = this.client(service, credentials);
     try {
       const { $metadata: _metadata, ...output } = await client.send(new (Command as CommandClass)(parameters ?? {}));
@@ -165,7 +189,12 @@ export class StepFunctionsService {
   }
 
   private async putEvents(credentials: RoleCredentials, args: unknown): Promise<PutEventsResult> {
-    const client = new EventBridgeClient({ endpoint: this.deps.aws.endpoint, region: this.deps.aws.region, credentials, maxAttempts: 1 });
+    const client = new EventBridgeClient({
+      endpoint: this.deps.aws.endpoint,
+      region: this.deps.aws.region,
+      credentials,
+      maxAttempts: 1,
+    });
     try {
       const output = await client.send(new PutEventsCommand(eventsOfTask(args)));
       return { Entries: output.Entries ?? [], FailedEntryCount: output.FailedEntryCount ?? 0 };
@@ -188,7 +217,10 @@ function eventsOfTask(args: unknown): PutEventsCommandInput {
     Entries: entries.map((entry: unknown) => {
       const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
       const detail = fields['Detail'];
-      return { ...fields, Detail: typeof detail === 'string' || detail === undefined ? detail : JSON.stringify(detail) };
+      return {
+        ...fields,
+        Detail: typeof detail === 'string' || detail === undefined ? detail : JSON.stringify(detail),
+      };
     }),
   };
 }

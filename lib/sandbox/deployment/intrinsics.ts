@@ -27,7 +27,8 @@ export interface DeployedResource {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** CloudFormation's generated names end in an upper-case suffix; ours is a digest of stack and logical id. */
 function generatedName(env: DeploymentEnv, logicalId: string, maxLength: number): string {
@@ -47,9 +48,19 @@ interface TypeRule {
 
 const byName = (name: string): string => name;
 const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
-  'AWS::IAM::Role': { nameProperty: 'RoleName', maxLength: 64, ref: byName, arn: (n, p, e) => `arn:${p}:iam::${e.accountId}:role/${n}` },
+  'AWS::IAM::Role': {
+    nameProperty: 'RoleName',
+    maxLength: 64,
+    ref: byName,
+    arn: (n, p, e) => `arn:${p}:iam::${e.accountId}:role/${n}`,
+  },
   'AWS::IAM::Policy': { nameProperty: 'PolicyName', maxLength: 128, ref: byName },
-  'AWS::Lambda::Function': { nameProperty: 'FunctionName', maxLength: 64, ref: byName, arn: (n, p, e) => `arn:${p}:lambda:${e.region}:${e.accountId}:function:${n}` },
+  'AWS::Lambda::Function': {
+    nameProperty: 'FunctionName',
+    maxLength: 64,
+    ref: byName,
+    arn: (n, p, e) => `arn:${p}:lambda:${e.region}:${e.accountId}:function:${n}`,
+  },
   'AWS::Logs::LogGroup': {
     nameProperty: 'LogGroupName',
     maxLength: 512,
@@ -63,7 +74,12 @@ const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
     arn: (n, p, e) => `arn:${p}:events:${e.region}:${e.accountId}:event-bus/${n}`,
     attributes: (n) => ({ Name: n }),
   },
-  'AWS::Events::Rule': { nameProperty: 'Name', maxLength: 64, ref: byName, arn: (n, p, e) => `arn:${p}:events:${e.region}:${e.accountId}:rule/${n}` },
+  'AWS::Events::Rule': {
+    nameProperty: 'Name',
+    maxLength: 64,
+    ref: byName,
+    arn: (n, p, e) => `arn:${p}:events:${e.region}:${e.accountId}:rule/${n}`,
+  },
   'AWS::StepFunctions::StateMachine': {
     nameProperty: 'StateMachineName',
     maxLength: 80,
@@ -113,7 +129,8 @@ export class Resolver {
     if (!resource) throw new Error(`resolving the template: no resource ${logicalId}`);
     const rule = TYPE_RULES[resource.Type];
     const explicit = rule?.nameProperty ? resource.Properties?.[rule.nameProperty] : undefined;
-    const physicalName = explicit !== undefined ? this.string(explicit) : generatedName(this.env, logicalId, rule?.maxLength ?? 64);
+    const physicalName =
+      explicit !== undefined ? this.string(explicit) : generatedName(this.env, logicalId, rule?.maxLength ?? 64);
     const arn = rule?.arn?.(physicalName, this.partition, this.env) ?? '';
     const deployed: DeployedResource = {
       logicalId,
@@ -186,12 +203,14 @@ export class Resolver {
     const resource = this.resource(this.string(logicalId));
     const name = this.string(attribute);
     const found = resource.attributes[name];
-    if (found === undefined) throw new Error(`resolving the template: ${resource.type} ${resource.logicalId} has no attribute ${name} here`);
+    if (found === undefined)
+      throw new Error(`resolving the template: ${resource.type} ${resource.logicalId} has no attribute ${name} here`);
     return found;
   }
 
   private join(argument: unknown): string {
-    if (!Array.isArray(argument) || argument.length !== 2) throw new Error('resolving the template: Fn::Join takes [delimiter, [values]]');
+    if (!Array.isArray(argument) || argument.length !== 2)
+      throw new Error('resolving the template: Fn::Join takes [delimiter, [values]]');
     const [delimiter, parts] = argument as [unknown, unknown];
     const list = this.resolve(parts);
     if (!Array.isArray(list)) throw new Error('resolving the template: Fn::Join needs a list');
@@ -209,15 +228,18 @@ export class Resolver {
   }
 
   private select(argument: unknown): unknown {
-    if (!Array.isArray(argument) || argument.length !== 2) throw new Error('resolving the template: Fn::Select takes [index, list]');
+    if (!Array.isArray(argument) || argument.length !== 2)
+      throw new Error('resolving the template: Fn::Select takes [index, list]');
     const list = this.resolve(argument[1]);
     const index = Number(this.string(argument[0]));
-    if (!Array.isArray(list) || list[index] === undefined) throw new Error(`resolving the template: Fn::Select index ${index} out of range`);
+    if (!Array.isArray(list) || list[index] === undefined)
+      throw new Error(`resolving the template: Fn::Select index ${index} out of range`);
     return list[index];
   }
 
   private split(argument: unknown): string[] {
-    if (!Array.isArray(argument) || argument.length !== 2) throw new Error('resolving the template: Fn::Split takes [delimiter, text]');
+    if (!Array.isArray(argument) || argument.length !== 2)
+      throw new Error('resolving the template: Fn::Split takes [delimiter, text]');
     return this.string(argument[1]).split(this.string(argument[0]));
   }
 }

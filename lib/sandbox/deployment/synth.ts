@@ -55,7 +55,10 @@ async function filesUnder(root: string, dir: string): Promise<string[]> {
 /** A digest of every source file (path and content) and of the options. */
 export async function sourceHash(projectRoot: string, options: unknown): Promise<string> {
   const hash = createHash('sha256').update(JSON.stringify(options));
-  const files = [...SOURCE_FILES, ...(await Promise.all(SOURCE_DIRS.map((dir) => filesUnder(projectRoot, dir)))).flat()].sort();
+  const files = [
+    ...SOURCE_FILES,
+    ...(await Promise.all(SOURCE_DIRS.map((dir) => filesUnder(projectRoot, dir)))).flat(),
+  ].sort();
   for (const file of files) {
     const content = await readFile(join(projectRoot, file)).catch(() => undefined);
     if (content === undefined) continue;
@@ -65,7 +68,14 @@ export async function sourceHash(projectRoot: string, options: unknown): Promise
 }
 
 const ManifestSchema = z.object({
-  artifacts: z.record(z.string(), z.object({ type: z.string(), displayName: z.string().optional(), properties: z.object({ templateFile: z.string().optional() }).optional() })),
+  artifacts: z.record(
+    z.string(),
+    z.object({
+      type: z.string(),
+      displayName: z.string().optional(),
+      properties: z.object({ templateFile: z.string().optional() }).optional(),
+    }),
+  ),
 });
 
 async function readTemplates(assemblyDir: string): Promise<Record<string, unknown>> {
@@ -79,7 +89,11 @@ async function readTemplates(assemblyDir: string): Promise<Record<string, unknow
   return templates;
 }
 
-function run(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<void> {
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -104,11 +118,18 @@ export async function synthesizeApp(options: SynthAppOptions): Promise<Synthesiz
   const projectRoot = options.projectRoot ?? REPOSITORY_ROOT;
   const bundle = options.bundle ?? true;
   const cacheDir = options.cacheDir ?? join(tmpdir(), 'ec2-node-reconciler-synth');
-  const cdkJson = JSON.parse(await readFile(join(projectRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-  const context: Record<string, unknown> = { ...cdkJson.context, ...options.context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) };
+  const cdkJson = JSON.parse(await readFile(join(projectRoot, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  const context: Record<string, unknown> = {
+    ...cdkJson.context,
+    ...options.context,
+    ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+  };
   const key = await sourceHash(projectRoot, { context, bundle });
   const assemblyDir = join(cacheDir, key);
-  if (existsSync(join(assemblyDir, 'manifest.json'))) return { assemblyDir, templates: await readTemplates(assemblyDir), cached: true, key };
+  if (existsSync(join(assemblyDir, 'manifest.json')))
+    return { assemblyDir, templates: await readTemplates(assemblyDir), cached: true, key };
 
   await mkdir(cacheDir, { recursive: true });
   // Synthesize next to the final place, then rename: a concurrent synth of the same key never sees half an assembly.

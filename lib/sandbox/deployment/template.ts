@@ -59,7 +59,11 @@ export interface FunctionSpec {
   readonly reservedConcurrency?: number;
   readonly environment: Readonly<Record<string, string>>;
   /** Asynchronous invocation (AWS::Lambda::EventInvokeConfig); Lambda's defaults when the template sets none. */
-  readonly async: { readonly maximumRetryAttempts: number; readonly maximumEventAgeSeconds: number; readonly explicit: boolean };
+  readonly async: {
+    readonly maximumRetryAttempts: number;
+    readonly maximumEventAgeSeconds: number;
+    readonly explicit: boolean;
+  };
   /** Logical ids this function's resource waits for (DependsOn). */
   readonly dependsOn: readonly string[];
   /** The bundled code's directory in the cloud assembly (`aws:asset:path`), when the template was bundled. */
@@ -100,7 +104,12 @@ const RuleProps = z.object({
         RoleArn: z.string().optional(),
         Input: z.string().optional(),
         DeadLetterConfig: z.object({ Arn: z.string() }).optional(),
-        RetryPolicy: z.object({ MaximumEventAgeInSeconds: z.coerce.number().optional(), MaximumRetryAttempts: z.coerce.number().optional() }).optional(),
+        RetryPolicy: z
+          .object({
+            MaximumEventAgeInSeconds: z.coerce.number().optional(),
+            MaximumRetryAttempts: z.coerce.number().optional(),
+          })
+          .optional(),
       }),
     )
     .default([]),
@@ -176,7 +185,12 @@ const ScheduleProps = z.object({
     Arn: z.string(),
     RoleArn: z.string(),
     Input: z.string().optional(),
-    RetryPolicy: z.object({ MaximumEventAgeInSeconds: z.coerce.number().optional(), MaximumRetryAttempts: z.coerce.number().optional() }).optional(),
+    RetryPolicy: z
+      .object({
+        MaximumEventAgeInSeconds: z.coerce.number().optional(),
+        MaximumRetryAttempts: z.coerce.number().optional(),
+      })
+      .optional(),
   }),
 });
 
@@ -246,12 +260,15 @@ function assetPathOf(metadata: unknown, s3Key: unknown): string | undefined {
   return hash === undefined ? undefined : `asset.${hash}`;
 }
 
-const asList = (value: string | readonly string[] | undefined): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]);
+const asList = (value: string | readonly string[] | undefined): string[] =>
+  value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
 
 function parse<T extends z.ZodType>(schema: T, logicalId: string, value: unknown): z.output<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new Error(`reading ${logicalId}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(properties)'}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `reading ${logicalId}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(properties)'}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }
@@ -268,7 +285,11 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
   const asyncConfigs = new Map<string, { maximumRetryAttempts: number; maximumEventAgeSeconds: number }>();
   for (const [id] of ofType('AWS::Lambda::EventInvokeConfig')) {
     const config = parse(
-      z.object({ FunctionName: z.string(), MaximumRetryAttempts: z.coerce.number().optional(), MaximumEventAgeInSeconds: z.coerce.number().optional() }),
+      z.object({
+        FunctionName: z.string(),
+        MaximumRetryAttempts: z.coerce.number().optional(),
+        MaximumEventAgeInSeconds: z.coerce.number().optional(),
+      }),
       id,
       props(id),
     );
@@ -280,7 +301,11 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
 
   const attached = new Map<string, NamedPolicy[]>();
   for (const [id] of ofType('AWS::IAM::Policy')) {
-    const policy = parse(z.object({ PolicyName: z.string(), PolicyDocument: z.unknown(), Roles: z.array(z.string()).default([]) }), id, props(id));
+    const policy = parse(
+      z.object({ PolicyName: z.string(), PolicyDocument: z.unknown(), Roles: z.array(z.string()).default([]) }),
+      id,
+      props(id),
+    );
     const named = parsePolicy(id, policy.PolicyDocument);
     for (const roleName of policy.Roles) attached.set(roleName, [...(attached.get(roleName) ?? []), named]);
   }
@@ -288,7 +313,13 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
   const roles = ofType('AWS::IAM::Role').map(([id]): RoleSpec => {
     const role = parse(
       z.object({
-        AssumeRolePolicyDocument: z.object({ Statement: z.array(z.object({ Principal: z.object({ Service: z.union([z.string(), z.array(z.string())]).optional() }).optional() })) }),
+        AssumeRolePolicyDocument: z.object({
+          Statement: z.array(
+            z.object({
+              Principal: z.object({ Service: z.union([z.string(), z.array(z.string())]).optional() }).optional(),
+            }),
+          ),
+        }),
         Policies: z.array(z.object({ PolicyName: z.string(), PolicyDocument: z.unknown() })).default([]),
         ManagedPolicyArns: z.array(z.string()).default([]),
       }),
@@ -301,7 +332,10 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       name,
       arn: arnOf(id),
       assumedBy: role.AssumeRolePolicyDocument.Statement.flatMap((s) => asList(s.Principal?.Service)),
-      policies: [...role.Policies.map((p) => parsePolicy(`${id}/${p.PolicyName}`, p.PolicyDocument)), ...(attached.get(name) ?? [])],
+      policies: [
+        ...role.Policies.map((p) => parsePolicy(`${id}/${p.PolicyName}`, p.PolicyDocument)),
+        ...(attached.get(name) ?? []),
+      ],
       managedPolicyArns: role.ManagedPolicyArns,
     };
   });
@@ -338,7 +372,9 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       url: deployed.ref,
       visibilityTimeoutSeconds: queue.VisibilityTimeout,
       retentionSeconds: queue.MessageRetentionPeriod,
-      deadLetter: queue.RedrivePolicy ? { targetArn: queue.RedrivePolicy.deadLetterTargetArn, maxReceiveCount: queue.RedrivePolicy.maxReceiveCount } : undefined,
+      deadLetter: queue.RedrivePolicy
+        ? { targetArn: queue.RedrivePolicy.deadLetterTargetArn, maxReceiveCount: queue.RedrivePolicy.maxReceiveCount }
+        : undefined,
     };
   });
 
@@ -358,7 +394,8 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
         input: t.Input,
         deadLetterArn: t.DeadLetterConfig?.Arn,
         maximumRetryAttempts: t.RetryPolicy?.MaximumRetryAttempts ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumRetryAttempts,
-        maximumEventAgeSeconds: t.RetryPolicy?.MaximumEventAgeInSeconds ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumEventAgeSeconds,
+        maximumEventAgeSeconds:
+          t.RetryPolicy?.MaximumEventAgeInSeconds ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumEventAgeSeconds,
       })),
     };
   });
@@ -379,7 +416,9 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
 
   const stateMachines = ofType('AWS::StepFunctions::StateMachine').map(([id]): StateMachineSpec => {
     const machine = parse(StateMachineProps, id, props(id));
-    const definition = machine.Definition ?? (machine.DefinitionString === undefined ? undefined : (JSON.parse(machine.DefinitionString) as unknown));
+    const definition =
+      machine.Definition ??
+      (machine.DefinitionString === undefined ? undefined : (JSON.parse(machine.DefinitionString) as unknown));
     return {
       logicalId: id,
       name: nameOf(id),
@@ -401,16 +440,29 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       targetArn: schedule.Target.Arn,
       roleArn: schedule.Target.RoleArn,
       input: schedule.Target.Input,
-      maximumRetryAttempts: schedule.Target.RetryPolicy?.MaximumRetryAttempts ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumRetryAttempts,
-      maximumEventAgeSeconds: schedule.Target.RetryPolicy?.MaximumEventAgeInSeconds ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumEventAgeSeconds,
+      maximumRetryAttempts:
+        schedule.Target.RetryPolicy?.MaximumRetryAttempts ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumRetryAttempts,
+      maximumEventAgeSeconds:
+        schedule.Target.RetryPolicy?.MaximumEventAgeInSeconds ?? EVENTBRIDGE_RETRY_DEFAULTS.maximumEventAgeSeconds,
     };
   });
 
-  const eventBuses = ofType('AWS::Events::EventBus').map(([id]): EventBusSpec => ({ logicalId: id, name: nameOf(id), arn: arnOf(id) }));
+  const eventBuses = ofType('AWS::Events::EventBus').map(([id]): EventBusSpec => ({
+    logicalId: id,
+    name: nameOf(id),
+    arn: arnOf(id),
+  }));
 
   const accessEntries = ofType('AWS::EKS::AccessEntry').map(([id]): AccessEntrySpec => {
     const entry = parse(AccessEntryProps, id, props(id));
-    return { logicalId: id, clusterName: entry.ClusterName, principalArn: entry.PrincipalArn, kubernetesGroups: entry.KubernetesGroups, ...(entry.Username ? { username: entry.Username } : {}), type: entry.Type };
+    return {
+      logicalId: id,
+      clusterName: entry.ClusterName,
+      principalArn: entry.PrincipalArn,
+      kubernetesGroups: entry.KubernetesGroups,
+      ...(entry.Username ? { username: entry.Username } : {}),
+      type: entry.Type,
+    };
   });
 
   return {

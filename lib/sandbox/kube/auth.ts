@@ -20,7 +20,10 @@ export const ADMIN: UserInfo = { name: 'kubernetes-admin', groups: ['system:mast
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /** `undefined` means 401. */
-export async function authenticate(options: AuthOptions | undefined, authorization: string | undefined): Promise<UserInfo | undefined> {
+export async function authenticate(
+  options: AuthOptions | undefined,
+  authorization: string | undefined,
+): Promise<UserInfo | undefined> {
   if (options === undefined) return ADMIN;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (match === null) {
@@ -39,5 +42,7 @@ export async function authenticate(options: AuthOptions | undefined, authorizati
 }
 
 function withAuthenticated(user: UserInfo): UserInfo {
-  return user.groups.includes('system:authenticated') ? user : { name: user.name, groups: [...user.groups, 'system:authenticated'] };
+  return user.groups.includes('system:authenticated')
+    ? user
+    : { name: user.name, groups: [...user.groups, 'system:authenticated'] };
 }

@@ -114,7 +114,14 @@ export type WorkloadSeed = {
   labels?: Record<string, string>;
 };
 
-export type LeaseSeed = { nodeName: string; renewTime: number; uid?: string; nodeUid?: string; leaseDurationSeconds?: number; createdAt?: number };
+export type LeaseSeed = {
+  nodeName: string;
+  renewTime: number;
+  uid?: string;
+  nodeUid?: string;
+  leaseDurationSeconds?: number;
+  createdAt?: number;
+};
 
 /** What builders need from their caller: the time and fresh uids. */
 export type BuildContext = { now: number; uid: () => string };
@@ -183,7 +190,10 @@ const IMAGE_NAMES = [
 
 /** One list shared by every built Node: the largest part of a real Node object. */
 export const NODE_IMAGES = deepFreeze(
-  IMAGE_NAMES.map(([repo, tag, size]) => ({ names: [`${repo}@sha256:${sha(`${repo}:${tag}`)}`, `${repo}:${tag}`], sizeBytes: size })),
+  IMAGE_NAMES.map(([repo, tag, size]) => ({
+    names: [`${repo}@sha256:${sha(`${repo}:${tag}`)}`, `${repo}:${tag}`],
+    sizeBytes: size,
+  })),
 );
 
 const INSTANCE_SHAPES: Record<string, { cpu: number; memoryKi: number; pods: number }> = {
@@ -221,20 +231,34 @@ export function ipFor(name: string): string {
   const match = /^ip-(\d+)-(\d+)-(\d+)-(\d+)/.exec(name);
   if (match) return match.slice(1, 5).join('.');
   const h = sha(name);
-  return `10.${parseInt(h.slice(0, 2), 16)}.${parseInt(h.slice(2, 4), 16)}.${parseInt(h.slice(4, 6), 16) % 254 + 1}`;
+  return `10.${parseInt(h.slice(0, 2), 16)}.${parseInt(h.slice(2, 4), 16)}.${(parseInt(h.slice(4, 6), 16) % 254) + 1}`;
 }
 
 const regionOf = (zone: string): string => zone.replace(/[a-z]$/, '');
 
 /** What the node monitoring agent says of a condition, in its words (status True: no problem found). */
 function agentCondition(type: string, status: ConditionStatus, heartbeat: string, transition: string): NodeCondition {
-  const reason = status === 'True' ? `${type.replace(/Ready$/, '')}IsReady` : status === 'False' ? `${type.replace(/Ready$/, '')}Problem` : 'Unknown';
-  const message = status === 'True' ? 'Monitoring for the problem is healthy' : status === 'False' ? `The node monitoring agent found a problem (${type})` : 'The node monitoring agent has not reported';
+  const reason =
+    status === 'True'
+      ? `${type.replace(/Ready$/, '')}IsReady`
+      : status === 'False'
+        ? `${type.replace(/Ready$/, '')}Problem`
+        : 'Unknown';
+  const message =
+    status === 'True'
+      ? 'Monitoring for the problem is healthy'
+      : status === 'False'
+        ? `The node monitoring agent found a problem (${type})`
+        : 'The node monitoring agent has not reported';
   return { type, status, lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason, message };
 }
 
 /** The kubelet's conditions (shared, interned: most nodes have the same) and the agent's, when any. */
-function withAgentConditions(kubelet: NodeCondition[], agent: NodeSeed['conditions'], heartbeat: string): NodeCondition[] {
+function withAgentConditions(
+  kubelet: NodeCondition[],
+  agent: NodeSeed['conditions'],
+  heartbeat: string,
+): NodeCondition[] {
   if (agent === undefined || agent.length === 0) return kubelet;
   return [...kubelet, ...agent.map((c) => agentCondition(c.type, c.status, heartbeat, formatTime(c.since)))];
 }
@@ -250,10 +274,31 @@ function nodeConditions(ready: ConditionStatus, heartbeat: string, transition: s
   });
   const readyCondition: NodeCondition =
     ready === 'True'
-      ? { type: 'Ready', status: 'True', lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason: 'KubeletReady', message: 'kubelet is posting ready status' }
+      ? {
+          type: 'Ready',
+          status: 'True',
+          lastHeartbeatTime: heartbeat,
+          lastTransitionTime: transition,
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+        }
       : ready === 'False'
-        ? { type: 'Ready', status: 'False', lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason: 'KubeletNotReady', message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady' }
-        : { type: 'Ready', status: 'Unknown', lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' };
+        ? {
+            type: 'Ready',
+            status: 'False',
+            lastHeartbeatTime: heartbeat,
+            lastTransitionTime: transition,
+            reason: 'KubeletNotReady',
+            message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady',
+          }
+        : {
+            type: 'Ready',
+            status: 'Unknown',
+            lastHeartbeatTime: heartbeat,
+            lastTransitionTime: transition,
+            reason: 'NodeStatusUnknown',
+            message: 'Kubelet stopped posting node status.',
+          };
   return intern([
     ok('MemoryPressure', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
     ok('DiskPressure', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
@@ -267,7 +312,8 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
   const region = regionOf(zone);
   const instanceType = seed.instanceType ?? 'm5.large';
   const ip = seed.internalIP ?? ipFor(seed.name);
-  const providerID = seed.providerID ?? (seed.instanceId === undefined ? undefined : `aws:///${zone}/${seed.instanceId}`);
+  const providerID =
+    seed.providerID ?? (seed.instanceId === undefined ? undefined : `aws:///${zone}/${seed.instanceId}`);
   const instanceId = seed.instanceId ?? /\/(i-[0-9a-f]+)$/.exec(providerID ?? '')?.[1];
   const created = seed.createdAt ?? ctx.now;
   const heartbeat = seed.readyHeartbeat ?? seed.lastHeartbeat ?? ctx.now;
@@ -309,7 +355,9 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
       },
       annotations: {
         'alpha.kubernetes.io/provided-node-ip': ip,
-        ...(instanceId === undefined ? {} : { 'csi.volume.kubernetes.io/nodeid': `{"ebs.csi.aws.com":"${instanceId}"}` }),
+        ...(instanceId === undefined
+          ? {}
+          : { 'csi.volume.kubernetes.io/nodeid': `{"ebs.csi.aws.com":"${instanceId}"}` }),
         'node.alpha.kubernetes.io/ttl': '0',
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
         ...seed.annotations,
@@ -324,7 +372,11 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
       ],
       allocatable,
       capacity,
-      conditions: withAgentConditions(nodeConditions(seed.ready ?? 'True', formatTime(heartbeat), formatTime(seed.readySince ?? created)), seed.conditions, formatTime(heartbeat)),
+      conditions: withAgentConditions(
+        nodeConditions(seed.ready ?? 'True', formatTime(heartbeat), formatTime(seed.readySince ?? created)),
+        seed.conditions,
+        formatTime(heartbeat),
+      ),
       daemonEndpoints: DAEMON_ENDPOINTS,
       images: NODE_IMAGES,
       nodeInfo: {
@@ -368,9 +420,16 @@ export function parseOwner(owner: string | OwnerSpec): OwnerSpec & { apiVersion:
   const spec = typeof owner === 'string' ? parseOwnerString(owner) : owner;
   const apiVersion =
     spec.apiVersion ??
-    ({ ReplicaSet: 'apps/v1', DaemonSet: 'apps/v1', StatefulSet: 'apps/v1', Deployment: 'apps/v1', Job: 'batch/v1', Node: 'v1', ReplicationController: 'v1' }[
-      spec.kind
-    ] ?? 'v1');
+    {
+      ReplicaSet: 'apps/v1',
+      DaemonSet: 'apps/v1',
+      StatefulSet: 'apps/v1',
+      Deployment: 'apps/v1',
+      Job: 'batch/v1',
+      Node: 'v1',
+      ReplicationController: 'v1',
+    }[spec.kind] ??
+    'v1';
   return { ...spec, apiVersion };
 }
 
@@ -400,7 +459,10 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
   const phase: PodPhase = seed.phase ?? (seed.node === undefined ? 'Pending' : 'Running');
   const ready = seed.ready ?? phase === 'Running';
   const created = formatTime(seed.createdAt ?? ctx.now);
-  const owner = seed.mirror === true && seed.owner === undefined && seed.node !== undefined ? { kind: 'Node', name: seed.node } : seed.owner;
+  const owner =
+    seed.mirror === true && seed.owner === undefined && seed.node !== undefined
+      ? { kind: 'Node', name: seed.node }
+      : seed.owner;
   const ref = owner === undefined ? undefined : parseOwner(owner);
   const ownerReferences: OwnerReference[] | undefined =
     ref === undefined
@@ -419,10 +481,16 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
   const template = ref === undefined ? seed.name : `${namespace}/${ref.kind}/${ref.name}`;
   const tokenVolume = `kube-api-access-${suffix(template, 5)}`;
   const hash = sha(`${namespace}/${seed.name}`);
-  const podIP = seed.podIP ?? (seed.node === undefined ? undefined : `10.${parseInt(hash.slice(0, 2), 16)}.${parseInt(hash.slice(2, 4), 16)}.${parseInt(hash.slice(4, 6), 16) % 254 + 1}`);
+  const podIP =
+    seed.podIP ??
+    (seed.node === undefined
+      ? undefined
+      : `10.${parseInt(hash.slice(0, 2), 16)}.${parseInt(hash.slice(2, 4), 16)}.${(parseInt(hash.slice(4, 6), 16) % 254) + 1}`);
   const hostIP = seed.node === undefined ? undefined : ipFor(seed.node);
   const labels = {
-    ...(ref?.kind === 'ReplicaSet' ? { app: ref.name.replace(/-[a-z0-9]+$/, ''), 'pod-template-hash': ref.name.split('-').pop() ?? '' } : {}),
+    ...(ref?.kind === 'ReplicaSet'
+      ? { app: ref.name.replace(/-[a-z0-9]+$/, ''), 'pod-template-hash': ref.name.split('-').pop() ?? '' }
+      : {}),
     ...(ref !== undefined && ref.kind !== 'ReplicaSet' && ref.kind !== 'Node' ? { app: ref.name } : {}),
     ...seed.labels,
   };
@@ -473,7 +541,11 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
           sources: [
             { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
             { configMap: { items: [{ key: 'ca.crt', path: 'ca.crt' }], name: 'kube-root-ca.crt' } },
-            { downwardAPI: { items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }] } },
+            {
+              downwardAPI: {
+                items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }],
+              },
+            },
           ],
         },
       },
@@ -481,7 +553,12 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
   };
   const scheduled = seed.node !== undefined;
   const running = phase === 'Running';
-  const cond = (type: string, ok: boolean) => ({ type, status: ok ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: created });
+  const cond = (type: string, ok: boolean) => ({
+    type,
+    status: ok ? 'True' : 'False',
+    lastProbeTime: null,
+    lastTransitionTime: created,
+  });
   const conditions = intern(
     scheduled
       ? [
@@ -491,7 +568,13 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
           cond('ContainersReady', ready),
           cond('PodScheduled', true),
         ]
-      : [{ ...cond('PodScheduled', false), reason: 'Unschedulable', message: '0/3 nodes are available: 3 node(s) were unschedulable.' }],
+      : [
+          {
+            ...cond('PodScheduled', false),
+            reason: 'Unschedulable',
+            message: '0/3 nodes are available: 3 node(s) were unschedulable.',
+          },
+        ],
   );
   const terminated = phase === 'Succeeded' || phase === 'Failed';
   return {
@@ -527,7 +610,15 @@ export function buildPod(seed: PodSeed, ctx: BuildContext, refs: PodBuildRefs = 
                 restartCount: 0,
                 started: running,
                 state: terminated
-                  ? { terminated: { exitCode: phase === 'Succeeded' ? 0 : 1, reason: phase === 'Succeeded' ? 'Completed' : 'Error', startedAt: created, finishedAt: created, containerID: `containerd://${hash}` } }
+                  ? {
+                      terminated: {
+                        exitCode: phase === 'Succeeded' ? 0 : 1,
+                        reason: phase === 'Succeeded' ? 'Completed' : 'Error',
+                        startedAt: created,
+                        finishedAt: created,
+                        containerID: `containerd://${hash}`,
+                      },
+                    }
                   : running
                     ? { running: { startedAt: created } }
                     : { waiting: { reason: 'ContainerCreating' } },
@@ -549,7 +640,7 @@ const DEFAULT_TOLERATIONS = deepFreeze([
 export function buildPdb(seed: PdbSeed, ctx: BuildContext): PdbObject {
   const selector: LabelSelector =
     'matchLabels' in seed.selector || 'matchExpressions' in seed.selector
-      ? (seed.selector)
+      ? seed.selector
       : { matchLabels: seed.selector as Record<string, string> };
   return {
     apiVersion: 'policy/v1',
@@ -565,7 +656,9 @@ export function buildPdb(seed: PdbSeed, ctx: BuildContext): PdbObject {
       selector,
       ...(seed.minAvailable === undefined ? {} : { minAvailable: seed.minAvailable }),
       ...(seed.maxUnavailable === undefined ? {} : { maxUnavailable: seed.maxUnavailable }),
-      ...(seed.unhealthyPodEvictionPolicy === undefined ? {} : { unhealthyPodEvictionPolicy: seed.unhealthyPodEvictionPolicy }),
+      ...(seed.unhealthyPodEvictionPolicy === undefined
+        ? {}
+        : { unhealthyPodEvictionPolicy: seed.unhealthyPodEvictionPolicy }),
     },
   };
 }
@@ -577,12 +670,29 @@ export function buildWorkload(kind: WorkloadKind, seed: WorkloadSeed, ctx: Build
   const replicas = seed.replicas ?? 1;
   const template = {
     metadata: { labels: selector },
-    spec: { containers: [{ name: 'app', image: 'public.ecr.aws/nginx/nginx:1.27' }], terminationGracePeriodSeconds: 30 },
+    spec: {
+      containers: [{ name: 'app', image: 'public.ecr.aws/nginx/nginx:1.27' }],
+      terminationGracePeriodSeconds: 30,
+    },
   };
   const status: Record<string, number> =
     kind === 'DaemonSet'
-      ? { currentNumberScheduled: replicas, desiredNumberScheduled: replicas, numberAvailable: replicas, numberMisscheduled: 0, numberReady: replicas, observedGeneration: 1, updatedNumberScheduled: replicas }
-      : { availableReplicas: replicas, fullyLabeledReplicas: replicas, observedGeneration: 1, readyReplicas: replicas, replicas };
+      ? {
+          currentNumberScheduled: replicas,
+          desiredNumberScheduled: replicas,
+          numberAvailable: replicas,
+          numberMisscheduled: 0,
+          numberReady: replicas,
+          observedGeneration: 1,
+          updatedNumberScheduled: replicas,
+        }
+      : {
+          availableReplicas: replicas,
+          fullyLabeledReplicas: replicas,
+          observedGeneration: 1,
+          readyReplicas: replicas,
+          replicas,
+        };
   const object: KubeObject = {
     apiVersion: 'apps/v1',
     kind,

@@ -2,7 +2,8 @@
 // continue tokens follow the order a real server lists in.
 import type { KubeObject } from './types.js';
 
-export const keyOf = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name);
+export const keyOf = (namespace: string | undefined, name: string): string =>
+  namespace ? `${namespace}/${name}` : name;
 
 function lowerBound(keys: readonly string[], key: string): number {
   let lo = 0;

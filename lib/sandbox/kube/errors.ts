@@ -76,19 +76,33 @@ export const alreadyExists = (gr: GroupResource, name: string): StatusError =>
   new StatusError(409, 'AlreadyExists', `${qualified(gr)} "${name}" already exists`, details(gr, name));
 
 export const conflict = (gr: GroupResource, name: string, why: string): StatusError =>
-  new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`, details(gr, name));
+  new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`,
+    details(gr, name),
+  );
 
 export const MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 
 /** 422 naming every offending field, as `Node "x" is invalid: spec.providerID: Forbidden: …`. */
-export function invalid(kind: string, group: string, name: string, causes: { field: string; type: string; detail: string }[]): StatusError {
+export function invalid(
+  kind: string,
+  group: string,
+  name: string,
+  causes: { field: string; type: string; detail: string }[],
+): StatusError {
   const text = causes.map((c) => `${c.field}: ${c.type}: ${c.detail}`);
-  const message = `${kind} "${name}" is invalid: ${text.length === 1 ? text[0] ?? '' : `[${text.join(', ')}]`}`;
+  const message = `${kind} "${name}" is invalid: ${text.length === 1 ? (text[0] ?? '') : `[${text.join(', ')}]`}`;
   return new StatusError(422, 'Invalid', message, {
     name,
     ...(group === '' ? {} : { group }),
     kind,
-    causes: causes.map((c) => ({ reason: `Field${c.type.replace(/ /g, '')}`, message: `${c.type}: ${c.detail}`, field: c.field })),
+    causes: causes.map((c) => ({
+      reason: `Field${c.type.replace(/ /g, '')}`,
+      message: `${c.type}: ${c.detail}`,
+      field: c.field,
+    })),
   });
 }
 
@@ -124,4 +138,5 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number, caus
     retryAfterSeconds > 0 ? retryAfterSeconds : undefined,
   );
 
-export const pathNotFound = (): StatusError => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+export const pathNotFound = (): StatusError =>
+  new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});

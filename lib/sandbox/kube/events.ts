@@ -23,7 +23,10 @@ export function fromEventsV1(event: KubeObject): KubeObject {
   const e = event as Record<string, unknown>;
   const source = isRecord(e['deprecatedSource'])
     ? e['deprecatedSource']
-    : { ...(typeof e['reportingController'] === 'string' ? { component: e['reportingController'] } : {}), ...(typeof e['reportingInstance'] === 'string' ? { host: e['reportingInstance'] } : {}) };
+    : {
+        ...(typeof e['reportingController'] === 'string' ? { component: e['reportingController'] } : {}),
+        ...(typeof e['reportingInstance'] === 'string' ? { host: e['reportingInstance'] } : {}),
+      };
   return {
     apiVersion: 'v1',
     kind: 'Event',
@@ -59,8 +62,16 @@ export function toEventsV1(event: KubeObject): KubeObject {
       ['count', 'deprecatedCount'],
       ['source', 'deprecatedSource'],
     ]),
-    ...(typeof e['reportingComponent'] === 'string' && e['reportingComponent'] !== '' ? { reportingController: e['reportingComponent'] } : typeof source['component'] === 'string' ? { reportingController: source['component'] } : {}),
-    ...(typeof e['reportingInstance'] === 'string' && e['reportingInstance'] !== '' ? { reportingInstance: e['reportingInstance'] } : typeof source['host'] === 'string' ? { reportingInstance: source['host'] } : {}),
+    ...(typeof e['reportingComponent'] === 'string' && e['reportingComponent'] !== ''
+      ? { reportingController: e['reportingComponent'] }
+      : typeof source['component'] === 'string'
+        ? { reportingController: source['component'] }
+        : {}),
+    ...(typeof e['reportingInstance'] === 'string' && e['reportingInstance'] !== ''
+      ? { reportingInstance: e['reportingInstance'] }
+      : typeof source['host'] === 'string'
+        ? { reportingInstance: source['host'] }
+        : {}),
   };
 }
 
@@ -68,12 +79,17 @@ export function toEventsV1(event: KubeObject): KubeObject {
 export function validateEventsV1(event: KubeObject): void {
   const e = event as Record<string, unknown>;
   const errors: { field: string; type: string; detail: string }[] = [];
-  if (typeof e['eventTime'] !== 'string' || e['eventTime'] === '') errors.push({ field: 'eventTime', type: 'Required value', detail: '' });
+  if (typeof e['eventTime'] !== 'string' || e['eventTime'] === '')
+    errors.push({ field: 'eventTime', type: 'Required value', detail: '' });
   for (const field of ['reportingController', 'reportingInstance', 'action', 'reason'] as const) {
     if (typeof e[field] !== 'string' || e[field] === '') errors.push({ field, type: 'Required value', detail: '' });
   }
   if (e['type'] !== undefined && e['type'] !== 'Normal' && e['type'] !== 'Warning') {
-    errors.push({ field: 'type', type: 'Unsupported value', detail: `${JSON.stringify(e['type'])}: supported values: "Normal", "Warning"` });
+    errors.push({
+      field: 'type',
+      type: 'Unsupported value',
+      detail: `${JSON.stringify(e['type'])}: supported values: "Normal", "Warning"`,
+    });
   }
   if (errors.length > 0) throw invalid('Event', 'events.k8s.io', event.metadata.name ?? '', errors);
 }

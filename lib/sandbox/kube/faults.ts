@@ -14,7 +14,12 @@ export type FaultMatch = {
 
 export type FaultEffect =
   /** Answer with a Status of this code (reason derived from the code unless given). */
-  | { readonly status: number; readonly reason?: string; readonly message?: string; readonly retryAfterSeconds?: number }
+  | {
+      readonly status: number;
+      readonly reason?: string;
+      readonly message?: string;
+      readonly retryAfterSeconds?: number;
+    }
   /** Destroy the connection without an answer. */
   | { readonly reset: true }
   /** Delay the answer, then serve normally. */
@@ -29,7 +34,14 @@ export type FaultRule = FaultMatch & {
 };
 
 /** The request as faults see it. */
-export type FaultTarget = { verb: string; resource: string; subresource: string; namespace: string; name: string; path: string };
+export type FaultTarget = {
+  verb: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+};
 
 export type FaultDecision = { delayMs: number; effect: Exclude<FaultEffect, { delayMs: number }> | undefined };
 

@@ -60,7 +60,11 @@ function prune(value: unknown, shape: Shape, path: string, unknown: string[]): u
  * Applies field validation to an object about to be stored: refuses unknown fields under Strict,
  * drops them otherwise (returning a warning per field for Warn). Kinds without a known shape pass as they are.
  */
-export function validateFields(def: ResourceDef, object: KubeObject, mode: FieldValidation): { object: KubeObject; warnings: string[] } {
+export function validateFields(
+  def: ResourceDef,
+  object: KubeObject,
+  mode: FieldValidation,
+): { object: KubeObject; warnings: string[] } {
   const shape = SHAPES[def.storage];
   if (shape === undefined) return { object, warnings: [] };
   const unknown: string[] = [];
@@ -68,7 +72,9 @@ export function validateFields(def: ResourceDef, object: KubeObject, mode: Field
   if (unknown.length === 0) return { object, warnings: [] };
   if (mode === 'Strict') {
     const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
-    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${list}`);
+    throw badRequest(
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${list}`,
+    );
   }
   return { object: pruned, warnings: mode === 'Warn' ? unknown.map((f) => `unknown field "${f}"`) : [] };
 }

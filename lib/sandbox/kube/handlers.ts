@@ -2,7 +2,15 @@
 // list envelopes, Table printing, Eviction and DeleteOptions bodies, events.k8s.io conversion.
 import * as z from 'zod';
 import type { UserInfo } from './auth.js';
-import { badRequest, forbidden, methodNotSupported, pathNotFound, StatusError, unsupportedMediaType, type StatusBody } from './errors.js';
+import {
+  badRequest,
+  forbidden,
+  methodNotSupported,
+  pathNotFound,
+  StatusError,
+  unsupportedMediaType,
+  type StatusBody,
+} from './errors.js';
 import { fromEventsV1, toEventsV1, validateEventsV1 } from './events.js';
 import { fieldValidationOf, validateFields } from './fields.js';
 import { applyPatch, PATCH_TYPES, PatchError } from './patch.js';
@@ -38,10 +46,22 @@ const MetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).nullish(),
   finalizers: z.array(z.string()).nullish(),
   ownerReferences: z
-    .array(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string(), controller: z.boolean().optional() }))
+    .array(
+      z.looseObject({
+        apiVersion: z.string(),
+        kind: z.string(),
+        name: z.string(),
+        uid: z.string(),
+        controller: z.boolean().optional(),
+      }),
+    )
     .nullish(),
 });
-const ObjectSchema = z.looseObject({ apiVersion: z.string().optional(), kind: z.string().optional(), metadata: MetaSchema.optional() });
+const ObjectSchema = z.looseObject({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: MetaSchema.optional(),
+});
 
 const DeleteOptionsSchema = z.looseObject({
   gracePeriodSeconds: z.number().int().nullish(),
@@ -79,7 +99,9 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw badRequest(`couldn't decode ${what}: json parse error: ${error instanceof Error ? error.message : String(error)}`);
+    throw badRequest(
+      `couldn't decode ${what}: json parse error: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -97,14 +119,24 @@ function parseBody<T>(schema: z.ZodType<T>, text: string, what: string): T {
 function objectBody(def: ResourceDef, text: string): KubeObject {
   const parsed = parseBody(ObjectSchema, text, `the ${def.kind}`);
   const expected = apiVersionOf(def);
-  if (parsed.apiVersion !== undefined && parsed.apiVersion !== expected && !(def.storage === 'events' && parsed.apiVersion === 'v1')) {
-    throw badRequest(`the API version in the data (${parsed.apiVersion}) does not match the expected API version (${expected})`);
+  if (
+    parsed.apiVersion !== undefined &&
+    parsed.apiVersion !== expected &&
+    !(def.storage === 'events' && parsed.apiVersion === 'v1')
+  ) {
+    throw badRequest(
+      `the API version in the data (${parsed.apiVersion}) does not match the expected API version (${expected})`,
+    );
   }
   if (parsed.kind !== undefined && parsed.kind !== def.kind) {
-    throw badRequest(`${parsed.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind does not match`);
+    throw badRequest(
+      `${parsed.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind does not match`,
+    );
   }
   // null maps/lists mean "absent" to the API server.
-  const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(parsed.metadata ?? {}).filter(([, v]) => v !== null));
+  const metadata: Record<string, unknown> = Object.fromEntries(
+    Object.entries(parsed.metadata ?? {}).filter(([, v]) => v !== null),
+  );
   const object = { ...parsed, apiVersion: expected, kind: def.kind, metadata } as KubeObject;
   return def.group === 'events.k8s.io' ? fromEventsV1(object) : object;
 }
@@ -124,7 +156,9 @@ function toDeleteOptions(body: DeleteOptionsBody | undefined, query: URLSearchPa
       : {
           preconditions: {
             ...(pre.uid === undefined || pre.uid === null ? {} : { uid: pre.uid }),
-            ...(pre.resourceVersion === undefined || pre.resourceVersion === null ? {} : { resourceVersion: pre.resourceVersion }),
+            ...(pre.resourceVersion === undefined || pre.resourceVersion === null
+              ? {}
+              : { resourceVersion: pre.resourceVersion }),
           },
         }),
     dryRun: dryRun(query, body),
@@ -140,16 +174,31 @@ export function negotiate(accept: string, verb: string): Rendering {
   for (const type of types) {
     const [media = '', ...params] = type.split(';').map((p) => p.trim());
     const p = Object.fromEntries(params.map((kv) => kv.split('=') as [string, string]));
-    if (p['as'] === 'table' && (verb === 'get' || verb === 'list') && p['g'] === 'meta.k8s.io' && (p['v'] === 'v1' || p['v'] === 'v1beta1')) {
+    if (
+      p['as'] === 'table' &&
+      (verb === 'get' || verb === 'list') &&
+      p['g'] === 'meta.k8s.io' &&
+      (p['v'] === 'v1' || p['v'] === 'v1beta1')
+    ) {
       return { table: true, apiVersion: `meta.k8s.io/${p['v']}` };
     }
     if (p['as'] !== undefined) continue;
-    if (media === 'application/json' || media === '*/*' || media === 'application/*' || media === 'application/vnd.kubernetes.protobuf' || media === 'application/yaml') {
+    if (
+      media === 'application/json' ||
+      media === '*/*' ||
+      media === 'application/*' ||
+      media === 'application/vnd.kubernetes.protobuf' ||
+      media === 'application/yaml'
+    ) {
       // Protobuf and YAML are answered in JSON; client-go decodes by the response's Content-Type.
       return { table: false };
     }
   }
-  throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+  throw new StatusError(
+    406,
+    'NotAcceptable',
+    `only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
+  );
 }
 
 /** How an object looks on the API it was asked through. */
@@ -185,7 +234,8 @@ export function handleResource(ctx: HandlerContext): Answer {
       const rendering = negotiate(ctx.accept, 'list');
       const limitText = query.get('limit');
       const limit = limitText === null ? undefined : Number(limitText);
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`limit must be a non-negative integer: ${limitText ?? ''}`);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+        throw badRequest(`limit must be a non-negative integer: ${limitText ?? ''}`);
       const cont = query.get('continue') ?? undefined;
       // resourceVersion=0 is served from the watch cache, which ignores limit (a real-server trap).
       const ignoreLimit = query.get('resourceVersion') === '0' && cont === undefined;
@@ -202,14 +252,31 @@ export function handleResource(ctx: HandlerContext): Answer {
         ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }),
       };
       if (rendering.table) {
-        return { code: 200, body: toTable(def, result.items.map((o) => present(def, o)), metadata, tableOptions(ctx, rendering.apiVersion)) };
+        return {
+          code: 200,
+          body: toTable(
+            def,
+            result.items.map((o) => present(def, o)),
+            metadata,
+            tableOptions(ctx, rendering.apiVersion),
+          ),
+        };
       }
-      return { code: 200, body: { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata, items: result.items.map((o) => listItem(def, o)) } };
+      return {
+        code: 200,
+        body: {
+          kind: `${def.kind}List`,
+          apiVersion: apiVersionOf(def),
+          metadata,
+          items: result.items.map((o) => listItem(def, o)),
+        },
+      };
     }
     case 'get': {
       const rendering = negotiate(ctx.accept, 'get');
       const object = present(def, store.get(def, namespace, info.name));
-      if (rendering.table) return { code: 200, body: toTable(def, [object], {}, tableOptions(ctx, rendering.apiVersion)) };
+      if (rendering.table)
+        return { code: 200, body: toTable(def, [object], {}, tableOptions(ctx, rendering.apiVersion)) };
       return { code: 200, body: object };
     }
     case 'create': {
@@ -218,7 +285,11 @@ export function handleResource(ctx: HandlerContext): Answer {
       const { object: input, warnings } = validateFields(def, objectBody(def, ctx.body), fieldValidationOf(query));
       if (def.group === 'events.k8s.io') validateEventsV1(toEventsV1(input));
       guardRbacWrite(ctx, def, input, namespace ?? '');
-      const created = store.create(def, input, { ...(namespace === undefined ? {} : { namespace }), requireNamespace: true, dryRun: dryRun(query) });
+      const created = store.create(def, input, {
+        ...(namespace === undefined ? {} : { namespace }),
+        requireNamespace: true,
+        dryRun: dryRun(query),
+      });
       return { code: 201, body: present(def, created), warnings };
     }
     case 'update': {
@@ -230,17 +301,26 @@ export function handleResource(ctx: HandlerContext): Answer {
     case 'patch': {
       const type = ctx.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
       // Server-side apply is not emulated: answer it like an unknown patch type.
-      if (type !== PATCH_TYPES.json && type !== PATCH_TYPES.merge && type !== PATCH_TYPES.strategic) throw unsupportedMediaType(type);
+      if (type !== PATCH_TYPES.json && type !== PATCH_TYPES.merge && type !== PATCH_TYPES.strategic)
+        throw unsupportedMediaType(type);
       const patch = parseJson(ctx.body, 'the patch');
-      if (def.group === 'events.k8s.io') return { code: 200, body: present(def, patchEventV1(ctx, def, namespace, patch)) };
+      if (def.group === 'events.k8s.io')
+        return { code: 200, body: present(def, patchEventV1(ctx, def, namespace, patch)) };
       if (def.group === RBAC_GROUP) {
         // What the patch makes is what is checked (fields, escalation) and then stored.
         const preview = store.patch(def, namespace, info.name, ctx.contentType, patch, { dryRun: true });
         const { object, warnings } = validateFields(def, preview, fieldValidationOf(query));
         guardRbacWrite(ctx, def, object, namespace ?? '');
-        return { code: 200, body: store.update(def, namespace, info.name, object, { dryRun: dryRun(query) }), warnings };
+        return {
+          code: 200,
+          body: store.update(def, namespace, info.name, object, { dryRun: dryRun(query) }),
+          warnings,
+        };
       }
-      const patched = store.patch(def, namespace, info.name, ctx.contentType, patch, { subresource: sub, dryRun: dryRun(query) });
+      const patched = store.patch(def, namespace, info.name, ctx.contentType, patch, {
+        subresource: sub,
+        dryRun: dryRun(query),
+      });
       return { code: 200, body: present(def, patched) };
     }
     case 'delete': {
@@ -275,16 +355,24 @@ function evict(ctx: HandlerContext, namespace: string): StatusBody {
   return ctx.store.evict(namespace, ctx.info.name, options);
 }
 
-function patchEventV1(ctx: HandlerContext, def: ResourceDef, namespace: string | undefined, patch: unknown): KubeObject {
+function patchEventV1(
+  ctx: HandlerContext,
+  def: ResourceDef,
+  namespace: string | undefined,
+  patch: unknown,
+): KubeObject {
   const current = toEventsV1(ctx.store.get(def, namespace, ctx.info.name));
   let patched: unknown;
   try {
     patched = applyPatch(current, ctx.contentType, patch);
   } catch (error) {
-    if (error instanceof PatchError) throw new StatusError(error.code, error.code === 400 ? 'BadRequest' : 'Invalid', error.message);
+    if (error instanceof PatchError)
+      throw new StatusError(error.code, error.code === 400 ? 'BadRequest' : 'Invalid', error.message);
     throw error;
   }
-  return ctx.store.update(def, namespace, ctx.info.name, fromEventsV1(patched as KubeObject), { dryRun: dryRun(ctx.query) });
+  return ctx.store.update(def, namespace, ctx.info.name, fromEventsV1(patched as KubeObject), {
+    dryRun: dryRun(ctx.query),
+  });
 }
 
 /** SelfSubjectAccessReview (`kubectl auth can-i`): what RBAC would answer for the caller. */
@@ -304,7 +392,16 @@ function accessReview(ctx: HandlerContext): Answer {
           namespace: ra.namespace ?? '',
           name: ra.name ?? '',
         }
-      : { verb: nra?.verb ?? '', isResourceRequest: false, path: nra?.path ?? '', apiGroup: '', resource: '', subresource: '', namespace: '', name: '' };
+      : {
+          verb: nra?.verb ?? '',
+          isResourceRequest: false,
+          path: nra?.path ?? '',
+          apiGroup: '',
+          resource: '',
+          subresource: '',
+          namespace: '',
+          name: '',
+        };
   const decision = ctx.rbac === undefined ? { allowed: true, reason: '' } : ctx.rbac.authorize(ctx.user, attrs);
   return {
     code: 201,
@@ -365,7 +462,16 @@ function guardRbacWrite(ctx: HandlerContext, def: ResourceDef, object: KubeObjec
   const name = object.metadata.name ?? ctx.info.name;
   const scope = def.namespaced ? namespace : '';
   const may = (verb: string, resource: string, resourceName: string) =>
-    rbac.authorize(user, { verb, isResourceRequest: true, path: '', apiGroup: RBAC_GROUP, resource, subresource: '', namespace: scope, name: resourceName }).allowed;
+    rbac.authorize(user, {
+      verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: RBAC_GROUP,
+      resource,
+      subresource: '',
+      namespace: scope,
+      name: resourceName,
+    }).allowed;
   let rules: PolicyRule[];
   if (def.kind === 'Role' || def.kind === 'ClusterRole') {
     if (may('escalate', def.plural, name)) return;
@@ -375,7 +481,8 @@ function guardRbacWrite(ctx: HandlerContext, def: ResourceDef, object: KubeObjec
     const kind = ref.kind === 'Role' ? 'Role' : 'ClusterRole';
     if (may('bind', kind === 'Role' ? 'roles' : 'clusterroles', ref.name ?? '')) return;
     const referenced = rbac.roleRules(kind, ref.name ?? '', namespace);
-    if (referenced === undefined) throw badRequest(`${kind === 'Role' ? 'roles' : 'clusterroles'}.${RBAC_GROUP} "${ref.name ?? ''}" not found`);
+    if (referenced === undefined)
+      throw badRequest(`${kind === 'Role' ? 'roles' : 'clusterroles'}.${RBAC_GROUP} "${ref.name ?? ''}" not found`);
     rules = referenced;
   }
   const missing = rbac.notHeld(user, scope, rules);

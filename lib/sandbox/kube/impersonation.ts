@@ -22,7 +22,10 @@ export function impersonationOf(headers: IncomingHttpHeaders): Impersonation | u
   const all = (name: string): string[] => {
     const value = headers[name];
     if (value === undefined) return [];
-    return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+    return (Array.isArray(value) ? value : [value])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
   };
   const [user] = all('impersonate-user');
   const [uid] = all('impersonate-uid');
@@ -31,7 +34,8 @@ export function impersonationOf(headers: IncomingHttpHeaders): Impersonation | u
   for (const name of Object.keys(headers)) {
     if (name.startsWith(EXTRA_PREFIX)) extras[decodeURIComponent(name.slice(EXTRA_PREFIX.length))] = all(name);
   }
-  if (user === undefined && uid === undefined && groups.length === 0 && Object.keys(extras).length === 0) return undefined;
+  if (user === undefined && uid === undefined && groups.length === 0 && Object.keys(extras).length === 0)
+    return undefined;
   return { ...(user === undefined ? {} : { user }), groups, ...(uid === undefined ? {} : { uid }), extras };
 }
 
@@ -52,14 +56,20 @@ const attributes = (resource: string, name: string, namespace = '', subresource 
  */
 export function impersonate(caller: UserInfo, asked: Impersonation, rbac: RbacAuthorizer | undefined): UserInfo {
   if (asked.user === undefined) {
-    throw badRequest(`requested ${[...asked.groups.map((g) => `group ${g}`), ...(asked.uid ? [`uid ${asked.uid}`] : [])].join(', ') || 'extras'} without impersonating a user`);
+    throw badRequest(
+      `requested ${[...asked.groups.map((g) => `group ${g}`), ...(asked.uid ? [`uid ${asked.uid}`] : [])].join(', ') || 'extras'} without impersonating a user`,
+    );
   }
   const serviceAccount = SERVICE_ACCOUNT.exec(asked.user);
   const checks: RequestAttributes[] = [
-    serviceAccount ? attributes('serviceaccounts', serviceAccount[2] ?? '', serviceAccount[1] ?? '') : attributes('users', asked.user),
+    serviceAccount
+      ? attributes('serviceaccounts', serviceAccount[2] ?? '', serviceAccount[1] ?? '')
+      : attributes('users', asked.user),
     ...asked.groups.map((group) => attributes('groups', group)),
     ...(asked.uid === undefined ? [] : [attributes('uids', asked.uid)]),
-    ...Object.entries(asked.extras).flatMap(([key, values]) => values.map((value) => attributes('userextras', value, '', key))),
+    ...Object.entries(asked.extras).flatMap(([key, values]) =>
+      values.map((value) => attributes('userextras', value, '', key)),
+    ),
   ];
   for (const check of checks) {
     if (rbac !== undefined && !rbac.authorize(caller, check).allowed) {
@@ -67,7 +77,8 @@ export function impersonate(caller: UserInfo, asked: Impersonation, rbac: RbacAu
     }
   }
   let groups = [...asked.groups];
-  if (serviceAccount && groups.length === 0) groups = ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1] ?? ''}`];
+  if (serviceAccount && groups.length === 0)
+    groups = ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1] ?? ''}`];
   if (asked.user === 'system:anonymous') {
     if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
   } else if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) {

@@ -1,6 +1,14 @@
 // Kubernetes API emulator: the world integration tests, the sandbox and the benchmarks run in.
 export { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.js';
-export { KubeStore, DEFAULT_NAMESPACES, type ClusterSeed, type ListOptions, type ListResult, type DeleteOptions, type StoreOptions } from './store.js';
+export {
+  KubeStore,
+  DEFAULT_NAMESPACES,
+  type ClusterSeed,
+  type ListOptions,
+  type ListResult,
+  type DeleteOptions,
+  type StoreOptions,
+} from './store.js';
 export {
   buildNode,
   buildPod,

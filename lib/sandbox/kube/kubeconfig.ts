@@ -34,13 +34,23 @@ export function kubeconfigYaml(server: string, options: KubeconfigOptions = {}, 
       },
     ],
     users: [{ name: user, user: { token: options.token ?? 'emulator-admin-token' } }],
-    contexts: [{ name: cluster, context: { cluster, user, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) } }],
+    contexts: [
+      {
+        name: cluster,
+        context: { cluster, user, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) },
+      },
+    ],
     'current-context': cluster,
     preferences: {},
   });
 }
 
-export async function writeKubeconfig(path: string, server: string, options: KubeconfigOptions = {}, trust: ServerTrust = {}): Promise<string> {
+export async function writeKubeconfig(
+  path: string,
+  server: string,
+  options: KubeconfigOptions = {},
+  trust: ServerTrust = {},
+): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, kubeconfigYaml(server, options, trust), { mode: 0o600 });
   return path;

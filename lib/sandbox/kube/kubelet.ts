@@ -68,7 +68,8 @@ export class Kubelets {
   /** Starts or stops a kubelet now (machine started, stopped, terminated, kubelet crashed). */
   setHeartbeating(nodeName: string, on: boolean): void {
     const state = this.states.get(nodeName);
-    if (state === undefined) throw new Error(`no simulated kubelet for node ${nodeName}; seed the node with seedNode first`);
+    if (state === undefined)
+      throw new Error(`no simulated kubelet for node ${nodeName}; seed the node with seedNode first`);
     const now = this.clock.now();
     if (on && !state.heartbeating) {
       // A (re)started kubelet heartbeats at once, then on its interval.
@@ -125,7 +126,10 @@ export class Kubelets {
     const current = parseTime(ready?.lastHeartbeatTime);
     const stamp = formatTime(tick);
     if (current !== undefined && current >= Math.floor(tick / 1000) * 1000) return node;
-    return { ...node, status: { ...node.status, conditions: conditions.map((c) => ({ ...c, lastHeartbeatTime: stamp })) } };
+    return {
+      ...node,
+      status: { ...node.status, conditions: conditions.map((c) => ({ ...c, lastHeartbeatTime: stamp })) },
+    };
   }
 
   onNodeDeleted(nodeName: string, at: number): void {
@@ -154,7 +158,8 @@ export class Kubelets {
       const state = this.states.get(name);
       if (what === 'node') this.pendingRegistrations.delete(name);
       else this.pendingLeases.delete(name);
-      const alive = state !== undefined && (state.heartbeating || (state.stoppedAt !== undefined && at < state.stoppedAt));
+      const alive =
+        state !== undefined && (state.heartbeating || (state.stoppedAt !== undefined && at < state.stoppedAt));
       if (!alive) continue;
       if (what === 'node') host.registerNode(state.template, at);
       else host.ensureLease(name, at);

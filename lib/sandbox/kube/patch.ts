@@ -47,7 +47,8 @@ export type JsonPatchOperation = z.infer<typeof OperationSchema>;
 
 function pointer(path: string): string[] {
   if (path === '') return [];
-  if (!path.startsWith('/')) throw new PatchError(`invalid JSON pointer ${JSON.stringify(path)}: must start with /`, 400, path);
+  if (!path.startsWith('/'))
+    throw new PatchError(`invalid JSON pointer ${JSON.stringify(path)}: must start with /`, 400, path);
   return path
     .slice(1)
     .split('/')
@@ -85,7 +86,8 @@ function editAt(doc: unknown, tokens: string[], path: string, edit: Edit): unkno
       return copy;
     }
     const index = Number(head);
-    if (!/^(0|[1-9]\d*)$/.test(head) || index >= copy.length) throw new PatchError(`doc is missing path: ${path}: missing value`, 422, path);
+    if (!/^(0|[1-9]\d*)$/.test(head) || index >= copy.length)
+      throw new PatchError(`doc is missing path: ${path}: missing value`, 422, path);
     copy[index] = editAt(copy[index], rest, path, edit);
     return copy;
   }
@@ -104,7 +106,8 @@ function editAt(doc: unknown, tokens: string[], path: string, edit: Edit): unkno
 
 function arrayIndex(container: unknown[], token: string, path: string, forInsert: boolean): number {
   if (forInsert && token === '-') return container.length;
-  if (!/^(0|[1-9]\d*)$/.test(token)) throw new PatchError(`invalid array index ${JSON.stringify(token)} in ${path}`, 422, path);
+  if (!/^(0|[1-9]\d*)$/.test(token))
+    throw new PatchError(`invalid array index ${JSON.stringify(token)} in ${path}`, 422, path);
   const index = Number(token);
   if (index > container.length || (!forInsert && index === container.length)) {
     throw new PatchError(`index out of bounds at ${path}`, 422, path);
@@ -126,7 +129,8 @@ function remove(doc: unknown, path: string): unknown {
   return editAt(doc, tokens, path, (c, t) => {
     if (Array.isArray(c)) c.splice(arrayIndex(c, t, path, false), 1);
     else {
-      if (!Object.hasOwn(c, t)) throw new PatchError(`unable to remove nonexistent key: ${t}: missing value`, 422, path);
+      if (!Object.hasOwn(c, t))
+        throw new PatchError(`unable to remove nonexistent key: ${t}: missing value`, 422, path);
       delete c[t];
     }
   });
@@ -138,7 +142,8 @@ function replace(doc: unknown, path: string, value: unknown): unknown {
   return editAt(doc, tokens, path, (c, t) => {
     if (Array.isArray(c)) c[arrayIndex(c, t, path, false)] = value;
     else {
-      if (!Object.hasOwn(c, t)) throw new PatchError(`replace operation does not apply: doc is missing key: ${path}: missing value`, 422, path);
+      if (!Object.hasOwn(c, t))
+        throw new PatchError(`replace operation does not apply: doc is missing key: ${path}: missing value`, 422, path);
       setOwn(c, t, value);
     }
   });
@@ -167,9 +172,15 @@ export function applyJsonPatch(doc: unknown, operations: JsonPatchOperation[]): 
       case 'move':
       case 'copy': {
         const value = getAt(current, pointer(op.from));
-        if (value === MISSING) throw new PatchError(`${op.op} operation does not apply: doc is missing from path: ${op.from}: missing value`, 422, op.from);
+        if (value === MISSING)
+          throw new PatchError(
+            `${op.op} operation does not apply: doc is missing from path: ${op.from}: missing value`,
+            422,
+            op.from,
+          );
         if (op.op === 'move') {
-          if (op.path.startsWith(`${op.from}/`)) throw new PatchError(`cannot move ${op.from} into its own child ${op.path}`, 422, op.path);
+          if (op.path.startsWith(`${op.from}/`))
+            throw new PatchError(`cannot move ${op.from} into its own child ${op.path}`, 422, op.path);
           current = remove(current, op.from);
         }
         current = add(current, op.path, value);
@@ -228,7 +239,11 @@ const RETAIN_KEYS = '$retainKeys';
 const SET_ORDER_PREFIX = '$setElementOrder/';
 const DELETE_PRIMITIVE_PREFIX = '$deleteFromPrimitiveList/';
 
-export function applyStrategicMergePatch(target: unknown, patch: unknown, keys: MergeKeys = COMMON_MERGE_KEYS): unknown {
+export function applyStrategicMergePatch(
+  target: unknown,
+  patch: unknown,
+  keys: MergeKeys = COMMON_MERGE_KEYS,
+): unknown {
   return mergeMap(target, patch, '', keys);
 }
 
@@ -240,7 +255,8 @@ function mergeMap(target: unknown, patch: unknown, path: string, keys: MergeKeys
     const { [DIRECTIVE]: _drop, ...rest } = patch;
     return stripDirectives(rest);
   }
-  if (directive !== undefined) throw new PatchError(`Unknown patch type: ${JSON.stringify(directive)} in map patch`, 400, path);
+  if (directive !== undefined)
+    throw new PatchError(`Unknown patch type: ${JSON.stringify(directive)} in map patch`, 400, path);
 
   let result: Record<string, unknown> = isRecord(target) ? { ...target } : {};
   const retain = patch[RETAIN_KEYS];
@@ -249,7 +265,12 @@ function mergeMap(target: unknown, patch: unknown, path: string, keys: MergeKeys
     if (key.startsWith(DELETE_PRIMITIVE_PREFIX)) {
       const field = key.slice(DELETE_PRIMITIVE_PREFIX.length);
       const current = result[field];
-      if (Array.isArray(current) && Array.isArray(value)) setOwn(result, field, current.filter((v) => !value.some((d) => deepEqual(d, v))));
+      if (Array.isArray(current) && Array.isArray(value))
+        setOwn(
+          result,
+          field,
+          current.filter((v) => !value.some((d) => deepEqual(d, v))),
+        );
       continue;
     }
     const childPath = path === '' ? key : `${path}.${key}`;
@@ -309,7 +330,13 @@ function stripDirectives(value: unknown): unknown {
   if (!isRecord(value)) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([k]) => k !== DIRECTIVE && k !== RETAIN_KEYS && !k.startsWith(SET_ORDER_PREFIX) && !k.startsWith(DELETE_PRIMITIVE_PREFIX))
+      .filter(
+        ([k]) =>
+          k !== DIRECTIVE &&
+          k !== RETAIN_KEYS &&
+          !k.startsWith(SET_ORDER_PREFIX) &&
+          !k.startsWith(DELETE_PRIMITIVE_PREFIX),
+      )
       .map(([k, v]) => [k, stripDirectives(v)]),
   );
 }
@@ -322,12 +349,18 @@ export const PATCH_TYPES = {
 } as const;
 
 /** Applies a PATCH body of the given content type to `target`; throws PatchError. */
-export function applyPatch(target: unknown, contentType: string, body: unknown, keys: MergeKeys = COMMON_MERGE_KEYS): unknown {
+export function applyPatch(
+  target: unknown,
+  contentType: string,
+  body: unknown,
+  keys: MergeKeys = COMMON_MERGE_KEYS,
+): unknown {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   switch (type) {
     case PATCH_TYPES.json: {
       const parsed = JsonPatchSchema.safeParse(body);
-      if (!parsed.success) throw new PatchError(`invalid JSON patch: ${parsed.error.issues[0]?.message ?? 'malformed'}`, 400);
+      if (!parsed.success)
+        throw new PatchError(`invalid JSON patch: ${parsed.error.issues[0]?.message ?? 'malformed'}`, 400);
       return applyJsonPatch(target, parsed.data);
     }
     case PATCH_TYPES.merge:

@@ -9,7 +9,14 @@ export type PdbStatus = {
   currentHealthy: number;
   desiredHealthy: number;
   expectedPods: number;
-  conditions: { type: string; status: string; reason: string; message: string; observedGeneration: number; lastTransitionTime: string }[];
+  conditions: {
+    type: string;
+    status: string;
+    reason: string;
+    message: string;
+    observedGeneration: number;
+    lastTransitionTime: string;
+  }[];
 };
 
 export function isPodReady(pod: PodObject): boolean {
@@ -44,7 +51,12 @@ function scaled(value: number | string, total: number): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
-export type ControllerLookup = (namespace: string, kind: string, name: string, uid: string) => ScalableObject | undefined;
+export type ControllerLookup = (
+  namespace: string,
+  kind: string,
+  name: string,
+  uid: string,
+) => ScalableObject | undefined;
 
 /**
  * The scale of the controllers of `pods` (pkg/controller/disruption getExpectedScale): each distinct
@@ -66,7 +78,12 @@ function expectedScale(pods: PodObject[], lookup: ControllerLookup): number | un
   return total;
 }
 
-export function computePdbStatus(pdb: PdbObject, namespacePods: Iterable<PodObject>, lookup: ControllerLookup, now: string): PdbStatus {
+export function computePdbStatus(
+  pdb: PdbObject,
+  namespacePods: Iterable<PodObject>,
+  lookup: ControllerLookup,
+  now: string,
+): PdbStatus {
   const pods = [...namespacePods].filter((p) => controllerMatchesPod(pdb, p));
   const generation = pdb.metadata.generation ?? 1;
   let expected = 0;
@@ -129,7 +146,12 @@ export function decideEviction(pod: PodObject, pdbs: { pdb: PdbObject; status: P
     if (status.currentHealthy >= status.desiredHealthy && status.desiredHealthy > 0) return { kind: 'delete' };
   }
   if (status.disruptionsAllowed <= 0) {
-    return { kind: 'blocked', pdb: pdb.metadata.name ?? '', desiredHealthy: status.desiredHealthy, currentHealthy: status.currentHealthy };
+    return {
+      kind: 'blocked',
+      pdb: pdb.metadata.name ?? '',
+      desiredHealthy: status.desiredHealthy,
+      currentHealthy: status.currentHealthy,
+    };
   }
   return { kind: 'delete' };
 }
@@ -137,7 +159,10 @@ export function decideEviction(pod: PodObject, pdbs: { pdb: PdbObject; status: P
 /** Pods in Succeeded, Failed or Pending, or already terminating, skip the PDB check (canIgnorePDB). */
 export function canIgnorePdb(pod: PodObject): boolean {
   const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp !== undefined;
+  return (
+    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp !== undefined
+  );
 }
 
-export const isScalable = (object: KubeObject): object is ScalableObject => object.kind === 'ReplicaSet' || object.kind === 'StatefulSet';
+export const isScalable = (object: KubeObject): object is ScalableObject =>
+  object.kind === 'ReplicaSet' || object.kind === 'StatefulSet';

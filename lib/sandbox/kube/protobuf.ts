@@ -17,12 +17,12 @@ function readVarint(buffer: Buffer, at: number): [number, number] {
   let offset = at;
   for (;;) {
     const byte = buffer[offset];
-    if (byte === undefined) throw badRequest('couldn\'t decode the protobuf body: truncated varint');
+    if (byte === undefined) throw badRequest("couldn't decode the protobuf body: truncated varint");
     offset++;
     value += (byte & 0x7f) * 2 ** shift;
     if ((byte & 0x80) === 0) return [value, offset];
     shift += 7;
-    if (shift > 63) throw badRequest('couldn\'t decode the protobuf body: varint too long');
+    if (shift > 63) throw badRequest("couldn't decode the protobuf body: varint too long");
   }
 }
 
@@ -45,7 +45,7 @@ function fields(buffer: Buffer): Fields {
         break;
       case 2: {
         const [length, after] = readVarint(buffer, at);
-        if (after + length > buffer.length) throw badRequest('couldn\'t decode the protobuf body: truncated field');
+        if (after + length > buffer.length) throw badRequest("couldn't decode the protobuf body: truncated field");
         out.set(field, buffer.subarray(after, after + length));
         at = after + length;
         break;
@@ -84,18 +84,34 @@ function strings(f: Fields | undefined, names: readonly string[]): Record<string
 export function protobufBodyToJson(body: Buffer, resource: string): string {
   const supported = ['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews'];
   if (!supported.includes(resource)) {
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the emulator decodes ${PROTOBUF} for ${supported.join(', ')} only)`);
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the emulator decodes ${PROTOBUF} for ${supported.join(', ')} only)`,
+    );
   }
-  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) throw badRequest(`couldn't decode the protobuf body: no k8s magic prefix`);
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC))
+    throw badRequest(`couldn't decode the protobuf body: no k8s magic prefix`);
   const unknown = fields(body.subarray(MAGIC.length));
   const typeMeta = message(unknown, 1);
   const object = message(unknown, 2) ?? new Map<number, Buffer | number>();
   const spec = message(object, 2);
   const json: Record<string, unknown> = { apiVersion: text(typeMeta, 1) ?? '', kind: text(typeMeta, 2) ?? '' };
   if (resource === 'selfsubjectaccessreviews') {
-    const resourceAttributes = strings(spec === undefined ? undefined : message(spec, 1), ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']);
+    const resourceAttributes = strings(spec === undefined ? undefined : message(spec, 1), [
+      'namespace',
+      'verb',
+      'group',
+      'version',
+      'resource',
+      'subresource',
+      'name',
+    ]);
     const nonResourceAttributes = strings(spec === undefined ? undefined : message(spec, 2), ['path', 'verb']);
-    json['spec'] = { ...(resourceAttributes ? { resourceAttributes } : {}), ...(nonResourceAttributes ? { nonResourceAttributes } : {}) };
+    json['spec'] = {
+      ...(resourceAttributes ? { resourceAttributes } : {}),
+      ...(nonResourceAttributes ? { nonResourceAttributes } : {}),
+    };
   } else if (resource === 'selfsubjectrulesreviews') {
     json['spec'] = strings(spec, ['namespace']) ?? {};
   }

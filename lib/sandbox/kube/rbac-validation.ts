@@ -13,16 +13,40 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 function ruleErrors(rule: unknown, namespaced: boolean, path: string): FieldError[] {
   if (!isRecord(rule)) return [{ field: path, type: 'Invalid value', detail: 'must be an object' }];
   const errors: FieldError[] = [];
-  if (list(rule['verbs']).length === 0) errors.push({ field: `${path}.verbs`, type: 'Required value', detail: 'verbs must contain at least one value' });
+  if (list(rule['verbs']).length === 0)
+    errors.push({ field: `${path}.verbs`, type: 'Required value', detail: 'verbs must contain at least one value' });
   if (list(rule['nonResourceURLs']).length > 0) {
-    if (namespaced) errors.push({ field: `${path}.nonResourceURLs`, type: 'Invalid value', detail: 'namespaced rules cannot apply to non-resource URLs' });
-    if (list(rule['apiGroups']).length > 0 || list(rule['resources']).length > 0 || list(rule['resourceNames']).length > 0) {
-      errors.push({ field: `${path}.nonResourceURLs`, type: 'Invalid value', detail: 'rules cannot apply to both regular resources and non-resource URLs' });
+    if (namespaced)
+      errors.push({
+        field: `${path}.nonResourceURLs`,
+        type: 'Invalid value',
+        detail: 'namespaced rules cannot apply to non-resource URLs',
+      });
+    if (
+      list(rule['apiGroups']).length > 0 ||
+      list(rule['resources']).length > 0 ||
+      list(rule['resourceNames']).length > 0
+    ) {
+      errors.push({
+        field: `${path}.nonResourceURLs`,
+        type: 'Invalid value',
+        detail: 'rules cannot apply to both regular resources and non-resource URLs',
+      });
     }
     return errors;
   }
-  if (list(rule['apiGroups']).length === 0) errors.push({ field: `${path}.apiGroups`, type: 'Required value', detail: 'resource rules must supply at least one api group' });
-  if (list(rule['resources']).length === 0) errors.push({ field: `${path}.resources`, type: 'Required value', detail: 'resource rules must supply at least one resource' });
+  if (list(rule['apiGroups']).length === 0)
+    errors.push({
+      field: `${path}.apiGroups`,
+      type: 'Required value',
+      detail: 'resource rules must supply at least one api group',
+    });
+  if (list(rule['resources']).length === 0)
+    errors.push({
+      field: `${path}.resources`,
+      type: 'Required value',
+      detail: 'resource rules must supply at least one resource',
+    });
   return errors;
 }
 
@@ -33,15 +57,30 @@ function subjectErrors(subject: unknown, clusterScoped: boolean, path: string): 
   if (text(subject['name']) === '') errors.push({ field: `${path}.name`, type: 'Required value', detail: '' });
   switch (kind) {
     case 'ServiceAccount':
-      if (text(subject['apiGroup']) !== '') errors.push({ field: `${path}.apiGroup`, type: 'Unsupported value', detail: `"${text(subject['apiGroup'])}": supported values: ""` });
-      if (clusterScoped && text(subject['namespace']) === '') errors.push({ field: `${path}.namespace`, type: 'Required value', detail: '' });
+      if (text(subject['apiGroup']) !== '')
+        errors.push({
+          field: `${path}.apiGroup`,
+          type: 'Unsupported value',
+          detail: `"${text(subject['apiGroup'])}": supported values: ""`,
+        });
+      if (clusterScoped && text(subject['namespace']) === '')
+        errors.push({ field: `${path}.namespace`, type: 'Required value', detail: '' });
       break;
     case 'User':
     case 'Group':
-      if (text(subject['apiGroup']) !== RBAC_GROUP) errors.push({ field: `${path}.apiGroup`, type: 'Unsupported value', detail: `"${text(subject['apiGroup'])}": supported values: "${RBAC_GROUP}"` });
+      if (text(subject['apiGroup']) !== RBAC_GROUP)
+        errors.push({
+          field: `${path}.apiGroup`,
+          type: 'Unsupported value',
+          detail: `"${text(subject['apiGroup'])}": supported values: "${RBAC_GROUP}"`,
+        });
       break;
     default:
-      errors.push({ field: `${path}.kind`, type: 'Unsupported value', detail: `"${kind}": supported values: "ServiceAccount", "User", "Group"` });
+      errors.push({
+        field: `${path}.kind`,
+        type: 'Unsupported value',
+        detail: `"${kind}": supported values: "ServiceAccount", "User", "Group"`,
+      });
   }
   return errors;
 }
@@ -49,18 +88,31 @@ function subjectErrors(subject: unknown, clusterScoped: boolean, path: string): 
 /** The field errors of a Role, ClusterRole, RoleBinding or ClusterRoleBinding about to be stored over `old`. */
 export function rbacErrors(def: ResourceDef, next: KubeObject, old: KubeObject | undefined): FieldError[] {
   if (def.group !== RBAC_GROUP) return [];
-  if (def.kind === 'Role' || def.kind === 'ClusterRole') return list(next['rules']).flatMap((rule, i) => ruleErrors(rule, def.namespaced, `rules[${i}]`));
+  if (def.kind === 'Role' || def.kind === 'ClusterRole')
+    return list(next['rules']).flatMap((rule, i) => ruleErrors(rule, def.namespaced, `rules[${i}]`));
   const errors: FieldError[] = [];
   const ref = isRecord(next['roleRef']) ? next['roleRef'] : undefined;
   if (ref === undefined) return [{ field: 'roleRef', type: 'Required value', detail: '' }];
-  if (text(ref['apiGroup']) !== RBAC_GROUP) errors.push({ field: 'roleRef.apiGroup', type: 'Unsupported value', detail: `"${text(ref['apiGroup'])}": supported values: "${RBAC_GROUP}"` });
+  if (text(ref['apiGroup']) !== RBAC_GROUP)
+    errors.push({
+      field: 'roleRef.apiGroup',
+      type: 'Unsupported value',
+      detail: `"${text(ref['apiGroup'])}": supported values: "${RBAC_GROUP}"`,
+    });
   const kinds = def.kind === 'ClusterRoleBinding' ? ['ClusterRole'] : ['Role', 'ClusterRole'];
-  if (!kinds.includes(text(ref['kind']))) errors.push({ field: 'roleRef.kind', type: 'Unsupported value', detail: `"${text(ref['kind'])}": supported values: ${kinds.map((k) => `"${k}"`).join(', ')}` });
+  if (!kinds.includes(text(ref['kind'])))
+    errors.push({
+      field: 'roleRef.kind',
+      type: 'Unsupported value',
+      detail: `"${text(ref['kind'])}": supported values: ${kinds.map((k) => `"${k}"`).join(', ')}`,
+    });
   if (text(ref['name']) === '') errors.push({ field: 'roleRef.name', type: 'Required value', detail: '' });
   if (old !== undefined && !deepEqual(old['roleRef'], next['roleRef'])) {
     errors.push({ field: 'roleRef', type: 'Invalid value', detail: 'cannot change roleRef' });
   }
-  list(next['subjects']).forEach((subject, i) => errors.push(...subjectErrors(subject, def.kind === 'ClusterRoleBinding', `subjects[${i}]`)));
+  list(next['subjects']).forEach((subject, i) =>
+    errors.push(...subjectErrors(subject, def.kind === 'ClusterRoleBinding', `subjects[${i}]`)),
+  );
   return errors;
 }
 
@@ -76,7 +128,11 @@ export function withRbacDefaults(def: ResourceDef, object: KubeObject): KubeObje
   if (isRecord(ref) && text(ref['apiGroup']) === '') out['roleRef'] = { ...ref, apiGroup: RBAC_GROUP };
   if (Array.isArray(object['subjects'])) {
     out['subjects'] = object['subjects'].map((subject: unknown) =>
-      isRecord(subject) && text(subject['apiGroup']) === '' && (subject['kind'] === 'User' || subject['kind'] === 'Group') ? { ...subject, apiGroup: RBAC_GROUP } : subject,
+      isRecord(subject) &&
+      text(subject['apiGroup']) === '' &&
+      (subject['kind'] === 'User' || subject['kind'] === 'Group')
+        ? { ...subject, apiGroup: RBAC_GROUP }
+        : subject,
     );
   }
   return out;

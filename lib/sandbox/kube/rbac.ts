@@ -55,13 +55,34 @@ export type Decision = { readonly allowed: boolean; readonly reason: string };
 const BOOTSTRAP: { role: string; rules: PolicyRule[]; groups: string[] }[] = [
   {
     role: 'system:discovery',
-    rules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] }],
+    rules: [
+      {
+        verbs: ['get'],
+        nonResourceURLs: [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+      },
+    ],
     groups: ['system:authenticated'],
   },
   {
     role: 'system:basic-user',
     rules: [
-      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+      {
+        verbs: ['create'],
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      },
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
     ],
     groups: ['system:authenticated'],
@@ -92,7 +113,13 @@ export type SubjectRules = {
 };
 
 /** A rule broken down to one verb, group, resource and name (or URL): what escalation checks compare (rbac/validation BreakdownRule). */
-type AtomicRule = { verb: string; apiGroup?: string; resource?: string; resourceName?: string; nonResourceURL?: string };
+type AtomicRule = {
+  verb: string;
+  apiGroup?: string;
+  resource?: string;
+  resourceName?: string;
+  nonResourceURL?: string;
+};
 
 /** Everything, as the cluster-admin ClusterRole grants it (what system:masters holds). */
 const CLUSTER_ADMIN: SubjectRules = {
@@ -116,7 +143,10 @@ export class RbacAuthorizer {
       return;
     }
     const docs: unknown[] = [];
-    for (const manifest of manifests) docs.push(...(typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]));
+    for (const manifest of manifests)
+      docs.push(
+        ...(typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]),
+      );
     this.fixed = parsePolicy(docs);
   }
 
@@ -130,7 +160,8 @@ export class RbacAuthorizer {
   authorize(user: UserInfo, attrs: RequestAttributes): Decision {
     if (user.groups.includes('system:masters')) return { allowed: true, reason: '' };
     for (const b of BOOTSTRAP) {
-      if (b.groups.some((g) => user.groups.includes(g)) && b.rules.some((r) => ruleAllows(r, attrs))) return { allowed: true, reason: '' };
+      if (b.groups.some((g) => user.groups.includes(g)) && b.rules.some((r) => ruleAllows(r, attrs)))
+        return { allowed: true, reason: '' };
     }
     const policy = this.policy();
     for (const { binding, rules } of boundRules(policy, user)) {
@@ -140,7 +171,10 @@ export class RbacAuthorizer {
         if (!attrs.isResourceRequest || attrs.namespace !== ns) continue;
       }
       if (rules.some((r) => ruleAllows(r, attrs))) {
-        return { allowed: true, reason: `RBAC: allowed by ${binding.kind} "${binding.metadata.name}" of ${binding.roleRef.kind} "${binding.roleRef.name}" to ${subjectText(binding, user)}` };
+        return {
+          allowed: true,
+          reason: `RBAC: allowed by ${binding.kind} "${binding.metadata.name}" of ${binding.roleRef.kind} "${binding.roleRef.name}" to ${subjectText(binding, user)}`,
+        };
       }
     }
     return { allowed: false, reason: '' };
@@ -155,14 +189,19 @@ export class RbacAuthorizer {
     const resourceRules: PolicyRule[] = [];
     const nonResourceRules: PolicyRule[] = [];
     const add = (rule: PolicyRule) => {
-      if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+      if ((rule.nonResourceURLs ?? []).length > 0)
+        nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
       if ((rule.resources ?? []).length > 0) resourceRules.push(withoutNonResource(rule));
     };
     for (const b of BOOTSTRAP) if (b.groups.some((g) => user.groups.includes(g))) b.rules.forEach(add);
     for (const { binding, rules } of boundRules(this.policy(), user)) {
       if (binding.kind === 'RoleBinding' && (binding.metadata.namespace ?? 'default') !== namespace) continue;
       // Rules bound in a namespace carry no non-resource URLs (a RoleBinding cannot grant them).
-      rules.forEach((rule) => (binding.kind === 'RoleBinding' ? (rule.resources ?? []).length > 0 && resourceRules.push(withoutNonResource(rule)) : add(rule)));
+      rules.forEach((rule) =>
+        binding.kind === 'RoleBinding'
+          ? (rule.resources ?? []).length > 0 && resourceRules.push(withoutNonResource(rule))
+          : add(rule),
+      );
     }
     return { resourceRules, nonResourceRules };
   }
@@ -188,7 +227,12 @@ export class RbacAuthorizer {
     return missing.map((a): PolicyRule =>
       a.nonResourceURL !== undefined
         ? { verbs: [a.verb], nonResourceURLs: [a.nonResourceURL] }
-        : { verbs: [a.verb], apiGroups: [a.apiGroup ?? ''], resources: [a.resource ?? ''], ...(a.resourceName === undefined ? {} : { resourceNames: [a.resourceName] }) },
+        : {
+            verbs: [a.verb],
+            apiGroups: [a.apiGroup ?? ''],
+            resources: [a.resource ?? ''],
+            ...(a.resourceName === undefined ? {} : { resourceNames: [a.resourceName] }),
+          },
     );
   }
 }
@@ -199,15 +243,20 @@ export function rbacObjects(manifests: readonly (string | Record<string, unknown
   const add = (doc: unknown): void => {
     if (doc === null || typeof doc !== 'object') return;
     const kind = (doc as { kind?: unknown }).kind;
-    if (kind === 'List' && Array.isArray((doc as { items?: unknown }).items)) (doc as { items: unknown[] }).items.forEach(add);
+    if (kind === 'List' && Array.isArray((doc as { items?: unknown }).items))
+      (doc as { items: unknown[] }).items.forEach(add);
     else if (kind === 'ClusterRole' || kind === 'Role') out.push(RoleSchema.parse(doc));
     else if (kind === 'ClusterRoleBinding' || kind === 'RoleBinding') out.push(BindingSchema.parse(doc));
   };
-  for (const manifest of manifests) (typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]).forEach(add);
+  for (const manifest of manifests)
+    (typeof manifest === 'string' ? parseAllDocuments(manifest).map((d) => d.toJSON() as unknown) : [manifest]).forEach(
+      add,
+    );
   return out;
 }
 
-const isSource = (value: unknown): value is RbacSource => typeof value === 'object' && value !== null && !Array.isArray(value) && 'objects' in value && 'version' in value;
+const isSource = (value: unknown): value is RbacSource =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && 'objects' in value && 'version' in value;
 
 function withoutNonResource(rule: PolicyRule): PolicyRule {
   const { nonResourceURLs: _urls, ...rest } = rule;
@@ -242,7 +291,9 @@ function* boundRules(policy: Policy, user: UserInfo): Generator<{ binding: Bindi
   for (const binding of policy.bindings) {
     if (!(binding.subjects ?? []).some((s) => subjectMatches(s, user, binding.metadata.namespace))) continue;
     const rules =
-      binding.roleRef.kind === 'ClusterRole' ? policy.clusterRoles.get(binding.roleRef.name) : policy.roles.get(`${binding.metadata.namespace ?? 'default'}/${binding.roleRef.name}`);
+      binding.roleRef.kind === 'ClusterRole'
+        ? policy.clusterRoles.get(binding.roleRef.name)
+        : policy.roles.get(`${binding.metadata.namespace ?? 'default'}/${binding.roleRef.name}`);
     if (rules !== undefined) yield { binding, rules };
   }
 }
@@ -272,40 +323,58 @@ function breakdown(rule: PolicyRule): AtomicRule[] {
 function covers(owner: PolicyRule, atomic: AtomicRule): boolean {
   if (!has(owner.verbs, atomic.verb)) return false;
   if (atomic.nonResourceURL !== undefined) {
-    return (owner.nonResourceURLs ?? []).some((u) => u === '*' || u === atomic.nonResourceURL || (u.endsWith('*') && atomic.nonResourceURL?.startsWith(u.slice(0, -1)) === true));
+    return (owner.nonResourceURLs ?? []).some(
+      (u) =>
+        u === '*' ||
+        u === atomic.nonResourceURL ||
+        (u.endsWith('*') && atomic.nonResourceURL?.startsWith(u.slice(0, -1)) === true),
+    );
   }
   if (!has(owner.apiGroups, atomic.apiGroup ?? '')) return false;
   const resource = atomic.resource ?? '';
   const [main, sub] = resource.split('/');
-  const resourceOk = (owner.resources ?? []).some((r) => r === '*' || r === resource || (sub !== undefined && (r === `${main ?? ''}/*` || r === `*/${sub}`)));
+  const resourceOk = (owner.resources ?? []).some(
+    (r) => r === '*' || r === resource || (sub !== undefined && (r === `${main ?? ''}/*` || r === `*/${sub}`)),
+  );
   if (!resourceOk) return false;
   const names = owner.resourceNames ?? [];
   return names.length === 0 || (atomic.resourceName !== undefined && names.includes(atomic.resourceName));
 }
 
-function subjectMatches(subject: z.infer<typeof SubjectSchema>, user: UserInfo, bindingNamespace: string | undefined): boolean {
+function subjectMatches(
+  subject: z.infer<typeof SubjectSchema>,
+  user: UserInfo,
+  bindingNamespace: string | undefined,
+): boolean {
   switch (subject.kind) {
     case 'User':
       return subject.name === user.name;
     case 'Group':
       return user.groups.includes(subject.name);
     case 'ServiceAccount':
-      return user.name === `system:serviceaccount:${subject.namespace ?? bindingNamespace ?? 'default'}:${subject.name}`;
+      return (
+        user.name === `system:serviceaccount:${subject.namespace ?? bindingNamespace ?? 'default'}:${subject.name}`
+      );
   }
 }
 
-const has = (list: readonly string[] | undefined, value: string): boolean => list !== undefined && (list.includes('*') || list.includes(value));
+const has = (list: readonly string[] | undefined, value: string): boolean =>
+  list !== undefined && (list.includes('*') || list.includes(value));
 
 /** rbac.RuleAllows. */
 export function ruleAllows(rule: PolicyRule, attrs: RequestAttributes): boolean {
   if (!has(rule.verbs, attrs.verb)) return false;
   if (!attrs.isResourceRequest) {
-    return (rule.nonResourceURLs ?? []).some((u) => u === '*' || u === attrs.path || (u.endsWith('*') && attrs.path.startsWith(u.slice(0, -1))));
+    return (rule.nonResourceURLs ?? []).some(
+      (u) => u === '*' || u === attrs.path || (u.endsWith('*') && attrs.path.startsWith(u.slice(0, -1))),
+    );
   }
   if (!has(rule.apiGroups, attrs.apiGroup)) return false;
   const combined = attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
   const resources = rule.resources ?? [];
-  const resourceOk = resources.some((r) => r === '*' || r === combined || (attrs.subresource !== '' && r === `*/${attrs.subresource}`));
+  const resourceOk = resources.some(
+    (r) => r === '*' || r === combined || (attrs.subresource !== '' && r === `*/${attrs.subresource}`),
+  );
   if (!resourceOk) return false;
   const names = rule.resourceNames ?? [];
   return names.length === 0 || (attrs.name !== '' && names.includes(attrs.name));
@@ -318,5 +387,7 @@ export function forbiddenMessage(user: UserInfo, attrs: RequestAttributes): stri
   const scope = attrs.namespace === '' ? 'at the cluster scope' : `in the namespace "${attrs.namespace}"`;
   const what = `User "${user.name}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}" ${scope}`;
   const qualified = attrs.apiGroup === '' ? attrs.resource : `${attrs.resource}.${attrs.apiGroup}`;
-  return attrs.name === '' ? `${qualified} is forbidden: ${what}` : `${qualified} "${attrs.name}" is forbidden: ${what}`;
+  return attrs.name === ''
+    ? `${qualified} is forbidden: ${what}`
+    : `${qualified} "${attrs.name}" is forbidden: ${what}`;
 }

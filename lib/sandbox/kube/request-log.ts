@@ -45,7 +45,11 @@ export class RequestLog {
     if (this.items.length > this.capacity) this.items = this.items.slice(this.items.length - this.capacity);
   }
 
-  filter(match: Partial<Pick<RequestLogEntry, 'method' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'status' | 'user'>>): RequestLogEntry[] {
+  filter(
+    match: Partial<
+      Pick<RequestLogEntry, 'method' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'status' | 'user'>
+    >,
+  ): RequestLogEntry[] {
     return this.entries.filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
   }
 

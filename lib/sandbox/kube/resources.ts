@@ -42,7 +42,8 @@ export const RBAC_KINDS = [
 ] as const;
 const STATUS_VERBS = ['get', 'patch', 'update'] as const;
 
-const str = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+const str = (value: unknown): string =>
+  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
 const podFields: Record<string, FieldGetter> = {
   'spec.nodeName': (o) => str((o as PodObject).spec?.nodeName),
@@ -57,7 +58,8 @@ const podFields: Record<string, FieldGetter> = {
 
 const nested = (object: KubeObject, path: string[]): string => {
   let node: unknown = object;
-  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   return str(node);
 };
 
@@ -90,78 +92,194 @@ const newEventFields: Record<string, FieldGetter> = {
 
 export const RESOURCES: readonly ResourceDef[] = [
   {
-    storage: 'namespaces', group: '', version: 'v1', plural: 'namespaces', singular: 'namespace', kind: 'Namespace',
-    namespaced: false, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'],
-    subresources: {}, fields: { 'status.phase': (o) => nested(o, ['status', 'phase']) }, generation: false, statusSubresource: true,
+    storage: 'namespaces',
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    namespaced: false,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['ns'],
+    subresources: {},
+    fields: { 'status.phase': (o) => nested(o, ['status', 'phase']) },
+    generation: false,
+    statusSubresource: true,
   },
   {
-    storage: 'nodes', group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false,
-    verbs: CRUD, shortNames: ['no'],
+    storage: 'nodes',
+    group: '',
+    version: 'v1',
+    plural: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    namespaced: false,
+    verbs: CRUD,
+    shortNames: ['no'],
     subresources: { status: { kind: 'Node', verbs: STATUS_VERBS } },
     fields: { 'spec.unschedulable': (o) => String((o as NodeObject).spec?.unschedulable === true) },
-    generation: false, statusSubresource: true,
+    generation: false,
+    statusSubresource: true,
   },
   {
-    storage: 'pods', group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true,
-    verbs: CRUD, shortNames: ['po'], categories: ['all'],
+    storage: 'pods',
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    namespaced: true,
+    verbs: CRUD,
+    shortNames: ['po'],
+    categories: ['all'],
     subresources: {
       eviction: { kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
       status: { kind: 'Pod', verbs: STATUS_VERBS },
     },
-    fields: podFields, generation: false, statusSubresource: true,
+    fields: podFields,
+    generation: false,
+    statusSubresource: true,
   },
   {
-    storage: 'events', group: '', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true,
-    verbs: CRUD, shortNames: ['ev'], subresources: {}, fields: coreEventFields, generation: false, statusSubresource: false,
+    storage: 'events',
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    verbs: CRUD,
+    shortNames: ['ev'],
+    subresources: {},
+    fields: coreEventFields,
+    generation: false,
+    statusSubresource: false,
   },
   {
-    storage: 'poddisruptionbudgets', group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget',
-    kind: 'PodDisruptionBudget', namespaced: true, verbs: CRUD, shortNames: ['pdb'],
-    subresources: { status: { kind: 'PodDisruptionBudget', verbs: STATUS_VERBS } }, fields: {}, generation: true, statusSubresource: true,
+    storage: 'poddisruptionbudgets',
+    group: 'policy',
+    version: 'v1',
+    plural: 'poddisruptionbudgets',
+    singular: 'poddisruptionbudget',
+    kind: 'PodDisruptionBudget',
+    namespaced: true,
+    verbs: CRUD,
+    shortNames: ['pdb'],
+    subresources: { status: { kind: 'PodDisruptionBudget', verbs: STATUS_VERBS } },
+    fields: {},
+    generation: true,
+    statusSubresource: true,
   },
-  ...(['daemonsets', 'replicasets', 'statefulsets'] as const).map(
-    (plural): ResourceDef => ({
-      storage: plural, group: 'apps', version: 'v1', plural, singular: plural.slice(0, -1),
-      kind: { daemonsets: 'DaemonSet', replicasets: 'ReplicaSet', statefulsets: 'StatefulSet' }[plural],
-      namespaced: true, verbs: CRUD, shortNames: [{ daemonsets: 'ds', replicasets: 'rs', statefulsets: 'sts' }[plural]],
-      categories: ['all'],
-      subresources: {
-        status: { kind: { daemonsets: 'DaemonSet', replicasets: 'ReplicaSet', statefulsets: 'StatefulSet' }[plural], verbs: STATUS_VERBS },
+  ...(['daemonsets', 'replicasets', 'statefulsets'] as const).map((plural): ResourceDef => ({
+    storage: plural,
+    group: 'apps',
+    version: 'v1',
+    plural,
+    singular: plural.slice(0, -1),
+    kind: { daemonsets: 'DaemonSet', replicasets: 'ReplicaSet', statefulsets: 'StatefulSet' }[plural],
+    namespaced: true,
+    verbs: CRUD,
+    shortNames: [{ daemonsets: 'ds', replicasets: 'rs', statefulsets: 'sts' }[plural]],
+    categories: ['all'],
+    subresources: {
+      status: {
+        kind: { daemonsets: 'DaemonSet', replicasets: 'ReplicaSet', statefulsets: 'StatefulSet' }[plural],
+        verbs: STATUS_VERBS,
       },
-      fields: {}, generation: true, statusSubresource: true,
-    }),
-  ),
+    },
+    fields: {},
+    generation: true,
+    statusSubresource: true,
+  })),
   {
-    storage: 'leases', group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease',
-    namespaced: true, verbs: CRUD, subresources: {},
-    fields: { 'spec.holderIdentity': (o) => str((o as LeaseObject).spec?.holderIdentity) }, generation: false, statusSubresource: false,
+    storage: 'leases',
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    singular: 'lease',
+    kind: 'Lease',
+    namespaced: true,
+    verbs: CRUD,
+    subresources: {},
+    fields: { 'spec.holderIdentity': (o) => str((o as LeaseObject).spec?.holderIdentity) },
+    generation: false,
+    statusSubresource: false,
   },
   {
-    storage: 'events', group: 'events.k8s.io', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true,
-    verbs: CRUD, shortNames: ['ev'], subresources: {}, fields: newEventFields, generation: false, statusSubresource: false,
+    storage: 'events',
+    group: 'events.k8s.io',
+    version: 'v1',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    verbs: CRUD,
+    shortNames: ['ev'],
+    subresources: {},
+    fields: newEventFields,
+    generation: false,
+    statusSubresource: false,
   },
   // RBAC: served so that `kubectl apply` can install the reconciler's manifest, and read back by the
   // authorizer (the served objects govern every identity, the reconciler's included).
-  ...RBAC_KINDS.map(
-    ([plural, kind, namespaced]): ResourceDef => ({
-      storage: plural, group: RBAC_GROUP, version: 'v1', plural, singular: plural.slice(0, -1), kind, namespaced,
-      verbs: CRUD, subresources: {}, fields: {}, generation: false, statusSubresource: false,
-    }),
-  ),
+  ...RBAC_KINDS.map(([plural, kind, namespaced]): ResourceDef => ({
+    storage: plural,
+    group: RBAC_GROUP,
+    version: 'v1',
+    plural,
+    singular: plural.slice(0, -1),
+    kind,
+    namespaced,
+    verbs: CRUD,
+    subresources: {},
+    fields: {},
+    generation: false,
+    statusSubresource: false,
+  })),
   {
-    storage: 'selfsubjectaccessreviews', group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews',
-    singular: 'selfsubjectaccessreview', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'],
-    subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
+    storage: 'selfsubjectaccessreviews',
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectaccessreviews',
+    singular: 'selfsubjectaccessreview',
+    kind: 'SelfSubjectAccessReview',
+    namespaced: false,
+    verbs: ['create'],
+    subresources: {},
+    fields: {},
+    generation: false,
+    statusSubresource: false,
+    virtual: true,
   },
   {
-    storage: 'selfsubjectrulesreviews', group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews',
-    singular: 'selfsubjectrulesreview', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'],
-    subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
+    storage: 'selfsubjectrulesreviews',
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectrulesreviews',
+    singular: 'selfsubjectrulesreview',
+    kind: 'SelfSubjectRulesReview',
+    namespaced: false,
+    verbs: ['create'],
+    subresources: {},
+    fields: {},
+    generation: false,
+    statusSubresource: false,
+    virtual: true,
   },
   {
-    storage: 'selfsubjectreviews', group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews',
-    singular: 'selfsubjectreview', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'],
-    subresources: {}, fields: {}, generation: false, statusSubresource: false, virtual: true,
+    storage: 'selfsubjectreviews',
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectreviews',
+    singular: 'selfsubjectreview',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+    subresources: {},
+    fields: {},
+    generation: false,
+    statusSubresource: false,
+    virtual: true,
   },
 ];
 
@@ -179,4 +297,5 @@ export function resourceForStorage(storage: string): ResourceDef {
   return def;
 }
 
-export const apiVersionOf = (def: ResourceDef): string => (def.group === '' ? def.version : `${def.group}/${def.version}`);
+export const apiVersionOf = (def: ResourceDef): string =>
+  def.group === '' ? def.version : `${def.group}/${def.version}`;

@@ -40,7 +40,8 @@ export function matches(selector: Selector, labels: Record<string, string> | und
   return true;
 }
 
-const KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function checkKey(key: string): string {
@@ -49,7 +50,8 @@ function checkKey(key: string): string {
 }
 
 function checkValue(value: string): string {
-  if (!VALUE.test(value) || value.length > 63) throw badRequest(`unable to parse requirement: invalid label value: "${value}"`);
+  if (!VALUE.test(value) || value.length > 63)
+    throw badRequest(`unable to parse requirement: invalid label value: "${value}"`);
   return value;
 }
 
@@ -85,7 +87,8 @@ export function parseLabelSelector(text: string | undefined): Selector {
       const [, key = '', op = '=', value = ''] = binary;
       if (op === '>' || op === '<') {
         const n = Number(value);
-        if (!Number.isInteger(n)) throw badRequest(`unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`);
+        if (!Number.isInteger(n))
+          throw badRequest(`unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`);
         requirements.push({ key: checkKey(key), op: op === '>' ? 'gt' : 'lt', value: n });
       } else {
         requirements.push({ key: checkKey(key), op: op === '!=' ? 'notin' : 'in', values: [checkValue(value)] });
@@ -108,7 +111,8 @@ export function parseLabelSelector(text: string | undefined): Selector {
 export function fromLabelSelector(selector: LabelSelector | null | undefined): Selector | 'nothing' {
   if (selector === null || selector === undefined) return 'nothing';
   const requirements: Requirement[] = [];
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) requirements.push({ key, op: 'in', values: [value] });
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {}))
+    requirements.push({ key, op: 'in', values: [value] });
   for (const expr of selector.matchExpressions ?? []) {
     switch (expr.operator) {
       case 'In':

@@ -41,7 +41,11 @@ export type KubeEmulatorOptions = {
    */
   readonly rbac?: readonly (string | Record<string, unknown>)[] | RbacAuthorizer;
   /** Faults present from the start. */
-  readonly faults?: { readonly latencyMs?: number; readonly rules?: readonly FaultRule[]; readonly random?: () => number };
+  readonly faults?: {
+    readonly latencyMs?: number;
+    readonly rules?: readonly FaultRule[];
+    readonly random?: () => number;
+  };
   readonly kubelet?: KubeletOptions;
   /** @default 'random' */
   readonly uids?: 'random' | 'sequential';
@@ -99,7 +103,13 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const GZIP_THRESHOLD = 128 * 1024;
 const gzipFast = promisify(gzip);
 
-async function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, acceptEncoding = ''): Promise<void> {
+async function send(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+  acceptEncoding = '',
+): Promise<void> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : toJsonBytes(body);
   const compress = bytes.byteLength >= GZIP_THRESHOLD && /\bgzip\b/.test(acceptEncoding);
   const out = compress ? await gzipFast(bytes, { level: 1 }) : bytes;
@@ -139,7 +149,8 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const httpDate = (): string => new Date(clock.now()).toUTCString();
 
   const nonResource = (info: RequestInfo): Answer => {
-    if (info.verb !== 'get') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    if (info.verb !== 'get')
+      throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     const segments = info.path.split('/').filter((s) => s !== '');
     const [root, second, third] = segments;
     if (info.path === '/version' || info.path === '/version/') return { code: 200, body: versionInfo(version) };
@@ -213,19 +224,34 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
             info,
             query: url.searchParams,
             body,
-            contentType: (req.headers['content-type'] ?? '').startsWith(PROTOBUF) ? 'application/json' : (req.headers['content-type'] ?? 'application/json'),
+            contentType: (req.headers['content-type'] ?? '').startsWith(PROTOBUF)
+              ? 'application/json'
+              : (req.headers['content-type'] ?? 'application/json'),
             accept: req.headers.accept ?? '',
             user,
             rbac,
           })
         : nonResource(info);
       status = answer.code;
-      await send(res, answer.code, answer.body, { Date: httpDate(), ...((answer.warnings ?? []).length > 0 ? { Warning: (answer.warnings ?? []).map(warningHeader) } : {}) }, req.headers['accept-encoding'] ?? '');
+      await send(
+        res,
+        answer.code,
+        answer.body,
+        {
+          Date: httpDate(),
+          ...((answer.warnings ?? []).length > 0 ? { Warning: (answer.warnings ?? []).map(warningHeader) } : {}),
+        },
+        req.headers['accept-encoding'] ?? '',
+      );
     } catch (error) {
-      const failure = error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
+      const failure =
+        error instanceof StatusError ? error : internalError(error instanceof Error ? error.message : String(error));
       status = failure.code;
       if (!res.headersSent) {
-        await send(res, failure.code, failure.toStatus(), { Date: httpDate(), ...(failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }) });
+        await send(res, failure.code, failure.toStatus(), {
+          Date: httpDate(),
+          ...(failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }),
+        });
       }
     } finally {
       let logged: unknown;
@@ -260,7 +286,10 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     });
   };
   const certificate = options.tls === true ? selfSignedCertificate() : options.tls === false ? undefined : options.tls;
-  const server = certificate === undefined ? createServer(listener) : createTlsServer({ cert: certificate.cert, key: certificate.key }, listener);
+  const server =
+    certificate === undefined
+      ? createServer(listener)
+      : createTlsServer({ cert: certificate.cert, key: certificate.key }, listener);
   // kubectl keeps connections alive between calls; do not hold close() hostage to them.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

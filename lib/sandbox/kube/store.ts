@@ -36,7 +36,14 @@ import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js
 import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
 import type { RbacSource } from './rbac.js';
 import { rbacErrors, withRbacDefaults } from './rbac-validation.js';
-import { apiVersionOf, groupResource, RBAC_KINDS, RESOURCES, resourceForStorage, type ResourceDef } from './resources.js';
+import {
+  apiVersionOf,
+  groupResource,
+  RBAC_KINDS,
+  RESOURCES,
+  resourceForStorage,
+  type ResourceDef,
+} from './resources.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
 import { formatTime, parseTime } from './time.js';
 import {
@@ -251,7 +258,11 @@ export class KubeStore {
     const name = template.metadata.name ?? '';
     if (this.coll('nodes').has(name)) return;
     const stamp = formatTime(at);
-    const conditions = template.status?.conditions?.map((c) => ({ ...c, lastHeartbeatTime: stamp, lastTransitionTime: stamp }));
+    const conditions = template.status?.conditions?.map((c) => ({
+      ...c,
+      lastHeartbeatTime: stamp,
+      lastTransitionTime: stamp,
+    }));
     const node = this.put('nodes', {
       ...template,
       metadata: { ...template.metadata, uid: this.newUid(), creationTimestamp: stamp },
@@ -267,12 +278,21 @@ export class KubeStore {
       if (uid !== undefined) {
         this.put('leases', {
           ...existing,
-          metadata: { ...existing.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid }] },
+          metadata: {
+            ...existing.metadata,
+            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid }],
+          },
         });
       }
       return;
     }
-    this.put('leases', buildLease({ nodeName, renewTime: at, createdAt: at, ...(uid === undefined ? {} : { nodeUid: uid }) }, this.ctx()));
+    this.put(
+      'leases',
+      buildLease(
+        { nodeName, renewTime: at, createdAt: at, ...(uid === undefined ? {} : { nodeUid: uid }) },
+        this.ctx(),
+      ),
+    );
   }
 
   /** The object as it is now: kubelet heartbeats and PDB status are folded in lazily on read. */
@@ -285,7 +305,8 @@ export class KubeStore {
   private refresh(storage: string, object: KubeObject): KubeObject {
     let fresh = object;
     if (storage === 'nodes') fresh = this.kubelets.refreshNode(object);
-    else if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE) fresh = this.kubelets.refreshLease(object);
+    else if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE)
+      fresh = this.kubelets.refreshLease(object);
     else if (storage === 'poddisruptionbudgets') fresh = this.withPdbStatus(object);
     return fresh === object ? object : this.put(storage, fresh);
   }
@@ -293,9 +314,15 @@ export class KubeStore {
   private withPdbStatus(pdb: PdbObject): PdbObject {
     const status = this.pdbStatus(pdb);
     const previous = pdb.status;
-    const prevCondition = Array.isArray(previous?.['conditions']) ? (previous['conditions'][0] as Record<string, unknown> | undefined) : undefined;
+    const prevCondition = Array.isArray(previous?.['conditions'])
+      ? (previous['conditions'][0] as Record<string, unknown> | undefined)
+      : undefined;
     const [condition] = status.conditions;
-    if (condition !== undefined && prevCondition?.['status'] === condition.status && typeof prevCondition['lastTransitionTime'] === 'string') {
+    if (
+      condition !== undefined &&
+      prevCondition?.['status'] === condition.status &&
+      typeof prevCondition['lastTransitionTime'] === 'string'
+    ) {
       condition.lastTransitionTime = prevCondition['lastTransitionTime'];
     }
     if (deepEqual(previous, status)) return pdb;
@@ -323,7 +350,12 @@ export class KubeStore {
     this.put('namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, uid: this.newUid(), creationTimestamp: formatTime(this.clock.now()), labels: { 'kubernetes.io/metadata.name': name } },
+      metadata: {
+        name,
+        uid: this.newUid(),
+        creationTimestamp: formatTime(this.clock.now()),
+        labels: { 'kubernetes.io/metadata.name': name },
+      },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     });
@@ -355,7 +387,8 @@ export class KubeStore {
       return { getter, f };
     });
     const filtered = label.requirements.length > 0 || fields.length > 0;
-    const prefix = def.namespaced && options.namespace !== undefined && options.namespace !== '' ? `${options.namespace}/` : '';
+    const prefix =
+      def.namespaced && options.namespace !== undefined && options.namespace !== '' ? `${options.namespace}/` : '';
     let start = '';
     if (options.continue !== undefined && options.continue !== '') start = this.decodeContinue(options.continue);
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
@@ -385,7 +418,9 @@ export class KubeStore {
     const result: ListResult = { items, resourceVersion: String(this.revision) };
     if (more && lastKey !== undefined) {
       const next = `${lastKey}\u0000`;
-      result.continue = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.revision, start: next } satisfies ContinueToken)).toString('base64');
+      result.continue = Buffer.from(
+        JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.revision, start: next } satisfies ContinueToken),
+      ).toString('base64');
       if (!filtered && byNode === undefined) result.remainingItemCount = coll.countFrom(next, prefix);
     }
     return result;
@@ -394,7 +429,12 @@ export class KubeStore {
   private decodeContinue(token: string): string {
     try {
       const parsed: unknown = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
-      if (isRecord(parsed) && parsed['v'] === 'meta.k8s.io/v1' && typeof parsed['start'] === 'string' && typeof parsed['rv'] === 'number') {
+      if (
+        isRecord(parsed) &&
+        parsed['v'] === 'meta.k8s.io/v1' &&
+        typeof parsed['start'] === 'string' &&
+        typeof parsed['rv'] === 'number'
+      ) {
         return parsed['start'];
       }
     } catch {
@@ -405,22 +445,35 @@ export class KubeStore {
 
   // ---------- writes ----------
 
-  create(def: ResourceDef, input: KubeObject, options: WriteOptions & { namespace?: string; requireNamespace?: boolean } = {}): KubeObject {
+  create(
+    def: ResourceDef,
+    input: KubeObject,
+    options: WriteOptions & { namespace?: string; requireNamespace?: boolean } = {},
+  ): KubeObject {
     this.catchUp();
     const meta = input.metadata;
     const namespace = def.namespaced ? (meta.namespace ?? options.namespace ?? 'default') : undefined;
-    if (def.namespaced && options.namespace !== undefined && meta.namespace !== undefined && meta.namespace !== options.namespace) {
+    if (
+      def.namespaced &&
+      options.namespace !== undefined &&
+      meta.namespace !== undefined &&
+      meta.namespace !== options.namespace
+    ) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     let name = meta.name;
-    if ((name === undefined || name === '') && meta.generateName !== undefined) name = `${meta.generateName}${randomSuffix()}`;
+    if ((name === undefined || name === '') && meta.generateName !== undefined)
+      name = `${meta.generateName}${randomSuffix()}`;
     if (name === undefined || name === '') {
-      throw invalid(def.kind, def.group, '', [{ field: 'metadata.name', type: 'Required value', detail: 'name or generateName is required' }]);
+      throw invalid(def.kind, def.group, '', [
+        { field: 'metadata.name', type: 'Required value', detail: 'name or generateName is required' },
+      ]);
     }
     const key = keyOf(namespace, name);
     if (this.coll(def.storage).has(key)) throw alreadyExists(groupResource(def), name);
     if (namespace !== undefined) {
-      if (options.requireNamespace === true && !this.coll('namespaces').has(namespace)) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+      if (options.requireNamespace === true && !this.coll('namespaces').has(namespace))
+        throw notFound({ group: '', resource: 'namespaces' }, namespace);
       this.ensureNamespace(namespace);
     }
     const object: KubeObject = {
@@ -440,12 +493,19 @@ export class KubeStore {
     delete object.metadata.deletionTimestamp;
     delete object.metadata.deletionGracePeriodSeconds;
     this.validate(def, object, undefined);
-    if (options.dryRun === true) return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
+    if (options.dryRun === true)
+      return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
     return this.put(def.storage, object);
   }
 
   /** PUT: optimistic concurrency on metadata.resourceVersion; status only through `/status`. */
-  update(def: ResourceDef, namespace: string | undefined, name: string, input: KubeObject, options: WriteOptions = {}): KubeObject {
+  update(
+    def: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    input: KubeObject,
+    options: WriteOptions = {},
+  ): KubeObject {
     this.catchUp();
     const key = keyOf(def.namespaced ? namespace : undefined, name);
     const old = this.current(def.storage, key);
@@ -457,7 +517,14 @@ export class KubeStore {
   }
 
   /** PATCH: applies the patch to the current object, then the same checks as an update. */
-  patch(def: ResourceDef, namespace: string | undefined, name: string, contentType: string, body: unknown, options: WriteOptions = {}): KubeObject {
+  patch(
+    def: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
     this.catchUp();
     const key = keyOf(def.namespaced ? namespace : undefined, name);
     const old = this.current(def.storage, key);
@@ -470,7 +537,13 @@ export class KubeStore {
       if (error.code === 400) throw badRequest(error.message);
       // The real server answers a failed JSON-patch operation with this generic 422; the cause names the path.
       throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
-        causes: [{ reason: 'FieldValueInvalid', message: error.message, ...(error.path === undefined ? {} : { field: error.path }) }],
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: error.message,
+            ...(error.path === undefined ? {} : { field: error.path }),
+          },
+        ],
       });
     }
     if (!isRecord(patched) || !isRecord(patched['metadata'])) throw badRequest('the patch removed the object metadata');
@@ -484,7 +557,11 @@ export class KubeStore {
     if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(gr, name, MODIFIED);
     const uid = input.metadata.uid;
     if (uid !== undefined && uid !== '' && uid !== old.metadata.uid) {
-      throw conflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      );
     }
     const sub = options.subresource;
     let next: KubeObject;
@@ -502,14 +579,19 @@ export class KubeStore {
         if (old['status'] === undefined) delete next['status'];
         else next['status'] = old['status'];
       }
-      if (def.generation && !deepEqual(stripMeta(old), stripMeta(next))) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+      if (def.generation && !deepEqual(stripMeta(old), stripMeta(next)))
+        next.metadata.generation = (old.metadata.generation ?? 1) + 1;
     }
     this.validate(def, next, old);
     if (deepEqual(next, old)) return old;
     if (options.dryRun === true) return next;
     const stored = this.put(def.storage, next);
     // An object whose last finalizer went away while it was being deleted is gone now.
-    if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers?.length ?? 0) === 0 && def.storage !== 'pods') {
+    if (
+      stored.metadata.deletionTimestamp !== undefined &&
+      (stored.metadata.finalizers?.length ?? 0) === 0 &&
+      def.storage !== 'pods'
+    ) {
       this.drop(def.storage, stored);
     }
     return stored;
@@ -519,29 +601,49 @@ export class KubeStore {
     const errors: { field: string; type: string; detail: string }[] = [];
     const name = next.metadata.name ?? '';
     if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
-      errors.push({ field: 'metadata.name', type: 'Invalid value', detail: `"${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character` });
+      errors.push({
+        field: 'metadata.name',
+        type: 'Invalid value',
+        detail: `"${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      });
     }
-    for (const [field, map] of [['metadata.labels', next.metadata.labels], ['metadata.annotations', next.metadata.annotations]] as const) {
+    for (const [field, map] of [
+      ['metadata.labels', next.metadata.labels],
+      ['metadata.annotations', next.metadata.annotations],
+    ] as const) {
       if (map === undefined) continue;
       if (!isRecord(map)) errors.push({ field, type: 'Invalid value', detail: 'must be a map of strings' });
-      else for (const [k, v] of Object.entries(map)) if (typeof v !== 'string') errors.push({ field: `${field}[${k}]`, type: 'Invalid value', detail: 'must be a string' });
+      else
+        for (const [k, v] of Object.entries(map))
+          if (typeof v !== 'string')
+            errors.push({ field: `${field}[${k}]`, type: 'Invalid value', detail: 'must be a string' });
     }
     if (def.storage === 'nodes') {
       const spec = (next as NodeObject).spec;
       const oldId = old === undefined ? undefined : (old as NodeObject).spec?.providerID;
       if (old !== undefined && oldId !== undefined && oldId !== '' && spec?.providerID !== oldId) {
-        errors.push({ field: 'spec.providerID', type: 'Forbidden', detail: 'node updates may not change providerID except from "" to valid' });
+        errors.push({
+          field: 'spec.providerID',
+          type: 'Forbidden',
+          detail: 'node updates may not change providerID except from "" to valid',
+        });
       }
       if (spec?.unschedulable !== undefined && typeof spec.unschedulable !== 'boolean') {
         errors.push({ field: 'spec.unschedulable', type: 'Invalid value', detail: 'must be a boolean' });
       }
       if (spec?.taints !== undefined) {
-        if (!Array.isArray(spec.taints)) errors.push({ field: 'spec.taints', type: 'Invalid value', detail: 'must be a list' });
+        if (!Array.isArray(spec.taints))
+          errors.push({ field: 'spec.taints', type: 'Invalid value', detail: 'must be a list' });
         else
           spec.taints.forEach((t, i) => {
-            if (!isRecord(t) || typeof t.key !== 'string' || t.key === '') errors.push({ field: `spec.taints[${i}].key`, type: 'Required value', detail: 'key is required' });
+            if (!isRecord(t) || typeof t.key !== 'string' || t.key === '')
+              errors.push({ field: `spec.taints[${i}].key`, type: 'Required value', detail: 'key is required' });
             else if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(String(t.effect))) {
-              errors.push({ field: `spec.taints[${i}].effect`, type: 'Unsupported value', detail: `"${String(t.effect)}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"` });
+              errors.push({
+                field: `spec.taints[${i}].effect`,
+                type: 'Unsupported value',
+                detail: `"${String(t.effect)}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+              });
             }
           });
       }
@@ -549,7 +651,12 @@ export class KubeStore {
     if (def.storage === 'pods' && old !== undefined) {
       const oldNode = (old as PodObject).spec?.nodeName;
       if (oldNode !== undefined && (next as PodObject).spec?.nodeName !== oldNode) {
-        errors.push({ field: 'spec', type: 'Forbidden', detail: 'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)' });
+        errors.push({
+          field: 'spec',
+          type: 'Forbidden',
+          detail:
+            'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+        });
       }
     }
     errors.push(...rbacErrors(def, next, old));
@@ -565,13 +672,26 @@ export class KubeStore {
     checkPreconditions(def, object, options.preconditions);
     if (def.storage === 'pods') return this.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
     if ((object.metadata.finalizers?.length ?? 0) > 0) {
-      if (object.metadata.deletionTimestamp !== undefined || options.dryRun === true) return { body: object, removed: false };
-      const marked = this.put(def.storage, { ...object, metadata: { ...object.metadata, deletionTimestamp: formatTime(this.clock.now()), deletionGracePeriodSeconds: 0 } });
+      if (object.metadata.deletionTimestamp !== undefined || options.dryRun === true)
+        return { body: object, removed: false };
+      const marked = this.put(def.storage, {
+        ...object,
+        metadata: {
+          ...object.metadata,
+          deletionTimestamp: formatTime(this.clock.now()),
+          deletionGracePeriodSeconds: 0,
+        },
+      });
       return { body: marked, removed: false };
     }
     if (options.dryRun !== true) this.drop(def.storage, object);
     return {
-      body: successStatus(200, { name, ...(def.group === '' ? {} : { group: def.group }), kind: def.plural, uid: object.metadata.uid ?? '' }),
+      body: successStatus(200, {
+        name,
+        ...(def.group === '' ? {} : { group: def.group }),
+        kind: def.plural,
+        uid: object.metadata.uid ?? '',
+      }),
       removed: true,
     };
   }
@@ -591,13 +711,20 @@ export class KubeStore {
     }
     if (dryRun) return { body: pod, removed: grace === 0 };
     if (grace === 0 && (pod.metadata.finalizers?.length ?? 0) === 0) {
-      const gone = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 } };
+      const gone = {
+        ...pod,
+        metadata: { ...pod.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 },
+      };
       this.drop('pods', pod);
       return { body: gone, removed: true };
     }
     const marked = this.put('pods', {
       ...pod,
-      metadata: { ...pod.metadata, deletionTimestamp: formatTime(now + grace * 1000), deletionGracePeriodSeconds: grace },
+      metadata: {
+        ...pod.metadata,
+        deletionTimestamp: formatTime(now + grace * 1000),
+        deletionGracePeriodSeconds: grace,
+      },
     });
     this.terminating.set(key, now + grace * 1000);
     return { body: marked, removed: false };
@@ -622,7 +749,11 @@ export class KubeStore {
     const verdict = decideEviction(pod, pdbs);
     switch (verdict.kind) {
       case 'multiple-pdbs':
-        throw new StatusError(500, undefined, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+        throw new StatusError(
+          500,
+          undefined,
+          'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+        );
       case 'blocked':
         throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0, [
           {
@@ -646,7 +777,10 @@ export class KubeStore {
     const storages = RBAC_KINDS.map(([plural]) => plural);
     return {
       version: () => storages.reduce((sum, storage) => sum + (this.changedAt.get(storage) ?? 0), 0),
-      objects: () => storages.flatMap((storage) => [...this.coll(storage).keysFrom('', '')].flatMap((key) => this.coll(storage).get(key) ?? [])),
+      objects: () =>
+        storages.flatMap((storage) =>
+          [...this.coll(storage).keysFrom('', '')].flatMap((key) => this.coll(storage).get(key) ?? []),
+        ),
     };
   }
 
@@ -654,7 +788,9 @@ export class KubeStore {
 
   /** The definition of a served resource: `resource('nodes')`, `resource('leases', 'coordination.k8s.io')`. */
   resource(plural: string, group?: string): ResourceDef {
-    const def = RESOURCES.find((r) => r.plural === plural && (group === undefined || r.group === group) && r.virtual !== true);
+    const def = RESOURCES.find(
+      (r) => r.plural === plural && (group === undefined || r.group === group) && r.virtual !== true,
+    );
     if (def === undefined) throw new Error(`not a served resource: ${plural}`);
     return def;
   }
@@ -684,7 +820,9 @@ export class KubeStore {
   listPods(filter: { node?: string; namespace?: string } = {}): PodObject[] {
     return this.list(this.resource('pods'), {
       ...(filter.namespace === undefined ? {} : { namespace: filter.namespace }),
-      ...(filter.node === undefined ? {} : { fieldSelector: [{ field: 'spec.nodeName', value: filter.node, equal: true }] }),
+      ...(filter.node === undefined
+        ? {}
+        : { fieldSelector: [{ field: 'spec.nodeName', value: filter.node, equal: true }] }),
     }).items;
   }
 
@@ -703,7 +841,9 @@ export class KubeStore {
 
   /** Seeds any object as given (kind decides the resource); fills uid, creationTimestamp. */
   seed<T extends KubeObject>(object: T): T {
-    const def = RESOURCES.find((r) => r.kind === object.kind && apiVersionOf(r) === object.apiVersion && r.virtual !== true);
+    const def = RESOURCES.find(
+      (r) => r.kind === object.kind && apiVersionOf(r) === object.apiVersion && r.virtual !== true,
+    );
     if (def === undefined) throw new Error(`cannot seed ${object.apiVersion} ${object.kind}: not a served resource`);
     if (def.storage === 'events' && def.group !== '') throw new Error('seed events as core/v1 Events');
     const created = this.create(def, object);
@@ -714,7 +854,17 @@ export class KubeStore {
     const node = this.seed(buildNode(seed, this.ctx()));
     const heartbeat = seed.lastHeartbeat === undefined ? this.clock.now() : seed.lastHeartbeat;
     if (heartbeat !== null) {
-      this.seed(buildLease({ nodeName: seed.name, renewTime: heartbeat, nodeUid: node.metadata.uid ?? '', createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now() }, this.ctx()));
+      this.seed(
+        buildLease(
+          {
+            nodeName: seed.name,
+            renewTime: heartbeat,
+            nodeUid: node.metadata.uid ?? '',
+            createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now(),
+          },
+          this.ctx(),
+        ),
+      );
     }
     const heartbeating = seed.heartbeating ?? true;
     // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
@@ -748,7 +898,12 @@ export class KubeStore {
         const found = this.coll(storage).get(key);
         const existing = found === undefined ? undefined : (found as ScalableObject);
         if (existing === undefined) {
-          const created = this.seedWorkload(kind, { name: owner.name, namespace, replicas: 1, ...(owner.uid === undefined ? {} : { uid: owner.uid }) });
+          const created = this.seedWorkload(kind, {
+            name: owner.name,
+            namespace,
+            replicas: 1,
+            ...(owner.uid === undefined ? {} : { uid: owner.uid }),
+          });
           refs.ownerUid = created.metadata.uid ?? '';
           this.autoReplicas.set(refs.ownerUid, 1);
         } else {
@@ -756,7 +911,8 @@ export class KubeStore {
           const count = this.autoReplicas.get(refs.ownerUid);
           if (count !== undefined) {
             this.autoReplicas.set(refs.ownerUid, count + 1);
-            if (kind !== 'DaemonSet') this.put(storage, { ...existing, spec: { ...existing.spec, replicas: count + 1 } });
+            if (kind !== 'DaemonSet')
+              this.put(storage, { ...existing, spec: { ...existing.spec, replicas: count + 1 } });
           }
         }
       }
@@ -785,7 +941,6 @@ export class KubeStore {
   }
 }
 
-
 function randomSuffix(): string {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let out = '';
@@ -793,12 +948,17 @@ function randomSuffix(): string {
   return out;
 }
 
-const podNode = (pod: KubeObject | undefined): string | undefined => (pod === undefined ? undefined : (pod as PodObject).spec?.nodeName);
+const podNode = (pod: KubeObject | undefined): string | undefined =>
+  pod === undefined ? undefined : (pod as PodObject).spec?.nodeName;
 
 function checkPreconditions(def: ResourceDef, object: KubeObject, pre: Preconditions | undefined): void {
   const name = object.metadata.name ?? '';
   if (pre?.uid !== undefined && pre.uid !== object.metadata.uid) {
-    throw conflict(groupResource(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${object.metadata.uid ?? ''}`);
+    throw conflict(
+      groupResource(def),
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${object.metadata.uid ?? ''}`,
+    );
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== object.metadata.resourceVersion) {
     throw conflict(

@@ -13,7 +13,10 @@ const col = (name: string, type = 'string', priority = 0, format = ''): Column =
   name,
   type,
   format,
-  description: name === 'Name' ? 'Name must be unique within a namespace. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names' : `${name} column`,
+  description:
+    name === 'Name'
+      ? 'Name must be unique within a namespace. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names'
+      : `${name} column`,
   priority,
 });
 
@@ -40,7 +43,15 @@ const nodePrinter: Printer = {
   cells: (o, now) => {
     const node = o as NodeObject;
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-    const status = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown'];
+    const status = [
+      ready === undefined
+        ? 'Unknown'
+        : ready.status === 'True'
+          ? 'Ready'
+          : ready.status === 'False'
+            ? 'NotReady'
+            : 'Unknown',
+    ];
     if (node.spec?.unschedulable === true) status.push('SchedulingDisabled');
     const roles = Object.keys(node.metadata.labels ?? {})
       .filter((k) => k.startsWith('node-role.kubernetes.io/'))
@@ -95,7 +106,8 @@ const podPrinter: Printer = {
         if (terminated?.reason !== undefined) reason = terminated.reason;
       }
     }
-    if (pod.metadata.deletionTimestamp !== undefined) reason = pod.status?.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
+    if (pod.metadata.deletionTimestamp !== undefined)
+      reason = pod.status?.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
     else if (pod.status?.phase === 'Running' && !isPodReady(pod) && reason === 'Running') reason = 'Running';
     return [
       pod.metadata.name ?? '',
@@ -112,7 +124,13 @@ const podPrinter: Printer = {
 };
 
 const pdbPrinter: Printer = {
-  columns: [col('Name', 'string', 0, 'name'), col('Min Available'), col('Max Unavailable'), col('Allowed Disruptions', 'integer'), col('Age')],
+  columns: [
+    col('Name', 'string', 0, 'name'),
+    col('Min Available'),
+    col('Max Unavailable'),
+    col('Allowed Disruptions', 'integer'),
+    col('Age'),
+  ],
   cells: (o, now) => {
     const pdb = o as PdbObject;
     const allowed = pdb.status?.['disruptionsAllowed'];
@@ -145,7 +163,8 @@ const since = (stamp: unknown, now: number): string => {
   return at === undefined ? '<unknown>' : humanDuration(now - at);
 };
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 
 /**
  * Events (core/v1, the stored shape), as printEvent writes them: the server renders every column
@@ -167,7 +186,10 @@ const eventPrinter: Printer = {
   cells: (asked, now) => {
     // Asked through events.k8s.io: printed from the core shape, as the server converts it.
     const o = 'regarding' in asked || 'note' in asked ? fromEventsV1(asked) : asked;
-    const first = o['firstTimestamp'] !== undefined && o['firstTimestamp'] !== null ? since(o['firstTimestamp'], now) : since(o['eventTime'], now);
+    const first =
+      o['firstTimestamp'] !== undefined && o['firstTimestamp'] !== null
+        ? since(o['firstTimestamp'], now)
+        : since(o['eventTime'], now);
     let last = o['lastTimestamp'] !== undefined && o['lastTimestamp'] !== null ? since(o['lastTimestamp'], now) : first;
     let count = typeof o['count'] === 'number' ? o['count'] : 0;
     const series = record(o['series']);
@@ -181,7 +203,18 @@ const eventPrinter: Printer = {
     const source = record(o['source']);
     const component = str(source['component']) || str(o['reportingComponent']);
     const instance = str(source['host']) || str(o['reportingInstance']);
-    return [last, str(o['type']), str(o['reason']), target, str(involved['fieldPath']), instance === '' ? component : `${component}, ${instance}`, str(o['message']).trim(), first, count, o.metadata.name ?? ''];
+    return [
+      last,
+      str(o['type']),
+      str(o['reason']),
+      target,
+      str(involved['fieldPath']),
+      instance === '' ? component : `${component}, ${instance}`,
+      str(o['message']).trim(),
+      first,
+      count,
+      o.metadata.name ?? '',
+    ];
   },
 };
 
@@ -203,15 +236,27 @@ const bindingPrinter = (scope: 'roleBinding' | 'clusterRoleBinding'): Printer =>
       o.metadata.name ?? '',
       `${str(ref['kind'])}/${str(ref['name'])}`,
       age(o, now),
-      of('User').map((s) => str(s['name'])).join(', '),
-      of('Group').map((s) => str(s['name'])).join(', '),
-      of('ServiceAccount').map((s) => `${str(s['namespace'])}/${str(s['name'])}`).join(', '),
+      of('User')
+        .map((s) => str(s['name']))
+        .join(', '),
+      of('Group')
+        .map((s) => str(s['name']))
+        .join(', '),
+      of('ServiceAccount')
+        .map((s) => `${str(s['namespace'])}/${str(s['name'])}`)
+        .join(', '),
     ];
   },
 });
 
 const defaultPrinter: Printer = {
-  columns: [col('Name', 'string', 0, 'name'), { ...col('Created At', 'date'), description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' }],
+  columns: [
+    col('Name', 'string', 0, 'name'),
+    {
+      ...col('Created At', 'date'),
+      description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    },
+  ],
   cells: (o) => [o.metadata.name ?? '', o.metadata.creationTimestamp ?? ''],
 };
 
@@ -229,7 +274,12 @@ const PRINTERS: Record<string, Printer> = {
 export type TableOptions = { apiVersion: string; includeObject: 'None' | 'Metadata' | 'Object'; now: number };
 
 /** A Table of `objects`; `listMeta` carries resourceVersion/continue for a list, nothing for a single GET. */
-export function toTable(def: ResourceDef, objects: KubeObject[], listMeta: Record<string, unknown>, options: TableOptions): Record<string, unknown> {
+export function toTable(
+  def: ResourceDef,
+  objects: KubeObject[],
+  listMeta: Record<string, unknown>,
+  options: TableOptions,
+): Record<string, unknown> {
   const printer = PRINTERS[def.storage] ?? defaultPrinter;
   return {
     kind: 'Table',

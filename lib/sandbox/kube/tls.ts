@@ -7,12 +7,17 @@ const der = (tag: number, ...parts: Buffer[]): Buffer => {
   const body = Buffer.concat(parts);
   const len = body.length;
   const header =
-    len < 0x80 ? Buffer.from([tag, len]) : len < 0x100 ? Buffer.from([tag, 0x81, len]) : Buffer.from([tag, 0x82, len >> 8, len & 0xff]);
+    len < 0x80
+      ? Buffer.from([tag, len])
+      : len < 0x100
+        ? Buffer.from([tag, 0x81, len])
+        : Buffer.from([tag, 0x82, len >> 8, len & 0xff]);
   return Buffer.concat([header, body]);
 };
 const seq = (...parts: Buffer[]): Buffer => der(0x30, ...parts);
 const set = (...parts: Buffer[]): Buffer => der(0x31, ...parts);
-const int = (bytes: Buffer): Buffer => der(0x02, (bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+const int = (bytes: Buffer): Buffer =>
+  der(0x02, (bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
 // DER wants the shortest encoding of an integer: a leading 0x00 before a byte under 0x80 is
 // "illegal padding" to OpenSSL, which a random serial hits once in 512 tries. A serial whose first
 // byte is 0x01..0x7f is minimal and positive by construction.
@@ -32,7 +37,8 @@ const oid = (text: string): Buffer => {
   return der(0x06, Buffer.from(bytes));
 };
 const utf8 = (text: string): Buffer => der(0x0c, Buffer.from(text, 'utf8'));
-const time = (date: Date): Buffer => der(0x17, Buffer.from(date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z', 'ascii'));
+const time = (date: Date): Buffer =>
+  der(0x17, Buffer.from(date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z', 'ascii'));
 const explicit = (n: number, inner: Buffer): Buffer => der(0xa0 + n, inner);
 const octets = (inner: Buffer): Buffer => der(0x04, inner);
 const bits = (inner: Buffer): Buffer => der(0x03, Buffer.from([0]), inner);
@@ -65,6 +71,9 @@ export function selfSignedCertificate(commonName = 'ec2-node-reconciler kube emu
   );
   const signature = sign('sha256', tbs, privateKey);
   const certificate = seq(tbs, ecdsaSha256, bits(signature));
-  const pem = `-----BEGIN CERTIFICATE-----\n${certificate.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END CERTIFICATE-----\n`;
+  const pem = `-----BEGIN CERTIFICATE-----\n${certificate
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd()}\n-----END CERTIFICATE-----\n`;
   return { cert: pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }

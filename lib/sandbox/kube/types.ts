@@ -95,7 +95,9 @@ export type PdbObject = KubeObject & {
   status?: Record<string, unknown>;
 };
 
-export type ScalableObject = KubeObject & { spec?: { replicas?: number; selector?: LabelSelector; [key: string]: unknown } };
+export type ScalableObject = KubeObject & {
+  spec?: { replicas?: number; selector?: LabelSelector; [key: string]: unknown };
+};
 
 export type LeaseObject = KubeObject & {
   spec?: {

@@ -6,10 +6,22 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { VirtualClock } from '../../model/clock.js';
 import type { Activity } from './activity.js';
-import type { FunctionErrorPayload, HostMessage, InvocationContextData, LoadRequest, WorkerMessage } from './protocol.js';
-import { acquireRuntimeThread, discardRuntimeThread, releaseRuntimeThread, type RuntimeThread } from './runtime-pool.js';
+import type {
+  FunctionErrorPayload,
+  HostMessage,
+  InvocationContextData,
+  LoadRequest,
+  WorkerMessage,
+} from './protocol.js';
+import {
+  acquireRuntimeThread,
+  discardRuntimeThread,
+  releaseRuntimeThread,
+  type RuntimeThread,
+} from './runtime-pool.js';
 
-const trace = process.env['SANDBOX_TRACE'] === '1' ? (line: string) => process.stderr.write(`[lambda] ${line}\n`) : () => undefined;
+const trace =
+  process.env['SANDBOX_TRACE'] === '1' ? (line: string) => process.stderr.write(`[lambda] ${line}\n`) : () => undefined;
 
 export interface HostedFunction {
   readonly name: string;
@@ -74,19 +86,31 @@ class Environment {
     readonly ready: Promise<{ readonly error: FunctionErrorPayload; readonly logs: readonly string[] } | undefined>,
   ) {}
 
-  static start(thread: RuntimeThread, request: LoadRequest, onMessage: (env: Environment, message: WorkerMessage) => void, onDeath: (env: Environment, error: FunctionErrorPayload) => void): Environment {
-    let loaded: (outcome: { readonly error: FunctionErrorPayload; readonly logs: readonly string[] } | undefined) => void = () => undefined;
+  static start(
+    thread: RuntimeThread,
+    request: LoadRequest,
+    onMessage: (env: Environment, message: WorkerMessage) => void,
+    onDeath: (env: Environment, error: FunctionErrorPayload) => void,
+  ): Environment {
+    let loaded: (
+      outcome: { readonly error: FunctionErrorPayload; readonly logs: readonly string[] } | undefined,
+    ) => void = () => undefined;
     const env = new Environment(thread, new Promise((resolve) => (loaded = resolve)));
     thread.listener = {
       message: (message) => {
         if (message.type === 'loaded' && message.instance === request.instance) loaded(undefined);
-        else if (message.type === 'init-error' && message.instance === request.instance) loaded({ error: message.error, logs: message.logs });
+        else if (message.type === 'init-error' && message.instance === request.instance)
+          loaded({ error: message.error, logs: message.logs });
         else onMessage(env, message);
       },
       // The runtime's own output outside the bundle's logging (a crash's stack) goes to the function's log.
       output: (text) => env.crashLogs.push(text),
       death: (error, code) => {
-        const payload = { errorType: 'Runtime.ExitError', errorMessage: error ? `the runtime exited: ${error.message}` : `the runtime exited with code ${code ?? '?'}`, trace: (error?.stack ?? '').split('\n') };
+        const payload = {
+          errorType: 'Runtime.ExitError',
+          errorMessage: error ? `the runtime exited: ${error.message}` : `the runtime exited with code ${code ?? '?'}`,
+          trace: (error?.stack ?? '').split('\n'),
+        };
         loaded({ error: payload, logs: [] });
         onDeath(env, payload);
       },
@@ -97,7 +121,10 @@ class Environment {
   }
 
   takeCrashLogs(): string[] {
-    return this.crashLogs.splice(0).flatMap((chunk) => chunk.split('\n')).filter((line) => line !== '');
+    return this.crashLogs
+      .splice(0)
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line !== '');
   }
 
   post(message: HostMessage): void {
@@ -111,7 +138,12 @@ export class FunctionHost {
   private requestSeq = 0;
   private instanceSeq = 0;
   /** Every invocation, in order, with its outcome once it ended (the function's log streams, in short). */
-  readonly invocations: { readonly requestId: string; readonly startedAt: number; endedAt?: number; result?: InvocationResult }[] = [];
+  readonly invocations: {
+    readonly requestId: string;
+    readonly startedAt: number;
+    endedAt?: number;
+    result?: InvocationResult;
+  }[] = [];
 
   constructor(
     readonly fn: HostedFunction,
@@ -140,7 +172,12 @@ export class FunctionHost {
     // Starting (or reusing) an environment is work the clock waits for; the unit passes to the invocation.
     activity.acquire();
     // Until the environment is ready the unit belongs to this call, not to the environment.
-    const placeholder: Running = { id: requestId, resolve: () => undefined, cancelTimeout: () => undefined, active: false };
+    const placeholder: Running = {
+      id: requestId,
+      resolve: () => undefined,
+      cancelTimeout: () => undefined,
+      active: false,
+    };
     let env = [...this.environments].find((e) => !e.running && !e.dead);
     if (env) env.running = placeholder;
     else {
@@ -155,8 +192,18 @@ export class FunctionHost {
     if (initFailure || env.dead) {
       void this.discard(env);
       activity.release();
-      const error = initFailure?.error ?? { errorType: 'Runtime.ExitError', errorMessage: 'the runtime exited while the function loaded', trace: [] };
-      return this.finish(record, { ok: false, kind: 'init', error, logs: [...(initFailure?.logs ?? []), ...env.takeCrashLogs()], requestId });
+      const error = initFailure?.error ?? {
+        errorType: 'Runtime.ExitError',
+        errorMessage: 'the runtime exited while the function loaded',
+        trace: [],
+      };
+      return this.finish(record, {
+        ok: false,
+        kind: 'init',
+        error,
+        logs: [...(initFailure?.logs ?? []), ...env.takeCrashLogs()],
+        requestId,
+      });
     }
     const deadline = startedAt + this.fn.timeoutSeconds * 1000;
     const context: InvocationContextData = {
@@ -216,7 +263,12 @@ export class FunctionHost {
       handlerExport: exportName,
       environment: this.fn.environment,
     };
-    const env = Environment.start(thread, request, (e, m) => this.onMessage(e, m), (e, error) => this.onDeath(e, error));
+    const env = Environment.start(
+      thread,
+      request,
+      (e, m) => this.onMessage(e, m),
+      (e, error) => this.onDeath(e, error),
+    );
     env.running = placeholder;
     this.environments.add(env);
     return env;
@@ -229,7 +281,9 @@ export class FunctionHost {
     switch (message.type) {
       case 'idle': {
         if (!running.active) return;
-        trace(`${this.fn.name} ${running.id} waits for ${message.at === undefined ? 'nothing' : new Date(message.at).toISOString()}`);
+        trace(
+          `${this.fn.name} ${running.id} waits for ${message.at === undefined ? 'nothing' : new Date(message.at).toISOString()}`,
+        );
         running.active = false;
         clearTimeout(running.watchdog);
         // Without a time to wait for, it waits for nothing at all: only the timeout ends it, as in Lambda.
@@ -251,7 +305,9 @@ export class FunctionHost {
         const result: InvocationResult = message.error
           ? { ok: false, kind: 'error', error: message.error, logs, requestId: running.id }
           : { ok: true, payload: message.result, logs, requestId: running.id };
-        trace(`${this.fn.name} ${running.id} ${result.ok ? 'returned' : `failed ${message.error?.errorType ?? ''}`} at ${new Date(clock.now()).toISOString()}`);
+        trace(
+          `${this.fn.name} ${running.id} ${result.ok ? 'returned' : `failed ${message.error?.errorType ?? ''}`} at ${new Date(clock.now()).toISOString()}`,
+        );
         this.end(env, running, result);
         return;
       }
@@ -280,7 +336,11 @@ export class FunctionHost {
     this.end(env, running, {
       ok: false,
       kind: 'timeout',
-      error: { errorType: 'Sandbox.Timedout', errorMessage: `${at} ${running.id} Task timed out after ${seconds} seconds`, trace: [] },
+      error: {
+        errorType: 'Sandbox.Timedout',
+        errorMessage: `${at} ${running.id} Task timed out after ${seconds} seconds`,
+        trace: [],
+      },
       logs: env.takeCrashLogs(),
       requestId: running.id,
     });
@@ -293,7 +353,8 @@ export class FunctionHost {
     env.dead = true;
     this.environments.delete(env);
     const running = env.running;
-    if (running) this.end(env, running, { ok: false, kind: 'crash', error, logs: env.takeCrashLogs(), requestId: running.id });
+    if (running)
+      this.end(env, running, { ok: false, kind: 'crash', error, logs: env.takeCrashLogs(), requestId: running.id });
   }
 
   private armWatchdog(env: Environment, running: Running): void {
@@ -304,7 +365,11 @@ export class FunctionHost {
       this.end(env, running, {
         ok: false,
         kind: 'crash',
-        error: { errorType: 'Sandbox.Stuck', errorMessage: `${this.fn.name} worked ${limit / 1000} s of real time without waiting for the clock: stopped`, trace: [] },
+        error: {
+          errorType: 'Sandbox.Stuck',
+          errorMessage: `${this.fn.name} worked ${limit / 1000} s of real time without waiting for the clock: stopped`,
+          trace: [],
+        },
         logs: env.takeCrashLogs(),
         requestId: running.id,
       });

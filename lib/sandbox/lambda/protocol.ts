@@ -49,7 +49,18 @@ export interface FunctionErrorPayload {
 export type WorkerMessage =
   | { readonly type: 'loaded'; readonly instance: string }
   /** The bundle failed to load (Lambda's init error). */
-  | { readonly type: 'init-error'; readonly instance: string; readonly error: FunctionErrorPayload; readonly logs: readonly string[] }
+  | {
+      readonly type: 'init-error';
+      readonly instance: string;
+      readonly error: FunctionErrorPayload;
+      readonly logs: readonly string[];
+    }
   /** The invocation waits for nothing but time: `at` is the earliest timer (none: it waits for nothing at all). */
   | { readonly type: 'idle'; readonly at?: number }
-  | { readonly type: 'done'; readonly id: string; readonly result?: unknown; readonly error?: FunctionErrorPayload; readonly logs: readonly string[] };
+  | {
+      readonly type: 'done';
+      readonly id: string;
+      readonly result?: unknown;
+      readonly error?: FunctionErrorPayload;
+      readonly logs: readonly string[];
+    };

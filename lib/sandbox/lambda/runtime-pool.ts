@@ -11,7 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerData, WorkerMessage } from './protocol.js';
 
-const SOURCES = ['worker.ts', 'virtual-time.ts', 'protocol.ts'].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
+const SOURCES = ['worker.ts', 'virtual-time.ts', 'protocol.ts'].map((file) =>
+  fileURLToPath(new URL(`./${file}`, import.meta.url)),
+);
 const CACHE_DIR = join(tmpdir(), 'ec2-node-reconciler-lambda-runtime');
 /** A thread is replaced after this many environments: each leaves its bundle's module instance behind. */
 const ENVIRONMENTS_PER_THREAD = 25;
@@ -29,7 +31,15 @@ function runtimeEntry(): Promise<string> {
     const out = join(CACHE_DIR, `worker-${hash.digest('hex').slice(0, 16)}.mjs`);
     if (existsSync(out)) return out;
     const { build } = await import('esbuild');
-    const result = await build({ entryPoints: [SOURCES[0] ?? ''], bundle: true, platform: 'node', format: 'esm', target: 'node22', write: false, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [SOURCES[0] ?? ''],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      write: false,
+      logLevel: 'silent',
+    });
     const code = result.outputFiles[0]?.text;
     if (code === undefined) throw new Error('building the Lambda runtime worker: esbuild wrote nothing');
     await mkdir(CACHE_DIR, { recursive: true });
@@ -81,7 +91,8 @@ export async function acquireRuntimeThread(): Promise<RuntimeThread> {
   worker.unref();
   const thread: RuntimeThread = { worker, environments: 0 };
   worker.on('message', (message: WorkerMessage) => thread.listener?.message(message));
-  for (const stream of [worker.stdout, worker.stderr]) stream.on('data', (chunk: Buffer) => thread.listener?.output(chunk.toString('utf8')));
+  for (const stream of [worker.stdout, worker.stderr])
+    stream.on('data', (chunk: Buffer) => thread.listener?.output(chunk.toString('utf8')));
   worker.on('error', (error: Error) => thread.listener?.death(error, undefined));
   worker.on('exit', (code) => thread.listener?.death(undefined, code));
   return thread;

@@ -65,7 +65,16 @@ export class VirtualTimers {
     if (typeof callback !== 'function') throw new TypeError('The "callback" argument must be of type function');
     // Node's rule: a delay that is not a number in [1, 2^31 - 1] is 1 ms.
     const ms = typeof delay === 'number' && delay >= 1 && delay <= 2_147_483_647 ? Math.floor(delay) : 1;
-    const timer: Timer = { id: ++this.ids, at: this.now() + ms, seq: this.seq++, delay: ms, callback: callback as Callback, args, repeat, referenced: true };
+    const timer: Timer = {
+      id: ++this.ids,
+      at: this.now() + ms,
+      seq: this.seq++,
+      delay: ms,
+      callback: callback as Callback,
+      args,
+      repeat,
+      referenced: true,
+    };
     this.pending.set(timer.id, timer);
     return new VirtualTimeout(timer, this);
   }
@@ -103,7 +112,8 @@ export class VirtualTimers {
       const now = this.now();
       let due: Timer | undefined;
       for (const timer of this.pending.values()) {
-        if (timer.at <= now && (due === undefined || timer.at < due.at || (timer.at === due.at && timer.seq < due.seq))) due = timer;
+        if (timer.at <= now && (due === undefined || timer.at < due.at || (timer.at === due.at && timer.seq < due.seq)))
+          due = timer;
       }
       if (!due) return fired;
       if (due.repeat) due.at = now + due.delay;
@@ -132,7 +142,7 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   class VirtualDate extends RealDate {
     constructor(...args: ConstructorParameters<DateConstructor> | []) {
       if (args.length === 0) super(now());
-      else super(...(args));
+      else super(...args);
     }
     static override now(): number {
       return now();
@@ -142,22 +152,29 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   const DateFunction = new Proxy(VirtualDate, { apply: () => new VirtualDate().toString() });
   globalThis.Date = DateFunction as DateConstructor;
 
-  const setTimeoutVirtual = (callback: unknown, delay?: unknown, ...args: unknown[]) => virtual.add(callback, delay, args, false);
-  const setIntervalVirtual = (callback: unknown, delay?: unknown, ...args: unknown[]) => virtual.add(callback, delay, args, true);
+  const setTimeoutVirtual = (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    virtual.add(callback, delay, args, false);
+  const setIntervalVirtual = (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    virtual.add(callback, delay, args, true);
   const clearVirtual = (handle: unknown) => virtual.clear(handle);
   const sleep = <T>(delay?: number, value?: T, options?: { signal?: AbortSignal }): Promise<T | undefined> =>
     new Promise((resolve, reject) => {
       const signal = options?.signal;
-      const abortError = (): Error => (signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError'));
+      const abortError = (): Error =>
+        signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
       if (signal?.aborted) {
         reject(abortError());
         return;
       }
       const handle = virtual.add(() => resolve(value), delay, [], false);
-      signal?.addEventListener('abort', () => {
-        handle.close();
-        reject(abortError());
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          handle.close();
+          reject(abortError());
+        },
+        { once: true },
+      );
     });
 
   const globals = globalThis as unknown as Record<string, unknown>;
@@ -174,7 +191,12 @@ export function installVirtualTime(now: () => number): VirtualTimers {
   // A deadline signal (the SDK's request timeouts, a handler's own bounds) fires on the clock too.
   AbortSignal.timeout = (delay: number): AbortSignal => {
     const controller = new AbortController();
-    virtual.add(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), delay, [], false);
+    virtual.add(
+      () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      delay,
+      [],
+      false,
+    );
     return controller.signal;
   };
   // ESM `import { setTimeout } from 'node:timers'` binds to these from now on.

@@ -7,7 +7,14 @@
 import { enableCompileCache, registerHooks } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import zlib from 'node:zlib';
-import type { FunctionErrorPayload, HostMessage, InvocationContextData, LoadRequest, WorkerData, WorkerMessage } from './protocol.js';
+import type {
+  FunctionErrorPayload,
+  HostMessage,
+  InvocationContextData,
+  LoadRequest,
+  WorkerData,
+  WorkerMessage,
+} from './protocol.js';
 import { installVirtualTime } from './virtual-time.js';
 
 const data = workerData as WorkerData;
@@ -22,7 +29,8 @@ const post = (message: WorkerMessage): void => port.postMessage(message);
 // The Lambda runtime provides the AWS SDK the bundle leaves external; here it is the project's.
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith('@aws-sdk/') || specifier.startsWith('@smithy/')) return nextResolve(specifier, { ...context, parentURL: data.runtimeModulesFrom });
+    if (specifier.startsWith('@aws-sdk/') || specifier.startsWith('@smithy/'))
+      return nextResolve(specifier, { ...context, parentURL: data.runtimeModulesFrom });
     return nextResolve(specifier, context);
   },
 });
@@ -36,7 +44,12 @@ const timers = installVirtualTime(now);
  * world would move the clock past its deadline.
  */
 const zlibWork = (() => {
-  type Transform = (this: NodeJS.EventEmitter, chunk: unknown, encoding: unknown, callback: (...args: unknown[]) => void) => void;
+  type Transform = (
+    this: NodeJS.EventEmitter,
+    chunk: unknown,
+    encoding: unknown,
+    callback: (...args: unknown[]) => void,
+  ) => void;
   let inFlight = 0;
   const pending = new WeakMap<object, number>();
   const settle = (stream: object, all: boolean): void => {
@@ -46,7 +59,17 @@ const zlibWork = (() => {
     inFlight -= done;
   };
   const patched = new Set<object>();
-  const classes = [zlib.Gunzip, zlib.Gzip, zlib.Inflate, zlib.Deflate, zlib.InflateRaw, zlib.DeflateRaw, zlib.Unzip, zlib.BrotliCompress, zlib.BrotliDecompress];
+  const classes = [
+    zlib.Gunzip,
+    zlib.Gzip,
+    zlib.Inflate,
+    zlib.Deflate,
+    zlib.InflateRaw,
+    zlib.DeflateRaw,
+    zlib.Unzip,
+    zlib.BrotliCompress,
+    zlib.BrotliDecompress,
+  ];
   for (const cls of classes) {
     // The prototype that defines _transform (shared by the zlib classes), patched once.
     let proto: object | null = cls.prototype;
@@ -72,7 +95,8 @@ const zlibWork = (() => {
 let logs: string[] = [];
 let partial = '';
 function capture(chunk: unknown): boolean {
-  const text = partial + (typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+  const text =
+    partial + (typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
   const lines = text.split('\n');
   partial = lines.pop() ?? '';
   logs.push(...lines.filter((line) => line !== ''));
@@ -88,7 +112,8 @@ const takeLogs = (): string[] => {
 };
 
 function errorPayload(error: unknown): FunctionErrorPayload {
-  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') };
+  if (error instanceof Error)
+    return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') };
   return { errorType: typeof error, errorMessage: String(error), trace: [] };
 }
 
@@ -122,7 +147,8 @@ class Invocation {
     if (this.finished || this.waiting) return;
     const fired = timers.fireDue();
     // Left aside: real timers (this poll's own; every other is virtual) and message ports (the host's, stdout's).
-    const busy = zlibWork.busy() || process.getActiveResourcesInfo().some((kind) => kind !== 'Timeout' && kind !== 'MessagePort');
+    const busy =
+      zlibWork.busy() || process.getActiveResourcesInfo().some((kind) => kind !== 'Timeout' && kind !== 'MessagePort');
     this.quietPolls = fired > 0 || busy ? 0 : this.quietPolls + 1;
     if (this.quietPolls >= 2) {
       this.waiting = true;
@@ -146,9 +172,15 @@ async function load(request: LoadRequest): Promise<void> {
   handler = undefined;
   takeLogs();
   try {
-    const module = (await import(`${request.bundle}?instance=${encodeURIComponent(request.instance)}`)) as Record<string, unknown>;
+    const module = (await import(`${request.bundle}?instance=${encodeURIComponent(request.instance)}`)) as Record<
+      string,
+      unknown
+    >;
     const exported = module[request.handlerExport];
-    if (typeof exported !== 'function') throw Object.assign(new Error(`index.${request.handlerExport} is undefined or not exported`), { name: 'Runtime.HandlerNotFound' });
+    if (typeof exported !== 'function')
+      throw Object.assign(new Error(`index.${request.handlerExport} is undefined or not exported`), {
+        name: 'Runtime.HandlerNotFound',
+      });
     handler = exported as Handler;
     post({ type: 'loaded', instance: request.instance });
   } catch (error) {

@@ -24,15 +24,23 @@ export interface LoadedScenario {
 }
 
 function pathText(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '') || '(root)';
+  return (
+    path.reduce<string>(
+      (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+      '',
+    ) || '(root)'
+  );
 }
 
 function issueText(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
   if (issue.code === 'invalid_union') {
     // A step is one of several strict objects: a key none of them knows is the typo to name,
     // rather than zod's bare "Invalid input".
-    const unknownIn = issue.errors.map((branch) => new Set(branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []))));
+    const unknownIn = issue.errors.map(
+      (branch) => new Set(branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []))),
+    );
     const everywhere = [...(unknownIn[0] ?? [])].filter((key) => unknownIn.every((keys) => keys.has(key)));
     if (everywhere.length > 0) return everywhere.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
   }
@@ -51,19 +59,39 @@ function danglingReferences(scenario: Scenario): string[] {
       seen.add(name);
     });
   };
-  duplicates(scenario.nodes.map((n) => n.name), 'nodes');
-  duplicates(scenario.instances.map((i) => i.id), 'instances');
-  duplicates(scenario.pods.map((p) => `${p.namespace}/${p.name}`), 'pods');
+  duplicates(
+    scenario.nodes.map((n) => n.name),
+    'nodes',
+  );
+  duplicates(
+    scenario.instances.map((i) => i.id),
+    'instances',
+  );
+  duplicates(
+    scenario.pods.map((p) => `${p.namespace}/${p.name}`),
+    'pods',
+  );
   scenario.pods.forEach((pod, i) => {
     if (!nodes.has(pod.node)) problems.push(`pods[${i}].node: no node named ${pod.node}`);
   });
   scenario.faults.forEach((fault, i) => {
     const service = fault.api.split(':')[0] ?? '';
-    if (service !== 'kube' && !isServiceName(service)) problems.push(`faults[${i}].api: the sandbox emulates no ${service} (it has kube, ${SERVICE_NAMES.join(', ')})`);
+    if (service !== 'kube' && !isServiceName(service))
+      problems.push(`faults[${i}].api: the sandbox emulates no ${service} (it has kube, ${SERVICE_NAMES.join(', ')})`);
   });
   scenario.steps.forEach((step, i) => {
-    const named = 'drain' in step ? step.drain.node : 'cordon' in step ? step.cordon : 'uncordon' in step ? step.uncordon : 'condition' in step ? step.condition.node : undefined;
-    const key = 'drain' in step ? 'drain.node' : 'cordon' in step ? 'cordon' : 'uncordon' in step ? 'uncordon' : 'condition.node';
+    const named =
+      'drain' in step
+        ? step.drain.node
+        : 'cordon' in step
+          ? step.cordon
+          : 'uncordon' in step
+            ? step.uncordon
+            : 'condition' in step
+              ? step.condition.node
+              : undefined;
+    const key =
+      'drain' in step ? 'drain.node' : 'cordon' in step ? 'cordon' : 'uncordon' in step ? 'uncordon' : 'condition.node';
     if (named !== undefined && !nodes.has(named)) problems.push(`steps[${i}].${key}: no node named ${named}`);
   });
   for (const name of Object.keys(scenario.expect?.nodes ?? {})) {

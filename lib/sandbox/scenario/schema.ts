@@ -22,7 +22,9 @@ const ScheduledEventSchema = z
 const InstanceSchema = z
   .object({
     id: InstanceIdSchema,
-    state: z.enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped', 'absent']).default('running'),
+    state: z
+      .enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped', 'absent'])
+      .default('running'),
     zone: z.string().min(1),
     privateDnsName: z.string().min(1).optional(),
     launchedAgo: Duration.default(3_600_000),
@@ -45,12 +47,21 @@ const InstanceSchema = z
   })
   .strict();
 
-const TaintSchema = z.object({ key: z.string().min(1), value: z.string().optional(), effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']) }).strict();
+const TaintSchema = z
+  .object({
+    key: z.string().min(1),
+    value: z.string().optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+  })
+  .strict();
 
 const ConditionStatusSchema = z.enum(['True', 'False', 'Unknown']);
 
 /** v1.1 (issue #19): conditions with their age, e.g. the node monitoring agent's `KernelReady: { status: "False", since: 35m }`. */
-const NodeConditionsSchema = z.partialRecord(z.enum(REPAIR_CONDITIONS), z.object({ status: ConditionStatusSchema, since: Duration }).strict());
+const NodeConditionsSchema = z.partialRecord(
+  z.enum(REPAIR_CONDITIONS),
+  z.object({ status: ConditionStatusSchema, since: Duration }).strict(),
+);
 
 const NodeSchema = z
   .object({
@@ -81,7 +92,10 @@ const PodSchema = z
     namespace: z.string().min(1).default('default'),
     node: z.string().min(1),
     labels: Labels.default({}),
-    owner: z.string().regex(OWNER_PATTERN, { message: 'must be Kind/name (e.g. ReplicaSet/web-6d4f) or none' }).default('none'),
+    owner: z
+      .string()
+      .regex(OWNER_PATTERN, { message: 'must be Kind/name (e.g. ReplicaSet/web-6d4f) or none' })
+      .default('none'),
     mirror: z.boolean().default(false),
     emptyDir: z.boolean().default(false),
     phase: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']).default('Running'),
@@ -99,11 +113,16 @@ const PdbSchema = z
     maxUnavailable: IntOrPercent.optional(),
   })
   .strict()
-  .refine((p) => (p.minAvailable === undefined) !== (p.maxUnavailable === undefined), { message: 'set exactly one of minAvailable and maxUnavailable' });
+  .refine((p) => (p.minAvailable === undefined) !== (p.maxUnavailable === undefined), {
+    message: 'set exactly one of minAvailable and maxUnavailable',
+  });
 
 const EventStepSchema = z
   .object({
-    event: z.union([z.object({ file: z.string().min(1) }).strict(), z.object({ inline: z.record(z.string(), z.unknown()) }).strict()]),
+    event: z.union([
+      z.object({ file: z.string().min(1) }).strict(),
+      z.object({ inline: z.record(z.string(), z.unknown()) }).strict(),
+    ]),
   })
   .strict();
 const StepSchema = z.union([
@@ -116,14 +135,25 @@ const StepSchema = z.union([
   z.object({ cordon: z.string().min(1) }).strict(),
   z.object({ uncordon: z.string().min(1) }).strict(),
   // v1.1 (issue #19): the node's kubelet or monitoring agent posts a condition now.
-  z.object({ condition: z.object({ node: z.string().min(1), type: z.enum(REPAIR_CONDITIONS), status: ConditionStatusSchema }).strict() }).strict(),
+  z
+    .object({
+      condition: z
+        .object({ node: z.string().min(1), type: z.enum(REPAIR_CONDITIONS), status: ConditionStatusSchema })
+        .strict(),
+    })
+    .strict(),
 ]);
 
 /** v1.1: `service:Operation` (IAM action names) or `kube:VERB /path` with `*` for one path segment. */
 const FAULT_API = /^(?:[a-z0-9-]+:[A-Za-z0-9]+|kube:(?:GET|POST|PUT|PATCH|DELETE) \/\S*)$/;
 const FaultSchema = z
   .object({
-    api: z.string().regex(FAULT_API, { message: 'must be service:Operation (e.g. ec2:DescribeInstances) or kube:VERB /path (e.g. kube:PATCH /api/v1/nodes/*)' }),
+    api: z
+      .string()
+      .regex(FAULT_API, {
+        message:
+          'must be service:Operation (e.g. ec2:DescribeInstances) or kube:VERB /path (e.g. kube:PATCH /api/v1/nodes/*)',
+      }),
     status: z.number().int().min(400).max(599).default(500),
     code: z.string().min(1).optional(),
     times: z.number().int().min(1).optional(),
@@ -131,7 +161,10 @@ const FaultSchema = z
     until: Duration.optional(),
   })
   .strict()
-  .refine((f) => f.from === undefined || f.until === undefined || f.until > f.from, { message: 'until must be after from', path: ['until'] });
+  .refine((f) => f.from === undefined || f.until === undefined || f.until > f.from, {
+    message: 'until must be after from',
+    path: ['until'],
+  });
 
 const NODE_WORDS = ['deleted', 'present', 'cordoned', 'drained', 'untouched'] as const;
 const NodeExpectSchema = z.union([
@@ -145,7 +178,6 @@ const NodeExpectSchema = z.union([
     })
     .strict(),
 ]);
-
 
 const ExpectSchema = z
   .object({
@@ -178,7 +210,13 @@ export const ScenarioSchema = z
   .object({
     name: z.string().min(1),
     start: z.iso.datetime().optional(),
-    cluster: z.object({ name: z.string().min(1), region: z.string().min(1), accountId: z.string().regex(/^\d{12}$/, { message: 'must be a 12-digit AWS account id' }) }).strict(),
+    cluster: z
+      .object({
+        name: z.string().min(1),
+        region: z.string().min(1),
+        accountId: z.string().regex(/^\d{12}$/, { message: 'must be a 12-digit AWS account id' }),
+      })
+      .strict(),
     settings: SettingsSchema.partial().optional(),
     instances: z.array(InstanceSchema).default([]),
     nodes: z.array(NodeSchema).default([]),

@@ -82,12 +82,28 @@ const WaitSchema = z
     ...transition,
   })
   .strict()
-  .refine((s) => (s.Seconds === undefined) !== (s.Timestamp === undefined), 'a JSONata Wait needs exactly one of Seconds and Timestamp');
+  .refine(
+    (s) => (s.Seconds === undefined) !== (s.Timestamp === undefined),
+    'a JSONata Wait needs exactly one of Seconds and Timestamp',
+  );
 
-const SucceedSchema = z.object({ Type: z.literal('Succeed'), Comment: z.string().optional(), QueryLanguage: z.literal('JSONata').optional(), Output: Template.optional() }).strict();
+const SucceedSchema = z
+  .object({
+    Type: z.literal('Succeed'),
+    Comment: z.string().optional(),
+    QueryLanguage: z.literal('JSONata').optional(),
+    Output: Template.optional(),
+  })
+  .strict();
 
 const FailSchema = z
-  .object({ Type: z.literal('Fail'), Comment: z.string().optional(), QueryLanguage: z.literal('JSONata').optional(), Error: z.string().optional(), Cause: z.string().optional() })
+  .object({
+    Type: z.literal('Fail'),
+    Comment: z.string().optional(),
+    QueryLanguage: z.literal('JSONata').optional(),
+    Error: z.string().optional(),
+    Cause: z.string().optional(),
+  })
   .strict();
 
 export const StateSchema = z.union([TaskSchema, PassSchema, ChoiceSchema, WaitSchema, SucceedSchema, FailSchema]);
@@ -119,7 +135,8 @@ export interface Definition {
   readonly timeoutSeconds?: number;
 }
 
-const issuesOf = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || '(state)'}: ${i.message}`).join('; ');
+const issuesOf = (error: z.ZodError): string =>
+  error.issues.map((i) => `${i.path.join('.') || '(state)'}: ${i.message}`).join('; ');
 
 /** Reads a definition, refusing what the interpreter does not run and transitions to unknown states. */
 export function parseDefinition(definition: unknown): Definition {
@@ -129,14 +146,19 @@ export function parseDefinition(definition: unknown): Definition {
   for (const [name, raw] of Object.entries(parsed.data.States)) {
     const type = typeof raw === 'object' && raw !== null && 'Type' in raw ? String(raw.Type) : '(none)';
     if (!['Task', 'Pass', 'Choice', 'Wait', 'Succeed', 'Fail'].includes(type)) {
-      throw new Error(`reading state ${JSON.stringify(name)}: ${type} states are not emulated (Task, Pass, Choice, Wait, Succeed, Fail are)`);
+      throw new Error(
+        `reading state ${JSON.stringify(name)}: ${type} states are not emulated (Task, Pass, Choice, Wait, Succeed, Fail are)`,
+      );
     }
     const state = StateSchema.safeParse(raw);
     if (!state.success) throw new Error(`reading state ${JSON.stringify(name)}: ${issuesOf(state.error)}`);
     states.set(name, state.data);
   }
   const known = (target: string | undefined, from: string) => {
-    if (target !== undefined && !states.has(target)) throw new Error(`reading state ${JSON.stringify(from)}: it goes to ${JSON.stringify(target)}, which does not exist`);
+    if (target !== undefined && !states.has(target))
+      throw new Error(
+        `reading state ${JSON.stringify(from)}: it goes to ${JSON.stringify(target)}, which does not exist`,
+      );
   };
   known(parsed.data.StartAt, '(StartAt)');
   for (const [name, state] of states) {
@@ -146,7 +168,8 @@ export function parseDefinition(definition: unknown): Definition {
       continue;
     }
     if (state.Type === 'Succeed' || state.Type === 'Fail') continue;
-    if ((state.Next === undefined) === (state.End === undefined)) throw new Error(`reading state ${JSON.stringify(name)}: it needs exactly one of Next and End`);
+    if ((state.Next === undefined) === (state.End === undefined))
+      throw new Error(`reading state ${JSON.stringify(name)}: it needs exactly one of Next and End`);
     known(state.Next, name);
     if (state.Type === 'Task') state.Catch?.forEach((c) => known(c.Next, name));
   }

@@ -29,7 +29,8 @@ export const STATES_ERRORS = {
  * So States.Runtime is never handled, and States.DataLimitExceeded only by its own name.
  */
 export const isUncatchable = (error: string): boolean => error === STATES_ERRORS.runtime;
-const beyondWildcards = (error: string): boolean => error === STATES_ERRORS.runtime || error === STATES_ERRORS.dataLimitExceeded;
+const beyondWildcards = (error: string): boolean =>
+  error === STATES_ERRORS.runtime || error === STATES_ERRORS.dataLimitExceeded;
 
 /**
  * Whether a retrier's or catcher's ErrorEquals covers an error: by name; States.ALL for any error

@@ -11,7 +11,15 @@
 // catcher's Output defaults to the error output; every state's input and output, a task's result
 // and its arguments are held to the 256 KiB payload limit (States.DataLimitExceeded).
 import type { VirtualClock } from '../../model/clock.js';
-import { parseDefinition, type ChoiceState, type Definition, type FailState, type State, type TaskState, type WaitState } from './asl.js';
+import {
+  parseDefinition,
+  type ChoiceState,
+  type Definition,
+  type FailState,
+  type State,
+  type TaskState,
+  type WaitState,
+} from './asl.js';
 import { errorMatches, STATES_ERRORS, StatesError } from './errors.js';
 import { evaluateTemplate, type EvaluationScope } from './jsonata.js';
 
@@ -71,7 +79,11 @@ export interface LambdaInvokeArguments {
 }
 
 export interface PutEventsResult {
-  readonly Entries: readonly { readonly EventId?: string; readonly ErrorCode?: string; readonly ErrorMessage?: string }[];
+  readonly Entries: readonly {
+    readonly EventId?: string;
+    readonly ErrorCode?: string;
+    readonly ErrorMessage?: string;
+  }[];
   readonly FailedEntryCount: number;
 }
 
@@ -84,7 +96,10 @@ export interface TaskHandlers {
   /** `arn:aws:states:::lambda:invoke` (and a plain function ARN): returns the function's response payload. */
   readonly lambdaInvoke?: (args: LambdaInvokeArguments, ctx: TaskContext) => Promise<unknown>;
   /** `arn:aws:states:::aws-sdk:<service>:<action>`: returns the API's response. */
-  readonly awsSdk?: (call: { readonly service: string; readonly action: string; readonly parameters: unknown }, ctx: TaskContext) => Promise<unknown>;
+  readonly awsSdk?: (
+    call: { readonly service: string; readonly action: string; readonly parameters: unknown },
+    ctx: TaskContext,
+  ) => Promise<unknown>;
   /** `arn:aws:states:::events:putEvents`: a result with failed entries fails the task (EventBridge.FailedEntry). */
   readonly putEvents?: (args: unknown, ctx: TaskContext) => Promise<PutEventsResult>;
 }
@@ -117,16 +132,21 @@ export function integrationOf(resource: string): Integration | undefined {
   if (optimized === 'events:putEvents') return { kind: 'put-events' };
   const sdk = /^aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)$/.exec(optimized ?? '');
   if (sdk?.[1] && sdk[2]) return { kind: 'aws-sdk', service: sdk[1], action: sdk[2] };
-  if (/^arn:aws[\w-]*:lambda:[^:]+:\d{12}:function:[^:]+(:[^:]+)?$/.test(resource)) return { kind: 'lambda-arn', functionArn: resource };
+  if (/^arn:aws[\w-]*:lambda:[^:]+:\d{12}:function:[^:]+(:[^:]+)?$/.test(resource))
+    return { kind: 'lambda-arn', functionArn: resource };
   return undefined;
 }
 
-const byteLength = (value: unknown): number => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
+const byteLength = (value: unknown): number =>
+  value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 function checkSize(value: unknown, what: string): void {
   const size = byteLength(value);
   if (size > PAYLOAD_LIMIT_BYTES) {
-    throw new StatesError(STATES_ERRORS.dataLimitExceeded, `The ${what} with a size of ${size} bytes exceeds the maximum number of bytes service limit (${PAYLOAD_LIMIT_BYTES}).`);
+    throw new StatesError(
+      STATES_ERRORS.dataLimitExceeded,
+      `The ${what} with a size of ${size} bytes exceeds the maximum number of bytes service limit (${PAYLOAD_LIMIT_BYTES}).`,
+    );
   }
 }
 
@@ -176,7 +196,8 @@ export class Execution {
   constructor(private readonly options: StartOptions) {
     this.definition = isDefinition(options.definition) ? options.definition : parseDefinition(options.definition);
     for (const [name, state] of this.definition.states) {
-      if (state.Type === 'Task' && !integrationOf(state.Resource)) throw new Error(`state ${JSON.stringify(name)}: the resource ${state.Resource} is not emulated`);
+      if (state.Type === 'Task' && !integrationOf(state.Resource))
+        throw new Error(`state ${JSON.stringify(name)}: the resource ${state.Resource} is not emulated`);
     }
     this.startDate = options.clock.now();
     const machine = options.stateMachineArn ?? 'arn:aws:states:us-east-1:123456789012:stateMachine:sandbox';
@@ -273,13 +294,25 @@ export class Execution {
   }
 
   private scope(states: Record<string, unknown>): EvaluationScope {
-    return { variables: this.variables, states, now: () => this.options.clock.now(), random: this.options.random ?? Math.random };
+    return {
+      variables: this.variables,
+      states,
+      now: () => this.options.clock.now(),
+      random: this.options.random ?? Math.random,
+    };
   }
 
   private contextObject(stateName: string, enteredTime: number, retryCount: number): Record<string, unknown> {
     const machineArn = this.options.stateMachineArn ?? 'arn:aws:states:us-east-1:123456789012:stateMachine:sandbox';
     return {
-      Execution: { Id: this.arn, Input: this.options.input ?? {}, Name: this.name, RoleArn: this.options.roleArn, StartTime: iso(this.startDate), RedriveCount: 0 },
+      Execution: {
+        Id: this.arn,
+        Input: this.options.input ?? {},
+        Name: this.name,
+        RoleArn: this.options.roleArn,
+        StartTime: iso(this.startDate),
+        RedriveCount: 0,
+      },
       State: { EnteredTime: iso(enteredTime), Name: stateName, RetryCount: retryCount },
       StateMachine: { Id: machineArn, Name: machineArn.split(':').at(-1) },
     };
@@ -301,7 +334,11 @@ export class Execution {
     const timeout = this.definition.timeoutSeconds;
     if (timeout !== undefined) {
       this.timer(this.startDate + timeout * 1000, () => {
-        this.stopWith?.({ status: 'TIMED_OUT', error: STATES_ERRORS.timeout, cause: `The execution timed out after ${timeout} seconds.` });
+        this.stopWith?.({
+          status: 'TIMED_OUT',
+          error: STATES_ERRORS.timeout,
+          cause: `The execution timed out after ${timeout} seconds.`,
+        });
       });
     }
     this.record({ type: 'ExecutionStarted', input: this.options.input ?? {} });
@@ -322,7 +359,12 @@ export class Execution {
     this.statusValue = result.status;
     this.executionAbort.abort();
     this.timers.clear();
-    const type = { SUCCEEDED: 'ExecutionSucceeded', FAILED: 'ExecutionFailed', TIMED_OUT: 'ExecutionTimedOut', ABORTED: 'ExecutionAborted' }[result.status];
+    const type = {
+      SUCCEEDED: 'ExecutionSucceeded',
+      FAILED: 'ExecutionFailed',
+      TIMED_OUT: 'ExecutionTimedOut',
+      ABORTED: 'ExecutionAborted',
+    }[result.status];
     this.record({ type, output: result.output, error: result.error, cause: result.cause });
     this.busy = 0;
     this.idleWaiters.splice(0).forEach((resolve) => resolve());
@@ -359,7 +401,9 @@ export class Execution {
       case 'Wait':
         return this.runWait(name, state, input, enteredTime);
       case 'Succeed':
-        return this.outputOf(state.Output, { input, context: this.contextObject(name, enteredTime, 0) }, input).then((output) => ({ output }));
+        return this.outputOf(state.Output, { input, context: this.contextObject(name, enteredTime, 0) }, input).then(
+          (output) => ({ output }),
+        );
       case 'Fail':
         return this.runFail(name, state, input, enteredTime);
       default: {
@@ -369,7 +413,12 @@ export class Execution {
     }
   }
 
-  private outputOf(template: unknown, states: Record<string, unknown>, fallback: unknown, field = 'Output'): Promise<unknown> {
+  private outputOf(
+    template: unknown,
+    states: Record<string, unknown>,
+    fallback: unknown,
+    field = 'Output',
+  ): Promise<unknown> {
     return template === undefined ? Promise.resolve(fallback) : evaluateTemplate(template, field, this.scope(states));
   }
 
@@ -395,13 +444,20 @@ export class Execution {
   private async runChoice(name: string, state: ChoiceState, input: unknown, enteredTime: number): Promise<Step> {
     const context = this.contextObject(name, enteredTime, 0);
     for (const [index, rule] of state.Choices.entries()) {
-      const value = typeof rule.Condition === 'boolean' ? rule.Condition : await evaluateTemplate(rule.Condition, `Choices[${index}]/Condition`, this.scope({ input, context }));
+      const value =
+        typeof rule.Condition === 'boolean'
+          ? rule.Condition
+          : await evaluateTemplate(rule.Condition, `Choices[${index}]/Condition`, this.scope({ input, context }));
       if (typeof value !== 'boolean') {
-        throw new StatesError(STATES_ERRORS.queryEvaluation, `The Condition of Choices[${index}] in state '${name}' returned ${JSON.stringify(value)}, not a boolean.`);
+        throw new StatesError(
+          STATES_ERRORS.queryEvaluation,
+          `The Condition of Choices[${index}] in state '${name}' returned ${JSON.stringify(value)}, not a boolean.`,
+        );
       }
       if (value) return this.finishState(rule, { input }, context, input, rule.Next);
     }
-    if (state.Default === undefined) throw new StatesError(STATES_ERRORS.noChoiceMatched, `No Matches! (state '${name}')`);
+    if (state.Default === undefined)
+      throw new StatesError(STATES_ERRORS.noChoiceMatched, `No Matches! (state '${name}')`);
     return this.finishState(state, { input }, context, input, state.Default);
   }
 
@@ -412,13 +468,21 @@ export class Execution {
     if (state.Seconds !== undefined) {
       const seconds = await evaluateTemplate(state.Seconds, 'Seconds', scope);
       if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > 99_999_999) {
-        throw new StatesError(STATES_ERRORS.queryEvaluation, `The Seconds of state '${name}' must be a whole number from 0 to 99999999, got ${JSON.stringify(seconds)}.`);
+        throw new StatesError(
+          STATES_ERRORS.queryEvaluation,
+          `The Seconds of state '${name}' must be a whole number from 0 to 99999999, got ${JSON.stringify(seconds)}.`,
+        );
       }
       until = enteredTime + seconds * 1000;
     } else {
       const timestamp = await evaluateTemplate(state.Timestamp, 'Timestamp', scope);
-      const at = typeof timestamp === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
-      if (Number.isNaN(at)) throw new StatesError(STATES_ERRORS.queryEvaluation, `The Timestamp of state '${name}' is not an ISO 8601 time: ${JSON.stringify(timestamp)}.`);
+      const at =
+        typeof timestamp === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+      if (Number.isNaN(at))
+        throw new StatesError(
+          STATES_ERRORS.queryEvaluation,
+          `The Timestamp of state '${name}' is not an ISO 8601 time: ${JSON.stringify(timestamp)}.`,
+        );
       until = at;
     }
     await this.sleepUntil(until);
@@ -427,8 +491,12 @@ export class Execution {
 
   private async runFail(name: string, state: FailState, input: unknown, enteredTime: number): Promise<Step> {
     const scope = this.scope({ input, context: this.contextObject(name, enteredTime, 0) });
-    const text = async (value: string | undefined, field: string) => (value === undefined ? undefined : String(await evaluateTemplate(value, field, scope)));
-    return { output: input, fail: { error: await text(state.Error, 'Error'), cause: await text(state.Cause, 'Cause') } };
+    const text = async (value: string | undefined, field: string) =>
+      value === undefined ? undefined : String(await evaluateTemplate(value, field, scope));
+    return {
+      output: input,
+      fail: { error: await text(state.Error, 'Error'), cause: await text(state.Cause, 'Cause') },
+    };
   }
 
   private async runTask(name: string, state: TaskState, input: unknown, enteredTime: number): Promise<Step> {
@@ -436,7 +504,10 @@ export class Execution {
     for (let attempt = 0; ; attempt++) {
       const context = this.contextObject(name, enteredTime, attempt);
       try {
-        const args = state.Arguments === undefined ? input : await evaluateTemplate(state.Arguments, 'Arguments', this.scope({ input, context }));
+        const args =
+          state.Arguments === undefined
+            ? input
+            : await evaluateTemplate(state.Arguments, 'Arguments', this.scope({ input, context }));
         checkSize(args, `arguments of state '${name}'`);
         this.record({ type: 'TaskScheduled', stateName: name, resource: state.Resource, parameters: args });
         const result = await this.invoke(name, state, args, attempt, context);
@@ -473,10 +544,19 @@ export class Execution {
   }
 
   /** Calls the integration, bounded by the state's TimeoutSeconds on the clock. */
-  private async invoke(name: string, state: TaskState, args: unknown, attempt: number, context: Record<string, unknown>): Promise<unknown> {
+  private async invoke(
+    name: string,
+    state: TaskState,
+    args: unknown,
+    attempt: number,
+    context: Record<string, unknown>,
+  ): Promise<unknown> {
     const integration = integrationOf(state.Resource);
     if (!integration) throw new StatesError(STATES_ERRORS.runtime, `resource ${state.Resource} is not emulated`);
-    const timeoutSeconds = state.TimeoutSeconds === undefined ? undefined : Number(await evaluateTemplate(state.TimeoutSeconds, 'TimeoutSeconds', this.scope({ context })));
+    const timeoutSeconds =
+      state.TimeoutSeconds === undefined
+        ? undefined
+        : Number(await evaluateTemplate(state.TimeoutSeconds, 'TimeoutSeconds', this.scope({ context })));
     const abort = new AbortController();
     // The handler holds a unit of real-time work while it runs (not while it sleeps on the clock).
     let handlerHolds = true;
@@ -534,7 +614,10 @@ export class Execution {
           timeoutSeconds === undefined
             ? undefined
             : this.timer(this.options.clock.now() + timeoutSeconds * 1000, () => {
-                outcome = { ok: false, error: new StatesError(STATES_ERRORS.timeout, `Task timed out after ${timeoutSeconds} seconds.`) };
+                outcome = {
+                  ok: false,
+                  error: new StatesError(STATES_ERRORS.timeout, `Task timed out after ${timeoutSeconds} seconds.`),
+                };
                 wake({ ok: true });
               });
         return cancel;
@@ -547,19 +630,32 @@ export class Execution {
     if (!outcome) throw new StatesError(STATES_ERRORS.runtime, `task ${name} ended without an outcome`);
     if (outcome.ok) return outcome.value;
     const type = outcome.error.error === STATES_ERRORS.timeout ? 'TaskTimedOut' : 'TaskFailed';
-    this.record({ type, stateName: name, resource: state.Resource, error: outcome.error.error, cause: outcome.error.cause });
+    this.record({
+      type,
+      stateName: name,
+      resource: state.Resource,
+      error: outcome.error.error,
+      cause: outcome.error.cause,
+    });
     throw outcome.error;
   }
 
   private async callIntegration(integration: Integration, args: unknown, ctx: TaskContext): Promise<unknown> {
     const { tasks } = this.options;
-    const missing = (what: string) => new StatesError(STATES_ERRORS.runtime, `no handler for ${what} was given to the interpreter`);
+    const missing = (what: string) =>
+      new StatesError(STATES_ERRORS.runtime, `no handler for ${what} was given to the interpreter`);
     switch (integration.kind) {
       case 'lambda': {
         if (!tasks.lambdaInvoke) throw missing('lambda:invoke');
         const payload = await tasks.lambdaInvoke(args as LambdaInvokeArguments, ctx);
         // The optimized integration wraps the function's answer.
-        return { ExecutedVersion: '$LATEST', Payload: payload, SdkHttpMetadata: { HttpStatusCode: 200 }, SdkResponseMetadata: {}, StatusCode: 200 };
+        return {
+          ExecutedVersion: '$LATEST',
+          Payload: payload,
+          SdkHttpMetadata: { HttpStatusCode: 200 },
+          SdkResponseMetadata: {},
+          StatusCode: 200,
+        };
       }
       case 'lambda-arn': {
         if (!tasks.lambdaInvoke) throw missing('Lambda functions');
@@ -596,7 +692,11 @@ export function startExecution(options: StartOptions): Execution {
  * Drives one execution to its end on its own: whenever it waits only for the clock, moves the
  * clock to its next timer. For tests and standalone use; in the sandbox the world moves the clock.
  */
-export async function runToCompletion(execution: Execution, clock: VirtualClock, options: { readonly maxSteps?: number } = {}): Promise<ExecutionResult> {
+export async function runToCompletion(
+  execution: Execution,
+  clock: VirtualClock,
+  options: { readonly maxSteps?: number } = {},
+): Promise<ExecutionResult> {
   const maxSteps = options.maxSteps ?? 100_000;
   for (let step = 0; step < maxSteps && execution.status === 'RUNNING'; step++) {
     await execution.idle();

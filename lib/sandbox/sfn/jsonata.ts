@@ -27,7 +27,10 @@ function compile(expression: string, field: string): jsonata.Expression {
     compiled.set(expression, parsed);
     return parsed;
   } catch (error) {
-    throw new StatesError(STATES_ERRORS.queryEvaluation, `The JSONata expression '${expression}' specified for the field '${field}' could not be parsed: ${describe(error)}`);
+    throw new StatesError(
+      STATES_ERRORS.queryEvaluation,
+      `The JSONata expression '${expression}' specified for the field '${field}' could not be parsed: ${describe(error)}`,
+    );
   }
 }
 
@@ -55,10 +58,18 @@ function stepFunctionsFunctions(scope: EvaluationScope): Record<string, unknown>
       return out;
     },
     hash: (data: unknown, algorithm: string) => {
-      const names: Record<string, string> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+      const names: Record<string, string> = {
+        MD5: 'md5',
+        'SHA-1': 'sha1',
+        'SHA-256': 'sha256',
+        'SHA-384': 'sha384',
+        'SHA-512': 'sha512',
+      };
       const name = names[algorithm];
       if (!name) throw new Error(`$hash: unsupported algorithm ${algorithm}`);
-      return createHash(name).update(typeof data === 'string' ? data : JSON.stringify(data)).digest('hex');
+      return createHash(name)
+        .update(typeof data === 'string' ? data : JSON.stringify(data))
+        .digest('hex');
     },
     random: () => scope.random(),
     uuid: () => randomUUID(),
@@ -67,18 +78,29 @@ function stepFunctionsFunctions(scope: EvaluationScope): Record<string, unknown>
 }
 
 /** Plain JSON: JSONata marks its sequences with extra properties, which no state should see. */
-const plain = (value: unknown): unknown => (value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown));
+const plain = (value: unknown): unknown =>
+  value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 
 async function evaluateExpression(expression: string, field: string, scope: EvaluationScope): Promise<unknown> {
   const compiledExpression = compile(expression.trim(), field);
   let result: unknown;
   try {
-    result = await compiledExpression.evaluate(undefined, { ...stepFunctionsFunctions(scope), ...scope.variables, states: scope.states });
+    result = await compiledExpression.evaluate(undefined, {
+      ...stepFunctionsFunctions(scope),
+      ...scope.variables,
+      states: scope.states,
+    });
   } catch (error) {
-    throw new StatesError(STATES_ERRORS.queryEvaluation, `An error occurred while evaluating the expression '${expression.trim()}' specified for the field '${field}': ${describe(error)}`);
+    throw new StatesError(
+      STATES_ERRORS.queryEvaluation,
+      `An error occurred while evaluating the expression '${expression.trim()}' specified for the field '${field}': ${describe(error)}`,
+    );
   }
   if (result === undefined) {
-    throw new StatesError(STATES_ERRORS.queryEvaluation, `The JSONata expression '${expression.trim()}' specified for the field '${field}' returned nothing (undefined).`);
+    throw new StatesError(
+      STATES_ERRORS.queryEvaluation,
+      `The JSONata expression '${expression.trim()}' specified for the field '${field}' returned nothing (undefined).`,
+    );
   }
   return plain(result);
 }
@@ -99,7 +121,8 @@ export async function evaluateTemplate(template: unknown, field: string, scope: 
   }
   if (typeof template === 'object' && template !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(template)) out[key] = await evaluateTemplate(value, `${field}/${key}`, scope);
+    for (const [key, value] of Object.entries(template))
+      out[key] = await evaluateTemplate(value, `${field}/${key}`, scope);
     return out;
   }
   return template;

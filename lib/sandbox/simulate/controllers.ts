@@ -24,10 +24,20 @@ export class WorkloadControllers {
   constructor(private readonly store: KubeStore) {
     for (const pod of store.listPods()) {
       const owner = controllerOf(pod);
-      if ((owner?.kind !== 'ReplicaSet' && owner?.kind !== 'StatefulSet') || isTerminal(pod) || pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) continue;
+      if (
+        (owner?.kind !== 'ReplicaSet' && owner?.kind !== 'StatefulSet') ||
+        isTerminal(pod) ||
+        pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined
+      )
+        continue;
       const known = this.workloads.get(owner.uid);
       if (known) (known.names as string[]).push(pod.metadata.name ?? '');
-      else this.workloads.set(owner.uid, { kind: owner.kind, template: structuredClone(pod), names: [pod.metadata.name ?? ''] });
+      else
+        this.workloads.set(owner.uid, {
+          kind: owner.kind,
+          template: structuredClone(pod),
+          names: [pod.metadata.name ?? ''],
+        });
     }
   }
 
@@ -54,7 +64,11 @@ export class WorkloadControllers {
         for (let i = active; i < workload.names.length; i++) {
           const node = place();
           if (node === undefined) return;
-          this.create(workload.template, `${controllerOf(workload.template)?.name ?? 'pod'}-r${String(++this.created).padStart(4, '0')}`, node);
+          this.create(
+            workload.template,
+            `${controllerOf(workload.template)?.name ?? 'pod'}-r${String(++this.created).padStart(4, '0')}`,
+            node,
+          );
         }
       } else {
         const present = new Set(current.map((p) => p.metadata.name));
@@ -70,7 +84,8 @@ export class WorkloadControllers {
 
   private candidateNodes(pods: readonly PodObject[]): { name: string; pods: number }[] {
     const counts = new Map<string, number>();
-    for (const pod of pods) if (pod.spec?.nodeName) counts.set(pod.spec.nodeName, (counts.get(pod.spec.nodeName) ?? 0) + 1);
+    for (const pod of pods)
+      if (pod.spec?.nodeName) counts.set(pod.spec.nodeName, (counts.get(pod.spec.nodeName) ?? 0) + 1);
     const usable = (node: NodeObject) =>
       node.spec?.unschedulable !== true &&
       !(node.spec?.taints ?? []).some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute') &&
@@ -83,7 +98,14 @@ export class WorkloadControllers {
   }
 
   private create(template: PodObject, name: string, node: string): void {
-    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = template.metadata;
+    const {
+      uid: _uid,
+      resourceVersion: _rv,
+      creationTimestamp: _ct,
+      deletionTimestamp: _dt,
+      deletionGracePeriodSeconds: _dg,
+      ...metadata
+    } = template.metadata;
     const startTime = new Date(this.store.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     this.store.seed<PodObject>({
       ...template,
@@ -93,7 +115,11 @@ export class WorkloadControllers {
         ...template.status,
         phase: 'Running',
         startTime,
-        conditions: (template.status?.conditions ?? []).map((c) => ({ ...c, status: 'True', lastTransitionTime: startTime })),
+        conditions: (template.status?.conditions ?? []).map((c) => ({
+          ...c,
+          status: 'True',
+          lastTransitionTime: startTime,
+        })),
       },
     });
   }

@@ -14,10 +14,19 @@ export interface Denial {
   readonly by: string;
 }
 
-export function denialsOf(world: { readonly aws: AwsEmulator; readonly kube: KubeEmulator; readonly serviceDenials: readonly Denial[] }): Denial[] {
-  const aws = world.aws.requestLog.filter({ denied: true }).map(
-    (e): Denial => ({ at: e.at, api: 'aws', call: `${e.service}:${e.operation}`, by: e.principal ?? e.accessKeyId ?? '(unsigned)' }),
-  );
+export function denialsOf(world: {
+  readonly aws: AwsEmulator;
+  readonly kube: KubeEmulator;
+  readonly serviceDenials: readonly Denial[];
+}): Denial[] {
+  const aws = world.aws.requestLog
+    .filter({ denied: true })
+    .map((e): Denial => ({
+      at: e.at,
+      api: 'aws',
+      call: `${e.service}:${e.operation}`,
+      by: e.principal ?? e.accessKeyId ?? '(unsigned)',
+    }));
   // 401: the caller's role has no access entry (or its token is bad); 403: RBAC refused it.
   const kube = world.kube.requestLog.entries
     .filter((e) => e.status === 401 || e.status === 403)

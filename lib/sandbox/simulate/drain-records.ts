@@ -38,10 +38,14 @@ export interface DrainRecord {
   readonly execution: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const WAITING = new Set(['pending', 'waiting']);
 
-function lastStepOutput(history: readonly { readonly type: string; readonly output?: unknown }[]): { steps: number; last?: DrainStepOutput } {
+function lastStepOutput(history: readonly { readonly type: string; readonly output?: unknown }[]): {
+  steps: number;
+  last?: DrainStepOutput;
+} {
   let steps = 0;
   let last: DrainStepOutput | undefined;
   for (const event of history) {
@@ -56,12 +60,18 @@ function lastStepOutput(history: readonly { readonly type: string; readonly outp
 
 function lifecycleOf(value: unknown): LifecycleOutcome | undefined {
   if (!isRecord(value) || typeof value.group !== 'string' || typeof value.hook !== 'string') return undefined;
-  return { group: value.group, hook: value.hook, completed: value.completed === true, ...(typeof value.completeWith === 'string' ? { completeWith: value.completeWith } : {}) };
+  return {
+    group: value.group,
+    hook: value.hook,
+    completed: value.completed === true,
+    ...(typeof value.completeWith === 'string' ? { completeWith: value.completeWith } : {}),
+  };
 }
 
 function errorOf(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (isRecord(value)) return [value.Error, value.Cause].filter((part) => typeof part === 'string').join(': ') || JSON.stringify(value);
+  if (isRecord(value))
+    return [value.Error, value.Cause].filter((part) => typeof part === 'string').join(': ') || JSON.stringify(value);
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
@@ -72,10 +82,15 @@ export function drainRecords(sandbox: Sandbox): DrainRecord[] {
     const { steps, last } = lastStepOutput(execution.history);
     const outcomeEvent = published.find((e) => e.detail.execution === record.arn);
     const outcome = typeof outcomeEvent?.detail.outcome === 'string' ? outcomeEvent.detail.outcome : undefined;
-    const status = outcome === 'done' ? 'drained' : (outcome ?? (execution.status === 'RUNNING' ? 'running' : 'failed'));
+    const status =
+      outcome === 'done' ? 'drained' : (outcome ?? (execution.status === 'RUNNING' ? 'running' : 'failed'));
     const summary = last?.summary;
     const lifecycle = lifecycleOf(outcomeEvent?.detail.lifecycle);
-    const error = errorOf(outcomeEvent?.detail.error) ?? (result && result.status !== 'SUCCEEDED' && !outcomeEvent ? [result.error, result.cause].filter(Boolean).join(': ') : undefined);
+    const error =
+      errorOf(outcomeEvent?.detail.error) ??
+      (result && result.status !== 'SUCCEEDED' && !outcomeEvent
+        ? [result.error, result.cause].filter(Boolean).join(': ')
+        : undefined);
     return {
       node: typeof input.node === 'string' ? input.node : '',
       ...(typeof input.instanceId === 'string' ? { instanceId: input.instanceId } : {}),
@@ -87,8 +102,12 @@ export function drainRecords(sandbox: Sandbox): DrainRecord[] {
       terminating: summary?.terminating ?? 0,
       left: summary?.left ?? 0,
       leftByReason: summary?.leftByReason ?? {},
-      blocked: (summary?.examples ?? []).filter((e) => !WAITING.has(e.reason)).map((e) => `${e.pod}: ${e.reason}${e.pdb ? ` (${e.pdb})` : ''}`),
-      graceShortened: (summary?.graceShortened.examples ?? []).map((e) => `${e.pod} ${e.podSeconds !== undefined ? `${e.podSeconds}s` : ''}→${e.seconds}s`),
+      blocked: (summary?.examples ?? [])
+        .filter((e) => !WAITING.has(e.reason))
+        .map((e) => `${e.pod}: ${e.reason}${e.pdb ? ` (${e.pdb})` : ''}`),
+      graceShortened: (summary?.graceShortened.examples ?? []).map(
+        (e) => `${e.pod} ${e.podSeconds !== undefined ? `${e.podSeconds}s` : ''}→${e.seconds}s`,
+      ),
       ...(lifecycle ? { lifecycle } : {}),
       ...(error ? { error } : {}),
       execution: record.name,

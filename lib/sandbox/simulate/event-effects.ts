@@ -23,7 +23,8 @@ import { SPOT_NOTICE_MS } from '../../model/spot-notice.js';
 import { signalKindOf } from '../../signals/index.js';
 import type { Sandbox } from './world.js';
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function instanceIdFromArn(arn: unknown): string | undefined {
@@ -44,7 +45,14 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
   const later = (id: string, at: number, what: 'terminate' | 'stop') => {
     const apply = () => {
       const current = record(id)?.state;
-      if (current === undefined || current === 'shutting-down' || current === 'terminated' || current === 'stopping' || current === 'stopped') return;
+      if (
+        current === undefined ||
+        current === 'shutting-down' ||
+        current === 'terminated' ||
+        current === 'stopping' ||
+        current === 'stopped'
+      )
+        return;
       if (what === 'terminate') state.terminateInstance(id);
       else stopInstance(sandbox, id);
     };
@@ -100,12 +108,15 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     case 'asg-terminate-successful': {
       const id = text(detail.EC2InstanceId);
       const current = record(id)?.state;
-      if (id !== undefined && current !== undefined && current !== 'terminated') state.setInstanceState(id, 'terminated');
+      if (id !== undefined && current !== undefined && current !== 'terminated')
+        state.setInstanceState(id, 'terminated');
       return;
     }
     case 'decommission-tag': {
       const id = Array.isArray(event.resources) ? instanceIdFromArn(event.resources[0]) : undefined;
-      const changed = Array.isArray(detail['changed-tag-keys']) ? detail['changed-tag-keys'].filter((k): k is string => typeof k === 'string') : [];
+      const changed = Array.isArray(detail['changed-tag-keys'])
+        ? detail['changed-tag-keys'].filter((k): k is string => typeof k === 'string')
+        : [];
       const tags = isRecord(detail.tags) ? detail.tags : {};
       if (id === undefined || record(id) === undefined) return;
       const set = new Map<string, string>();

@@ -13,7 +13,8 @@ export interface ExpectationResult {
   readonly failures: readonly string[];
 }
 
-const isDaemonSetPod = (pod: PodObject) => pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;
+const isDaemonSetPod = (pod: PodObject) =>
+  pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;
 const isMirrorPod = (pod: PodObject) => pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined;
 const isCompleted = (pod: PodObject) => isFinished({ phase: pod.status?.phase });
 
@@ -22,7 +23,12 @@ function podsLeft(sandbox: Sandbox, node: string): PodObject[] {
   return sandbox.kube.store.listPods({ node }).filter((p) => !isDaemonSetPod(p) && !isMirrorPod(p) && !isCompleted(p));
 }
 
-const sortedJson = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+const sortedJson = (value: unknown) =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
 
 function touchedBy(sandbox: Sandbox, name: string): string[] {
   const seeded = sandbox.seededNodes.get(name);
@@ -31,9 +37,12 @@ function touchedBy(sandbox: Sandbox, name: string): string[] {
   if (!seeded || !now) return ['node missing'];
   if ((seeded.spec?.unschedulable ?? false) !== (now.spec?.unschedulable ?? false)) changes.push('spec.unschedulable');
   if (sortedJson(seeded.metadata.labels ?? {}) !== sortedJson(now.metadata.labels ?? {})) changes.push('labels');
-  if (sortedJson(seeded.metadata.annotations ?? {}) !== sortedJson(now.metadata.annotations ?? {})) changes.push('annotations');
+  if (sortedJson(seeded.metadata.annotations ?? {}) !== sortedJson(now.metadata.annotations ?? {}))
+    changes.push('annotations');
   if (sortedJson(seeded.spec?.taints ?? []) !== sortedJson(now.spec?.taints ?? [])) changes.push('taints');
-  const podsOfNode = new Set(sandbox.scenario.pods.filter((p) => p.node === name).map((p) => `${p.namespace}/${p.name}`));
+  const podsOfNode = new Set(
+    sandbox.scenario.pods.filter((p) => p.node === name).map((p) => `${p.namespace}/${p.name}`),
+  );
   const removed = sandbox.kube.requestLog
     .filter({ resource: 'pods' })
     .filter((e) => (e.subresource === 'eviction' || e.verb === 'delete') && podsOfNode.has(`${e.namespace}/${e.name}`));
@@ -52,12 +61,20 @@ function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): strin
       case 'present':
         return node ? [] : fail('expected present, but the Node does not exist');
       case 'cordoned':
-        return !node ? fail('expected cordoned, but the Node does not exist') : unschedulable ? [] : fail('expected cordoned, but spec.unschedulable is not true');
+        return !node
+          ? fail('expected cordoned, but the Node does not exist')
+          : unschedulable
+            ? []
+            : fail('expected cordoned, but spec.unschedulable is not true');
       case 'drained': {
         if (!node) return fail('expected drained, but the Node does not exist');
         if (!unschedulable) return fail('expected drained, but the Node is not cordoned');
         const left = podsLeft(sandbox, name);
-        return left.length === 0 ? [] : fail(`expected drained, but ${left.length} pod(s) are left: ${left.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`).join(', ')}`);
+        return left.length === 0
+          ? []
+          : fail(
+              `expected drained, but ${left.length} pod(s) are left: ${left.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`).join(', ')}`,
+            );
       }
       case 'untouched': {
         if (!node) return fail('expected untouched, but the Node does not exist');
@@ -67,8 +84,10 @@ function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): strin
     }
   }
   const problems: string[] = [];
-  if (want.exists !== undefined && want.exists !== (node !== undefined)) problems.push(`exists: expected ${String(want.exists)}, got ${String(node !== undefined)}`);
-  if (want.unschedulable !== undefined && want.unschedulable !== unschedulable) problems.push(`unschedulable: expected ${String(want.unschedulable)}, got ${String(unschedulable)}`);
+  if (want.exists !== undefined && want.exists !== (node !== undefined))
+    problems.push(`exists: expected ${String(want.exists)}, got ${String(node !== undefined)}`);
+  if (want.unschedulable !== undefined && want.unschedulable !== unschedulable)
+    problems.push(`unschedulable: expected ${String(want.unschedulable)}, got ${String(unschedulable)}`);
   if (want.podsLeft !== undefined) {
     const left = podsLeft(sandbox, name).length;
     if (left !== want.podsLeft) problems.push(`podsLeft: expected ${want.podsLeft}, got ${left}`);
@@ -76,12 +95,17 @@ function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): strin
   if (want.taints !== undefined) {
     const keys = (node?.spec?.taints ?? []).map((t) => t.key).sort();
     const wanted = [...want.taints].sort();
-    if (JSON.stringify(keys) !== JSON.stringify(wanted)) problems.push(`taints: expected [${wanted.join(', ')}], got [${keys.join(', ')}]`);
+    if (JSON.stringify(keys) !== JSON.stringify(wanted))
+      problems.push(`taints: expected [${wanted.join(', ')}], got [${keys.join(', ')}]`);
   }
   return problems.map((p) => `nodes.${name}.${p}`);
 }
 
-export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, steps: readonly StepRecord[]): ExpectationResult {
+export function checkExpectations(
+  sandbox: Sandbox,
+  expect: ScenarioExpect,
+  steps: readonly StepRecord[],
+): ExpectationResult {
   const failures: string[] = [];
   let passed = 0;
   const record = (problems: string[]) => {
@@ -93,9 +117,17 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
 
   if (expect.lifecycleActions !== undefined) {
     // A completion by the reconciler is `instance:RESULT`; one the group applied when the hook lapsed carries `by timeout`.
-    const got = sandbox.aws.state.autoScaling.completions.map((c) => `${c.instanceId}:${c.result}${c.by === 'timeout' ? ' by timeout' : ''}`).sort();
-    const wanted = expect.lifecycleActions.map((a) => `${a.instance}:${a.result}${a.by === 'timeout' ? ' by timeout' : ''}`).sort();
-    record(JSON.stringify(got) === JSON.stringify(wanted) ? [] : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`]);
+    const got = sandbox.aws.state.autoScaling.completions
+      .map((c) => `${c.instanceId}:${c.result}${c.by === 'timeout' ? ' by timeout' : ''}`)
+      .sort();
+    const wanted = expect.lifecycleActions
+      .map((a) => `${a.instance}:${a.result}${a.by === 'timeout' ? ' by timeout' : ''}`)
+      .sort();
+    record(
+      JSON.stringify(got) === JSON.stringify(wanted)
+        ? []
+        : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`],
+    );
   }
 
   if (expect.conditions !== undefined) {
@@ -113,31 +145,51 @@ export function checkExpectations(sandbox: Sandbox, expect: ScenarioExpect, step
   }
 
   if (expect.deletions !== undefined) {
-    const deletions = sandbox.kube.requestLog.filter({ verb: 'delete', resource: 'nodes' }).filter((e) => e.status >= 200 && e.status < 300).length;
+    const deletions = sandbox.kube.requestLog
+      .filter({ verb: 'delete', resource: 'nodes' })
+      .filter((e) => e.status >= 200 && e.status < 300).length;
     record(deletions === expect.deletions ? [] : [`deletions: expected ${expect.deletions}, got ${deletions}`]);
   }
 
   if (expect.evictionsBlocked !== undefined) {
     const blocked = sandbox.kube.requestLog.filter({ resource: 'pods', subresource: 'eviction', status: 429 }).length;
-    record(blocked === expect.evictionsBlocked ? [] : [`evictionsBlocked: expected ${expect.evictionsBlocked}, got ${blocked}`]);
+    record(
+      blocked === expect.evictionsBlocked
+        ? []
+        : [`evictionsBlocked: expected ${expect.evictionsBlocked}, got ${blocked}`],
+    );
   }
 
   if (expect.drainsStarted !== undefined) {
     const started = [...sandbox.stepFunctions.executions.values()].map((e) => e.record.name);
-    record(started.length === expect.drainsStarted ? [] : [`drainsStarted: expected ${expect.drainsStarted}, got ${started.length} (${started.join(', ') || 'none'})`]);
+    record(
+      started.length === expect.drainsStarted
+        ? []
+        : [`drainsStarted: expected ${expect.drainsStarted}, got ${started.length} (${started.join(', ') || 'none'})`],
+    );
   }
 
   if (expect.deadLetters !== undefined) {
     const dead = sandbox.queue.deadLetters;
     const which = dead.map((d) => `${d.detailType}: ${d.lastError ?? ''}`).join('; ');
-    record(dead.length === expect.deadLetters ? [] : [`deadLetters: expected ${expect.deadLetters}, got ${dead.length}${which ? ` (${which})` : ''}`]);
+    record(
+      dead.length === expect.deadLetters
+        ? []
+        : [`deadLetters: expected ${expect.deadLetters}, got ${dead.length}${which ? ` (${which})` : ''}`],
+    );
   }
 
   if (expect.repairs !== undefined) record(checkRepairs(sandbox, expect.repairs));
   if (expect.denied !== undefined) {
     const denied = denialsOf(sandbox);
     const which = denied.slice(0, 5).map(describeDenial).join('; ');
-    record(denied.length === expect.denied ? [] : [`denied: expected ${expect.denied}, got ${denied.length}${which ? ` (${which}${denied.length > 5 ? '; …' : ''})` : ''}`]);
+    record(
+      denied.length === expect.denied
+        ? []
+        : [
+            `denied: expected ${expect.denied}, got ${denied.length}${which ? ` (${which}${denied.length > 5 ? '; …' : ''})` : ''}`,
+          ],
+    );
   }
 
   return { passed, failures };
@@ -154,21 +206,31 @@ function checkRepairs(sandbox: Sandbox, wanted: NonNullable<ScenarioExpect['repa
   const marks = state.autoScaling.healthChanges.filter((c) => c.healthStatus === 'UNHEALTHY');
   const got = [...new Set(marks.map((c) => c.instanceId))].sort();
   const expected = wanted.map((r) => r.instance).sort();
-  if (JSON.stringify(got) !== JSON.stringify(expected)) return [`repairs: expected [${expected.join(', ')}], got [${got.join(', ')}] marked Unhealthy`];
+  if (JSON.stringify(got) !== JSON.stringify(expected))
+    return [`repairs: expected [${expected.join(', ')}], got [${got.join(', ')}] marked Unhealthy`];
   const problems: string[] = [];
   const at = (ms: number) => `+${Math.round((ms - sandbox.start) / 1000)}s`;
   // The machines seeded with a Node (by its providerID; seededNodes keeps only the Nodes expectations name).
-  const seededWithNode = new Set(sandbox.scenario.nodes.flatMap((n) => /\/(i-[0-9a-f]+)$/.exec(n.providerID ?? '')?.[1] ?? []));
+  const seededWithNode = new Set(
+    sandbox.scenario.nodes.flatMap((n) => /\/(i-[0-9a-f]+)$/.exec(n.providerID ?? '')?.[1] ?? []),
+  );
   for (const id of expected) {
     const marked = Math.min(...marks.filter((c) => c.instanceId === id).map((c) => c.at));
     const hadNode = seededWithNode.has(id);
-    const drained = drainRecords(sandbox).some((r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked);
-    if (hadNode && !drained) problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
+    const drained = drainRecords(sandbox).some(
+      (r) => r.instanceId === id && r.finishedAt !== undefined && r.finishedAt <= marked,
+    );
+    if (hadNode && !drained)
+      problems.push(`repairs.${id}: marked Unhealthy at ${at(marked)} with no drain of its Node ended before`);
     const instance = state.instances.get(id);
     const lifecycle = state.autoScaling.member(id)?.lifecycleState ?? '';
-    const going = instance?.state === 'terminated' || instance?.state === 'shutting-down' || lifecycle.startsWith('Terminating');
+    const going =
+      instance?.state === 'terminated' || instance?.state === 'shutting-down' || lifecycle.startsWith('Terminating');
     const replacement = state.changes.find((c) => c.kind === 'instance-launched' && c.replaces === id);
-    if (!going || replacement === undefined) problems.push(`repairs.${id}: not replaced by its group (instance ${instance?.state ?? 'unknown'}, ${lifecycle || 'no lifecycle state'}, ${replacement ? 'a replacement launched' : 'no replacement launched'})`);
+    if (!going || replacement === undefined)
+      problems.push(
+        `repairs.${id}: not replaced by its group (instance ${instance?.state ?? 'unknown'}, ${lifecycle || 'no lifecycle state'}, ${replacement ? 'a replacement launched' : 'no replacement launched'})`,
+      );
   }
   return problems;
 }

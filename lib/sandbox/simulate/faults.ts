@@ -26,7 +26,10 @@ function awsCode(service: string, status: number): string {
 const escape = (text: string): string => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 /** Arms each fault at its `from` (scenario time) and disarms it at its `until`. */
-export function injectFaults(faults: readonly ScenarioFault[], where: { clock: VirtualClock; start: number; aws: AwsEmulator; kube: KubeEmulator }): void {
+export function injectFaults(
+  faults: readonly ScenarioFault[],
+  where: { clock: VirtualClock; start: number; aws: AwsEmulator; kube: KubeEmulator },
+): void {
   for (const fault of faults) {
     const arm = armer(fault, where);
     let disarm: (() => void) | undefined;

@@ -7,7 +7,9 @@ export function functionLogLines(lines: readonly string[]): LogLine[] {
   return lines.map((line): LogLine => {
     try {
       const parsed = JSON.parse(line) as unknown;
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as LogLine) : { message: line };
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as LogLine)
+        : { message: line };
     } catch {
       return { message: line };
     }

@@ -18,17 +18,29 @@ export function postCondition(sandbox: Sandbox, posted: PostedCondition): void {
   const store = sandbox.kube.store;
   const node = store.getNode(posted.node);
   if (node === undefined) throw new Error(`condition step: node ${posted.node} does not exist (any more)`);
-  if (posted.type === 'Ready' && posted.status !== 'False') store.kubelets.setHeartbeating(posted.node, posted.status === 'True');
+  if (posted.type === 'Ready' && posted.status !== 'False')
+    store.kubelets.setHeartbeating(posted.node, posted.status === 'True');
   const now = new Date(sandbox.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const conditions = [...(node.status?.conditions ?? [])];
   const index = conditions.findIndex((c) => c.type === posted.type);
   const current = index >= 0 ? conditions[index] : undefined;
   const changed = current?.status !== posted.status;
-  const next = { ...(current ?? { type: posted.type }), status: posted.status, lastHeartbeatTime: now, ...(changed ? { lastTransitionTime: now } : {}) };
+  const next = {
+    ...(current ?? { type: posted.type }),
+    status: posted.status,
+    lastHeartbeatTime: now,
+    ...(changed ? { lastTransitionTime: now } : {}),
+  };
   if (index >= 0) conditions[index] = next;
   else conditions.push(next);
   const { resourceVersion: _read, ...metadata } = node.metadata;
-  store.update(store.resource('nodes'), undefined, posted.node, { ...node, metadata, status: { ...node.status, conditions } }, { subresource: 'status' });
+  store.update(
+    store.resource('nodes'),
+    undefined,
+    posted.node,
+    { ...node, metadata, status: { ...node.status, conditions } },
+    { subresource: 'status' },
+  );
 }
 
 /**
@@ -45,6 +57,14 @@ export function joinReplacements(aws: AwsEmulator, kube: KubeEmulator): void {
     const instance = aws.state.instances.get(change.instanceId);
     if (instance === undefined) return;
     if (kube.store.listNodes().some((n) => n.spec?.providerID?.endsWith(`/${change.instanceId}`))) return;
-    kube.store.seedNode({ name: instance.privateDnsName, instanceId: change.instanceId, zone: instance.zone, createdAt: change.at, lastHeartbeat: change.at, readyHeartbeat: change.at, heartbeating: true });
+    kube.store.seedNode({
+      name: instance.privateDnsName,
+      instanceId: change.instanceId,
+      zone: instance.zone,
+      createdAt: change.at,
+      lastHeartbeat: change.at,
+      readyHeartbeat: change.at,
+      heartbeating: true,
+    });
   });
 }

@@ -49,9 +49,23 @@ export type StepRecord =
     }
   | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
   | { readonly step: number; readonly at: number; readonly kind: 'settle' }
-  | { readonly step: number; readonly at: number; readonly kind: 'drain'; readonly node: string; readonly status: string; readonly message?: string }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'drain';
+      readonly node: string;
+      readonly status: string;
+      readonly message?: string;
+    }
   | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
-  | { readonly step: number; readonly at: number; readonly kind: 'condition'; readonly node: string; readonly type: string; readonly status: string };
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'condition';
+      readonly node: string;
+      readonly type: string;
+      readonly status: string;
+    };
 
 export interface Simulation {
   readonly name: string;
@@ -72,27 +86,55 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
   return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const asReport = (value: unknown): RunReport | undefined => (isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows) ? (value as unknown as RunReport) : undefined);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const asReport = (value: unknown): RunReport | undefined =>
+  isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows)
+    ? (value as unknown as RunReport)
+    : undefined;
 
 /** What the events function did with one message on one receive, read from its log lines. */
 function deliveryRecord(delivery: Delivery, step: number): StepRecord {
-  const base = { step, at: delivery.at, kind: 'event' as const, detailType: delivery.message.detailType, attempt: delivery.attempt };
-  if (delivery.deadLettered) return { ...base, deadLettered: true, ...(delivery.batchError !== undefined ? { failed: delivery.batchError } : {}) };
-  const lines = delivery.invocation ? functionLogLines(delivery.invocation.logs).filter((line) => line.messageId === delivery.message.messageId) : [];
+  const base = {
+    step,
+    at: delivery.at,
+    kind: 'event' as const,
+    detailType: delivery.message.detailType,
+    attempt: delivery.attempt,
+  };
+  if (delivery.deadLettered)
+    return {
+      ...base,
+      deadLettered: true,
+      ...(delivery.batchError !== undefined ? { failed: delivery.batchError } : {}),
+    };
+  const lines = delivery.invocation
+    ? functionLogLines(delivery.invocation.logs).filter((line) => line.messageId === delivery.message.messageId)
+    : [];
   const ignored = lines.find((line) => line.message === 'event ignored');
   const reconciled = lines.find((line) => line.message === 'event reconciled');
   const failure = lines.find((line) => line.message === 'record failed');
   const report = asReport(reconciled?.report);
   const error = isRecord(failure?.error) ? failure.error : undefined;
-  const errorText = error ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}` : undefined;
-  if (delivery.succeeded) return { ...base, ...(report ? { report } : {}), ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}) };
-  if (error?.name === SignalRejection.name) return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
+  const errorText = error
+    ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}`
+    : undefined;
+  if (delivery.succeeded)
+    return {
+      ...base,
+      ...(report ? { report } : {}),
+      ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}),
+    };
+  if (error?.name === SignalRejection.name)
+    return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
   return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }
 
 /** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
-const pending = (sandbox: Sandbox): boolean => sandbox.stepFunctions.running > 0 || sandbox.lambda.asyncPending > 0 || (sandbox.poller.polling && sandbox.queue.size > 0);
+const pending = (sandbox: Sandbox): boolean =>
+  sandbox.stepFunctions.running > 0 ||
+  sandbox.lambda.asyncPending > 0 ||
+  (sandbox.poller.polling && sandbox.queue.size > 0);
 
 async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord[]> {
   const { driver, clock } = sandbox;
@@ -102,8 +144,15 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     await driver.runUntil(() => invocation.results.length > 0 || invocation.status !== 'queued', 'the scheduled sweep');
     const first = invocation.results[0];
     const report = first?.ok ? asReport(first.payload) : undefined;
-    const failed = first && !first.ok ? `${first.error.errorType}: ${first.error.errorMessage}` : first ? undefined : `the invocation did not run (${invocation.status})`;
-    return [{ step: index, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) }];
+    const failed =
+      first && !first.ok
+        ? `${first.error.errorType}: ${first.error.errorMessage}`
+        : first
+          ? undefined
+          : `the invocation did not run (${invocation.status})`;
+    return [
+      { step: index, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) },
+    ];
   }
   if ('advance' in step) {
     await driver.advanceTo(at + step.advance);
@@ -115,14 +164,29 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   }
   if ('drain' in step) {
     // The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
-    const result = await runOperatorDrain(sandbox.operatorDrainDeps(), { node: step.drain.node, reason: step.drain.reason ?? 'manual drain', timeoutMs: sandbox.settings.drainTimeout });
-    return [{ step: index, at, kind: 'drain', node: step.drain.node, status: result.status, ...(result.message ? { message: result.message } : {}) }];
+    const result = await runOperatorDrain(sandbox.operatorDrainDeps(), {
+      node: step.drain.node,
+      reason: step.drain.reason ?? 'manual drain',
+      timeoutMs: sandbox.settings.drainTimeout,
+    });
+    return [
+      {
+        step: index,
+        at,
+        kind: 'drain',
+        node: step.drain.node,
+        status: result.status,
+        ...(result.message ? { message: result.message } : {}),
+      },
+    ];
   }
   if ('cordon' in step || 'uncordon' in step) {
     // kubectl cordon / uncordon: spec.unschedulable and nothing else.
     const node = 'cordon' in step ? step.cordon : step.uncordon;
     const store = sandbox.kube.store;
-    store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', { spec: { unschedulable: 'cordon' in step ? true : null } });
+    store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', {
+      spec: { unschedulable: 'cordon' in step ? true : null },
+    });
     await driver.quiesce();
     return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
   }
@@ -142,20 +206,45 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   const matched = sandbox.putEvent(event);
   if (matched.length === 0) {
     const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
-    return [{ step: index, at, kind: 'event', detailType, attempt: 0, ignored: 'no rule of the stack matches it: EventBridge drops it' }];
+    return [
+      {
+        step: index,
+        at,
+        kind: 'event',
+        detailType,
+        attempt: 0,
+        ignored: 'no rule of the stack matches it: EventBridge drops it',
+      },
+    ];
   }
   // The step lasts until the events function has had each copy once.
   const sent = sandbox.queue.size - before;
   const deliveredFrom = sandbox.poller.deliveries.length;
   const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
-  if (!sandbox.poller.polling) return [{ step: index, at, kind: 'event', detailType, attempt: 0, ignored: 'queued, but the event source mapping does not poll the queue (see DENIED)' }];
-  await driver.runUntil(() => sandbox.poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent, 'delivering the event');
+  if (!sandbox.poller.polling)
+    return [
+      {
+        step: index,
+        at,
+        kind: 'event',
+        detailType,
+        attempt: 0,
+        ignored: 'queued, but the event source mapping does not poll the queue (see DENIED)',
+      },
+    ];
+  await driver.runUntil(
+    () => sandbox.poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent,
+    'delivering the event',
+  );
   return [];
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
 async function snapshot(sandbox: Sandbox): Promise<RunReport> {
-  return runSweep(await sandbox.deps({ ...sandbox.settings, dryRun: true }), { region: sandbox.scenario.cluster.region, accountId: sandbox.scenario.cluster.accountId });
+  return runSweep(await sandbox.deps({ ...sandbox.settings, dryRun: true }), {
+    region: sandbox.scenario.cluster.region,
+    accountId: sandbox.scenario.cluster.accountId,
+  });
 }
 
 export interface SimulateOptions {
@@ -173,7 +262,10 @@ export interface SimulationTimings {
   readonly runMs: number;
 }
 
-export async function simulate(loaded: LoadedScenario, options: SimulateOptions = {}): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
+export async function simulate(
+  loaded: LoadedScenario,
+  options: SimulateOptions = {},
+): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
   const seedStart = performance.now();
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
   const seedMs = performance.now() - seedStart;
@@ -195,7 +287,16 @@ export async function simulate(loaded: LoadedScenario, options: SimulateOptions 
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
     const denied = denialsOf(sandbox);
     return {
-      simulation: { name: loaded.scenario.name, start: sandbox.start, before, after, steps, drains, denied, ...(expectations ? { expectations } : {}) },
+      simulation: {
+        name: loaded.scenario.name,
+        start: sandbox.start,
+        before,
+        after,
+        steps,
+        drains,
+        denied,
+        ...(expectations ? { expectations } : {}),
+      },
       sandbox,
       timings: { seedMs, runMs: performance.now() - seedStart - seedMs },
     };

@@ -55,7 +55,12 @@ export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number):
   const { Ready: readyCondition, ...agent } = node.conditions;
   const ready = readyCondition?.status ?? node.ready ?? 'True';
   // The format's rule: a Ready that is not True turned so when the kubelet went quiet (heartbeatAgo).
-  const readySince = readyCondition !== undefined ? start - readyCondition.since : ready !== 'True' ? (lastHeartbeat ?? createdAt) : createdAt;
+  const readySince =
+    readyCondition !== undefined
+      ? start - readyCondition.since
+      : ready !== 'True'
+        ? (lastHeartbeat ?? createdAt)
+        : createdAt;
   return {
     name: node.name,
     ...(node.providerID ? { providerID: node.providerID } : {}),
@@ -115,7 +120,9 @@ export function instanceSeed(instance: Scenario['instances'][number]): SeedInsta
             lifecycleState: instance.autoScaling.lifecycleState,
             ...(instance.autoScaling.hook ? { hook: instance.autoScaling.hook } : {}),
             ...(instance.autoScaling.token ? { token: instance.autoScaling.token } : {}),
-            ...(instance.autoScaling.heartbeatTimeout !== undefined ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout } : {}),
+            ...(instance.autoScaling.heartbeatTimeout !== undefined
+              ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout }
+              : {}),
             ...(instance.autoScaling.defaultResult ? { defaultResult: instance.autoScaling.defaultResult } : {}),
           },
         }

@@ -40,7 +40,12 @@ import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 export const ADMIN_TOKEN = 'sandbox-admin';
 /** The session name AWS services give the roles they assume for a state machine or a schedule. */
 /** What Lambda's event source mapping does with the queue, as the function's role. */
-const MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'];
+const MAPPING_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueAttributes',
+];
 // What Step Functions and the Scheduler name the sessions of their roles.
 const SERVICE_SESSION = 'aws-service-session';
 
@@ -98,7 +103,9 @@ export interface SandboxOptions {
 }
 
 /** The functions' RECONCILER_SETTINGS for the scenario: as a deployment with these settings would set it. */
-const settingsVariable = (settings: Settings): Record<string, string> => ({ [FUNCTION_ENV.settings]: JSON.stringify(settingsInput(settings)) });
+const settingsVariable = (settings: Settings): Record<string, string> => ({
+  [FUNCTION_ENV.settings]: JSON.stringify(settingsInput(settings)),
+});
 
 export async function startSandbox(scenario: Scenario, options: SandboxOptions = {}): Promise<Sandbox> {
   // Whole seconds, as Kubernetes timestamps are: ages stay exact after a round trip.
@@ -108,7 +115,9 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   // The loader already parsed them (durations are milliseconds now): only the defaults are missing.
   const settings: Settings = { ...DEFAULT_SETTINGS, ...scenario.settings };
   const synthesized = await deploy({ clusterName, region, accountId, settings });
-  const stack: DeployedStack = options.alterDeployment ? { ...synthesized, deployment: options.alterDeployment(synthesized.deployment) } : synthesized;
+  const stack: DeployedStack = options.alterDeployment
+    ? { ...synthesized, deployment: options.alterDeployment(synthesized.deployment) }
+    : synthesized;
   const { deployment } = stack;
 
   // Every role session the stack's services use, known to the emulator before it opens.
@@ -126,7 +135,14 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   // Every AWS call is authorized under the caller's role policies, as the stack deploys them.
   const iam = new IamAuthorizer();
   for (const role of deployment.roles) iam.attach(role.arn, ...role.policies);
-  const aws = await startAwsEmulator({ clock, region, accountId, idSeed: scenario.name, credentials: [DEFAULT_CREDENTIALS, ...sessions.values()], iam });
+  const aws = await startAwsEmulator({
+    clock,
+    region,
+    accountId,
+    idSeed: scenario.name,
+    credentials: [DEFAULT_CREDENTIALS, ...sessions.values()],
+    iam,
+  });
   // EKS access entries: who the API server takes a role's sessions for.
   const entries = deployment.accessEntries;
   const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
@@ -157,7 +173,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   };
   let controllers: WorkloadControllers;
   try {
-    aws.state.seedCluster({ name: clusterName, endpoint: kube.url, ...(kube.caCert ? { certificateAuthorityData: Buffer.from(kube.caCert).toString('base64') } : {}) });
+    aws.state.seedCluster({
+      name: clusterName,
+      endpoint: kube.url,
+      ...(kube.caCert ? { certificateAuthorityData: Buffer.from(kube.caCert).toString('base64') } : {}),
+    });
     for (const bus of deployment.eventBuses) aws.state.createEventBus(bus.name);
     for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
     for (const node of scenario.nodes) kube.store.seedNode(nodeSeed(scenario, node, start));
@@ -184,12 +204,15 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const nodesByInstance = new Map<string, string[]>();
   for (const node of scenario.nodes) {
     const instanceId = /\/(i-[0-9a-f]+)$/.exec(node.providerID ?? '')?.[1];
-    if (instanceId !== undefined) nodesByInstance.set(instanceId, [...(nodesByInstance.get(instanceId) ?? []), node.name].sort());
+    if (instanceId !== undefined)
+      nodesByInstance.set(instanceId, [...(nodesByInstance.get(instanceId) ?? []), node.name].sort());
   }
-  const claims = (instanceId: string) => (name: string | undefined) => name !== undefined && kube.store.getNode(name)?.spec?.providerID?.endsWith(`/${instanceId}`) === true;
+  const claims = (instanceId: string) => (name: string | undefined) =>
+    name !== undefined && kube.store.getNode(name)?.spec?.providerID?.endsWith(`/${instanceId}`) === true;
   // A machine launched mid-run (a group's replacement, node-health.ts) registers its Node under its private DNS name.
   const nodeOfInstance = (instanceId: string) =>
-    nodesByInstance.get(instanceId)?.find(claims(instanceId)) ?? [aws.state.instances.get(instanceId)?.privateDnsName].find(claims(instanceId));
+    nodesByInstance.get(instanceId)?.find(claims(instanceId)) ??
+    [aws.state.instances.get(instanceId)?.privateDnsName].find(claims(instanceId));
   aws.state.onChange((change) => {
     if (change.kind !== 'instance-state') return;
     const node = nodeOfInstance(change.instanceId);
@@ -204,7 +227,15 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     clockView[0] = now;
   });
   const activity = new Activity();
-  const lambda = new LambdaService({ stack, clock, clockBuffer, activity, aws, environment: settingsVariable(settings), credentialsFor: (fn) => session(fn.roleArn, fn.name) });
+  const lambda = new LambdaService({
+    stack,
+    clock,
+    clockBuffer,
+    activity,
+    aws,
+    environment: settingsVariable(settings),
+    credentialsFor: (fn) => session(fn.roleArn, fn.name),
+  });
   // An injected fault on Lambda's Invoke API hits the services' calls too (the Scheduler's, the event source mapping's).
   const invokeFault = (): string | undefined => {
     const injected = lambda.injectedInvokeError();
@@ -214,7 +245,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const serviceDenials: Denial[] = [];
   const mayInvoke = (roleArn: string, functionArn: string): string | undefined => {
     const principal = session(roleArn, SERVICE_SESSION).arn ?? roleArn;
-    if (iam.authorize({ principal, action: 'lambda:InvokeFunction', resources: [functionArn] }).allowed) return undefined;
+    if (iam.authorize({ principal, action: 'lambda:InvokeFunction', resources: [functionArn] }).allowed)
+      return undefined;
     serviceDenials.push({ at: clock.now(), api: 'aws', call: 'lambda:InvokeFunction', by: principal });
     return `User: ${principal} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} because no identity-based policy allows the lambda:InvokeFunction action`;
   };
@@ -234,25 +266,56 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const drainStep = drainStepFunction(deployment);
   if (!mapping || !queueSpec || !schedule || !drainStep) {
     await Promise.all([lambda.close(), closeAll()]);
-    throw new Error('the synthesized stack lacks the signal queue, its event source mapping, the sweep schedule or the drain workflow');
+    throw new Error(
+      'the synthesized stack lacks the signal queue, its event source mapping, the sweep schedule or the drain workflow',
+    );
   }
-  const queue = new SignalQueue(queueSpec.arn, queueSpec.visibilityTimeoutSeconds * 1000, queueSpec.deadLetter?.maxReceiveCount);
+  const queue = new SignalQueue(
+    queueSpec.arn,
+    queueSpec.visibilityTimeoutSeconds * 1000,
+    queueSpec.deadLetter?.maxReceiveCount,
+  );
   // The mapping polls the queue as the function's role: without the SQS permissions it never receives (CloudFormation would refuse to create it).
   const pollerRole = deployment.functions.find((fn) => fn.name === lambda.host(mapping.functionName)?.fn.name)?.roleArn;
-  const pollingRefused = pollerRole === undefined ? ['sqs:ReceiveMessage'] : MAPPING_ACTIONS.filter((action) => !iam.authorize({ principal: pollerRole, action, resources: [queue.arn] }).allowed);
-  for (const action of pollingRefused) serviceDenials.push({ at: clock.now(), api: 'aws', call: action, by: pollerRole ?? mapping.functionName });
-  const poller = new QueuePoller({ clock, queue, mapping: pollingRefused.length > 0 ? { ...mapping, enabled: false } : mapping, lambda, region, invokeFault });
+  const pollingRefused =
+    pollerRole === undefined
+      ? ['sqs:ReceiveMessage']
+      : MAPPING_ACTIONS.filter(
+          (action) => !iam.authorize({ principal: pollerRole, action, resources: [queue.arn] }).allowed,
+        );
+  for (const action of pollingRefused)
+    serviceDenials.push({ at: clock.now(), api: 'aws', call: action, by: pollerRole ?? mapping.functionName });
+  const poller = new QueuePoller({
+    clock,
+    queue,
+    mapping: pollingRefused.length > 0 ? { ...mapping, enabled: false } : mapping,
+    lambda,
+    region,
+    invokeFault,
+  });
   const functions: DeployedFunctions = {
     events: lambda.host(mapping.functionName)?.fn.name ?? mapping.functionName,
     sweep: lambda.host(schedule.targetArn)?.fn.name ?? schedule.targetArn,
     drainStep: drainStep.name,
   };
 
-  const sweepRuntime = new WarmRuntime({ clusterName, region, settings, drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '' }, clock, {
-    endpoint: aws.endpoint,
-    credentials: session(deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '', functions.sweep),
-  });
-  const adminConnection = () => bearerConnection({ server: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caData: Buffer.from(kube.caCert).toString('base64') } : {}) });
+  const sweepRuntime = new WarmRuntime(
+    { clusterName, region, settings, drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '' },
+    clock,
+    {
+      endpoint: aws.endpoint,
+      credentials: session(
+        deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '',
+        functions.sweep,
+      ),
+    },
+  );
+  const adminConnection = () =>
+    bearerConnection({
+      server: kube.url,
+      token: ADMIN_TOKEN,
+      ...(kube.caCert ? { caData: Buffer.from(kube.caCert).toString('base64') } : {}),
+    });
 
   return {
     scenario,
@@ -270,18 +333,40 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     driver,
     seededNodes,
     putEvent(event) {
-      const matched = deployment.rules.filter((rule) => rule.enabled && rule.eventBusName === 'default' && rule.eventPattern !== undefined && matchesPattern(rule.eventPattern, event));
-      const detailType = typeof event === 'object' && event !== null && 'detail-type' in event ? String(event['detail-type']) : '(unknown)';
+      const matched = deployment.rules.filter(
+        (rule) =>
+          rule.enabled &&
+          rule.eventBusName === 'default' &&
+          rule.eventPattern !== undefined &&
+          matchesPattern(rule.eventPattern, event),
+      );
+      const detailType =
+        typeof event === 'object' && event !== null && 'detail-type' in event
+          ? String(event['detail-type'])
+          : '(unknown)';
       // One copy per target queue: two rules sending to the same queue deliver twice, as EventBridge does.
-      for (const rule of matched) for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
+      for (const rule of matched)
+        for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
       return matched.map((rule) => rule.name);
     },
     serviceDenials,
     scheduledSweep() {
       const targetArn = lambda.host(schedule.targetArn)?.fn.arn ?? schedule.targetArn;
       // A refused target invocation fails the schedule's attempt; the function never runs.
-      if (mayInvoke(schedule.roleArn, targetArn) !== undefined || invokeFault() !== undefined) return { functionName: targetArn, payload: {}, queuedAt: clock.now(), attempts: 0, throttles: 0, results: [], status: 'failed' };
-      return lambda.invokeAsync(schedule.targetArn, schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown));
+      if (mayInvoke(schedule.roleArn, targetArn) !== undefined || invokeFault() !== undefined)
+        return {
+          functionName: targetArn,
+          payload: {},
+          queuedAt: clock.now(),
+          attempts: 0,
+          throttles: 0,
+          results: [],
+          status: 'failed',
+        };
+      return lambda.invokeAsync(
+        schedule.targetArn,
+        schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown),
+      );
     },
     operatorDrainDeps: () => ({
       api: kubeDrainApi(new KubeClient(adminConnection(), { sleep: (ms) => driver.advanceTo(clock.now() + ms) })),

@@ -28,7 +28,12 @@ function context(name, region, accountId = '111122223333') {
 function summary(result) {
   if (result === null || typeof result !== 'object' || !('rows' in result)) return result;
   const { rows, actions, ...rest } = result;
-  return { ...rest, rows: rows.length, actions: actions.length, actionKinds: actions.map((a) => `${a.kind}:${a.outcome}`).slice(0, 50) };
+  return {
+    ...rest,
+    rows: rows.length,
+    actions: actions.length,
+    actionKinds: actions.map((a) => `${a.kind}:${a.outcome}`).slice(0, 50),
+  };
 }
 
 const initStart = performance.now();
@@ -40,12 +45,26 @@ for (const invocation of spec.invocations) {
   const started = performance.now();
   const cpu = process.cpuUsage();
   try {
-    const result = await module.handler(invocation.event, context(invocation.name, process.env.AWS_REGION ?? 'us-east-1'));
+    const result = await module.handler(
+      invocation.event,
+      context(invocation.name, process.env.AWS_REGION ?? 'us-east-1'),
+    );
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    invocations.push({ startedAt, endedAt: Date.now(), wallMs, cpuMs: (used.user + used.system) / 1000, result: summary(result) });
+    invocations.push({
+      startedAt,
+      endedAt: Date.now(),
+      wallMs,
+      cpuMs: (used.user + used.system) / 1000,
+      result: summary(result),
+    });
   } catch (error) {
-    invocations.push({ startedAt, endedAt: Date.now(), wallMs: performance.now() - started, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    invocations.push({
+      startedAt,
+      endedAt: Date.now(),
+      wallMs: performance.now() - started,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }
 const run = { initMs, invocations, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) };

@@ -56,7 +56,12 @@ export interface HandlerRun {
 }
 
 /** Runs `invocations` in turn through one fresh process that imports `bundle` with `env` set. */
-export async function runHandler(bundle: string, env: Readonly<Record<string, string>>, invocations: readonly Invocation[], nodeArgs: readonly string[] = []): Promise<HandlerRun> {
+export async function runHandler(
+  bundle: string,
+  env: Readonly<Record<string, string>>,
+  invocations: readonly Invocation[],
+  nodeArgs: readonly string[] = [],
+): Promise<HandlerRun> {
   // Plain JavaScript, no loader hooks: module init is timed as Lambda's runtime would see it.
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('./handler-child.mjs', import.meta.url))], {
     env: { ...process.env, ...env, [CHILD_FLAG]: JSON.stringify({ bundle, invocations }) },
@@ -68,7 +73,7 @@ export async function runHandler(bundle: string, env: Readonly<Record<string, st
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   // Powertools may log to stdout; the run's figures are the last line.
   const last = out.trim().split('\n').at(-1) ?? '';
-  if (code !== 0 || !last.startsWith('{"initMs"')) throw new Error(`handler process for ${bundle} exited with ${String(code)}: ${out.slice(-2000)}`);
+  if (code !== 0 || !last.startsWith('{"initMs"'))
+    throw new Error(`handler process for ${bundle} exited with ${String(code)}: ${out.slice(-2000)}`);
   return JSON.parse(last) as HandlerRun;
 }
-

@@ -26,7 +26,8 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-export const meetsGoal = (r: Pick<BenchResult, 'value' | 'goal' | 'better'>): boolean => (r.better === 'lower' ? r.value <= r.goal : r.value >= r.goal);
+export const meetsGoal = (r: Pick<BenchResult, 'value' | 'goal' | 'better'>): boolean =>
+  r.better === 'lower' ? r.value <= r.goal : r.value >= r.goal;
 
 /** bench/results.json, committed with the figures of the last full run. */
 export const RESULTS_FILE = fileURLToPath(new URL('../../../bench/results.json', import.meta.url));
@@ -57,6 +58,9 @@ export const EXPECTED_RESULTS = [
 export function formatResults(results: readonly BenchResult[]): string {
   const width = Math.max(...results.map((r) => r.name.length));
   return results
-    .map((r) => `${r.name.padEnd(width)}  ${String(r.value).padStart(8)} ${r.unit.padEnd(5)} goal ${r.better === 'lower' ? '≤' : '≥'} ${r.goal}  ${meetsGoal(r) ? 'met' : 'MISSED'}`)
+    .map(
+      (r) =>
+        `${r.name.padEnd(width)}  ${String(r.value).padStart(8)} ${r.unit.padEnd(5)} goal ${r.better === 'lower' ? '≤' : '≥'} ${r.goal}  ${meetsGoal(r) ? 'met' : 'MISSED'}`,
+    )
     .join('\n');
 }

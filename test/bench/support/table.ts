@@ -28,8 +28,17 @@ export function parseResults(text: string): BenchResults {
 
 /** The Markdown table (and the line naming where it was measured) for `results`. */
 export function benchTable(file: BenchResults): string {
-  const rows = file.results.map((r) => `| ${r.name} | ${r.value} ${r.unit} | ${r.better === 'lower' ? '≤' : '≥'} ${r.goal} ${r.unit} | ${meetsGoal(r) ? 'met' : '**missed**'} |`);
-  return [`Last full run: ${file.date}, Node ${file.node}, ${file.machine}.`, '', '| result | value | goal | |', '|---|---|---|---|', ...rows].join('\n');
+  const rows = file.results.map(
+    (r) =>
+      `| ${r.name} | ${r.value} ${r.unit} | ${r.better === 'lower' ? '≤' : '≥'} ${r.goal} ${r.unit} | ${meetsGoal(r) ? 'met' : '**missed**'} |`,
+  );
+  return [
+    `Last full run: ${file.date}, Node ${file.node}, ${file.machine}.`,
+    '',
+    '| result | value | goal | |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** `readme` with the text between the markers replaced by the table of `file`; throws if the markers are missing. */

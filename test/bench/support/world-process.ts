@@ -71,10 +71,14 @@ export interface World {
 
 /** Starts the emulator process and waits until the scenario is seeded. */
 export async function startWorld(options: WorldOptions): Promise<World> {
-  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=6144', ...(options.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, [CHILD_FLAG]: JSON.stringify(options) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--max-old-space-size=6144', ...(options.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(import.meta.url)],
+    {
+      env: { ...process.env, [CHILD_FLAG]: JSON.stringify(options) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   if (!child.stdout || !child.stdin) throw new Error('world process: no stdio');
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -111,7 +115,10 @@ export async function startWorld(options: WorldOptions): Promise<World> {
 
 async function serve(options: WorldOptions): Promise<void> {
   const parseStart = performance.now();
-  const scenario = parseScenario(scaleScenarioText({ nodes: options.nodes, healthy: options.healthy ?? true }), `scale-${options.nodes}.json`);
+  const scenario = parseScenario(
+    scaleScenarioText({ nodes: options.nodes, healthy: options.healthy ?? true }),
+    `scale-${options.nodes}.json`,
+  );
   const parseSeconds = (performance.now() - parseStart) / 1000;
   const seedStart = performance.now();
   const sandbox = await startSandbox(scenario);
@@ -120,13 +127,17 @@ async function serve(options: WorldOptions): Promise<void> {
   // The sweep function as the stack deploys it: its environment (cluster, drain state machine, output
   // bus) and its role's session, whose policies the emulator enforces on every call.
   const deployed = sandbox.lambda.host(sandbox.functions.sweep)?.fn.environment;
-  if (deployed === undefined) throw new Error(`world process: the stack has no sweep function ${sandbox.functions.sweep}`);
+  if (deployed === undefined)
+    throw new Error(`world process: the stack has no sweep function ${sandbox.functions.sweep}`);
   const { region, accountId, name: cluster } = scenario.cluster;
 
   const wallLog: WallLogEntry[] = [];
   const kubeAdd = sandbox.kube.requestLog.add.bind(sandbox.kube.requestLog);
   sandbox.kube.requestLog.add = (entry) => {
-    wallLog.push({ wallMs: Date.now(), what: `kube ${entry.method} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}${entry.name ? ` ${entry.name}` : ''}` });
+    wallLog.push({
+      wallMs: Date.now(),
+      what: `kube ${entry.method} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}${entry.name ? ` ${entry.name}` : ''}`,
+    });
     kubeAdd(entry);
   };
   const awsAdd = sandbox.aws.requestLog.add.bind(sandbox.aws.requestLog);
@@ -137,7 +148,10 @@ async function serve(options: WorldOptions): Promise<void> {
   const counts = (): Record<string, number> => {
     const out: Record<string, number> = {};
     for (const { what } of wallLog) {
-      const kind = what.split(' ').slice(0, what.startsWith('kube') ? 3 : 2).join(' ');
+      const kind = what
+        .split(' ')
+        .slice(0, what.startsWith('kube') ? 3 : 2)
+        .join(' ');
       out[kind] = (out[kind] ?? 0) + 1;
     }
     return out;
@@ -168,7 +182,9 @@ async function serve(options: WorldOptions): Promise<void> {
   // Where the emulators' time goes during a run (not their seeding): see profile-start/stop.
   const profiler = new Session();
   const post = (method: string): Promise<unknown> =>
-    new Promise((resolve, reject) => profiler.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+    new Promise((resolve, reject) =>
+      profiler.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
 
   for await (const line of createInterface({ input: process.stdin })) {
     const command = JSON.parse(line) as Command;
@@ -209,7 +225,9 @@ async function serve(options: WorldOptions): Promise<void> {
         break;
       case 'uncordon': {
         const store = sandbox.kube.store;
-        store.patch(store.resource('nodes'), undefined, command.node, 'application/strategic-merge-patch+json', { spec: { unschedulable: null } });
+        store.patch(store.resource('nodes'), undefined, command.node, 'application/strategic-merge-patch+json', {
+          spec: { unschedulable: null },
+        });
         break;
       }
     }

@@ -7,7 +7,8 @@ import type { DrainApi } from '../../../lib/drain/api.js';
 export function dyingAfter(api: DrainApi, after: number): DrainApi {
   let evictions = 0;
   let dead = false;
-  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       if (dead) throw new Error('killed');
       return fn(...args);
@@ -27,4 +28,3 @@ export function dyingAfter(api: DrainApi, after: number): DrainApi {
     }),
   };
 }
-

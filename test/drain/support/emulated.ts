@@ -4,7 +4,12 @@ import { kubeDrainApi } from '../../../lib/drain/kube-api.js';
 import { KubeClient } from '../../../lib/kube/client.js';
 import { connectionFromKubeConfig } from '../../../lib/kube/kubeconfig.js';
 import type { Clock } from '../../../lib/model/clock.js';
-import { startKubeEmulator, type KubeEmulator, type KubeStore, type PodObject } from '../../../lib/sandbox/kube/index.js';
+import {
+  startKubeEmulator,
+  type KubeEmulator,
+  type KubeStore,
+  type PodObject,
+} from '../../../lib/sandbox/kube/index.js';
 
 export const N1 = 'ip-10-0-1-1.ec2.internal';
 export const N2 = 'ip-10-0-1-2.ec2.internal';
@@ -34,7 +39,10 @@ export function seedNodes(store: KubeStore, now: number): void {
  * unreplicated, completed, and one already terminating. `blockingPdb` adds a PDB that allows no
  * disruption of db-0.
  */
-export function seedMixedPods(store: KubeStore, options: { graceSeconds: number; blockingPdb: boolean; extraPods?: number }): void {
+export function seedMixedPods(
+  store: KubeStore,
+  options: { graceSeconds: number; blockingPdb: boolean; extraPods?: number },
+): void {
   const grace = { terminationGracePeriodSeconds: options.graceSeconds };
   // A full node (110 pods by default on EKS) of ordinary ReplicaSet pods, for scale figures.
   for (let i = 0; i < (options.extraPods ?? 0); i++) {
@@ -47,7 +55,13 @@ export function seedMixedPods(store: KubeStore, options: { graceSeconds: number;
   store.seedPod({ name: 'db-0', node: N1, owner: 'StatefulSet/db', labels: { app: 'db' }, ...grace });
   if (options.blockingPdb) store.seedPdb({ name: 'db', selector: { app: 'db' }, minAvailable: 1 });
   store.seedPod({ name: 'fluent-bit-x1', namespace: 'kube-system', node: N1, owner: 'DaemonSet/fluent-bit', ...grace });
-  store.seedPod({ name: 'retired-agent-x1', namespace: 'kube-system', node: N1, owner: 'DaemonSet/retired-agent', ...grace });
+  store.seedPod({
+    name: 'retired-agent-x1',
+    namespace: 'kube-system',
+    node: N1,
+    owner: 'DaemonSet/retired-agent',
+    ...grace,
+  });
   store.delete(store.resource('daemonsets', 'apps'), 'kube-system', 'retired-agent');
   store.seedPod({ name: `kube-proxy-${N1}`, namespace: 'kube-system', node: N1, mirror: true, ...grace });
   store.seedPod({ name: 'cache-7c9d-aaaaa', node: N1, owner: 'ReplicaSet/cache-7c9d', emptyDir: true, ...grace });

@@ -1,5 +1,12 @@
 import type { VirtualClock } from '../../../lib/model/clock.js';
-import { podKey, type DrainApi, type DrainPod, type PodRef, type RemovalOptions, type RemovalOutcome } from '../../../lib/drain/api.js';
+import {
+  podKey,
+  type DrainApi,
+  type DrainPod,
+  type PodRef,
+  type RemovalOptions,
+  type RemovalOutcome,
+} from '../../../lib/drain/api.js';
 import { ApiStatusError, type NodePatch, type NodeWriteView } from '../../../lib/kube/node-writes.js';
 
 /** A PodDisruptionBudget reduced to what eviction needs: which pods it covers and how many may go now. */
@@ -89,9 +96,17 @@ export class FakeCluster implements DrainApi {
       return Promise.reject(new ApiStatusError(409, 'the object has been modified'));
     }
     if (patch.uid !== undefined && patch.uid !== node.uid) {
-      return Promise.reject(new ApiStatusError(409, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`));
+      return Promise.reject(
+        new ApiStatusError(
+          409,
+          `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`,
+        ),
+      );
     }
-    const merge = (base: Readonly<Record<string, string>>, change: Readonly<Record<string, string | null>> = {}): Record<string, string> => {
+    const merge = (
+      base: Readonly<Record<string, string>>,
+      change: Readonly<Record<string, string | null>> = {},
+    ): Record<string, string> => {
       const out: Record<string, string> = { ...base };
       for (const [key, value] of Object.entries(change)) {
         if (value === null) delete out[key];
@@ -132,14 +147,17 @@ export class FakeCluster implements DrainApi {
     if (!finished && pod.deletionTimestamp === undefined) {
       const covering = this.pdbs.filter((b) => b.namespace === pod.namespace && b.covers(pod));
       if (covering.length > 1) {
-        return Promise.resolve({ kind: 'multiple-pdbs', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' });
+        return Promise.resolve({
+          kind: 'multiple-pdbs',
+          message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+        });
       }
       const [pdb] = covering;
       if (pdb && pdb.allowed <= 0) {
         return Promise.resolve({
           kind: 'too-many-requests',
           pdb: `${pdb.namespace}/${pdb.name}`,
-          message: 'Cannot evict pod as it would violate the pod\'s disruption budget.',
+          message: "Cannot evict pod as it would violate the pod's disruption budget.",
         });
       }
       if (pdb) pdb.allowed--;

@@ -47,7 +47,9 @@ export const kubectlDrainArgs = (timeoutSeconds: number): string[] => [
 ];
 
 const kindOf = (entry: RequestLogEntry): string =>
-  entry.resource === '' ? 'discovery' : `${entry.verb} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}`;
+  entry.resource === ''
+    ? 'discovery'
+    : `${entry.verb} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}`;
 
 function figures(env: Emulated, wallMs: number): DrainFigures {
   const byKind: Record<string, number> = {};
@@ -61,7 +63,11 @@ function figures(env: Emulated, wallMs: number): DrainFigures {
   };
 }
 
-function run(binary: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  binary: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(binary, args, { timeout: timeoutMs }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') {
@@ -88,7 +94,11 @@ async function drainWithKubectl(scenario: ParityScenario, dir: string): Promise<
     seedMixedPods(env.kube.store, scenario);
     env.kube.requestLog.clear();
     const started = performance.now();
-    const out = await run(KUBECTL, ['--kubeconfig', config, ...kubectlDrainArgs(scenario.timeoutSeconds)], (scenario.timeoutSeconds + 30) * 1000);
+    const out = await run(
+      KUBECTL,
+      ['--kubeconfig', config, ...kubectlDrainArgs(scenario.timeoutSeconds)],
+      (scenario.timeoutSeconds + 30) * 1000,
+    );
     return { ...figures(env, performance.now() - started), exitCode: out.code, stdout: out.stdout, stderr: out.stderr };
   } finally {
     await env.kube.close();
@@ -112,7 +122,11 @@ async function drainWithUs(scenario: ParityScenario): Promise<ParityResult['ours
 }
 
 /** Drains the same seeded cluster with kubectl and with lib/drain; `concurrently` halves the test's time. */
-export async function runParity(scenario: ParityScenario, dir: string, options: { concurrently?: boolean } = {}): Promise<ParityResult> {
+export async function runParity(
+  scenario: ParityScenario,
+  dir: string,
+  options: { concurrently?: boolean } = {},
+): Promise<ParityResult> {
   if (options.concurrently) {
     const [kubectl, ours] = await Promise.all([drainWithKubectl(scenario, dir), drainWithUs(scenario)]);
     return { kubectl, ours };

@@ -13,7 +13,10 @@ export class FakeCluster extends Construct implements ReconcilerCluster {
   constructor(scope: Construct, id: string, props: { readonly clusterName: string; readonly vpc: ec2.IVpc }) {
     super(scope, id);
     this.clusterName = props.clusterName;
-    this.securityGroup = new ec2.SecurityGroup(this, 'ClusterSecurityGroup', { vpc: props.vpc, description: 'cluster' });
+    this.securityGroup = new ec2.SecurityGroup(this, 'ClusterSecurityGroup', {
+      vpc: props.vpc,
+      description: 'cluster',
+    });
     this.connections = new ec2.Connections({ securityGroups: [this.securityGroup] });
   }
 
@@ -31,6 +34,9 @@ export function testVpc(scope: Construct): ec2.Vpc {
     subnetConfiguration: [{ name: 'private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
   });
   // The user's VPC, not the reconciler's: its flow logs are not under test.
-  Validations.of(vpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'A test fixture standing in for the VPC the user brings.' });
+  Validations.of(vpc).acknowledge({
+    id: 'AwsSolutions-VPC7',
+    reason: 'A test fixture standing in for the VPC the user brings.',
+  });
   return vpc;
 }

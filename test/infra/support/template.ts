@@ -1,7 +1,11 @@
 /** Reading synthesized CloudFormation in tests: flattened intrinsics, policy statements, definitions. */
 import type { Template } from 'aws-cdk-lib/assertions';
 
-export type Resource = { readonly Type: string; readonly Properties?: Record<string, unknown>; readonly DeletionPolicy?: string };
+export type Resource = {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+};
 
 export interface Statement {
   readonly Effect: string;
@@ -39,7 +43,8 @@ export function flatten(value: unknown): string {
   if (typeof value === 'string') return value;
   if (isRecord(value)) {
     const join = value['Fn::Join'];
-    if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) return join[1].map(flatten).join(join[0]);
+    if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1]))
+      return join[1].map(flatten).join(join[0]);
     const getAtt = value['Fn::GetAtt'];
     if (Array.isArray(getAtt)) return `<${getAtt.map(flatten).join('.')}>`;
     if (value.Ref !== undefined) return `<${flatten(value.Ref)}>`;
@@ -70,7 +75,8 @@ export function allStatements(template: Template): { readonly policy: string; re
   }
   for (const [id, role] of resources(template, 'AWS::IAM::Role')) {
     const inline = (role.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[];
-    for (const policy of inline) for (const statement of policy.PolicyDocument.Statement) out.push({ policy: id, statement });
+    for (const policy of inline)
+      for (const statement of policy.PolicyDocument.Statement) out.push({ policy: id, statement });
   }
   return out;
 }

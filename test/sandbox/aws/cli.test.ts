@@ -12,7 +12,10 @@ import { anInstance, instanceId, startWorld, type World } from './support/world.
 const cli = findAwsCli();
 const MACHINE_ARN = 'arn:aws:states:us-east-1:111122223333:stateMachine:drain';
 
-async function withWorld<T>(run: (world: World) => Promise<T>, options: Parameters<typeof startWorld>[0] = {}): Promise<T> {
+async function withWorld<T>(
+  run: (world: World) => Promise<T>,
+  options: Parameters<typeof startWorld>[0] = {},
+): Promise<T> {
   const world = await startWorld(options);
   try {
     return await run(world);
@@ -30,8 +33,11 @@ const failed = (result: CliResult, code: string): void => {
   expect(result.stderr).toContain(`An error occurred (${code})`);
 };
 
-type Reservations = { Reservations: { Instances: { InstanceId: string; State: { Name: string }; PrivateDnsName: string }[] }[] };
-const ids = (json: unknown): string[] => (json as Reservations).Reservations.flatMap((r) => r.Instances.map((i) => i.InstanceId));
+type Reservations = {
+  Reservations: { Instances: { InstanceId: string; State: { Name: string }; PrivateDnsName: string }[] }[];
+};
+const ids = (json: unknown): string[] =>
+  (json as Reservations).Reservations.flatMap((r) => r.Instances.map((i) => i.InstanceId));
 
 function cliSuite(cli: AwsCli): void {
   const aws = (world: World, ...args: string[]): Promise<CliResult> => runCli(cli, world.aws.endpoint, args);
@@ -62,9 +68,22 @@ function cliSuite(cli: AwsCli): void {
         world.aws.state.seedInstance(anInstance(3, { tags: { other: 'x' } }));
 
         const [tagged, dns, byId] = await Promise.all([
-          aws(world, 'ec2', 'describe-instances', '--filters', 'Name=tag:eks:cluster-name,Values=demo', 'Name=instance-state-name,Values=running,pending'),
+          aws(
+            world,
+            'ec2',
+            'describe-instances',
+            '--filters',
+            'Name=tag:eks:cluster-name,Values=demo',
+            'Name=instance-state-name,Values=running,pending',
+          ),
           aws(world, 'ec2', 'describe-instances', '--filters', 'Name=private-dns-name,Values=ip-10-0-0-1.ec2.internal'),
-          aws(world, 'ec2', 'describe-instances', '--filters', `Name=instance-id,Values=${instanceId(3)},${instanceId(9)}`),
+          aws(
+            world,
+            'ec2',
+            'describe-instances',
+            '--filters',
+            `Name=instance-id,Values=${instanceId(3)},${instanceId(9)}`,
+          ),
         ]);
 
         expect(ids(ok(tagged))).toEqual([instanceId(1)]);
@@ -78,18 +97,34 @@ function cliSuite(cli: AwsCli): void {
 
         const all = await aws(world, 'ec2', 'describe-instances', '--page-size', '5');
         const pages = world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => e.params);
-        const first = ok(await aws(world, 'ec2', 'describe-instances', '--max-items', '3')) as Reservations & { NextToken: string };
-        const rest = await aws(world, 'ec2', 'describe-instances', '--max-items', '20', '--starting-token', first.NextToken);
+        const first = ok(await aws(world, 'ec2', 'describe-instances', '--max-items', '3')) as Reservations & {
+          NextToken: string;
+        };
+        const rest = await aws(
+          world,
+          'ec2',
+          'describe-instances',
+          '--max-items',
+          '20',
+          '--starting-token',
+          first.NextToken,
+        );
 
         expect(ids(ok(all))).toEqual(Array.from({ length: 12 }, (_, i) => instanceId(i + 1)));
-        expect(pages).toEqual([{ MaxResults: '5' }, { MaxResults: '5', NextToken: expect.any(String) as unknown }, { MaxResults: '5', NextToken: expect.any(String) as unknown }]);
+        expect(pages).toEqual([
+          { MaxResults: '5' },
+          { MaxResults: '5', NextToken: expect.any(String) as unknown },
+          { MaxResults: '5', NextToken: expect.any(String) as unknown },
+        ]);
         expect(ids(first)).toHaveLength(3);
         expect(ids(ok(rest))).toEqual(Array.from({ length: 9 }, (_, i) => instanceId(i + 4)));
       }));
 
     it('should describe instance status with scheduled events, all instances or running ones', () =>
       withWorld(async (world) => {
-        world.aws.state.seedInstance(anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: '2d' }] }));
+        world.aws.state.seedInstance(
+          anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: '2d' }] }),
+        );
         world.aws.state.seedInstance(anInstance(2, { state: 'stopped' }));
 
         const [all, running] = await Promise.all([
@@ -97,13 +132,21 @@ function cliSuite(cli: AwsCli): void {
           aws(world, 'ec2', 'describe-instance-status'),
         ]);
 
-        type Statuses = { InstanceStatuses: { InstanceId: string; InstanceState: { Name: string }; Events?: { Code: string; NotBefore: string }[] }[] };
+        type Statuses = {
+          InstanceStatuses: {
+            InstanceId: string;
+            InstanceState: { Name: string };
+            Events?: { Code: string; NotBefore: string }[];
+          }[];
+        };
         const statuses = (ok(all) as Statuses).InstanceStatuses;
         expect(statuses.map((s) => [s.InstanceId, s.InstanceState.Name])).toEqual([
           [instanceId(1), 'running'],
           [instanceId(2), 'stopped'],
         ]);
-        expect(statuses[0]?.Events?.map((e) => [e.Code, new Date(e.NotBefore).toISOString()])).toEqual([['instance-retirement', '2026-12-01T12:00:00.000Z']]);
+        expect(statuses[0]?.Events?.map((e) => [e.Code, new Date(e.NotBefore).toISOString()])).toEqual([
+          ['instance-retirement', '2026-12-01T12:00:00.000Z'],
+        ]);
         expect((ok(running) as Statuses).InstanceStatuses.map((s) => s.InstanceId)).toEqual([instanceId(1)]);
       }));
 
@@ -111,11 +154,25 @@ function cliSuite(cli: AwsCli): void {
       withWorld(async (world) => {
         world.aws.state.seedInstance(anInstance(1, { tags: { old: 'x' } }));
 
-        ok(await aws(world, 'ec2', 'create-tags', '--resources', instanceId(1), '--tags', 'Key=ec2-node-reconciler/decommission,Value=true'));
+        ok(
+          await aws(
+            world,
+            'ec2',
+            'create-tags',
+            '--resources',
+            instanceId(1),
+            '--tags',
+            'Key=ec2-node-reconciler/decommission,Value=true',
+          ),
+        );
         ok(await aws(world, 'ec2', 'delete-tags', '--resources', instanceId(1), '--tags', 'Key=old'));
-        const terminated = ok(await aws(world, 'ec2', 'terminate-instances', '--instance-ids', instanceId(1))) as { TerminatingInstances: { CurrentState: { Name: string } }[] };
+        const terminated = ok(await aws(world, 'ec2', 'terminate-instances', '--instance-ids', instanceId(1))) as {
+          TerminatingInstances: { CurrentState: { Name: string } }[];
+        };
 
-        expect(world.aws.state.instanceView(instanceId(1))?.tags).toEqual({ 'ec2-node-reconciler/decommission': 'true' });
+        expect(world.aws.state.instanceView(instanceId(1))?.tags).toEqual({
+          'ec2-node-reconciler/decommission': 'true',
+        });
         expect(terminated.TerminatingInstances[0]?.CurrentState.Name).toBe('shutting-down');
       }));
 
@@ -132,23 +189,76 @@ function cliSuite(cli: AwsCli): void {
 
     it('should complete lifecycle actions, heartbeat, set health and describe Auto Scaling instances', () =>
       withWorld(async (world) => {
-        world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', hook: 'drain-hook' } }));
+        world.aws.state.seedInstance(
+          anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', hook: 'drain-hook' } }),
+        );
         world.aws.state.seedInstance(anInstance(2, { autoScaling: { group: 'ng-a' } }));
-        const action = ['--auto-scaling-group-name', 'ng-a', '--lifecycle-hook-name', 'drain-hook', '--instance-id', instanceId(1)];
+        const action = [
+          '--auto-scaling-group-name',
+          'ng-a',
+          '--lifecycle-hook-name',
+          'drain-hook',
+          '--instance-id',
+          instanceId(1),
+        ];
 
-        const before = ok(await aws(world, 'autoscaling', 'describe-auto-scaling-instances')) as { AutoScalingInstances: { InstanceId: string; LifecycleState: string }[] };
+        const before = ok(await aws(world, 'autoscaling', 'describe-auto-scaling-instances')) as {
+          AutoScalingInstances: { InstanceId: string; LifecycleState: string }[];
+        };
         ok(await aws(world, 'autoscaling', 'record-lifecycle-action-heartbeat', ...action));
-        const wrongHook = await aws(world, 'autoscaling', 'complete-lifecycle-action', '--auto-scaling-group-name', 'ng-a', '--lifecycle-hook-name', 'other', '--instance-id', instanceId(1), '--lifecycle-action-result', 'CONTINUE');
-        ok(await aws(world, 'autoscaling', 'complete-lifecycle-action', ...action, '--lifecycle-action-result', 'CONTINUE'));
-        ok(await aws(world, 'autoscaling', 'set-instance-health', '--instance-id', instanceId(2), '--health-status', 'Unhealthy'));
-        const after = ok(await aws(world, 'autoscaling', 'describe-auto-scaling-instances', '--instance-ids', instanceId(1), instanceId(2))) as typeof before;
+        const wrongHook = await aws(
+          world,
+          'autoscaling',
+          'complete-lifecycle-action',
+          '--auto-scaling-group-name',
+          'ng-a',
+          '--lifecycle-hook-name',
+          'other',
+          '--instance-id',
+          instanceId(1),
+          '--lifecycle-action-result',
+          'CONTINUE',
+        );
+        ok(
+          await aws(
+            world,
+            'autoscaling',
+            'complete-lifecycle-action',
+            ...action,
+            '--lifecycle-action-result',
+            'CONTINUE',
+          ),
+        );
+        ok(
+          await aws(
+            world,
+            'autoscaling',
+            'set-instance-health',
+            '--instance-id',
+            instanceId(2),
+            '--health-status',
+            'Unhealthy',
+          ),
+        );
+        const after = ok(
+          await aws(
+            world,
+            'autoscaling',
+            'describe-auto-scaling-instances',
+            '--instance-ids',
+            instanceId(1),
+            instanceId(2),
+          ),
+        ) as typeof before;
 
         expect(before.AutoScalingInstances.map((i) => [i.InstanceId, i.LifecycleState])).toEqual([
           [instanceId(1), 'Terminating:Wait'],
           [instanceId(2), 'InService'],
         ]);
         failed(wrongHook, 'ValidationError');
-        expect(world.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result])).toEqual([[instanceId(1), 'CONTINUE']]);
+        expect(world.aws.state.autoScaling.completions.map((c) => [c.instanceId, c.result])).toEqual([
+          [instanceId(1), 'CONTINUE'],
+        ]);
         expect(world.aws.state.autoScaling.heartbeats).toHaveLength(1);
         expect(after.AutoScalingInstances.map((i) => [i.InstanceId, i.LifecycleState])).toEqual([
           [instanceId(1), 'Terminating:Proceed'],
@@ -159,7 +269,11 @@ function cliSuite(cli: AwsCli): void {
 
     it('should describe an EKS cluster and report identity', () =>
       withWorld(async (world) => {
-        world.aws.state.seedCluster({ name: 'demo', endpoint: 'https://127.0.0.1:6443', certificateAuthorityData: 'Q0E=' });
+        world.aws.state.seedCluster({
+          name: 'demo',
+          endpoint: 'https://127.0.0.1:6443',
+          certificateAuthorityData: 'Q0E=',
+        });
 
         const [cluster, missing, identity] = await Promise.all([
           aws(world, 'eks', 'describe-cluster', '--name', 'demo'),
@@ -167,18 +281,32 @@ function cliSuite(cli: AwsCli): void {
           aws(world, 'sts', 'get-caller-identity'),
         ]);
 
-        expect((ok(cluster) as { cluster: unknown }).cluster).toMatchObject({ name: 'demo', endpoint: 'https://127.0.0.1:6443', certificateAuthority: { data: 'Q0E=' }, status: 'ACTIVE' });
+        expect((ok(cluster) as { cluster: unknown }).cluster).toMatchObject({
+          name: 'demo',
+          endpoint: 'https://127.0.0.1:6443',
+          certificateAuthority: { data: 'Q0E=' },
+          status: 'ACTIVE',
+        });
         failed(missing, 'ResourceNotFoundException');
-        expect(ok(identity)).toEqual({ UserId: expect.stringMatching(/^AIDA/) as unknown, Account: '111122223333', Arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE' });
+        expect(ok(identity)).toEqual({
+          UserId: expect.stringMatching(/^AIDA/) as unknown,
+          Account: '111122223333',
+          Arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+        });
       }));
 
     it('should accept the token `aws eks get-token` makes, for its cluster only', () =>
       // The CLI signs with the real time: the emulator's clock must agree.
       withWorld(
         async (world) => {
-          const out = ok(await aws(world, 'eks', 'get-token', '--cluster-name', 'demo')) as { status: { token: string } };
+          const out = ok(await aws(world, 'eks', 'get-token', '--cluster-name', 'demo')) as {
+            status: { token: string };
+          };
 
-          expect(await world.aws.verifyEksToken(out.status.token, 'demo')).toMatchObject({ ok: true, arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE' });
+          expect(await world.aws.verifyEksToken(out.status.token, 'demo')).toMatchObject({
+            ok: true,
+            arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+          });
           expect(await world.aws.verifyEksToken(out.status.token, 'prod')).toMatchObject({ ok: false });
         },
         { start: new VirtualClock(Date.now()).now() },
@@ -191,22 +319,40 @@ function cliSuite(cli: AwsCli): void {
           { Source: 'ec2-node-reconciler', DetailType: 'Node Drained', Detail: '{not json' },
         ];
 
-        const out = ok(await aws(world, 'events', 'put-events', '--entries', JSON.stringify(entries))) as { FailedEntryCount: number; Entries: { EventId?: string; ErrorCode?: string }[] };
+        const out = ok(await aws(world, 'events', 'put-events', '--entries', JSON.stringify(entries))) as {
+          FailedEntryCount: number;
+          Entries: { EventId?: string; ErrorCode?: string }[];
+        };
 
         expect(out.FailedEntryCount).toBe(1);
         expect(out.Entries.map((e) => e.ErrorCode ?? 'ok')).toEqual(['ok', 'MalformedDetail']);
-        expect(world.aws.state.eventBus.events.map((e) => [e.detailType, e.detail])).toEqual([['Node Deleted', { node: 'n1' }]]);
+        expect(world.aws.state.eventBus.events.map((e) => [e.detailType, e.detail])).toEqual([
+          ['Node Deleted', { node: 'n1' }],
+        ]);
       }));
 
     it('should start an execution idempotently and refuse a duplicate name with other input', () =>
       withWorld(async (world) => {
         world.aws.state.seedStateMachine({ name: 'drain' });
-        const start = (input: string): Promise<CliResult> => aws(world, 'stepfunctions', 'start-execution', '--state-machine-arn', MACHINE_ARN, '--name', 'demo-i-1', '--input', input);
+        const start = (input: string): Promise<CliResult> =>
+          aws(
+            world,
+            'stepfunctions',
+            'start-execution',
+            '--state-machine-arn',
+            MACHINE_ARN,
+            '--name',
+            'demo-i-1',
+            '--input',
+            input,
+          );
 
         const first = ok(await start('{"a":1}')) as { executionArn: string };
         const same = ok(await start('{"a":1}')) as { executionArn: string };
         const other = await start('{"a":2}');
-        const described = ok(await aws(world, 'stepfunctions', 'describe-execution', '--execution-arn', first.executionArn)) as { status: string; input: string };
+        const described = ok(
+          await aws(world, 'stepfunctions', 'describe-execution', '--execution-arn', first.executionArn),
+        ) as { status: string; input: string };
 
         expect(first.executionArn).toBe('arn:aws:states:us-east-1:111122223333:execution:drain:demo-i-1');
         expect(same.executionArn).toBe(first.executionArn);
@@ -216,12 +362,17 @@ function cliSuite(cli: AwsCli): void {
 
     it('should invoke a function and write its result, or its error with FunctionError', () =>
       withWorld(async (world) => {
-        world.aws.state.functions.register('sweep', (payload) => (payload && typeof payload === 'object' && 'fail' in payload ? Promise.reject(new Error('refused')) : Promise.resolve({ report: payload })));
+        world.aws.state.functions.register('sweep', (payload) =>
+          payload && typeof payload === 'object' && 'fail' in payload
+            ? Promise.reject(new Error('refused'))
+            : Promise.resolve({ report: payload }),
+        );
         const dir = mkdtempSync(join(tmpdir(), 'lambda-invoke-'));
         const out = (name: string) => join(dir, name);
         // v2 takes --payload as base64 unless told otherwise; v1 takes it raw.
         const raw = cli.major === 2 ? ['--cli-binary-format', 'raw-in-base64-out'] : [];
-        const invoke = (payload: string, file: string) => aws(world, 'lambda', 'invoke', '--function-name', 'sweep', '--payload', payload, ...raw, out(file));
+        const invoke = (payload: string, file: string) =>
+          aws(world, 'lambda', 'invoke', '--function-name', 'sweep', '--payload', payload, ...raw, out(file));
 
         const [success, failure, missing] = await Promise.all([
           invoke('{"dryRun":true}', 'ok.json'),
@@ -232,13 +383,20 @@ function cliSuite(cli: AwsCli): void {
         expect(ok(success)).toMatchObject({ StatusCode: 200, ExecutedVersion: '$LATEST' });
         expect(JSON.parse(readFileSync(out('ok.json'), 'utf8'))).toEqual({ report: { dryRun: true } });
         expect(ok(failure)).toMatchObject({ StatusCode: 200, FunctionError: 'Unhandled' });
-        expect(JSON.parse(readFileSync(out('failed.json'), 'utf8'))).toMatchObject({ errorType: 'Error', errorMessage: 'refused' });
+        expect(JSON.parse(readFileSync(out('failed.json'), 'utf8'))).toMatchObject({
+          errorType: 'Error',
+          errorMessage: 'refused',
+        });
         failed(missing, 'ResourceNotFoundException');
         rmSync(dir, { recursive: true, force: true });
       }));
   });
 }
 
-describeWithOracle('AWS CLI against the emulator', cli ? undefined : 'no AWS CLI: neither /usr/bin/aws (apt-get install awscli) nor `aws` on PATH', () => {
-  if (cli) cliSuite(cli);
-});
+describeWithOracle(
+  'AWS CLI against the emulator',
+  cli ? undefined : 'no AWS CLI: neither /usr/bin/aws (apt-get install awscli) nor `aws` on PATH',
+  () => {
+    if (cli) cliSuite(cli);
+  },
+);

@@ -84,7 +84,10 @@ async function launch(spec: Launch = {}): Promise<Instance> {
       MinCount: 1,
       MaxCount: 1,
       Placement: { AvailabilityZone: zone },
-      TagSpecifications: Object.keys(tags).length > 0 ? [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }] : undefined,
+      TagSpecifications:
+        Object.keys(tags).length > 0
+          ? [{ ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }]
+          : undefined,
     }),
   );
   const id = run.Instances?.[0]?.InstanceId ?? '';
@@ -109,7 +112,11 @@ const missing = motoMissing();
 describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion()})`, missing, () => {
   beforeAll(async () => {
     moto = await startMoto();
-    motoClients = clientsFor({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'moto' } });
+    motoClients = clientsFor({
+      endpoint: moto.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'moto' },
+    });
   });
   afterAll(async () => {
     destroyClients(motoClients);
@@ -125,7 +132,11 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it('should describe the same instances by id, whatever their state', async () => {
-    const instances = [await launch(), await launch({ state: 'stopped', zone: 'us-east-1b' }), await launch({ state: 'terminated', tags: { team: 'x' } })];
+    const instances = [
+      await launch(),
+      await launch({ state: 'stopped', zone: 'us-east-1b' }),
+      await launch({ state: 'terminated', tags: { team: 'x' } }),
+    ];
 
     const [theirs, ours] = await describeBoth({ InstanceIds: instances.map((i) => i.InstanceId ?? '') });
 
@@ -134,12 +145,23 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it.each<[string, (ids: readonly string[], dns: string) => DescribeInstancesCommandInput]>([
-    ['instance-id (one unknown)', (ids) => ({ Filters: [{ Name: 'instance-id', Values: [ids[0] ?? '', 'i-0123456789abcdef0'] }] })],
+    [
+      'instance-id (one unknown)',
+      (ids) => ({ Filters: [{ Name: 'instance-id', Values: [ids[0] ?? '', 'i-0123456789abcdef0'] }] }),
+    ],
     ['private-dns-name', (_ids, dns) => ({ Filters: [{ Name: 'private-dns-name', Values: [dns] }] })],
     ['instance-state-name', () => ({ Filters: [{ Name: 'instance-state-name', Values: ['stopped', 'terminated'] }] })],
     ['tag:<key>', () => ({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }] })],
     ['tag-key', () => ({ Filters: [{ Name: 'tag-key', Values: ['team'] }] })],
-    ['tag and state together', () => ({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }, { Name: 'instance-state-name', Values: ['running'] }] })],
+    [
+      'tag and state together',
+      () => ({
+        Filters: [
+          { Name: 'tag:eks:cluster-name', Values: ['demo'] },
+          { Name: 'instance-state-name', Values: ['running'] },
+        ],
+      }),
+    ],
   ])('should filter alike by %s', async (_name, input) => {
     const first = await launch();
     await launch({ state: 'stopped' });
@@ -196,7 +218,9 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
     await launch();
 
     const [theirsMax, oursMax] = await describeBoth({ MaxResults: 3 });
-    const oursFilter = await outcome(world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'colour', Values: ['blue'] }] })));
+    const oursFilter = await outcome(
+      world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'colour', Values: ['blue'] }] })),
+    );
 
     expect(theirsMax).not.toHaveProperty('error');
     expect(oursMax).toEqual({ error: 'InvalidParameterValue' });
@@ -213,7 +237,14 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
         both(async (c) => {
           const out = await c.ec2.send(new DescribeInstanceStatusCommand({ IncludeAllInstances: all }));
           return (out.InstanceStatuses ?? [])
-            .map((s) => [s.InstanceId, s.AvailabilityZone, s.InstanceState?.Name, s.InstanceStatus?.Status, s.SystemStatus?.Status, s.InstanceStatus?.Details?.map((d) => `${d.Name ?? ''}:${d.Status ?? ''}`)])
+            .map((s) => [
+              s.InstanceId,
+              s.AvailabilityZone,
+              s.InstanceState?.Name,
+              s.InstanceStatus?.Status,
+              s.SystemStatus?.Status,
+              s.InstanceStatus?.Details?.map((d) => `${d.Name ?? ''}:${d.Status ?? ''}`),
+            ])
             .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
         }),
       ),
@@ -225,8 +256,15 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it('should describe an EKS cluster with the same shape, and 404 an unknown one alike', async () => {
-    const created = await motoClients.eks.send(new CreateClusterCommand({ name: 'demo', roleArn: ROLE, resourcesVpcConfig: { subnetIds: [] } }));
-    world.aws.state.seedCluster({ name: 'demo', endpoint: created.cluster?.endpoint ?? '', certificateAuthorityData: created.cluster?.certificateAuthority?.data ?? 'x', roleArn: ROLE });
+    const created = await motoClients.eks.send(
+      new CreateClusterCommand({ name: 'demo', roleArn: ROLE, resourcesVpcConfig: { subnetIds: [] } }),
+    );
+    world.aws.state.seedCluster({
+      name: 'demo',
+      endpoint: created.cluster?.endpoint ?? '',
+      certificateAuthorityData: created.cluster?.certificateAuthority?.data ?? 'x',
+      roleArn: ROLE,
+    });
 
     const [theirs, ours] = await both((c) => c.eks.send(new DescribeClusterCommand({ name: 'demo' })));
     const missing = await both((c) => outcome(c.eks.send(new DescribeClusterCommand({ name: 'nope' }))));
@@ -240,11 +278,20 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
             ? 'array'
             : typeof value;
     // Fields a cluster has only when it was created with them (an idempotency token, envelope encryption).
-    const { clientRequestToken: _token, encryptionConfig: _encryption, ...theirShape } = shape(theirs.cluster) as Record<string, unknown>;
+    const {
+      clientRequestToken: _token,
+      encryptionConfig: _encryption,
+      ...theirShape
+    } = shape(theirs.cluster) as Record<string, unknown>;
     // Every other field moto returns, ours returns with the same type (ours returns more: accessConfig, health, …).
     expect(shape(ours.cluster)).toMatchObject(theirShape);
     expect(Object.keys(theirShape).length).toBeGreaterThan(10);
-    expect([ours.cluster?.arn, ours.cluster?.status, ours.cluster?.endpoint, ours.cluster?.roleArn]).toEqual([theirs.cluster?.arn, theirs.cluster?.status, theirs.cluster?.endpoint, theirs.cluster?.roleArn]);
+    expect([ours.cluster?.arn, ours.cluster?.status, ours.cluster?.endpoint, ours.cluster?.roleArn]).toEqual([
+      theirs.cluster?.arn,
+      theirs.cluster?.status,
+      theirs.cluster?.endpoint,
+      theirs.cluster?.roleArn,
+    ]);
     expect(missing[1]).toEqual(missing[0]);
     expect(missing[1]).toEqual({ error: 'ResourceNotFoundException' });
   });
@@ -271,12 +318,21 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
       entries: out.Entries?.map((e) => e.ErrorCode ?? (e.EventId ? 'accepted' : 'none')),
     });
 
-    const [theirs, ours] = await both(async (c) => codes(await c.events.send(new PutEventsCommand({ Entries: entries }))));
-    const unknownBus = await both((c) => outcome(c.events.send(new PutEventsCommand({ Entries: [{ ...entries[0], EventBusName: 'missing' }] }))));
-    const tooMany = await both((c) => outcome(c.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entries[0] ?? {}) }))));
+    const [theirs, ours] = await both(async (c) =>
+      codes(await c.events.send(new PutEventsCommand({ Entries: entries }))),
+    );
+    const unknownBus = await both((c) =>
+      outcome(c.events.send(new PutEventsCommand({ Entries: [{ ...entries[0], EventBusName: 'missing' }] }))),
+    );
+    const tooMany = await both((c) =>
+      outcome(c.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entries[0] ?? {}) }))),
+    );
 
     expect(ours).toEqual(theirs);
-    expect(ours).toEqual({ failed: 3, entries: ['accepted', 'InvalidArgument', 'MalformedDetail', 'InvalidArgument', 'accepted'] });
+    expect(ours).toEqual({
+      failed: 3,
+      entries: ['accepted', 'InvalidArgument', 'MalformedDetail', 'InvalidArgument', 'accepted'],
+    });
     expect(unknownBus[1]).toEqual(unknownBus[0]);
     expect(unknownBus[1]).toEqual({ error: 'ResourceNotFoundException' });
     expect(tooMany[1]).toEqual(tooMany[0]);
@@ -284,22 +340,47 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it('should start executions alike: idempotent for the same name and input, ExecutionAlreadyExists otherwise', async () => {
-    const machine = await motoClients.sfn.send(new CreateStateMachineCommand({ name: 'drain', roleArn: ROLE, definition: JSON.stringify({ StartAt: 'Done', States: { Done: { Type: 'Succeed' } } }) }));
+    const machine = await motoClients.sfn.send(
+      new CreateStateMachineCommand({
+        name: 'drain',
+        roleArn: ROLE,
+        definition: JSON.stringify({ StartAt: 'Done', States: { Done: { Type: 'Succeed' } } }),
+      }),
+    );
     world.aws.state.seedStateMachine({ name: 'drain' });
     const stateMachineArn = machine.stateMachineArn ?? '';
-    const start = (input: string) => both((c) => outcome(c.sfn.send(new StartExecutionCommand({ stateMachineArn, name: 'demo-i-1-evt-1', input }))).then((o) => ('ok' in o ? o.ok.executionArn : o)));
+    const start = (input: string) =>
+      both((c) =>
+        outcome(c.sfn.send(new StartExecutionCommand({ stateMachineArn, name: 'demo-i-1-evt-1', input }))).then((o) =>
+          'ok' in o ? o.ok.executionArn : o,
+        ),
+      );
 
     const first = await start('{"a":1}');
     const same = await start('{"a":1}');
     const different = await start('{"a":2}');
     const described = await both(async (c) => {
-      const d = await c.sfn.send(new DescribeExecutionCommand({ executionArn: typeof first[0] === 'string' ? first[0] : '' }));
+      const d = await c.sfn.send(
+        new DescribeExecutionCommand({ executionArn: typeof first[0] === 'string' ? first[0] : '' }),
+      );
       return [d.executionArn, d.stateMachineArn, d.name, d.status, d.input];
     });
     const errors = await Promise.all([
-      both((c) => outcome(c.sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn.replace(':drain', ':other'), name: 'x' })))),
+      both((c) =>
+        outcome(
+          c.sfn.send(
+            new StartExecutionCommand({ stateMachineArn: stateMachineArn.replace(':drain', ':other'), name: 'x' }),
+          ),
+        ),
+      ),
       both((c) => outcome(c.sfn.send(new StartExecutionCommand({ stateMachineArn: 'bogus', name: 'x' })))),
-      both((c) => outcome(c.sfn.send(new DescribeExecutionCommand({ executionArn: `arn:aws:states:us-east-1:${ACCOUNT}:execution:drain:nope` })))),
+      both((c) =>
+        outcome(
+          c.sfn.send(
+            new DescribeExecutionCommand({ executionArn: `arn:aws:states:us-east-1:${ACCOUNT}:execution:drain:nope` }),
+          ),
+        ),
+      ),
     ]);
 
     expect(first[1]).toBe(first[0]);
@@ -314,19 +395,47 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it('should describe Auto Scaling instances alike; MOTO DIFFERS on lifecycle actions and unhealthy replacement', async () => {
-    await motoClients.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ng-a', LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' } }));
-    await motoClients.autoScaling.send(
-      new CreateAutoScalingGroupCommand({ AutoScalingGroupName: 'ng-a', LaunchTemplate: { LaunchTemplateName: 'ng-a' }, MinSize: 2, MaxSize: 2, DesiredCapacity: 2, AvailabilityZones: ['us-east-1a'] }),
+    await motoClients.ec2.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: 'ng-a',
+        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' },
+      }),
     );
-    const members = (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
-    for (const m of members) world.aws.state.seedInstance({ id: m.InstanceId ?? '', state: 'running', zone: m.AvailabilityZone ?? '', autoScaling: { group: 'ng-a' } });
+    await motoClients.autoScaling.send(
+      new CreateAutoScalingGroupCommand({
+        AutoScalingGroupName: 'ng-a',
+        LaunchTemplate: { LaunchTemplateName: 'ng-a' },
+        MinSize: 2,
+        MaxSize: 2,
+        DesiredCapacity: 2,
+        AvailabilityZones: ['us-east-1a'],
+      }),
+    );
+    const members =
+      (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
+    for (const m of members)
+      world.aws.state.seedInstance({
+        id: m.InstanceId ?? '',
+        state: 'running',
+        zone: m.AvailabilityZone ?? '',
+        autoScaling: { group: 'ng-a' },
+      });
     // MOTO DIFFERS: DescribeAutoScalingInstances spells health HEALTHY/UNHEALTHY on AWS (DescribeAutoScalingGroups
     // says Healthy); moto says Healthy in both. Compared case-insensitively, and ours checked as AWS spells it.
     const normalise = (c: Clients) =>
       c.autoScaling
         .send(new DescribeAutoScalingInstancesCommand({}))
         .then((out) =>
-          (out.AutoScalingInstances ?? []).map((i) => [i.InstanceId, i.AutoScalingGroupName, i.AvailabilityZone, i.LifecycleState, i.HealthStatus?.toUpperCase(), i.ProtectedFromScaleIn]).sort(),
+          (out.AutoScalingInstances ?? [])
+            .map((i) => [
+              i.InstanceId,
+              i.AutoScalingGroupName,
+              i.AvailabilityZone,
+              i.LifecycleState,
+              i.HealthStatus?.toUpperCase(),
+              i.ProtectedFromScaleIn,
+            ])
+            .sort(),
         );
     const target = members[0]?.InstanceId ?? '';
     // The sweep reads lifecycle states through the groups (one call for up to 100 groups).
@@ -334,33 +443,72 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
       c.autoScaling
         .send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-a', 'absent'], MaxRecords: 100 }))
         .then((out) =>
-          (out.AutoScalingGroups ?? []).map((g) => [g.AutoScalingGroupName, (g.Instances ?? []).map((i) => [i.InstanceId, i.AvailabilityZone, i.LifecycleState, i.HealthStatus, i.ProtectedFromScaleIn]).sort()]),
+          (out.AutoScalingGroups ?? []).map((g) => [
+            g.AutoScalingGroupName,
+            (g.Instances ?? [])
+              .map((i) => [i.InstanceId, i.AvailabilityZone, i.LifecycleState, i.HealthStatus, i.ProtectedFromScaleIn])
+              .sort(),
+          ]),
         );
 
     const [theirGroups, ourGroups] = await both(groups);
     const [theirs, ours] = await both(normalise);
-    await both((c) => c.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: target, HealthStatus: 'Healthy' })));
+    await both((c) =>
+      c.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: target, HealthStatus: 'Healthy' })),
+    );
     const [theirsHealthy, oursHealthy] = await both(normalise);
     const complete = await both((c) =>
-      outcome(c.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: target, LifecycleActionResult: 'CONTINUE' }))),
+      outcome(
+        c.autoScaling.send(
+          new CompleteLifecycleActionCommand({
+            AutoScalingGroupName: 'ng-a',
+            LifecycleHookName: 'drain-hook',
+            InstanceId: target,
+            LifecycleActionResult: 'CONTINUE',
+          }),
+        ),
+      ),
     );
 
     expect(theirs).toHaveLength(2);
     expect(ours).toEqual(theirs);
     expect(ourGroups).toEqual(theirGroups);
-    expect((await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances?.map((i) => i.HealthStatus)).toEqual(['HEALTHY', 'HEALTHY']);
+    expect(
+      (await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances?.map(
+        (i) => i.HealthStatus,
+      ),
+    ).toEqual(['HEALTHY', 'HEALTHY']);
     expect(oursHealthy).toEqual(theirsHealthy);
     // EC2 Auto Scaling answers ValidationError (no pending action for that hook); moto 5 does not implement the call.
     expect(complete[1]).toEqual({ error: 'ValidationError' });
     expect(complete[0]).not.toEqual({ error: 'ValidationError' });
   });
   it('should list suspended processes alike through Suspend and ResumeProcesses (node repair stands down on them); MOTO DIFFERS on the suspension reason', async () => {
-    await motoClients.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ng-s', LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' } }));
-    await motoClients.autoScaling.send(
-      new CreateAutoScalingGroupCommand({ AutoScalingGroupName: 'ng-s', LaunchTemplate: { LaunchTemplateName: 'ng-s' }, MinSize: 1, MaxSize: 1, DesiredCapacity: 1, AvailabilityZones: ['us-east-1a'] }),
+    await motoClients.ec2.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: 'ng-s',
+        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' },
+      }),
     );
-    const members = (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
-    for (const m of members) world.aws.state.seedInstance({ id: m.InstanceId ?? '', state: 'running', zone: m.AvailabilityZone ?? '', autoScaling: { group: 'ng-s' } });
+    await motoClients.autoScaling.send(
+      new CreateAutoScalingGroupCommand({
+        AutoScalingGroupName: 'ng-s',
+        LaunchTemplate: { LaunchTemplateName: 'ng-s' },
+        MinSize: 1,
+        MaxSize: 1,
+        DesiredCapacity: 1,
+        AvailabilityZones: ['us-east-1a'],
+      }),
+    );
+    const members =
+      (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
+    for (const m of members)
+      world.aws.state.seedInstance({
+        id: m.InstanceId ?? '',
+        state: 'running',
+        zone: m.AvailabilityZone ?? '',
+        autoScaling: { group: 'ng-s' },
+      });
     // MOTO DIFFERS: moto leaves SuspensionReason empty and lists processes in no order; AWS says
     // "User suspended at <time>". Compared as sorted names, with our reason checked on its own.
     const suspended = (c: Clients) =>
@@ -369,9 +517,15 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
         .then((out) => (out.AutoScalingGroups?.[0]?.SuspendedProcesses ?? []).map((p) => p.ProcessName).sort());
 
     const none = await both(suspended);
-    await both((c) => c.autoScaling.send(new SuspendProcessesCommand({ AutoScalingGroupName: 'ng-s', ScalingProcesses: ['ReplaceUnhealthy', 'Launch'] })));
+    await both((c) =>
+      c.autoScaling.send(
+        new SuspendProcessesCommand({ AutoScalingGroupName: 'ng-s', ScalingProcesses: ['ReplaceUnhealthy', 'Launch'] }),
+      ),
+    );
     const two = await both(suspended);
-    await both((c) => c.autoScaling.send(new ResumeProcessesCommand({ AutoScalingGroupName: 'ng-s', ScalingProcesses: ['Launch'] })));
+    await both((c) =>
+      c.autoScaling.send(new ResumeProcessesCommand({ AutoScalingGroupName: 'ng-s', ScalingProcesses: ['Launch'] })),
+    );
     const one = await both(suspended);
     await both((c) => c.autoScaling.send(new SuspendProcessesCommand({ AutoScalingGroupName: 'ng-s' })));
     const all = await both(suspended);

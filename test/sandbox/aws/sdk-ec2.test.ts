@@ -13,7 +13,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anInstance, errorOf, instanceId, START, startWorld, type World } from './support/world.js';
 
-const instancesOf = (out: DescribeInstancesCommandOutput): Instance[] => (out.Reservations ?? []).flatMap((r) => r.Instances ?? []);
+const instancesOf = (out: DescribeInstancesCommandOutput): Instance[] =>
+  (out.Reservations ?? []).flatMap((r) => r.Instances ?? []);
 const idsOf = (out: DescribeInstancesCommandOutput): string[] => instancesOf(out).map((i) => i.InstanceId ?? '');
 
 let world: World;
@@ -26,7 +27,9 @@ afterEach(async () => {
 
 describe('DescribeInstances', () => {
   it('should describe instances by id with the fields the reconciler reads', async () => {
-    world.aws.state.seedInstance(anInstance(1, { zone: 'us-east-1b', privateDnsName: 'ip-10-0-1-1.ec2.internal', spot: true, launchedAgo: '3h' }));
+    world.aws.state.seedInstance(
+      anInstance(1, { zone: 'us-east-1b', privateDnsName: 'ip-10-0-1-1.ec2.internal', spot: true, launchedAgo: '3h' }),
+    );
     world.aws.state.seedInstance(anInstance(2));
 
     const out = await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] }));
@@ -49,7 +52,9 @@ describe('DescribeInstances', () => {
   it('should fail the whole call with InvalidInstanceID.NotFound when any id is unknown', async () => {
     world.aws.state.seedInstance(anInstance(1));
 
-    const error = await errorOf(world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1), instanceId(2), instanceId(3)] })));
+    const error = await errorOf(
+      world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1), instanceId(2), instanceId(3)] })),
+    );
 
     expect(error).toMatchObject({ name: 'InvalidInstanceID.NotFound', status: 400 });
     expect(error.message).toBe(`The instance IDs '${instanceId(2)}, ${instanceId(3)}' do not exist`);
@@ -58,7 +63,9 @@ describe('DescribeInstances', () => {
   it('should simply leave out unknown ids given as an instance-id filter', async () => {
     world.aws.state.seedInstance(anInstance(1));
 
-    const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: [instanceId(1), instanceId(2)] }] }));
+    const out = await world.ec2.send(
+      new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: [instanceId(1), instanceId(2)] }] }),
+    );
 
     expect(idsOf(out)).toEqual([instanceId(1)]);
   });
@@ -72,7 +79,9 @@ describe('DescribeInstances', () => {
   it('should still return terminated instances, without their private DNS name', async () => {
     world.aws.state.seedInstance(anInstance(1, { state: 'terminated' }));
 
-    const [instance] = instancesOf(await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })));
+    const [instance] = instancesOf(
+      await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })),
+    );
 
     expect(instance?.State).toEqual({ Code: 48, Name: 'terminated' });
     expect(instance?.PrivateDnsName).toBe('');
@@ -138,15 +147,24 @@ describe('DescribeInstances', () => {
     for (let n = 1; n <= 3; n++) world.aws.state.seedInstance(anInstance(n));
     const ids = Array.from({ length: 201 }, (_, i) => instanceId(i + 1));
 
-    const ok = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: ids.slice(0, 200) }] }));
-    const error = await errorOf(world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: ids }] })));
+    const ok = await world.ec2.send(
+      new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: ids.slice(0, 200) }] }),
+    );
+    const error = await errorOf(
+      world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: ids }] })),
+    );
 
     expect(idsOf(ok)).toEqual([instanceId(1), instanceId(2), instanceId(3)]);
-    expect(error).toMatchObject({ name: 'FilterLimitExceeded', message: 'The maximum number of filter values specified on a single call is 200' });
+    expect(error).toMatchObject({
+      name: 'FilterLimitExceeded',
+      message: 'The maximum number of filter values specified on a single call is 200',
+    });
   });
 
   it('should refuse an unknown filter with InvalidParameterValue', async () => {
-    const error = await errorOf(world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'colour', Values: ['blue'] }] })));
+    const error = await errorOf(
+      world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'colour', Values: ['blue'] }] })),
+    );
 
     expect(error).toMatchObject({ name: 'InvalidParameterValue', message: "The filter 'colour' is invalid" });
   });
@@ -167,12 +185,19 @@ describe('DescribeInstances', () => {
   });
 
   it('should paginate a filtered listing whose matches are sparse, every match once and no empty last page', async () => {
-    for (let n = 1; n <= 30; n++) world.aws.state.seedInstance(anInstance(n, n % 3 === 0 ? {} : { tags: { 'eks:cluster-name': 'other' } }));
+    for (let n = 1; n <= 30; n++)
+      world.aws.state.seedInstance(anInstance(n, n % 3 === 0 ? {} : { tags: { 'eks:cluster-name': 'other' } }));
 
     const pages: string[][] = [];
     let token: string | undefined;
     do {
-      const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }], MaxResults: 5, NextToken: token }));
+      const out = await world.ec2.send(
+        new DescribeInstancesCommand({
+          Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }],
+          MaxResults: 5,
+          NextToken: token,
+        }),
+      );
       pages.push(idsOf(out));
       token = out.NextToken;
     } while (token !== undefined);
@@ -184,7 +209,11 @@ describe('DescribeInstances', () => {
   it('should answer an instance-id filter in listing order whatever the order of its values, with unknown ids simply absent', async () => {
     for (let n = 1; n <= 6; n++) world.aws.state.seedInstance(anInstance(n));
 
-    const out = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-id', Values: [instanceId(5), instanceId(9), instanceId(2), instanceId(5)] }] }));
+    const out = await world.ec2.send(
+      new DescribeInstancesCommand({
+        Filters: [{ Name: 'instance-id', Values: [instanceId(5), instanceId(9), instanceId(2), instanceId(5)] }],
+      }),
+    );
 
     expect(idsOf(out)).toEqual([instanceId(2), instanceId(5)]);
   });
@@ -206,7 +235,9 @@ describe('DescribeInstances', () => {
     world.aws.state.seedInstance(anInstance(1, { visibleAfter: '30s' }));
 
     const before = await errorOf(world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })));
-    const filtered = await world.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }] }));
+    const filtered = await world.ec2.send(
+      new DescribeInstancesCommand({ Filters: [{ Name: 'tag:eks:cluster-name', Values: ['demo'] }] }),
+    );
     world.clock.advance(30_000);
     const after = await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] }));
 
@@ -237,10 +268,16 @@ describe('DescribeInstances', () => {
 
 describe('DescribeInstanceStatus', () => {
   it('should report scheduled events with their code, window and description', async () => {
-    world.aws.state.seedInstance(anInstance(1, { scheduledEvents: [{ code: 'instance-retirement', notBefore: '2d', notAfter: '3d', description: 'retiring' }] }));
+    world.aws.state.seedInstance(
+      anInstance(1, {
+        scheduledEvents: [{ code: 'instance-retirement', notBefore: '2d', notAfter: '3d', description: 'retiring' }],
+      }),
+    );
     world.aws.state.seedInstance(anInstance(2));
 
-    const out = await world.ec2.send(new DescribeInstanceStatusCommand({ InstanceIds: [instanceId(1), instanceId(2)] }));
+    const out = await world.ec2.send(
+      new DescribeInstanceStatusCommand({ InstanceIds: [instanceId(1), instanceId(2)] }),
+    );
 
     expect(out.InstanceStatuses?.map((s) => s.InstanceId)).toEqual([instanceId(1), instanceId(2)]);
     const [first, second] = out.InstanceStatuses ?? [];
@@ -274,11 +311,15 @@ describe('DescribeInstanceStatus', () => {
   });
 
   it('should filter by event.code and mark past events as completed', async () => {
-    world.aws.state.seedInstance(anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: '1h', notAfter: '2h' }] }));
+    world.aws.state.seedInstance(
+      anInstance(1, { scheduledEvents: [{ code: 'system-reboot', notBefore: '1h', notAfter: '2h' }] }),
+    );
     world.aws.state.seedInstance(anInstance(2, { scheduledEvents: [{ code: 'instance-stop', notBefore: '1d' }] }));
     world.clock.advance(3 * 3_600_000);
 
-    const out = await world.ec2.send(new DescribeInstanceStatusCommand({ Filters: [{ Name: 'event.code', Values: ['system-reboot'] }] }));
+    const out = await world.ec2.send(
+      new DescribeInstanceStatusCommand({ Filters: [{ Name: 'event.code', Values: ['system-reboot'] }] }),
+    );
 
     expect(out.InstanceStatuses?.map((s) => s.InstanceId)).toEqual([instanceId(1)]);
     expect(out.InstanceStatuses?.[0]?.Events?.[0]?.Description).toBe('[Completed] Scheduled system reboot');
@@ -289,16 +330,34 @@ describe('CreateTags and DeleteTags', () => {
   it('should add, overwrite and remove tags and report them as changes', async () => {
     world.aws.state.seedInstance(anInstance(1, { tags: { a: '1', b: '2' } }));
 
-    await world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'ec2-node-reconciler/decommission', Value: 'true' }, { Key: 'a', Value: 'one' }] }));
-    await world.ec2.send(new DeleteTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'b', Value: 'not-2' }, { Key: 'a' }] }));
-    const [instance] = instancesOf(await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })));
+    await world.ec2.send(
+      new CreateTagsCommand({
+        Resources: [instanceId(1)],
+        Tags: [
+          { Key: 'ec2-node-reconciler/decommission', Value: 'true' },
+          { Key: 'a', Value: 'one' },
+        ],
+      }),
+    );
+    await world.ec2.send(
+      new DeleteTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'b', Value: 'not-2' }, { Key: 'a' }] }),
+    );
+    const [instance] = instancesOf(
+      await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })),
+    );
 
     expect(instance?.Tags).toEqual([
       { Key: 'b', Value: '2' },
       { Key: 'ec2-node-reconciler/decommission', Value: 'true' },
     ]);
     expect(world.aws.state.changes.filter((c) => c.kind === 'instance-tags')).toEqual([
-      { kind: 'instance-tags', at: START, instanceId: instanceId(1), set: { 'ec2-node-reconciler/decommission': 'true', a: 'one' }, removed: [] },
+      {
+        kind: 'instance-tags',
+        at: START,
+        instanceId: instanceId(1),
+        set: { 'ec2-node-reconciler/decommission': 'true', a: 'one' },
+        removed: [],
+      },
       { kind: 'instance-tags', at: START, instanceId: instanceId(1), set: {}, removed: ['a'] },
     ]);
   });
@@ -306,9 +365,17 @@ describe('CreateTags and DeleteTags', () => {
   it('should refuse reserved aws: keys and unknown instances, changing nothing', async () => {
     world.aws.state.seedInstance(anInstance(1));
 
-    const reserved = await errorOf(world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'aws:x', Value: 'y' }] })));
-    const unknown = await errorOf(world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1), instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] })));
-    const missing = await errorOf(world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: undefined })));
+    const reserved = await errorOf(
+      world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'aws:x', Value: 'y' }] })),
+    );
+    const unknown = await errorOf(
+      world.ec2.send(
+        new CreateTagsCommand({ Resources: [instanceId(1), instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] }),
+      ),
+    );
+    const missing = await errorOf(
+      world.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: undefined })),
+    );
 
     expect(reserved.name).toBe('InvalidParameterValue');
     expect(unknown.name).toBe('InvalidInstanceID.NotFound');
@@ -326,12 +393,24 @@ describe('TerminateInstances', () => {
     world.clock.advance(30_000);
     const after = await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] }));
 
-    expect(out.TerminatingInstances).toEqual([{ InstanceId: instanceId(1), CurrentState: { Code: 32, Name: 'shutting-down' }, PreviousState: { Code: 16, Name: 'running' } }]);
+    expect(out.TerminatingInstances).toEqual([
+      {
+        InstanceId: instanceId(1),
+        CurrentState: { Code: 32, Name: 'shutting-down' },
+        PreviousState: { Code: 16, Name: 'running' },
+      },
+    ]);
     expect(instancesOf(during)[0]?.State?.Name).toBe('shutting-down');
     expect(instancesOf(after)[0]?.State?.Name).toBe('terminated');
     expect(world.aws.state.changes).toEqual([
       { kind: 'instance-state', at: START, instanceId: instanceId(1), from: 'running', to: 'shutting-down' },
-      { kind: 'instance-state', at: START + 30_000, instanceId: instanceId(1), from: 'shutting-down', to: 'terminated' },
+      {
+        kind: 'instance-state',
+        at: START + 30_000,
+        instanceId: instanceId(1),
+        from: 'shutting-down',
+        to: 'terminated',
+      },
     ]);
   });
 });
@@ -345,11 +424,13 @@ describe('throttling', () => {
 
     expect(idsOf(out)).toEqual([instanceId(1)]);
     expect(out.$metadata.attempts).toBe(3);
-    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => [e.status, e.errorCode])).toEqual([
-      [503, 'RequestLimitExceeded'],
-      [503, 'RequestLimitExceeded'],
-      [200, undefined],
-    ]);
+    expect(world.aws.requestLog.filter({ operation: 'DescribeInstances' }).map((e) => [e.status, e.errorCode])).toEqual(
+      [
+        [503, 'RequestLimitExceeded'],
+        [503, 'RequestLimitExceeded'],
+        [200, undefined],
+      ],
+    );
     expect(world.aws.counters.get('ec2', 'DescribeInstances')).toEqual({ requests: 3, errors: 2, throttled: 2 });
   });
 

@@ -30,16 +30,28 @@ afterEach(async () => {
 
 describe('Auto Scaling lifecycle actions', () => {
   function seedWaiting(token?: string): void {
-    world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', hook: 'drain-hook', token } }));
+    world.aws.state.seedInstance(
+      anInstance(1, { autoScaling: { group: 'ng-a', lifecycleState: 'Terminating:Wait', hook: 'drain-hook', token } }),
+    );
     world.aws.state.seedInstance(anInstance(2, { autoScaling: { group: 'ng-a' } }));
   }
 
   it('should list group members with their lifecycle state, and skip unknown ids', async () => {
     seedWaiting();
 
-    const out = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1), instanceId(2), instanceId(9)] }));
+    const out = await world.autoScaling.send(
+      new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1), instanceId(2), instanceId(9)] }),
+    );
 
-    expect(out.AutoScalingInstances?.map((i) => [i.InstanceId, i.AutoScalingGroupName, i.LifecycleState, i.HealthStatus, i.AvailabilityZone])).toEqual([
+    expect(
+      out.AutoScalingInstances?.map((i) => [
+        i.InstanceId,
+        i.AutoScalingGroupName,
+        i.LifecycleState,
+        i.HealthStatus,
+        i.AvailabilityZone,
+      ]),
+    ).toEqual([
       [instanceId(1), 'ng-a', 'Terminating:Wait', 'HEALTHY', 'us-east-1a'],
       [instanceId(2), 'ng-a', 'InService', 'HEALTHY', 'us-east-1a'],
     ]);
@@ -49,10 +61,25 @@ describe('Auto Scaling lifecycle actions', () => {
     seedWaiting();
     world.aws.state.seedInstance(anInstance(3, { autoScaling: { group: 'ng-b' } }));
 
-    const out = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-b', 'ng-a', 'nope'], MaxRecords: 100 }));
+    const out = await world.autoScaling.send(
+      new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-b', 'ng-a', 'nope'], MaxRecords: 100 }),
+    );
 
-    expect(out.AutoScalingGroups?.map((g) => [g.AutoScalingGroupName, g.DesiredCapacity, g.Instances?.map((i) => [i.InstanceId, i.LifecycleState, i.HealthStatus])])).toEqual([
-      ['ng-a', 2, [[instanceId(1), 'Terminating:Wait', 'Healthy'], [instanceId(2), 'InService', 'Healthy']]],
+    expect(
+      out.AutoScalingGroups?.map((g) => [
+        g.AutoScalingGroupName,
+        g.DesiredCapacity,
+        g.Instances?.map((i) => [i.InstanceId, i.LifecycleState, i.HealthStatus]),
+      ]),
+    ).toEqual([
+      [
+        'ng-a',
+        2,
+        [
+          [instanceId(1), 'Terminating:Wait', 'Healthy'],
+          [instanceId(2), 'InService', 'Healthy'],
+        ],
+      ],
       ['ng-b', 1, [[instanceId(3), 'InService', 'Healthy']]],
     ]);
     expect(out.NextToken).toBeUndefined();
@@ -62,8 +89,14 @@ describe('Auto Scaling lifecycle actions', () => {
     for (let n = 1; n <= 5; n++) world.aws.state.seedInstance(anInstance(n, { autoScaling: { group: `ng-${n}` } }));
 
     const first = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ MaxRecords: 3 }));
-    const second = await world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ MaxRecords: 3, NextToken: first.NextToken }));
-    const tooMany = await errorOf(world.autoScaling.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: Array.from({ length: 51 }, (_, i) => `g-${i}`) })));
+    const second = await world.autoScaling.send(
+      new DescribeAutoScalingGroupsCommand({ MaxRecords: 3, NextToken: first.NextToken }),
+    );
+    const tooMany = await errorOf(
+      world.autoScaling.send(
+        new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: Array.from({ length: 51 }, (_, i) => `g-${i}`) }),
+      ),
+    );
 
     expect(first.AutoScalingGroups?.map((g) => g.AutoScalingGroupName)).toEqual(['ng-1', 'ng-2', 'ng-3']);
     expect(second.AutoScalingGroups?.map((g) => g.AutoScalingGroupName)).toEqual(['ng-4', 'ng-5']);
@@ -76,11 +109,13 @@ describe('Auto Scaling lifecycle actions', () => {
 
     const out = await world.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'ng-a' }));
 
-    expect(out.LifecycleHooks?.map((h) => [h.LifecycleHookName, h.LifecycleTransition, h.AutoScalingGroupName])).toEqual([
-      ['drain-hook', 'autoscaling:EC2_INSTANCE_TERMINATING', 'ng-a'],
-    ]);
+    expect(
+      out.LifecycleHooks?.map((h) => [h.LifecycleHookName, h.LifecycleTransition, h.AutoScalingGroupName]),
+    ).toEqual([['drain-hook', 'autoscaling:EC2_INSTANCE_TERMINATING', 'ng-a']]);
     expect(out.LifecycleHooks?.[0]?.HeartbeatTimeout).toBeGreaterThan(0);
-    const error = await errorOf(world.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'nope' })));
+    const error = await errorOf(
+      world.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'nope' })),
+    );
     expect(error.name).toBe('ValidationError');
   });
 
@@ -88,14 +123,31 @@ describe('Auto Scaling lifecycle actions', () => {
     seedWaiting();
 
     await world.autoScaling.send(
-      new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' }),
+      new CompleteLifecycleActionCommand({
+        AutoScalingGroupName: 'ng-a',
+        LifecycleHookName: 'drain-hook',
+        InstanceId: instanceId(1),
+        LifecycleActionResult: 'CONTINUE',
+      }),
     );
-    const during = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }));
+    const during = await world.autoScaling.send(
+      new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }),
+    );
     world.clock.advance(30_000);
-    const after = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }));
+    const after = await world.autoScaling.send(
+      new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(1)] }),
+    );
 
     expect(world.aws.state.autoScaling.completions).toEqual([
-      { at: START, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook', token: undefined, result: 'CONTINUE', by: 'api' },
+      {
+        at: START,
+        instanceId: instanceId(1),
+        group: 'ng-a',
+        hook: 'drain-hook',
+        token: undefined,
+        result: 'CONTINUE',
+        by: 'api',
+      },
     ]);
     expect(during.AutoScalingInstances?.[0]?.LifecycleState).toBe('Terminating:Proceed');
     expect(after.AutoScalingInstances).toEqual([]);
@@ -107,28 +159,70 @@ describe('Auto Scaling lifecycle actions', () => {
     const other = TOKEN.replace('6a1f', '0000');
 
     const wrong = await errorOf(
-      world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: other, LifecycleActionResult: 'CONTINUE' })),
+      world.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-a',
+          LifecycleHookName: 'drain-hook',
+          LifecycleActionToken: other,
+          LifecycleActionResult: 'CONTINUE',
+        }),
+      ),
     );
-    await world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: TOKEN, LifecycleActionResult: 'ABANDON' }));
+    await world.autoScaling.send(
+      new CompleteLifecycleActionCommand({
+        AutoScalingGroupName: 'ng-a',
+        LifecycleHookName: 'drain-hook',
+        LifecycleActionToken: TOKEN,
+        LifecycleActionResult: 'ABANDON',
+      }),
+    );
     const again = await errorOf(
-      world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: TOKEN, LifecycleActionResult: 'CONTINUE' })),
+      world.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-a',
+          LifecycleHookName: 'drain-hook',
+          LifecycleActionToken: TOKEN,
+          LifecycleActionResult: 'CONTINUE',
+        }),
+      ),
     );
 
-    expect(wrong).toMatchObject({ name: 'ValidationError', status: 400, message: `No active Lifecycle Action found with token ${other}` });
+    expect(wrong).toMatchObject({
+      name: 'ValidationError',
+      status: 400,
+      message: `No active Lifecycle Action found with token ${other}`,
+    });
     expect(again.message).toBe(`No active Lifecycle Action found with token ${TOKEN}`);
     expect(world.aws.state.autoScaling.completions.map((c) => c.result)).toEqual(['ABANDON']);
   });
 
   it.each([
-    [{ AutoScalingGroupName: 'ng-b', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1) }, 'No active Lifecycle Action found with instance ID'],
-    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'other-hook', InstanceId: instanceId(1) }, 'No active Lifecycle Action found with instance ID'],
-    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(2) }, 'No active Lifecycle Action found with instance ID'],
-    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook' }, 'Either LifecycleActionToken or InstanceId must be specified.'],
-    [{ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: 'short' }, "Value 'short' at 'lifecycleActionToken'"],
+    [
+      { AutoScalingGroupName: 'ng-b', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1) },
+      'No active Lifecycle Action found with instance ID',
+    ],
+    [
+      { AutoScalingGroupName: 'ng-a', LifecycleHookName: 'other-hook', InstanceId: instanceId(1) },
+      'No active Lifecycle Action found with instance ID',
+    ],
+    [
+      { AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(2) },
+      'No active Lifecycle Action found with instance ID',
+    ],
+    [
+      { AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook' },
+      'Either LifecycleActionToken or InstanceId must be specified.',
+    ],
+    [
+      { AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', LifecycleActionToken: 'short' },
+      "Value 'short' at 'lifecycleActionToken'",
+    ],
   ])('should refuse %j with a ValidationError', async (input, message) => {
     seedWaiting();
 
-    const error = await errorOf(world.autoScaling.send(new CompleteLifecycleActionCommand({ ...input, LifecycleActionResult: 'CONTINUE' })));
+    const error = await errorOf(
+      world.autoScaling.send(new CompleteLifecycleActionCommand({ ...input, LifecycleActionResult: 'CONTINUE' })),
+    );
 
     expect(error.name).toBe('ValidationError');
     expect(error.message).toContain(message);
@@ -138,15 +232,31 @@ describe('Auto Scaling lifecycle actions', () => {
     seedWaiting();
 
     world.clock.advance(50 * 60_000);
-    await world.autoScaling.send(new RecordLifecycleActionHeartbeatCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1) }));
+    await world.autoScaling.send(
+      new RecordLifecycleActionHeartbeatCommand({
+        AutoScalingGroupName: 'ng-a',
+        LifecycleHookName: 'drain-hook',
+        InstanceId: instanceId(1),
+      }),
+    );
     world.clock.advance(50 * 60_000);
     const stillWaiting = world.aws.state.autoScaling.member(instanceId(1))?.lifecycleState;
     world.clock.advance(10 * 60_000);
 
     expect(stillWaiting).toBe('Terminating:Wait');
-    expect(world.aws.state.autoScaling.heartbeats).toEqual([{ at: START + 50 * 60_000, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook' }]);
+    expect(world.aws.state.autoScaling.heartbeats).toEqual([
+      { at: START + 50 * 60_000, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook' },
+    ]);
     expect(world.aws.state.autoScaling.completions).toEqual([
-      { at: START + 110 * 60_000, instanceId: instanceId(1), group: 'ng-a', hook: 'drain-hook', token: undefined, result: 'ABANDON', by: 'timeout' },
+      {
+        at: START + 110 * 60_000,
+        instanceId: instanceId(1),
+        group: 'ng-a',
+        hook: 'drain-hook',
+        token: undefined,
+        result: 'ABANDON',
+        by: 'timeout',
+      },
     ]);
   });
 
@@ -155,39 +265,80 @@ describe('Auto Scaling lifecycle actions', () => {
 
     const action = world.aws.state.startAsgTermination(instanceId(2));
 
-    expect(action).toEqual({ group: 'ng-a', hook: 'drain-hook', token: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
-    expect(world.aws.state.changes.at(-1)).toMatchObject({ kind: 'lifecycle-action-started', instanceId: instanceId(2), token: action?.token });
+    expect(action).toEqual({
+      group: 'ng-a',
+      hook: 'drain-hook',
+      token: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+    });
+    expect(world.aws.state.changes.at(-1)).toMatchObject({
+      kind: 'lifecycle-action-started',
+      instanceId: instanceId(2),
+      token: action?.token,
+    });
   });
 
   it('should mark an instance Unhealthy, which starts its replacement', async () => {
     seedWaiting();
 
-    await world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(2), HealthStatus: 'Unhealthy' }));
-    const error = await errorOf(world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(9), HealthStatus: 'Unhealthy' })));
+    await world.autoScaling.send(
+      new SetInstanceHealthCommand({ InstanceId: instanceId(2), HealthStatus: 'Unhealthy' }),
+    );
+    const error = await errorOf(
+      world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(9), HealthStatus: 'Unhealthy' })),
+    );
     const out = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(2)] }));
 
-    expect(out.AutoScalingInstances?.[0]).toMatchObject({ HealthStatus: 'UNHEALTHY', LifecycleState: 'Terminating:Wait' });
-    expect(world.aws.state.autoScaling.healthChanges).toEqual([{ at: START, instanceId: instanceId(2), group: 'ng-a', healthStatus: 'UNHEALTHY', shouldRespectGracePeriod: undefined }]);
+    expect(out.AutoScalingInstances?.[0]).toMatchObject({
+      HealthStatus: 'UNHEALTHY',
+      LifecycleState: 'Terminating:Wait',
+    });
+    expect(world.aws.state.autoScaling.healthChanges).toEqual([
+      {
+        at: START,
+        instanceId: instanceId(2),
+        group: 'ng-a',
+        healthStatus: 'UNHEALTHY',
+        shouldRespectGracePeriod: undefined,
+      },
+    ]);
     expect(error.name).toBe('ValidationError');
   });
 
   it('should replace an instance marked Unhealthy once it terminates: a new member of the group, launched like it', async () => {
-    world.aws.state.seedInstance(anInstance(3, { tags: { 'eks:cluster-name': 'demo', team: 'web' }, autoScaling: { group: 'ng-b' } }));
+    world.aws.state.seedInstance(
+      anInstance(3, { tags: { 'eks:cluster-name': 'demo', team: 'web' }, autoScaling: { group: 'ng-b' } }),
+    );
     world.aws.state.seedInstance(anInstance(4, { autoScaling: { group: 'ng-b' } }));
     const launched: string[] = [];
     world.aws.state.onChange((c) => {
       if (c.kind === 'instance-launched') launched.push(`${c.group} replaces ${c.replaces}`);
     });
 
-    await world.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(3), HealthStatus: 'Unhealthy' }));
+    await world.autoScaling.send(
+      new SetInstanceHealthCommand({ InstanceId: instanceId(3), HealthStatus: 'Unhealthy' }),
+    );
     world.clock.advance(60_000);
     const members = await world.autoScaling.send(new DescribeAutoScalingInstancesCommand({}));
-    const replacement = members.AutoScalingInstances?.find((i) => i.InstanceId !== instanceId(3) && i.InstanceId !== instanceId(4));
+    const replacement = members.AutoScalingInstances?.find(
+      (i) => i.InstanceId !== instanceId(3) && i.InstanceId !== instanceId(4),
+    );
 
     expect(launched).toEqual([`ng-b replaces ${instanceId(3)}`]);
-    expect(replacement).toMatchObject({ AutoScalingGroupName: 'ng-b', LifecycleState: 'InService', HealthStatus: 'HEALTHY' });
+    expect(replacement).toMatchObject({
+      AutoScalingGroupName: 'ng-b',
+      LifecycleState: 'InService',
+      HealthStatus: 'HEALTHY',
+    });
     const view = world.aws.state.instanceView(replacement?.InstanceId ?? '');
-    expect(view).toMatchObject({ state: 'running', zone: 'us-east-1a', tags: expect.objectContaining({ 'eks:cluster-name': 'demo', team: 'web', 'aws:autoscaling:groupName': 'ng-b' }) as unknown });
+    expect(view).toMatchObject({
+      state: 'running',
+      zone: 'us-east-1a',
+      tags: expect.objectContaining({
+        'eks:cluster-name': 'demo',
+        team: 'web',
+        'aws:autoscaling:groupName': 'ng-b',
+      }) as unknown,
+    });
     expect(world.aws.state.instanceView(instanceId(3))?.state).toBe('terminated');
   });
 
@@ -196,7 +347,14 @@ describe('Auto Scaling lifecycle actions', () => {
     const launched: string[] = [];
     world.aws.state.onChange((c) => launched.push(c.kind));
 
-    await world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain-hook', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' }));
+    await world.autoScaling.send(
+      new CompleteLifecycleActionCommand({
+        AutoScalingGroupName: 'ng-a',
+        LifecycleHookName: 'drain-hook',
+        InstanceId: instanceId(1),
+        LifecycleActionResult: 'CONTINUE',
+      }),
+    );
     world.clock.advance(60_000);
 
     expect(launched).not.toContain('instance-launched');
@@ -218,7 +376,12 @@ describe('Auto Scaling lifecycle actions', () => {
 
 describe('EKS DescribeCluster', () => {
   it('should return the seeded endpoint, CA and status', async () => {
-    world.aws.state.seedCluster({ name: 'demo', endpoint: 'https://127.0.0.1:6443', certificateAuthorityData: 'Q0EK', createdAgo: '1d' });
+    world.aws.state.seedCluster({
+      name: 'demo',
+      endpoint: 'https://127.0.0.1:6443',
+      certificateAuthorityData: 'Q0EK',
+      createdAgo: '1d',
+    });
 
     const { cluster } = await world.eks.send(new DescribeClusterCommand({ name: 'demo' }));
 
@@ -240,7 +403,11 @@ describe('EKS DescribeCluster', () => {
     const error = await errorOf(world.eks.send(new DescribeClusterCommand({ name: 'nope' })));
 
     expect(cluster?.endpoint).toBeUndefined();
-    expect(error).toMatchObject({ name: 'ResourceNotFoundException', status: 404, message: 'No cluster found for name: nope.' });
+    expect(error).toMatchObject({
+      name: 'ResourceNotFoundException',
+      status: 404,
+      message: 'No cluster found for name: nope.',
+    });
   });
 });
 
@@ -251,7 +418,11 @@ describe('STS GetCallerIdentity', () => {
     try {
       const out = await w.sts.send(new GetCallerIdentityCommand({}));
 
-      expect(out).toMatchObject({ Arn: arn, Account: '111122223333', UserId: expect.stringMatching(/^AROA[0-9A-F]{17}:session-1$/) as unknown });
+      expect(out).toMatchObject({
+        Arn: arn,
+        Account: '111122223333',
+        UserId: expect.stringMatching(/^AROA[0-9A-F]{17}:session-1$/) as unknown,
+      });
     } finally {
       await w.close();
     }
@@ -266,14 +437,23 @@ describe('STS GetCallerIdentity', () => {
 });
 
 describe('EventBridge PutEvents', () => {
-  const entry = (detailType: string, extra: Record<string, unknown> = {}) => ({ Source: 'ec2-node-reconciler', DetailType: detailType, Detail: JSON.stringify({ node: 'n1' }), ...extra });
+  const entry = (detailType: string, extra: Record<string, unknown> = {}) => ({
+    Source: 'ec2-node-reconciler',
+    DetailType: detailType,
+    Detail: JSON.stringify({ node: 'n1' }),
+    ...extra,
+  });
 
   it('should record accepted entries and fail invalid ones individually', async () => {
     world.aws.state.createEventBus('reconciler');
 
     const out = await world.events.send(
       new PutEventsCommand({
-        Entries: [entry('Node Deleted', { EventBusName: 'reconciler', Time: new Date(START - 1000) }), entry('Node Drained', { Detail: '{oops' }), { Source: 'x', Detail: '{}' }],
+        Entries: [
+          entry('Node Deleted', { EventBusName: 'reconciler', Time: new Date(START - 1000) }),
+          entry('Node Drained', { Detail: '{oops' }),
+          { Source: 'x', Detail: '{}' },
+        ],
       }),
     );
 
@@ -295,18 +475,30 @@ describe('EventBridge PutEvents', () => {
   });
 
   it('should fail entries on demand (partial failure) and refuse an unknown bus outright', async () => {
-    world.aws.faults.failEntries({ errorCode: 'ThrottlingException', count: 1, match: (e) => e.detailType === 'Node Drained' });
+    world.aws.faults.failEntries({
+      errorCode: 'ThrottlingException',
+      count: 1,
+      match: (e) => e.detailType === 'Node Drained',
+    });
 
-    const out = await world.events.send(new PutEventsCommand({ Entries: [entry('Node Deleted'), entry('Node Drained'), entry('Node Drained')] }));
-    const error = await errorOf(world.events.send(new PutEventsCommand({ Entries: [entry('Node Deleted', { EventBusName: 'missing' })] })));
-    const tooMany = await errorOf(world.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry('x')) })));
+    const out = await world.events.send(
+      new PutEventsCommand({ Entries: [entry('Node Deleted'), entry('Node Drained'), entry('Node Drained')] }),
+    );
+    const error = await errorOf(
+      world.events.send(new PutEventsCommand({ Entries: [entry('Node Deleted', { EventBusName: 'missing' })] })),
+    );
+    const tooMany = await errorOf(
+      world.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry('x')) })),
+    );
 
     expect(out.FailedEntryCount).toBe(1);
     expect(out.Entries?.map((e) => e.ErrorCode ?? 'ok')).toEqual(['ok', 'ThrottlingException', 'ok']);
     expect(world.aws.state.eventBus.on('default')).toHaveLength(2);
     expect(error).toMatchObject({ name: 'ResourceNotFoundException', message: 'Event bus missing does not exist.' });
     expect(tooMany.name).toBe('ValidationException');
-    expect(tooMany.message).toContain("at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10");
+    expect(tooMany.message).toContain(
+      "at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10",
+    );
   });
 });
 
@@ -314,26 +506,51 @@ describe('Step Functions', () => {
   it('should be idempotent for the same name and input while running, and refuse a different input', async () => {
     world.aws.state.seedStateMachine({ name: 'drain' });
 
-    const first = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }));
-    const same = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }));
-    const different = await errorOf(world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":2}' })));
+    const first = await world.sfn.send(
+      new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }),
+    );
+    const same = await world.sfn.send(
+      new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":1}' }),
+    );
+    const different = await errorOf(
+      world.sfn.send(
+        new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'demo-i-1-evt', input: '{"a":2}' }),
+      ),
+    );
 
     expect(first.executionArn).toBe('arn:aws:states:us-east-1:111122223333:execution:drain:demo-i-1-evt');
     expect(same.executionArn).toBe(first.executionArn);
-    expect(different).toMatchObject({ name: 'ExecutionAlreadyExists', message: `Execution Already Exists: '${first.executionArn ?? ''}'` });
+    expect(different).toMatchObject({
+      name: 'ExecutionAlreadyExists',
+      message: `Execution Already Exists: '${first.executionArn ?? ''}'`,
+    });
     expect(world.aws.state.stepFunctions.executions()).toHaveLength(1);
   });
 
   it('should describe an execution, and refuse the same name once it has ended', async () => {
     world.aws.state.seedStateMachine({ name: 'drain' });
-    const { executionArn = '' } = await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' }));
+    const { executionArn = '' } = await world.sfn.send(
+      new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' }),
+    );
     world.clock.advance(60_000);
-    world.aws.state.stepFunctions.finish(executionArn, { status: 'SUCCEEDED', at: world.clock.now(), output: '{"drained":true}' });
+    world.aws.state.stepFunctions.finish(executionArn, {
+      status: 'SUCCEEDED',
+      at: world.clock.now(),
+      output: '{"drained":true}',
+    });
 
     const described = await world.sfn.send(new DescribeExecutionCommand({ executionArn }));
-    const again = await errorOf(world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' })));
+    const again = await errorOf(
+      world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{}' })),
+    );
 
-    expect(described).toMatchObject({ status: 'SUCCEEDED', name: 'run', input: '{}', output: '{"drained":true}', stateMachineArn: MACHINE_ARN });
+    expect(described).toMatchObject({
+      status: 'SUCCEEDED',
+      name: 'run',
+      input: '{}',
+      output: '{"drained":true}',
+      stateMachineArn: MACHINE_ARN,
+    });
     expect(described.startDate?.getTime()).toBe(START);
     expect(described.stopDate?.getTime()).toBe(START + 60_000);
     expect(again.name).toBe('ExecutionAlreadyExists');
@@ -353,7 +570,11 @@ describe('Step Functions', () => {
   });
 
   it('should answer ExecutionDoesNotExist for an unknown execution', async () => {
-    const error = await errorOf(world.sfn.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:111122223333:execution:drain:nope' })));
+    const error = await errorOf(
+      world.sfn.send(
+        new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:111122223333:execution:drain:nope' }),
+      ),
+    );
 
     expect(error.name).toBe('ExecutionDoesNotExist');
   });
@@ -364,29 +585,48 @@ describe('Lambda Invoke (the function runs in process)', () => {
   const text = (payload: Uint8Array | undefined) => Buffer.from(payload ?? new Uint8Array()).toString('utf8');
 
   it('should hand the payload to the function and return its result, by name or by ARN', async () => {
-    const fn = world.aws.state.functions.register('sweep', (payload, context) => Promise.resolve({ got: payload, arn: context.invokedFunctionArn }));
+    const fn = world.aws.state.functions.register('sweep', (payload, context) =>
+      Promise.resolve({ got: payload, arn: context.invokedFunctionArn }),
+    );
 
-    const byName = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"dryRun":true}') }));
+    const byName = await lambda().send(
+      new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"dryRun":true}') }),
+    );
     const byArn = await lambda().send(new InvokeCommand({ FunctionName: fn.arn }));
 
     expect(byName).toMatchObject({ StatusCode: 200, ExecutedVersion: '$LATEST' });
     expect(byName.FunctionError).toBeUndefined();
-    expect(JSON.parse(text(byName.Payload))).toEqual({ got: { dryRun: true }, arn: 'arn:aws:lambda:us-east-1:111122223333:function:sweep' });
+    expect(JSON.parse(text(byName.Payload))).toEqual({
+      got: { dryRun: true },
+      arn: 'arn:aws:lambda:us-east-1:111122223333:function:sweep',
+    });
     expect(JSON.parse(text(byArn.Payload))).toEqual({ got: {}, arn: fn.arn });
   });
 
   it('should answer 200 with FunctionError and the error payload when the function throws', async () => {
-    world.aws.state.functions.register('sweep', () => Promise.reject(new Error('invalid sweep payload: bogus: Unrecognized key')));
+    world.aws.state.functions.register('sweep', () =>
+      Promise.reject(new Error('invalid sweep payload: bogus: Unrecognized key')),
+    );
 
     const out = await lambda().send(new InvokeCommand({ FunctionName: 'sweep', Payload: Buffer.from('{"bogus":1}') }));
 
     expect(out).toMatchObject({ StatusCode: 200, FunctionError: 'Unhandled' });
     const payload = JSON.parse(text(out.Payload)) as { errorType: string; errorMessage: string; trace: string[] };
-    expect(payload).toMatchObject({ errorType: 'Error', errorMessage: 'invalid sweep payload: bogus: Unrecognized key' });
+    expect(payload).toMatchObject({
+      errorType: 'Error',
+      errorMessage: 'invalid sweep payload: bogus: Unrecognized key',
+    });
     // As the Node.js runtime writes it: the stack's lines, `Error: message` first, indentation kept.
     expect(payload.trace[0]).toBe('Error: invalid sweep payload: bogus: Unrecognized key');
     expect(payload.trace[1]).toMatch(/^ {4}at /);
-    expect(world.aws.state.functions.invocations).toEqual([{ functionName: 'sweep', type: 'RequestResponse', payload: '{"bogus":1}', error: 'Error: invalid sweep payload: bogus: Unrecognized key' }]);
+    expect(world.aws.state.functions.invocations).toEqual([
+      {
+        functionName: 'sweep',
+        type: 'RequestResponse',
+        payload: '{"bogus":1}',
+        error: 'Error: invalid sweep payload: bogus: Unrecognized key',
+      },
+    ]);
   });
 
   it('should run nothing on DryRun, and not wait for an Event invocation', async () => {
@@ -406,12 +646,19 @@ describe('Lambda Invoke (the function runs in process)', () => {
   });
 
   it.each([
-    ['nope', '{}', 'ResourceNotFoundException', 'Function not found: arn:aws:lambda:us-east-1:111122223333:function:nope'],
+    [
+      'nope',
+      '{}',
+      'ResourceNotFoundException',
+      'Function not found: arn:aws:lambda:us-east-1:111122223333:function:nope',
+    ],
     ['sweep', '{not json', 'InvalidRequestContentException', 'Could not parse request body into json'],
   ])('should refuse function %s with payload %s: %s', async (name, payload, code, message) => {
     world.aws.state.functions.register('sweep', () => Promise.resolve(null));
 
-    const error = await errorOf(lambda().send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(payload) })));
+    const error = await errorOf(
+      lambda().send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(payload) })),
+    );
 
     expect(error.name).toBe(code);
     expect(error.message).toContain(message);
@@ -440,7 +687,9 @@ describe('faults, request log and counters', () => {
 
     expect(error).toMatchObject({ name: 'ServerException', status: 500 });
     expect(ok.cluster?.name).toBe('demo');
-    expect(world.aws.requestLog.filter({ service: 'eks' }).map((e) => [e.operation, e.status, e.region, e.accessKeyId])).toEqual([
+    expect(
+      world.aws.requestLog.filter({ service: 'eks' }).map((e) => [e.operation, e.status, e.region, e.accessKeyId]),
+    ).toEqual([
       ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
       ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
       ['DescribeCluster', 500, 'us-east-1', 'AKIDEXAMPLE'],
@@ -456,7 +705,13 @@ describe('faults, request log and counters', () => {
       const sts = new STSClient({ ...w.aws.clientConfig(), maxAttempts: 1 });
       try {
         const outcomes: string[] = [];
-        for (let n = 0; n < 12; n++) outcomes.push(await sts.send(new GetCallerIdentityCommand({})).then(() => 'ok', (e: Error) => e.name));
+        for (let n = 0; n < 12; n++)
+          outcomes.push(
+            await sts.send(new GetCallerIdentityCommand({})).then(
+              () => 'ok',
+              (e: Error) => e.name,
+            ),
+          );
         return outcomes;
       } finally {
         sts.destroy();
@@ -475,15 +730,25 @@ describe('seeding', () => {
   it('should reject unknown keys and bad values with the path of the problem', () => {
     const state = world.aws.state;
 
-    expect(() => state.seedInstance({ ...anInstance(1), colour: 'blue' } as never)).toThrow(/instances\[i-00000000000000001\]: Unrecognized key: "colour"/);
-    expect(() => state.seedInstance(anInstance(2, { zone: 'eu-west-1a' }))).toThrow(/not in the emulator's region us-east-1/);
+    expect(() => state.seedInstance({ ...anInstance(1), colour: 'blue' } as never)).toThrow(
+      /instances\[i-00000000000000001\]: Unrecognized key: "colour"/,
+    );
+    expect(() => state.seedInstance(anInstance(2, { zone: 'eu-west-1a' }))).toThrow(
+      /not in the emulator's region us-east-1/,
+    );
     expect(() => state.seedInstance(anInstance(3, { launchedAgo: '5 minutes' }))).toThrow(/launchedAgo/);
-    expect(() => state.seedInstance(anInstance(4, { autoScaling: { group: 'g', lifecycleState: 'Terminating:Wait' } }))).toThrow(/autoScaling.hook is required/);
+    expect(() =>
+      state.seedInstance(anInstance(4, { autoScaling: { group: 'g', lifecycleState: 'Terminating:Wait' } })),
+    ).toThrow(/autoScaling.hook is required/);
   });
 
   it('should finish seeded transitions at their simulated time and tell listeners then', () => {
     const heard: string[] = [];
-    world.aws.state.onChange((c) => heard.push(c.kind === 'instance-state' ? `${c.instanceId.slice(-1)} ${c.to} at +${(c.at - START) / 1000}s` : c.kind));
+    world.aws.state.onChange((c) =>
+      heard.push(
+        c.kind === 'instance-state' ? `${c.instanceId.slice(-1)} ${c.to} at +${(c.at - START) / 1000}s` : c.kind,
+      ),
+    );
     world.aws.state.seedInstance(anInstance(1, { state: 'pending' }));
     world.aws.state.seedInstance(anInstance(2, { state: 'stopping' }));
     world.aws.state.seedInstance(anInstance(3, { state: 'shutting-down' }));
@@ -499,7 +764,10 @@ describe('seeding', () => {
 
   it('should seed a whole scenario at once and expose the observation view', () => {
     world.aws.state.seed({
-      instances: [anInstance(1, { autoScaling: { group: 'ng', lifecycleState: 'Terminating:Wait', hook: 'h' } }), anInstance(2, { state: 'absent' })],
+      instances: [
+        anInstance(1, { autoScaling: { group: 'ng', lifecycleState: 'Terminating:Wait', hook: 'h' } }),
+        anInstance(2, { state: 'absent' }),
+      ],
       clusters: [{ name: 'demo', endpoint: 'https://127.0.0.1:6443' }],
       stateMachines: [{ name: 'drain' }],
       eventBuses: ['reconciler'],

@@ -35,7 +35,9 @@ describe('synthesizeApp', () => {
   });
 
   it('should fail with the app’s own message when the context is incomplete', async () => {
-    await expect(synthesizeApp({ context: { clusterName: '' }, bundle: false, cacheDir })).rejects.toThrow(/missing context clusterName/);
+    await expect(synthesizeApp({ context: { clusterName: '' }, bundle: false, cacheDir })).rejects.toThrow(
+      /missing context clusterName/,
+    );
   });
 });
 
@@ -45,8 +47,14 @@ describe('the deployed stack', () => {
   it('should give each function its template timeout and environment, resolved', () => {
     const [machine] = deployment.stateMachines;
     const [bus] = deployment.eventBuses;
-    expect([fn('Events').timeoutSeconds, fn('Sweep').timeoutSeconds, fn('DrainStep').timeoutSeconds]).toEqual([60, 300, 60]);
-    expect(fn('Events').environment).toMatchObject({ CLUSTER_NAME: 'demo', DRAIN_STATE_MACHINE_ARN: machine?.arn, OUTPUT_EVENT_BUS_NAME: bus?.name });
+    expect([fn('Events').timeoutSeconds, fn('Sweep').timeoutSeconds, fn('DrainStep').timeoutSeconds]).toEqual([
+      60, 300, 60,
+    ]);
+    expect(fn('Events').environment).toMatchObject({
+      CLUSTER_NAME: 'demo',
+      DRAIN_STATE_MACHINE_ARN: machine?.arn,
+      OUTPUT_EVENT_BUS_NAME: bus?.name,
+    });
     expect(machine?.arn).toMatch(/^arn:aws:states:us-east-1:111122223333:stateMachine:/);
     expect(fn('Sweep').roleArn).toBe(byLogicalId(deployment.roles, 'demoFunctionsSweepRole').arn);
   });
@@ -54,7 +62,12 @@ describe('the deployed stack', () => {
   it('should hold the fixes of what issue #15 reported: one sweep at a time, no async retries, each function created after its policy', () => {
     const sweep = fn('Sweep');
     expect(sweep.reservedConcurrency).toBe(1);
-    expect(sweep.async).toEqual({ ...LAMBDA_ASYNC_DEFAULTS, maximumRetryAttempts: 0, maximumEventAgeSeconds: 300, explicit: true });
+    expect(sweep.async).toEqual({
+      ...LAMBDA_ASYNC_DEFAULTS,
+      maximumRetryAttempts: 0,
+      maximumEventAgeSeconds: 300,
+      explicit: true,
+    });
     expect(sweep.dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
     expect(fn('Events').dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
     expect(fn('DrainStep').dependsOn.some((id) => id.startsWith('demoDrainStepPolicy'))).toBe(true);
@@ -65,7 +78,10 @@ describe('the deployed stack', () => {
   it('should read the signal queue with its visibility timeout and dead-letter queue', () => {
     const queue = byLogicalId(deployment.queues, 'demoQueue');
     const dlq = byLogicalId(deployment.queues, 'demoDeadLetterQueue');
-    expect(queue).toMatchObject({ visibilityTimeoutSeconds: 360, deadLetter: { targetArn: dlq.arn, maxReceiveCount: 3 } });
+    expect(queue).toMatchObject({
+      visibilityTimeoutSeconds: 360,
+      deadLetter: { targetArn: dlq.arn, maxReceiveCount: 3 },
+    });
     expect(queue.url).toBe(`https://sqs.us-east-1.amazonaws.com/111122223333/${queue.name}`);
   });
 
@@ -75,9 +91,19 @@ describe('the deployed stack', () => {
     expect(deployment.rules).toHaveLength(8);
     for (const rule of deployment.rules) {
       expect(rule).toMatchObject({ eventBusName: 'default', enabled: true });
-      expect(rule.targets).toEqual([expect.objectContaining({ arn: queue.arn, deadLetterArn: dlq.arn, maximumEventAgeSeconds: 86_400, maximumRetryAttempts: 185 })]);
+      expect(rule.targets).toEqual([
+        expect.objectContaining({
+          arn: queue.arn,
+          deadLetterArn: dlq.arn,
+          maximumEventAgeSeconds: 86_400,
+          maximumRetryAttempts: 185,
+        }),
+      ]);
     }
-    expect(byLogicalId(deployment.rules, 'demoRulesSpotInterruption').eventPattern).toEqual({ source: ['aws.ec2'], 'detail-type': ['EC2 Spot Instance Interruption Warning'] });
+    expect(byLogicalId(deployment.rules, 'demoRulesSpotInterruption').eventPattern).toEqual({
+      source: ['aws.ec2'],
+      'detail-type': ['EC2 Spot Instance Interruption Warning'],
+    });
   });
 
   it('should read the SQS event source mapping of the events function', () => {
@@ -93,8 +119,15 @@ describe('the deployed stack', () => {
 
   it('should read the drain state machine’s definition and role', () => {
     const [machine] = deployment.stateMachines;
-    expect(machine).toMatchObject({ type: 'STANDARD', roleArn: byLogicalId(deployment.roles, 'demoDrainWorkflowStateMachineRole').arn });
-    expect(machine?.definition).toMatchObject({ StartAt: 'Start drain', QueryLanguage: 'JSONata', TimeoutSeconds: 86_400 });
+    expect(machine).toMatchObject({
+      type: 'STANDARD',
+      roleArn: byLogicalId(deployment.roles, 'demoDrainWorkflowStateMachineRole').arn,
+    });
+    expect(machine?.definition).toMatchObject({
+      StartAt: 'Start drain',
+      QueryLanguage: 'JSONata',
+      TimeoutSeconds: 86_400,
+    });
   });
 
   it('should read the sweep schedule: rate, target, role and retries', () => {
@@ -112,19 +145,25 @@ describe('the deployed stack', () => {
   it('should read each role with the policies attached to it', () => {
     const sweep = byLogicalId(deployment.roles, 'demoFunctionsSweepRole');
     expect(sweep.assumedBy).toEqual(['lambda.amazonaws.com']);
-    expect(sweep.policies.map((p) => p.name.replace(/[0-9A-F]{8}$/, ''))).toEqual(['demoFunctionsSweepRoleDefaultPolicy', 'demoReconcilerPolicy']);
+    expect(sweep.policies.map((p) => p.name.replace(/[0-9A-F]{8}$/, ''))).toEqual([
+      'demoFunctionsSweepRoleDefaultPolicy',
+      'demoReconcilerPolicy',
+    ]);
     const actions = sweep.policies.flatMap((p) => p.document.Statement.flatMap((s) => s.Action ?? []));
     expect(actions).toContain('autoscaling:DescribeLifecycleHooks');
   });
 });
 
 describe('Resolver', () => {
-  const resolver = new Resolver(ENV, { Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'out' } }, Odd: { Type: 'Custom::Thing' } });
+  const resolver = new Resolver(ENV, {
+    Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'out' } },
+    Odd: { Type: 'Custom::Thing' },
+  });
 
   it('should resolve Sub, Select and Split over pseudo parameters and resources', () => {
-    expect(resolver.resolve({ 'Fn::Sub': 'arn:${AWS::Partition}:x:${AWS::Region}:${AWS::AccountId}:${Bus}/${Bus.Arn}' })).toBe(
-      'arn:aws:x:us-east-1:111122223333:out/arn:aws:events:us-east-1:111122223333:event-bus/out',
-    );
+    expect(
+      resolver.resolve({ 'Fn::Sub': 'arn:${AWS::Partition}:x:${AWS::Region}:${AWS::AccountId}:${Bus}/${Bus.Arn}' }),
+    ).toBe('arn:aws:x:us-east-1:111122223333:out/arn:aws:events:us-east-1:111122223333:event-bus/out');
     expect(resolver.resolve({ 'Fn::Select': [1, { 'Fn::Split': [',', 'a,b,c'] }] })).toBe('b');
     expect(resolver.resolve({ 'Fn::Sub': ['${X}-${AWS::StackName}', { X: 'y' }] })).toBe(`y-${ENV.stackName}`);
   });

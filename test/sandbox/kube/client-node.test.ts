@@ -23,7 +23,11 @@ beforeEach(async () => {
   clock = new VirtualClock(START);
   kube = await startKubeEmulator({ clock, uids: 'sequential' });
   for (let i = 1; i <= 12; i++) {
-    kube.store.seedNode({ name: `ip-10-0-1-${i}.ec2.internal`, instanceId: `i-0a1b2c3d4e5f600${String(i).padStart(2, '0')}`, labels: i <= 3 ? { 'ec2-node-reconciler/exclude': 'true' } : {} });
+    kube.store.seedNode({
+      name: `ip-10-0-1-${i}.ec2.internal`,
+      instanceId: `i-0a1b2c3d4e5f600${String(i).padStart(2, '0')}`,
+      labels: i <= 3 ? { 'ec2-node-reconciler/exclude': 'true' } : {},
+    });
   }
   const config = new KubeConfig();
   config.loadFromString(kube.kubeconfig());
@@ -39,7 +43,8 @@ async function failure(call: Promise<unknown>): Promise<{ code: number; status: 
   try {
     await call;
   } catch (error) {
-    if (error instanceof ApiException) return { code: error.code, status: JSON.parse(String(error.body)) as Record<string, unknown> };
+    if (error instanceof ApiException)
+      return { code: error.code, status: JSON.parse(String(error.body)) as Record<string, unknown> };
     throw error;
   }
   throw new Error('expected the call to fail');
@@ -81,23 +86,34 @@ describe('nodes', () => {
     const name = 'ip-10-0-1-5.ec2.internal';
     const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
     const tainted = await core.patchNode(
-      { name, body: { spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] } } },
+      {
+        name,
+        body: { spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }] } },
+      },
       strategic,
     );
     expect(tainted.spec?.taints?.map((t) => t.key)).toEqual(['node.cloudprovider.kubernetes.io/shutdown']);
     const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-    const labelled = await core.patchNode({ name, body: { metadata: { annotations: { 'ec2-node-reconciler/reason': 'spot' } } } }, merge);
+    const labelled = await core.patchNode(
+      { name, body: { metadata: { annotations: { 'ec2-node-reconciler/reason': 'spot' } } } },
+      merge,
+    );
     expect(labelled.metadata?.annotations?.['ec2-node-reconciler/reason']).toBe('spot');
   });
 
   it('should delete only the node the preconditions name', async () => {
     const name = 'ip-10-0-1-6.ec2.internal';
     const node = await core.readNode({ name });
-    const stale = await failure(core.deleteNode({ name, body: { preconditions: { uid: '00000000-0000-4000-8000-00000000ffff' } } }));
+    const stale = await failure(
+      core.deleteNode({ name, body: { preconditions: { uid: '00000000-0000-4000-8000-00000000ffff' } } }),
+    );
     expect(stale.code).toBe(409);
     expect(stale.status).toMatchObject({ reason: 'Conflict' });
 
-    const status = await core.deleteNode({ name, body: { preconditions: { uid: node.metadata?.uid ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' } } });
+    const status = await core.deleteNode({
+      name,
+      body: { preconditions: { uid: node.metadata?.uid ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' } },
+    });
     expect(status.status).toBe('Success');
     expect((await failure(core.readNode({ name }))).code).toBe(404);
   });
@@ -106,22 +122,43 @@ describe('nodes', () => {
 describe('pods', () => {
   beforeEach(() => {
     const node = 'ip-10-0-1-7.ec2.internal';
-    kube.store.seedPod({ name: 'web-1', node, owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' }, terminationGracePeriodSeconds: 5 });
+    kube.store.seedPod({
+      name: 'web-1',
+      node,
+      owner: 'ReplicaSet/web-6d4f',
+      labels: { app: 'web' },
+      terminationGracePeriodSeconds: 5,
+    });
     kube.store.seedPod({ name: 'web-2', node, owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' } });
     kube.store.seedPod({ name: 'other', node: 'ip-10-0-1-8.ec2.internal' });
     kube.store.seedPdb({ name: 'web', selector: { app: 'web' }, minAvailable: 1 });
   });
 
-  it('should list one node\'s pods by field selector', async () => {
-    const pods = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=ip-10-0-1-7.ec2.internal,status.phase!=Succeeded' });
+  it("should list one node's pods by field selector", async () => {
+    const pods = await core.listPodForAllNamespaces({
+      fieldSelector: 'spec.nodeName=ip-10-0-1-7.ec2.internal,status.phase!=Succeeded',
+    });
     expect(pods.items.map((p) => p.metadata?.name)).toEqual(['web-1', 'web-2']);
   });
 
   it('should evict under the PDB: the first succeeds, the second is refused with 429', async () => {
-    await core.createNamespacedPodEviction({ name: 'web-1', namespace: 'default', body: { metadata: { name: 'web-1', namespace: 'default' } } });
-    const refused = await failure(core.createNamespacedPodEviction({ name: 'web-2', namespace: 'default', body: { metadata: { name: 'web-2', namespace: 'default' } } }));
+    await core.createNamespacedPodEviction({
+      name: 'web-1',
+      namespace: 'default',
+      body: { metadata: { name: 'web-1', namespace: 'default' } },
+    });
+    const refused = await failure(
+      core.createNamespacedPodEviction({
+        name: 'web-2',
+        namespace: 'default',
+        body: { metadata: { name: 'web-2', namespace: 'default' } },
+      }),
+    );
     expect(refused.code).toBe(429);
-    expect(refused.status).toMatchObject({ reason: 'TooManyRequests', details: { causes: [{ reason: 'DisruptionBudget' }] } });
+    expect(refused.status).toMatchObject({
+      reason: 'TooManyRequests',
+      details: { causes: [{ reason: 'DisruptionBudget' }] },
+    });
 
     const terminating = await core.readNamespacedPod({ name: 'web-1', namespace: 'default' });
     expect(terminating.metadata?.deletionTimestamp).toBeDefined();
@@ -133,14 +170,23 @@ describe('pods', () => {
 describe('leases', () => {
   it('should read renewed Leases and refuse a stale update with 409', async () => {
     clock.advance(10_000);
-    const lease = await coordination.readNamespacedLease({ name: 'ip-10-0-1-1.ec2.internal', namespace: 'kube-node-lease' });
+    const lease = await coordination.readNamespacedLease({
+      name: 'ip-10-0-1-1.ec2.internal',
+      namespace: 'kube-node-lease',
+    });
     expect(String(lease.spec?.renewTime)).toContain('2026-11-29T10:00:10');
     const all = await coordination.listNamespacedLease({ namespace: 'kube-node-lease', limit: 500 });
     expect(all.items).toHaveLength(12);
 
     clock.advance(10_000);
     // The kubelet renewed it meanwhile: the copy read 10 s ago is stale.
-    const stale = await failure(coordination.replaceNamespacedLease({ name: 'ip-10-0-1-1.ec2.internal', namespace: 'kube-node-lease', body: lease }));
+    const stale = await failure(
+      coordination.replaceNamespacedLease({
+        name: 'ip-10-0-1-1.ec2.internal',
+        namespace: 'kube-node-lease',
+        body: lease,
+      }),
+    );
     expect(stale.code).toBe(409);
   });
 });

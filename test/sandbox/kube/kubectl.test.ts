@@ -37,7 +37,13 @@ async function cluster(options: { pdbMinAvailable?: number } = {}): Promise<{ ku
   const s = kube.store;
   const hourAgo = Date.now() - 3_600_000;
   s.seedNode({ name: N1, instanceId: 'i-0a1b2c3d4e5f60001', createdAt: hourAgo });
-  s.seedNode({ name: N2, instanceId: 'i-0a1b2c3d4e5f60002', createdAt: hourAgo, heartbeating: false, labels: { 'node-role.kubernetes.io/worker': '' } });
+  s.seedNode({
+    name: N2,
+    instanceId: 'i-0a1b2c3d4e5f60002',
+    createdAt: hourAgo,
+    heartbeating: false,
+    labels: { 'node-role.kubernetes.io/worker': '' },
+  });
   const fast = { terminationGracePeriodSeconds: 1 };
   s.seedPod({ name: 'web-6d4f-aaaaa', node: N1, owner: 'ReplicaSet/web-6d4f', ...fast });
   s.seedPod({ name: 'web-6d4f-bbbbb', node: N1, owner: 'ReplicaSet/web-6d4f', ...fast });
@@ -47,7 +53,8 @@ async function cluster(options: { pdbMinAvailable?: number } = {}): Promise<{ ku
   s.seedPod({ name: 'cache', node: N1, owner: 'StatefulSet/cache', emptyDir: true, ...fast });
   s.seedPod({ name: 'solo', node: N1, ...fast });
   s.seedPod({ name: 'batch-done', node: N1, owner: 'Job/batch', phase: 'Succeeded', ...fast });
-  if (options.pdbMinAvailable !== undefined) s.seedPdb({ name: 'web', selector: { app: 'web' }, minAvailable: options.pdbMinAvailable });
+  if (options.pdbMinAvailable !== undefined)
+    s.seedPdb({ name: 'web', selector: { app: 'web' }, minAvailable: options.pdbMinAvailable });
   const config = await kube.writeKubeconfig(join(dir, `kubeconfig-${kube.port}`));
   return { kube, config };
 }
@@ -82,9 +89,13 @@ describe('kubectl against the emulator', () => {
     const result = await kubectl(config, ['get', 'pods', '-A', '-o', 'wide']);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/);
+    expect(lines[0]).toMatch(
+      /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/,
+    );
     expect(lines).toHaveLength(9);
-    expect(result.stdout).toMatch(/kube-system\s+fluent-bit-x1\s+1\/1\s+Running\s+0\s+\S+\s+10\.\S+\s+ip-10-0-1-1\.ec2\.internal\s+<none>\s+<none>/);
+    expect(result.stdout).toMatch(
+      /kube-system\s+fluent-bit-x1\s+1\/1\s+Running\s+0\s+\S+\s+10\.\S+\s+ip-10-0-1-1\.ec2\.internal\s+<none>\s+<none>/,
+    );
     expect(result.stdout).toMatch(/default\s+batch-done\s+0\/1\s+Completed\s+0/);
   });
 
@@ -115,11 +126,24 @@ describe('kubectl against the emulator', () => {
 
   it('should drain a node: evict what drain evicts, keep DaemonSet and mirror pods', async () => {
     const { kube: k, config } = await cluster();
-    const result = await kubectl(config, ['drain', N1, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=30s']);
+    const result = await kubectl(config, [
+      'drain',
+      N1,
+      '--ignore-daemonsets',
+      '--delete-emptydir-data',
+      '--force',
+      '--timeout=30s',
+    ]);
     expect(result.code).toBe(0);
     const out = result.stdout.split('\n');
     expect(out[0]).toBe(`node/${N1} cordoned`);
-    for (const pod of ['default/web-6d4f-aaaaa', 'default/web-6d4f-bbbbb', 'default/cache', 'default/solo', 'default/batch-done']) {
+    for (const pod of [
+      'default/web-6d4f-aaaaa',
+      'default/web-6d4f-bbbbb',
+      'default/cache',
+      'default/solo',
+      'default/batch-done',
+    ]) {
       expect(out).toContain(`evicting pod ${pod}`);
       expect(out).toContain(`pod/${pod.split('/')[1] ?? ''} evicted`);
     }
@@ -135,7 +159,14 @@ describe('kubectl against the emulator', () => {
 
   it('should retry a PDB-blocked eviction until the drain times out', async () => {
     const { kube: k, config } = await cluster({ pdbMinAvailable: 2 });
-    const result = await kubectl(config, ['drain', N1, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=3s']);
+    const result = await kubectl(config, [
+      'drain',
+      N1,
+      '--ignore-daemonsets',
+      '--delete-emptydir-data',
+      '--force',
+      '--timeout=3s',
+    ]);
     expect(result.code).toBe(1);
     // Three web pods, two required: exactly one of the two on N1 may go.
     const left = podNames(k, N1).filter((p) => p.startsWith('default/web-'));
@@ -147,7 +178,11 @@ describe('kubectl against the emulator', () => {
     expect(result.stderr).toContain(`error when evicting pods/"${blocked}" -n "default": global timeout reached: 3s`);
     expect(result.stderr).toContain(`There are pending nodes to be drained:\n ${N1}`);
     expect(result.stderr).toContain(`There are pending pods in node "${N1}" when an error occurred`);
-    expect(podNames(k, N1)).toEqual([`default/${blocked}`, 'kube-system/fluent-bit-x1', `kube-system/kube-proxy-${N1}`]);
+    expect(podNames(k, N1)).toEqual([
+      `default/${blocked}`,
+      'kube-system/fluent-bit-x1',
+      `kube-system/kube-proxy-${N1}`,
+    ]);
     // kubectl retried the same eviction after its 5 s back-off, as against a real server.
     expect(result.stdout.split('\n').filter((l) => l === `evicting pod default/${blocked}`)).toHaveLength(2);
     const refusals = k.requestLog.filter({ verb: 'create', subresource: 'eviction', name: blocked, status: 429 });
@@ -184,41 +219,62 @@ describe('kubectl against the emulator', () => {
 
   // kubectl 1.27 and 1.28 apply only with --validate=false: they first read OpenAPI v2 (protobuf),
   // which the emulator does not serve; from 1.29 the OpenAPI v3 discovery is enough.
-  describe.each([KUBECTL, versioned(29), versioned(33)].filter((b) => b === KUBECTL || existsSync(b)))('apply of the reconciler RBAC with %s', (binary) => {
-    it('should apply the manifest, then govern the identities it binds (can-i --list --as)', async () => {
-      kube = await startKubeEmulator({
-        clock: systemClock,
-        tls: true,
-        auth: { tokens: { 'admin-token': { user: 'admin', groups: ['system:masters'] } } },
-        rbac: [],
+  describe.each([KUBECTL, versioned(29), versioned(33)].filter((b) => b === KUBECTL || existsSync(b)))(
+    'apply of the reconciler RBAC with %s',
+    (binary) => {
+      it('should apply the manifest, then govern the identities it binds (can-i --list --as)', async () => {
+        kube = await startKubeEmulator({
+          clock: systemClock,
+          tls: true,
+          auth: { tokens: { 'admin-token': { user: 'admin', groups: ['system:masters'] } } },
+          rbac: [],
+        });
+        const config = await kube.writeKubeconfig(join(dir, `apply-${kube.port}`), { token: 'admin-token' });
+        const manifest = join(dir, `rbac-${kube.port}.yaml`);
+        await writeFile(manifest, rbacYaml());
+        const applied = await kubectl(config, ['apply', '-f', manifest], binary);
+        expect(applied.stderr).toBe('');
+        expect(applied.stdout).toContain('clusterrolebinding.rbac.authorization.k8s.io/ec2-node-reconciler created');
+        expect((await kubectl(config, ['apply', '-f', manifest], binary)).stdout).toContain(
+          'role.rbac.authorization.k8s.io/ec2-node-reconciler unchanged',
+        );
+        const asReconciler = ['--as=reconciler', '--as-group=ec2-node-reconciler'];
+        const list = await kubectl(
+          config,
+          ['auth', 'can-i', '--list', '-n', 'kube-node-lease', ...asReconciler],
+          binary,
+        );
+        expect(list.stdout).toMatch(/^leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[get list\]$/m);
+        expect(list.stdout).toMatch(/^nodes\s+\[\]\s+\[\]\s+\[get list patch delete\]$/m);
+        expect((await kubectl(config, ['get', 'pods', '-A', ...asReconciler], binary)).code).toBe(0);
+        // kubectl ≥1.32 sends these reviews as protobuf.
+        expect((await kubectl(config, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler], binary)).stdout).toBe(
+          'yes\n',
+        );
+        expect((await kubectl(config, ['auth', 'can-i', 'delete', 'pods', ...asReconciler], binary)).stdout).toBe(
+          'no\n',
+        );
+        expect((await kubectl(config, ['auth', 'whoami', ...asReconciler], binary)).stdout).toMatch(
+          /^Username\s+reconciler$/m,
+        );
+        const denied = await kubectl(config, ['delete', 'pod', 'x', '-n', 'default', ...asReconciler], binary);
+        expect(denied.stderr).toContain(
+          'Error from server (Forbidden): pods "x" is forbidden: User "reconciler" cannot delete resource "pods" in API group "" in the namespace "default"',
+        );
       });
-      const config = await kube.writeKubeconfig(join(dir, `apply-${kube.port}`), { token: 'admin-token' });
-      const manifest = join(dir, `rbac-${kube.port}.yaml`);
-      await writeFile(manifest, rbacYaml());
-      const applied = await kubectl(config, ['apply', '-f', manifest], binary);
-      expect(applied.stderr).toBe('');
-      expect(applied.stdout).toContain('clusterrolebinding.rbac.authorization.k8s.io/ec2-node-reconciler created');
-      expect((await kubectl(config, ['apply', '-f', manifest], binary)).stdout).toContain('role.rbac.authorization.k8s.io/ec2-node-reconciler unchanged');
-      const asReconciler = ['--as=reconciler', '--as-group=ec2-node-reconciler'];
-      const list = await kubectl(config, ['auth', 'can-i', '--list', '-n', 'kube-node-lease', ...asReconciler], binary);
-      expect(list.stdout).toMatch(/^leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[get list\]$/m);
-      expect(list.stdout).toMatch(/^nodes\s+\[\]\s+\[\]\s+\[get list patch delete\]$/m);
-      expect((await kubectl(config, ['get', 'pods', '-A', ...asReconciler], binary)).code).toBe(0);
-      // kubectl ≥1.32 sends these reviews as protobuf.
-      expect((await kubectl(config, ['auth', 'can-i', 'delete', 'nodes', ...asReconciler], binary)).stdout).toBe('yes\n');
-      expect((await kubectl(config, ['auth', 'can-i', 'delete', 'pods', ...asReconciler], binary)).stdout).toBe('no\n');
-      expect((await kubectl(config, ['auth', 'whoami', ...asReconciler], binary)).stdout).toMatch(/^Username\s+reconciler$/m);
-      const denied = await kubectl(config, ['delete', 'pod', 'x', '-n', 'default', ...asReconciler], binary);
-      expect(denied.stderr).toContain('Error from server (Forbidden): pods "x" is forbidden: User "reconciler" cannot delete resource "pods" in API group "" in the namespace "default"');
-    });
-  });
+    },
+  );
 
   describe.each(availableVersions())('with %s', (binary) => {
     it('should get, cordon and drain', async () => {
       const { kube: k, config } = await cluster();
       expect((await kubectl(config, ['get', 'nodes'], binary)).stdout).toContain(N1);
       expect((await kubectl(config, ['get', 'pods', '-A', '-o', 'wide'], binary)).stdout).toContain('fluent-bit-x1');
-      const drain = await kubectl(config, ['drain', N1, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=30s'], binary);
+      const drain = await kubectl(
+        config,
+        ['drain', N1, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=30s'],
+        binary,
+      );
       expect(drain.code).toBe(0);
       expect(drain.stdout).toContain(`node/${N1} drained`);
       expect(podNames(k, N1)).toEqual(['kube-system/fluent-bit-x1', `kube-system/kube-proxy-${N1}`]);

@@ -14,7 +14,12 @@ export function availableVersions(): string[] {
   return [27, 33].map(versioned).filter((path) => existsSync(path));
 }
 
-export function kubectl(kubeconfig: string, args: string[], binary = KUBECTL, timeoutMs = 50_000): Promise<KubectlResult> {
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  binary = KUBECTL,
+  timeoutMs = 50_000,
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     execFile(
       binary,

@@ -1,8 +1,19 @@
 // Patch flavours and selectors, including properties that must hold for any input.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, deepEqual, PatchError } from '../../../lib/sandbox/kube/patch.js';
-import { fromLabelSelector, matches, parseFieldSelector, parseLabelSelector } from '../../../lib/sandbox/kube/selectors.js';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  deepEqual,
+  PatchError,
+} from '../../../lib/sandbox/kube/patch.js';
+import {
+  fromLabelSelector,
+  matches,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../../../lib/sandbox/kube/selectors.js';
 import { StatusError } from '../../../lib/sandbox/kube/index.js';
 
 const json = fc.jsonValue();
@@ -45,7 +56,10 @@ describe('patches', () => {
     const merged = applyMergePatch({}, patch) as Record<string, unknown>;
     expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
     expect(Object.keys(merged)).toEqual(['__proto__']);
-    const patched = applyJsonPatch({}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }]) as Record<string, unknown>;
+    const patched = applyJsonPatch({}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }]) as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(patched)).toBe(Object.prototype);
   });
 
@@ -60,19 +74,34 @@ describe('patches', () => {
   it('should cordon and uncordon as kubectl patches', () => {
     const cordoned = applyStrategicMergePatch({ spec: { providerID: 'x' } }, { spec: { unschedulable: true } });
     expect(cordoned).toEqual({ spec: { providerID: 'x', unschedulable: true } });
-    expect(applyStrategicMergePatch(cordoned, { spec: { unschedulable: null } })).toEqual({ spec: { providerID: 'x' } });
+    expect(applyStrategicMergePatch(cordoned, { spec: { unschedulable: null } })).toEqual({
+      spec: { providerID: 'x' },
+    });
   });
 
   it('should replace taints but merge conditions by type in a strategic merge', () => {
     const node = {
       spec: { taints: [{ key: 'a', effect: 'NoSchedule' }] },
-      status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }] },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'DiskPressure', status: 'False' },
+        ],
+      },
     };
     const patched = applyStrategicMergePatch(node, {
       spec: { taints: [{ key: 'b', effect: 'NoExecute' }] },
-      status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'DiskPressure', $patch: 'delete' }] },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'DiskPressure', $patch: 'delete' },
+        ],
+      },
     });
-    expect(patched).toEqual({ spec: { taints: [{ key: 'b', effect: 'NoExecute' }] }, status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+    expect(patched).toEqual({
+      spec: { taints: [{ key: 'b', effect: 'NoExecute' }] },
+      status: { conditions: [{ type: 'Ready', status: 'False' }] },
+    });
   });
 
   it('should support $deleteFromPrimitiveList and $retainKeys', () => {
@@ -90,7 +119,9 @@ describe('patches', () => {
   });
 
   it('should escape ~1 and ~0 in JSON pointers', () => {
-    const patched = applyJsonPatch({ metadata: { labels: {} } }, [{ op: 'add', path: '/metadata/labels/a~1b~0c', value: 'v' }]);
+    const patched = applyJsonPatch({ metadata: { labels: {} } }, [
+      { op: 'add', path: '/metadata/labels/a~1b~0c', value: 'v' },
+    ]);
     expect(patched).toEqual({ metadata: { labels: { 'a/b~c': 'v' } } });
   });
 });

@@ -3,7 +3,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../lib/model/clock.js';
 import { driveInRealTime } from '../../../lib/sandbox/kube/real-time.js';
-import { KubeStore, StatusError, type KubeObject, type NodeObject, type PdbObject } from '../../../lib/sandbox/kube/index.js';
+import {
+  KubeStore,
+  StatusError,
+  type KubeObject,
+  type NodeObject,
+  type PdbObject,
+} from '../../../lib/sandbox/kube/index.js';
 
 const N1 = 'ip-10-0-1-1.ec2.internal';
 const N2 = 'ip-10-0-1-2.ec2.internal';
@@ -23,7 +29,8 @@ function statusOf(fn: () => unknown): { code: number; reason: string | undefined
   try {
     fn();
   } catch (error) {
-    if (error instanceof StatusError) return { code: error.code, reason: error.reason, message: error.message, causes: error.details?.causes };
+    if (error instanceof StatusError)
+      return { code: error.code, reason: error.reason, message: error.message, causes: error.details?.causes };
     throw error;
   }
   throw new Error('expected a StatusError');
@@ -84,7 +91,13 @@ describe('graceful pod deletion', () => {
 
 describe('eviction and PodDisruptionBudgets', () => {
   const seedWeb = (count: number) => {
-    for (let i = 0; i < count; i++) store.seedPod({ name: `web-${i}`, node: i % 2 === 0 ? N1 : N2, owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' } });
+    for (let i = 0; i < count; i++)
+      store.seedPod({
+        name: `web-${i}`,
+        node: i % 2 === 0 ? N1 : N2,
+        owner: 'ReplicaSet/web-6d4f',
+        labels: { app: 'web' },
+      });
   };
 
   it('should refuse with 429 and the disruption budget cause when no disruption is allowed', () => {
@@ -97,7 +110,9 @@ describe('eviction and PodDisruptionBudgets', () => {
       code: 429,
       reason: 'TooManyRequests',
       message: "Cannot evict pod as it would violate the pod's disruption budget.",
-      causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget web needs 2 healthy pods and has 2 currently' }],
+      causes: [
+        { reason: 'DisruptionBudget', message: 'The disruption budget web needs 2 healthy pods and has 2 currently' },
+      ],
     });
     expect(store.getPod('default', 'web-0')?.metadata.deletionTimestamp).toBeUndefined();
   });
@@ -105,7 +120,12 @@ describe('eviction and PodDisruptionBudgets', () => {
   it('should allow disruptions down to minAvailable and recompute the status as pods change', () => {
     seedWeb(3);
     store.seedPdb({ name: 'web', selector: { app: 'web' }, minAvailable: 2 });
-    expect(store.getPdb('default', 'web')?.status).toMatchObject({ currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1, expectedPods: 3 });
+    expect(store.getPdb('default', 'web')?.status).toMatchObject({
+      currentHealthy: 3,
+      desiredHealthy: 2,
+      disruptionsAllowed: 1,
+      expectedPods: 3,
+    });
 
     store.evict('default', 'web-0');
 
@@ -127,7 +147,13 @@ describe('eviction and PodDisruptionBudgets', () => {
 
   it('should let terminal, pending and terminating pods bypass PDBs', () => {
     seedWeb(1);
-    store.seedPod({ name: 'web-done', node: N1, owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' }, phase: 'Succeeded' });
+    store.seedPod({
+      name: 'web-done',
+      node: N1,
+      owner: 'ReplicaSet/web-6d4f',
+      labels: { app: 'web' },
+      phase: 'Succeeded',
+    });
     store.seedPod({ name: 'web-pending', owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' } });
     store.seedPdb({ name: 'web', selector: { app: 'web' }, minAvailable: 5 });
     store.delete(pods(), 'default', 'web-0', { gracePeriodSeconds: 30 });
@@ -150,21 +176,33 @@ describe('eviction and PodDisruptionBudgets', () => {
 
   it('should scale maxUnavailable and percentages by the controllers replicas', () => {
     store.seedReplicaSet({ name: 'api-7c9d', replicas: 4, selector: { app: 'api' } });
-    for (let i = 0; i < 4; i++) store.seedPod({ name: `api-${i}`, node: N1, owner: 'ReplicaSet/api-7c9d', labels: { app: 'api' } });
+    for (let i = 0; i < 4; i++)
+      store.seedPod({ name: `api-${i}`, node: N1, owner: 'ReplicaSet/api-7c9d', labels: { app: 'api' } });
     store.seedPdb({ name: 'api', selector: { app: 'api' }, maxUnavailable: '50%' });
 
-    expect(store.getPdb('default', 'api')?.status).toMatchObject({ expectedPods: 4, desiredHealthy: 2, disruptionsAllowed: 2 });
+    expect(store.getPdb('default', 'api')?.status).toMatchObject({
+      expectedPods: 4,
+      desiredHealthy: 2,
+      disruptionsAllowed: 2,
+    });
   });
 
   it('should allow no disruption when a covered pod has no scalable controller', () => {
     store.seedPod({ name: 'solo', node: N1, labels: { app: 'solo' } });
     store.seedPdb({ name: 'solo', selector: { app: 'solo' }, maxUnavailable: 1 });
 
-    expect(store.getPdb('default', 'solo')?.status).toMatchObject({ disruptionsAllowed: 0, conditions: [{ reason: 'SyncFailed' }] });
+    expect(store.getPdb('default', 'solo')?.status).toMatchObject({
+      disruptionsAllowed: 0,
+      conditions: [{ reason: 'SyncFailed' }],
+    });
   });
 
   it('should report 404 for a missing pod', () => {
-    expect(statusOf(() => store.evict('default', 'ghost'))).toMatchObject({ code: 404, reason: 'NotFound', message: 'pods "ghost" not found' });
+    expect(statusOf(() => store.evict('default', 'ghost'))).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "ghost" not found',
+    });
   });
 });
 
@@ -200,7 +238,13 @@ describe('simulated kubelets', () => {
   });
 
   it('should keep the old Ready heartbeat of a Lease-less node whose kubelet is silent', () => {
-    store.seedNode({ name: 'silent', lastHeartbeat: null, readyHeartbeat: START - 3_600_000, heartbeating: false, ready: 'Unknown' });
+    store.seedNode({
+      name: 'silent',
+      lastHeartbeat: null,
+      readyHeartbeat: START - 3_600_000,
+      heartbeating: false,
+      ready: 'Unknown',
+    });
     clock.advance(301_000);
     const ready = store.getNode('silent')?.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready?.lastHeartbeatTime).toBe('2026-11-29T09:00:00Z');
@@ -249,14 +293,18 @@ describe('simulated kubelets', () => {
 
 describe('lists', () => {
   beforeEach(() => {
-    for (let i = 0; i < 25; i++) store.seedNode({ name: `node-${String(i).padStart(2, '0')}`, labels: { pool: i % 2 === 0 ? 'even' : 'odd' } });
+    for (let i = 0; i < 25; i++)
+      store.seedNode({ name: `node-${String(i).padStart(2, '0')}`, labels: { pool: i % 2 === 0 ? 'even' : 'odd' } });
   });
 
   it('should page in key order with continue tokens and remainingItemCount', () => {
     const first = store.list(nodes(), { limit: 10 });
-    expect(first.items.map((n) => n.metadata.name)).toEqual(Array.from({ length: 10 }, (_, i) => `ip-10-0-1-${i + 1}.ec2.internal`).slice(0, 2).concat(
-      Array.from({ length: 8 }, (_, i) => `node-0${i}`),
-    ).sort());
+    expect(first.items.map((n) => n.metadata.name)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `ip-10-0-1-${i + 1}.ec2.internal`)
+        .slice(0, 2)
+        .concat(Array.from({ length: 8 }, (_, i) => `node-0${i}`))
+        .sort(),
+    );
     expect(first.remainingItemCount).toBe(17);
     const names: string[] = [];
     let token: string | undefined;
@@ -275,13 +323,27 @@ describe('lists', () => {
       fieldSelector: [{ field: 'metadata.name', value: 'node-03', equal: false }],
       limit: 100,
     });
-    expect(page.items.map((n) => n.metadata.name)).toEqual(['node-01', 'node-05', 'node-07', 'node-09', 'node-11', 'node-13', 'node-15', 'node-17', 'node-19', 'node-21', 'node-23']);
+    expect(page.items.map((n) => n.metadata.name)).toEqual([
+      'node-01',
+      'node-05',
+      'node-07',
+      'node-09',
+      'node-11',
+      'node-13',
+      'node-15',
+      'node-17',
+      'node-19',
+      'node-21',
+      'node-23',
+    ]);
     expect(page.continue).toBeUndefined();
   });
 
   it('should reject a malformed continue token and an unsupported field', () => {
     expect(statusOf(() => store.list(nodes(), { continue: 'garbage' })).code).toBe(400);
-    expect(statusOf(() => store.list(nodes(), { fieldSelector: [{ field: 'spec.bogus', value: 'x', equal: true }] }))).toMatchObject({
+    expect(
+      statusOf(() => store.list(nodes(), { fieldSelector: [{ field: 'spec.bogus', value: 'x', equal: true }] })),
+    ).toMatchObject({
       code: 400,
       message: 'field label not supported: spec.bogus',
     });
@@ -303,12 +365,22 @@ describe('writes', () => {
   it('should check delete preconditions on uid and resourceVersion', () => {
     expect(statusOf(() => store.delete(nodes(), undefined, N1, { preconditions: { uid: 'other' } }))).toMatchObject({
       code: 409,
-      message: expect.stringContaining('Precondition failed: UID in precondition: other, UID in object meta: ') as unknown,
+      message: expect.stringContaining(
+        'Precondition failed: UID in precondition: other, UID in object meta: ',
+      ) as unknown,
     });
-    expect(statusOf(() => store.delete(nodes(), undefined, N1, { preconditions: { resourceVersion: '1' } })).code).toBe(409);
+    expect(statusOf(() => store.delete(nodes(), undefined, N1, { preconditions: { resourceVersion: '1' } })).code).toBe(
+      409,
+    );
     const node = store.getNode(N1);
-    const result = store.delete(nodes(), undefined, N1, { preconditions: { uid: node?.metadata.uid ?? '', resourceVersion: node?.metadata.resourceVersion ?? '' } });
-    expect(result.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: N1, kind: 'nodes', uid: node?.metadata.uid } });
+    const result = store.delete(nodes(), undefined, N1, {
+      preconditions: { uid: node?.metadata.uid ?? '', resourceVersion: node?.metadata.resourceVersion ?? '' },
+    });
+    expect(result.body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: N1, kind: 'nodes', uid: node?.metadata.uid },
+    });
   });
 
   it('should fail a JSON patch whose test op fails with 422 and change nothing', () => {
@@ -335,31 +407,59 @@ describe('writes', () => {
 
   it('should forbid changing a set providerID', () => {
     expect(
-      statusOf(() => store.patch(nodes(), undefined, N1, 'application/merge-patch+json', { spec: { providerID: 'aws:///us-east-1b/i-0ffffffffffffffff' } })),
-    ).toMatchObject({ code: 422, message: `Node "${N1}" is invalid: spec.providerID: Forbidden: node updates may not change providerID except from "" to valid` });
+      statusOf(() =>
+        store.patch(nodes(), undefined, N1, 'application/merge-patch+json', {
+          spec: { providerID: 'aws:///us-east-1b/i-0ffffffffffffffff' },
+        }),
+      ),
+    ).toMatchObject({
+      code: 422,
+      message: `Node "${N1}" is invalid: spec.providerID: Forbidden: node updates may not change providerID except from "" to valid`,
+    });
   });
 
   it('should ignore status changes through the main resource and bump PDB generation on spec change', () => {
     const patched = store.patch(nodes(), undefined, N1, 'application/merge-patch+json', { status: { conditions: [] } });
     expect((patched as NodeObject).status?.conditions).toHaveLength(4);
     store.seedPdb({ name: 'p', selector: { app: 'x' }, minAvailable: 1 });
-    const pdb = store.patch(store.resource('poddisruptionbudgets'), 'default', 'p', 'application/merge-patch+json', { spec: { minAvailable: 2 } }) as PdbObject;
+    const pdb = store.patch(store.resource('poddisruptionbudgets'), 'default', 'p', 'application/merge-patch+json', {
+      spec: { minAvailable: 2 },
+    }) as PdbObject;
     expect(pdb.metadata.generation).toBe(2);
   });
 
   it('should create in an existing namespace only when asked to check', () => {
-    expect(statusOf(() => store.create(pods(), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } }, { namespace: 'nope', requireNamespace: true }))).toMatchObject({
+    expect(
+      statusOf(() =>
+        store.create(
+          pods(),
+          { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } },
+          { namespace: 'nope', requireNamespace: true },
+        ),
+      ),
+    ).toMatchObject({
       code: 404,
       message: 'namespaces "nope" not found',
     });
-    expect(statusOf(() => store.create(nodes(), { apiVersion: 'v1', kind: 'Node', metadata: { name: N1 } }))).toMatchObject({ code: 409, reason: 'AlreadyExists' });
+    expect(
+      statusOf(() => store.create(nodes(), { apiVersion: 'v1', kind: 'Node', metadata: { name: N1 } })),
+    ).toMatchObject({ code: 409, reason: 'AlreadyExists' });
   });
 });
 
 describe('seeding', () => {
   it('should seed a cluster from plain objects in dependency order', () => {
     store.seedCluster({
-      nodes: [{ name: 'n3', providerID: 'aws:///us-east-1b/i-0a1b2c3d4e5f60003', createdAt: START - 7_200_000, lastHeartbeat: null, heartbeating: false, ready: 'Unknown' }],
+      nodes: [
+        {
+          name: 'n3',
+          providerID: 'aws:///us-east-1b/i-0a1b2c3d4e5f60003',
+          createdAt: START - 7_200_000,
+          lastHeartbeat: null,
+          heartbeating: false,
+          ready: 'Unknown',
+        },
+      ],
       pods: [
         { name: 'web-1', node: 'n3', owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' } },
         { name: 'web-2', node: N1, owner: 'ReplicaSet/web-6d4f', labels: { app: 'web' } },
@@ -372,7 +472,11 @@ describe('seeding', () => {
     expect(store.getLease('n3')).toBeUndefined();
     expect(store.find(store.resource('daemonsets'), 'kube-system', 'logs')).toBeDefined();
     // The ReplicaSet created for the seeded pods has one replica per pod, so maxUnavailable scales.
-    expect(store.getPdb('default', 'web')?.status).toMatchObject({ expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 });
+    expect(store.getPdb('default', 'web')?.status).toMatchObject({
+      expectedPods: 2,
+      desiredHealthy: 1,
+      disruptionsAllowed: 1,
+    });
     expect(store.find(store.resource('namespaces'), undefined, 'shop')).toBeDefined();
   });
 

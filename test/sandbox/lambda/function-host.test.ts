@@ -101,16 +101,28 @@ describe('an execution environment on the world’s clock', () => {
   });
 
   it('should end an invocation at the function’s timeout, on the clock, and discard its environment', async () => {
-    const h = host(`let calls = 0; export const handler = async () => { calls++; await new Promise((r) => setTimeout(r, 3_600_000)); return calls; };`, { timeoutSeconds: 60 });
+    const h = host(
+      `let calls = 0; export const handler = async () => { calls++; await new Promise((r) => setTimeout(r, 3_600_000)); return calls; };`,
+      { timeoutSeconds: 60 },
+    );
 
     const first = await run(h);
 
-    expect(first).toMatchObject({ ok: false, error: { errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/Task timed out after 60(\.00)? seconds/) as unknown } });
+    expect(first).toMatchObject({
+      ok: false,
+      error: {
+        errorType: 'Sandbox.Timedout',
+        errorMessage: expect.stringMatching(/Task timed out after 60(\.00)? seconds/) as unknown,
+      },
+    });
     expect(clock.now()).toBe(START + 60_000);
   });
 
   it('should throttle an invocation beyond the reserved concurrency, even while the first environment starts', async () => {
-    const h = host(`export const handler = async () => { await new Promise((r) => setTimeout(r, 1_000)); return 'done'; };`, { reservedConcurrency: 1 });
+    const h = host(
+      `export const handler = async () => { await new Promise((r) => setTimeout(r, 1_000)); return 'done'; };`,
+      { reservedConcurrency: 1 },
+    );
 
     const first = h.invoke({});
     const second = h.invoke({});

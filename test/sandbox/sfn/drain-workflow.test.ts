@@ -28,9 +28,23 @@ const INPUT: DrainWorkflowInput = {
   lifecycle: { group: 'eks-ng-1', hook: 'drain', token: 'token-1' },
 };
 
-const SUMMARY: DrainStepOutput['summary'] = { evicted: 3, terminating: 0, gone: 0, left: 0, skipped: 1, leftByReason: {}, blockingPdbs: [], examples: [], graceShortened: { pods: 0, examples: [] } };
+const SUMMARY: DrainStepOutput['summary'] = {
+  evicted: 3,
+  terminating: 0,
+  gone: 0,
+  left: 0,
+  skipped: 1,
+  leftByReason: {},
+  blockingPdbs: [],
+  examples: [],
+  graceShortened: { pods: 0, examples: [] },
+};
 
-const step = (outcome: DrainStepOutput['outcome'], waitSeconds = 30, over: Partial<DrainStepOutput> = {}): DrainStepOutput => ({
+const step = (
+  outcome: DrainStepOutput['outcome'],
+  waitSeconds = 30,
+  over: Partial<DrainStepOutput> = {},
+): DrainStepOutput => ({
   outcome,
   waitSeconds,
   state: { round: 1 },
@@ -56,7 +70,8 @@ class Failing {
     readonly error = new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
   ) {}
 }
-type ScriptEntry = DrainStepOutput | StatesError | Failing | { outcome: string; waitSeconds: number; state: unknown; summary: unknown };
+type ScriptEntry =
+  DrainStepOutput | StatesError | Failing | { outcome: string; waitSeconds: number; state: unknown; summary: unknown };
 
 /**
  * Tasks that answer like the real services: the drain step from a script (a step may take virtual
@@ -76,7 +91,8 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
       steps.push(args.Payload);
       const lifecycle = (args.Payload as { lifecycle?: unknown }).lifecycle;
       const startedAt = clock.now();
-      if (lifecycle !== undefined) sdk.push({ action: 'recordLifecycleActionHeartbeat', at: startedAt, parameters: lifecycle, by: 'step' });
+      if (lifecycle !== undefined)
+        sdk.push({ action: 'recordLifecycleActionHeartbeat', at: startedAt, parameters: lifecycle, by: 'step' });
       const seconds = answer instanceof Failing ? answer.seconds : stepSeconds;
       if (seconds > 0) await ctx.sleep(seconds * 1000);
       if (answer instanceof Failing) throw answer.error;
@@ -90,7 +106,9 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
     },
     putEvents: (args) => {
       // The optimized integration takes Detail as JSON (an object), unlike the PutEvents API's string.
-      const { Entries } = args as { Entries: { DetailType: string; Detail: Record<string, unknown>; Source: string; EventBusName: string }[] };
+      const { Entries } = args as {
+        Entries: { DetailType: string; Detail: Record<string, unknown>; Source: string; EventBusName: string }[];
+      };
       for (const entry of Entries) events.push({ detailType: entry.DetailType, detail: entry.Detail });
       return Promise.resolve({ Entries: Entries.map((_, n) => ({ EventId: `ev-${n}` })), FailedEntryCount: 0 });
     },
@@ -101,7 +119,14 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
 async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowInput = INPUT, stepSeconds = 0) {
   const clock = new VirtualClock(START);
   const stub = stubs(clock, script, stepSeconds);
-  const execution = startExecution({ definition: machine.definition, input, clock, tasks: stub.tasks, stateMachineArn: machine.arn, name: 'demo-i-0123456789abcdef0-event-1' });
+  const execution = startExecution({
+    definition: machine.definition,
+    input,
+    clock,
+    tasks: stub.tasks,
+    stateMachineArn: machine.arn,
+    name: 'demo-i-0123456789abcdef0-event-1',
+  });
   const result = await runToCompletion(execution, clock);
   const states = execution.history.filter((e) => e.type.endsWith('StateEntered')).map((e) => e.stateName);
   const workflow = (action: string) => stub.sdk.filter((c) => c.by === 'workflow' && c.action === action);
@@ -113,7 +138,10 @@ async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowIn
 describe('the synthesized drain workflow', () => {
   it('should be valid ASL for asl-validator', () => {
     const require = createRequire(import.meta.url);
-    const validate = require('asl-validator') as (definition: unknown) => { isValid: boolean; errorsText: (separator?: string) => string };
+    const validate = require('asl-validator') as (definition: unknown) => {
+      isValid: boolean;
+      errorsText: (separator?: string) => string;
+    };
     const verdict = validate(machine.definition);
     expect(verdict.errorsText('\n')).toBe('');
     expect(verdict.isValid).toBe(true);
@@ -122,7 +150,12 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should drain, heartbeat at every step, complete the lifecycle action and end Drained', async () => {
-    const { result, sdk, events, steps, states, workflow } = await drain([step('continue', 40), step('continue', 40), step('continue', 40), step('done')]);
+    const { result, sdk, events, steps, states, workflow } = await drain([
+      step('continue', 40),
+      step('continue', 40),
+      step('continue', 40),
+      step('done'),
+    ]);
     expect(result.status).toBe('SUCCEEDED');
     expect(states.at(-1)).toBe('Drained');
     // Steps at 0, 40, 80 and 120 s, each heartbeating at its start: the workflow's own heartbeat
@@ -134,9 +167,17 @@ describe('the synthesized drain workflow', () => {
       ['step', 'recordLifecycleActionHeartbeat', 120],
       ['workflow', 'completeLifecycleAction', 120],
     ]);
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({ AutoScalingGroupName: 'eks-ng-1', LifecycleHookName: 'drain', LifecycleActionResult: 'CONTINUE', LifecycleActionToken: 'token-1' });
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({
+      AutoScalingGroupName: 'eks-ng-1',
+      LifecycleHookName: 'drain',
+      LifecycleActionResult: 'CONTINUE',
+      LifecycleActionToken: 'token-1',
+    });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ detailType: 'Node Drained', detail: { outcome: 'done', lifecycle: { group: 'eks-ng-1', hook: 'drain', completed: true } } });
+    expect(events[0]).toMatchObject({
+      detailType: 'Node Drained',
+      detail: { outcome: 'done', lifecycle: { group: 'eks-ng-1', hook: 'drain', completed: true } },
+    });
     // The step gets the workflow input and the lifecycle action to heartbeat, then the previous step's state.
     expect(steps[0]).toEqual({ input: INPUT, lifecycle: INPUT.lifecycle });
     expect(steps[1]).toEqual({ input: INPUT, state: { round: 1 }, lifecycle: INPUT.lifecycle });
@@ -155,7 +196,14 @@ describe('the synthesized drain workflow', () => {
         return answer;
       },
     };
-    const execution = startExecution({ definition: machine.definition, input: INPUT, clock, tasks, stateMachineArn: machine.arn, name: 'no-step-heartbeat' });
+    const execution = startExecution({
+      definition: machine.definition,
+      input: INPUT,
+      clock,
+      tasks,
+      stateMachineArn: machine.arn,
+      name: 'no-step-heartbeat',
+    });
     await runToCompletion(execution, clock);
     // Due after the step at 40 s (40 s old + a 40 s wait ≥ 60 s), and again at 80 s.
     expect(stub.sdk.filter((c) => c.by === 'workflow').map((c) => [c.action, (c.at - START) / 1000])).toEqual([
@@ -168,7 +216,9 @@ describe('the synthesized drain workflow', () => {
   it('should complete the action and end Deadline passed when the step reports the deadline', async () => {
     const { result, events, workflow } = await drain([step('deadline')]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(expect.objectContaining({ LifecycleActionToken: 'token-1', LifecycleActionResult: 'CONTINUE' }));
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionToken: 'token-1', LifecycleActionResult: 'CONTINUE' }),
+    );
     expect(workflow('completeLifecycleAction')).toHaveLength(1);
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
   });
@@ -182,19 +232,27 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should complete the lifecycle action and report Drain Failed when the step fails its tries', async () => {
-    const { result, events, steps, states, workflow } = await drain([new StatesError('Error', '{"errorMessage":"api server unreachable"}')]);
+    const { result, events, steps, states, workflow } = await drain([
+      new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
+    ]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
     expect(steps).toHaveLength(3); // one try and two retries (States.TaskFailed)
     expect(states).toContain('Complete lifecycle action');
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }));
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }),
+    );
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
     expect(events[0]?.detail).toMatchObject({ outcome: 'error', lifecycle: { completed: true } });
   });
 
   it('should complete the lifecycle action and report Drain Failed on an outcome the contract does not have', async () => {
-    const { result, events, workflow } = await drain([{ outcome: 'paused', waitSeconds: 5, state: {}, summary: SUMMARY }]);
+    const { result, events, workflow } = await drain([
+      { outcome: 'paused', waitSeconds: 5, state: {}, summary: SUMMARY },
+    ]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'UnexpectedDrainStepOutcome' });
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }));
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }),
+    );
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
     expect(events[0]?.detail).toMatchObject({ outcome: 'unexpected', lifecycle: { completed: true } });
   });
@@ -225,7 +283,14 @@ describe('the synthesized drain workflow', () => {
           throw new StatesError('AutoScaling.AutoScalingException', 'Rate exceeded');
         },
       };
-      const execution = startExecution({ definition: machine.definition, input: INPUT, clock, tasks, stateMachineArn: machine.arn, name: `complete-fails-${outcome}` });
+      const execution = startExecution({
+        definition: machine.definition,
+        input: INPUT,
+        clock,
+        tasks,
+        stateMachineArn: machine.arn,
+        name: `complete-fails-${outcome}`,
+      });
       const result = await runToCompletion(execution, clock);
       expect(completions, outcome).toBe(4); // one try and three retries
       expect(result, outcome).toMatchObject({ status: 'FAILED', error });
@@ -251,12 +316,24 @@ describe('the synthesized drain workflow', () => {
   it('should heartbeat and complete the lifecycle action the Node handed over to the drain, when its input had none', async () => {
     const { lifecycle: _lifecycle, ...noHook } = INPUT;
     const handedOver = { group: 'eks-ng-2', hook: 'late-hook' };
-    const { result, sdk, steps, workflow } = await drain([step('continue', 70, { lifecycle: handedOver }), step('continue', 30, { lifecycle: handedOver }), step('done', 30, { lifecycle: handedOver })], noHook);
+    const { result, sdk, steps, workflow } = await drain(
+      [
+        step('continue', 70, { lifecycle: handedOver }),
+        step('continue', 30, { lifecycle: handedOver }),
+        step('done', 30, { lifecycle: handedOver }),
+      ],
+      noHook,
+    );
     expect(result.status).toBe('SUCCEEDED');
     // The first step has nothing to heartbeat; the next ones heartbeat what the Node handed over.
     expect(steps.map((p) => (p as { lifecycle?: unknown }).lifecycle)).toEqual([undefined, handedOver, handedOver]);
     expect(sdk.filter((c) => c.by === 'step').map((c) => (c.at - START) / 1000)).toEqual([60, 90]);
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({ AutoScalingGroupName: 'eks-ng-2', LifecycleHookName: 'late-hook', LifecycleActionResult: 'CONTINUE', InstanceId: INPUT.instanceId });
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({
+      AutoScalingGroupName: 'eks-ng-2',
+      LifecycleHookName: 'late-hook',
+      LifecycleActionResult: 'CONTINUE',
+      InstanceId: INPUT.instanceId,
+    });
   });
 
   it('should still complete the lifecycle action and report Drain Failed when a step answers over the 256 KiB payload limit', async () => {
@@ -270,7 +347,11 @@ describe('the synthesized drain workflow', () => {
 
   it('should keep heartbeats within half a 300 s hook timeout while the step is retried (issue #15 measured over 150 s)', async () => {
     // Each step runs 50 s (the function's budget); two fail, then the drain goes on.
-    const { result, maxGap } = await drain([new Failing(50), new Failing(50), step('continue', 30), step('continue', 30), step('done')], INPUT, 50);
+    const { result, maxGap } = await drain(
+      [new Failing(50), new Failing(50), step('continue', 30), step('continue', 30), step('done')],
+      INPUT,
+      50,
+    );
     expect(result.status).toBe('SUCCEEDED');
     expect(maxGap).toBeLessThanOrEqual(150);
   });
@@ -278,19 +359,32 @@ describe('the synthesized drain workflow', () => {
   it('should keep the worst gap the retry budget allows within the computed bound, and that bound under half a 300 s hook timeout', async () => {
     // The worst: an attempt heartbeats at its start, runs into the task's timeout; the longest retry
     // delay; then Lambda refuses the next attempts until the service retrier is spent.
-    const { result, maxGap, sdk } = await drain([new Failing(1), new Failing(3600), ...Array.from({ length: 6 }, throttled), step('done')]);
+    const { result, maxGap, sdk } = await drain([
+      new Failing(1),
+      new Failing(3600),
+      ...Array.from({ length: 6 }, throttled),
+      step('done'),
+    ]);
     expect(result.status).toBe('SUCCEEDED');
     const bound = heartbeatGapBound();
     expect(bound).toBeLessThanOrEqual(150);
     expect(maxGap).toBeLessThanOrEqual(bound);
     // The bound is not loose: this path comes within the handler's start allowance of it.
     expect(maxGap).toBeGreaterThanOrEqual(bound - HEARTBEAT_START_SECONDS);
-    expect(sdk.filter((c) => c.by === 'step').map((c) => (c.at - START) / 1000)).toEqual([0, 1 + 5, 1 + 5 + 70 + 10 + 51]);
+    expect(sdk.filter((c) => c.by === 'step').map((c) => (c.at - START) / 1000)).toEqual([
+      0,
+      1 + 5,
+      1 + 5 + 70 + 10 + 51,
+    ]);
   });
 
   it('should stay within the bound while the workflow waits between steps that heartbeat late in their run', async () => {
     // Long steps with the longest wait: the workflow's own heartbeat covers the wait.
-    const { result, maxGap, workflow } = await drain([step('continue', 600), step('continue', 600), step('done')], INPUT, 50);
+    const { result, maxGap, workflow } = await drain(
+      [step('continue', 600), step('continue', 600), step('done')],
+      INPUT,
+      50,
+    );
     expect(result.status).toBe('SUCCEEDED');
     expect(workflow('recordLifecycleActionHeartbeat').length).toBeGreaterThan(0);
     expect(maxGap).toBeLessThanOrEqual(heartbeatGapBound());
@@ -304,15 +398,40 @@ describe('the synthesized drain workflow', () => {
  * handler's start allowance.
  */
 function heartbeatGapBound(): number {
-  const states = (machine.definition as { States: Record<string, { TimeoutSeconds?: number; Retry?: { ErrorEquals: string[]; IntervalSeconds: number; MaxAttempts: number; BackoffRate: number; MaxDelaySeconds?: number }[]; Seconds?: string; Choices?: { Condition: string }[] }> }).States;
+  const states = (
+    machine.definition as {
+      States: Record<
+        string,
+        {
+          TimeoutSeconds?: number;
+          Retry?: {
+            ErrorEquals: string[];
+            IntervalSeconds: number;
+            MaxAttempts: number;
+            BackoffRate: number;
+            MaxDelaySeconds?: number;
+          }[];
+          Seconds?: string;
+          Choices?: { Condition: string }[];
+        }
+      >;
+    }
+  ).States;
   const task = states['Drain step'];
   const delays = (r: { IntervalSeconds: number; MaxAttempts: number; BackoffRate: number; MaxDelaySeconds?: number }) =>
-    Array.from({ length: r.MaxAttempts }, (_, n) => Math.min(r.MaxDelaySeconds ?? Infinity, r.IntervalSeconds * r.BackoffRate ** n));
+    Array.from({ length: r.MaxAttempts }, (_, n) =>
+      Math.min(r.MaxDelaySeconds ?? Infinity, r.IntervalSeconds * r.BackoffRate ** n),
+    );
   const service = task?.Retry?.find((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
   const handler = task?.Retry?.find((r) => r.ErrorEquals.includes('States.TaskFailed'));
   const maxWait = Number(/\$min\(\[\$step\.waitSeconds, (\d+)\]\)/.exec(states['Wait']?.Seconds ?? '')?.[1]);
   const intervalMs = Number(/>= (\d+)/.exec(states['Heartbeat due?']?.Choices?.[0]?.Condition ?? '')?.[1]);
-  if (!task?.TimeoutSeconds || !service || !handler || !maxWait || !intervalMs) throw new Error('the drain step task, its retriers, the wait and the interval are in the definition');
+  if (!task?.TimeoutSeconds || !service || !handler || !maxWait || !intervalMs)
+    throw new Error('the drain step task, its retriers, the wait and the interval are in the definition');
   const serviceTotal = delays(service).reduce((a, b) => a + b, 0);
-  return Math.max(task.TimeoutSeconds + Math.max(...delays(handler)), intervalMs / 1000, maxWait) + serviceTotal + HEARTBEAT_START_SECONDS;
+  return (
+    Math.max(task.TimeoutSeconds + Math.max(...delays(handler)), intervalMs / 1000, maxWait) +
+    serviceTotal +
+    HEARTBEAT_START_SECONDS
+  );
 }

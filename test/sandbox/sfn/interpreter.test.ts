@@ -8,13 +8,31 @@ const START = Date.UTC(2026, 10, 29, 12);
 const LAMBDA = 'arn:aws:states:::lambda:invoke';
 
 type States = Record<string, Record<string, unknown>>;
-const machine = (states: States, extra: Record<string, unknown> = {}) => ({ QueryLanguage: 'JSONata', StartAt: Object.keys(states)[0], States: states, ...extra });
+const machine = (states: States, extra: Record<string, unknown> = {}) => ({
+  QueryLanguage: 'JSONata',
+  StartAt: Object.keys(states)[0],
+  States: states,
+  ...extra,
+});
 
-async function run(definition: unknown, tasks: TaskHandlers = {}, input: unknown = {}, options: { random?: () => number } = {}) {
+async function run(
+  definition: unknown,
+  tasks: TaskHandlers = {},
+  input: unknown = {},
+  options: { random?: () => number } = {},
+) {
   const clock = new VirtualClock(START);
   const execution = startExecution({ definition, input, clock, tasks, name: 'e1', random: options.random });
   const result = await runToCompletion(execution, clock);
-  return { result, execution, clock, at: (type: string, stateName?: string) => execution.history.filter((e) => e.type === type && (stateName === undefined || e.stateName === stateName)).map((e) => (e.timestamp - START) / 1000) };
+  return {
+    result,
+    execution,
+    clock,
+    at: (type: string, stateName?: string) =>
+      execution.history
+        .filter((e) => e.type === type && (stateName === undefined || e.stateName === stateName))
+        .map((e) => (e.timestamp - START) / 1000),
+  };
 }
 
 /** A lambda:invoke handler answering from a script, one entry per call: a payload, or an error to throw. */
@@ -33,7 +51,12 @@ describe('states and data flow', () => {
   it('should pass data through Pass, Assign and Output, with Output seeing the variables as they were', async () => {
     const { result } = await run(
       machine({
-        First: { Type: 'Pass', Assign: { n: '{% $states.input.n + 1 %}' }, Output: { seen: '{% $exists($n) %}' }, Next: 'Second' },
+        First: {
+          Type: 'Pass',
+          Assign: { n: '{% $states.input.n + 1 %}' },
+          Output: { seen: '{% $exists($n) %}' },
+          Next: 'Second',
+        },
         Second: { Type: 'Pass', Output: '{% {"n": $n, "before": $states.input.seen} %}', End: true },
       }),
       {},
@@ -60,19 +83,31 @@ describe('states and data flow', () => {
   });
 
   it('should fail with States.NoChoiceMatched without a Default, and States.QueryEvaluationError for a non-boolean condition', async () => {
-    const noDefault = machine({ Pick: { Type: 'Choice', Choices: [{ Condition: '{% false %}', Next: 'End' }] }, End: { Type: 'Succeed' } });
+    const noDefault = machine({
+      Pick: { Type: 'Choice', Choices: [{ Condition: '{% false %}', Next: 'End' }] },
+      End: { Type: 'Succeed' },
+    });
     expect((await run(noDefault)).result).toMatchObject({ status: 'FAILED', error: 'States.NoChoiceMatched' });
-    const notBoolean = machine({ Pick: { Type: 'Choice', Choices: [{ Condition: '{% "yes" %}', Next: 'End' }] }, End: { Type: 'Succeed' } });
+    const notBoolean = machine({
+      Pick: { Type: 'Choice', Choices: [{ Condition: '{% "yes" %}', Next: 'End' }] },
+      End: { Type: 'Succeed' },
+    });
     expect((await run(notBoolean)).result).toMatchObject({ status: 'FAILED', error: 'States.QueryEvaluationError' });
   });
 
   it('should end a Fail state with its Error and Cause, expressions allowed', async () => {
-    const { result } = await run(machine({ Stop: { Type: 'Fail', Error: 'Custom', Cause: '{% "because " & $states.input.why %}' } }), {}, { why: 'x' });
+    const { result } = await run(
+      machine({ Stop: { Type: 'Fail', Error: 'Custom', Cause: '{% "because " & $states.input.why %}' } }),
+      {},
+      { why: 'x' },
+    );
     expect(result).toMatchObject({ status: 'FAILED', error: 'Custom', cause: 'because x' });
   });
 
   it('should fail with States.QueryEvaluationError when a field evaluates to nothing', async () => {
-    const { result } = await run(machine({ P: { Type: 'Pass', Output: { missing: '{% $states.input.nope %}' }, End: true } }));
+    const { result } = await run(
+      machine({ P: { Type: 'Pass', Output: { missing: '{% $states.input.nope %}' }, End: true } }),
+    );
     expect(result).toMatchObject({ status: 'FAILED', error: 'States.QueryEvaluationError' });
     expect(result.cause).toMatch(/Output\/missing/);
   });
@@ -81,10 +116,20 @@ describe('states and data flow', () => {
     const { result, execution } = await run(
       machine({
         W: { Type: 'Wait', Seconds: 5, Next: 'P' },
-        P: { Type: 'Pass', Output: '{% [$states.context.Execution.Id, $states.context.Execution.Name, $states.context.Execution.StartTime, $states.context.State.EnteredTime] %}', End: true },
+        P: {
+          Type: 'Pass',
+          Output:
+            '{% [$states.context.Execution.Id, $states.context.Execution.Name, $states.context.Execution.StartTime, $states.context.State.EnteredTime] %}',
+          End: true,
+        },
       }),
     );
-    expect(result.output).toEqual([execution.arn, 'e1', new Date(START).toISOString(), new Date(START + 5000).toISOString()]);
+    expect(result.output).toEqual([
+      execution.arn,
+      'e1',
+      new Date(START).toISOString(),
+      new Date(START + 5000).toISOString(),
+    ]);
     expect(execution.arn).toBe('arn:aws:states:us-east-1:123456789012:execution:sandbox:e1');
   });
 });
@@ -125,7 +170,14 @@ describe('time on the virtual clock', () => {
       },
     };
     const definition = machine({
-      T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f' }, TimeoutSeconds: 30, Catch: [{ ErrorEquals: ['States.TaskFailed'], Next: 'Caught' }], End: true },
+      T: {
+        Type: 'Task',
+        Resource: LAMBDA,
+        Arguments: { FunctionName: 'f' },
+        TimeoutSeconds: 30,
+        Catch: [{ ErrorEquals: ['States.TaskFailed'], Next: 'Caught' }],
+        End: true,
+      },
       Caught: { Type: 'Succeed' },
     });
     const { result, at } = await run(definition, slow);
@@ -139,7 +191,15 @@ describe('tasks, Retry and Catch', () => {
   it('should wrap a lambda:invoke answer as the optimized integration does', async () => {
     const handler = scripted({ ok: true });
     const { result } = await run(
-      machine({ T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f', Payload: '{% $states.input %}' }, Output: '{% $states.result %}', End: true } }),
+      machine({
+        T: {
+          Type: 'Task',
+          Resource: LAMBDA,
+          Arguments: { FunctionName: 'f', Payload: '{% $states.input %}' },
+          Output: '{% $states.result %}',
+          End: true,
+        },
+      }),
       { lambdaInvoke: handler },
       { x: 1 },
     );
@@ -148,9 +208,28 @@ describe('tasks, Retry and Catch', () => {
   });
 
   it('should retry at IntervalSeconds × BackoffRate^n, capped by MaxDelaySeconds, then succeed', async () => {
-    const handler = scripted(new StatesError('Lambda.ServiceException', 'x'), new StatesError('Lambda.ServiceException', 'x'), new StatesError('Lambda.ServiceException', 'x'), 'ok');
+    const handler = scripted(
+      new StatesError('Lambda.ServiceException', 'x'),
+      new StatesError('Lambda.ServiceException', 'x'),
+      new StatesError('Lambda.ServiceException', 'x'),
+      'ok',
+    );
     const definition = machine({
-      T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f' }, Retry: [{ ErrorEquals: ['Lambda.ServiceException'], IntervalSeconds: 2, BackoffRate: 3, MaxDelaySeconds: 10, MaxAttempts: 3 }], End: true },
+      T: {
+        Type: 'Task',
+        Resource: LAMBDA,
+        Arguments: { FunctionName: 'f' },
+        Retry: [
+          {
+            ErrorEquals: ['Lambda.ServiceException'],
+            IntervalSeconds: 2,
+            BackoffRate: 3,
+            MaxDelaySeconds: 10,
+            MaxAttempts: 3,
+          },
+        ],
+        End: true,
+      },
     });
     const { result, at } = await run(definition, { lambdaInvoke: handler });
     expect(result.status).toBe('SUCCEEDED');
@@ -160,7 +239,15 @@ describe('tasks, Retry and Catch', () => {
 
   it('should draw FULL jitter from the injected random source', async () => {
     const handler = scripted(new StatesError('E', 'x'), 'ok');
-    const definition = machine({ T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f' }, Retry: [{ ErrorEquals: ['E'], IntervalSeconds: 10, JitterStrategy: 'FULL' }], End: true } });
+    const definition = machine({
+      T: {
+        Type: 'Task',
+        Resource: LAMBDA,
+        Arguments: { FunctionName: 'f' },
+        Retry: [{ ErrorEquals: ['E'], IntervalSeconds: 10, JitterStrategy: 'FULL' }],
+        End: true,
+      },
+    });
     const { at } = await run(definition, { lambdaInvoke: handler }, {}, { random: () => 0.25 });
     expect(at('TaskScheduled')).toEqual([0, 2.5]);
   });
@@ -172,7 +259,10 @@ describe('tasks, Retry and Catch', () => {
         Type: 'Task',
         Resource: LAMBDA,
         Arguments: { FunctionName: 'f' },
-        Retry: [{ ErrorEquals: ['States.TaskFailed'], MaxAttempts: 2, IntervalSeconds: 1 }, { ErrorEquals: ['States.ALL'], MaxAttempts: 5 }],
+        Retry: [
+          { ErrorEquals: ['States.TaskFailed'], MaxAttempts: 2, IntervalSeconds: 1 },
+          { ErrorEquals: ['States.ALL'], MaxAttempts: 5 },
+        ],
         Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Handle', Assign: { failure: '{% $states.errorOutput %}' } }],
         End: true,
       },
@@ -181,12 +271,21 @@ describe('tasks, Retry and Catch', () => {
     const { result } = await run(definition, { lambdaInvoke: handler });
     // The first matching retrier decides, even when spent: the States.ALL one is never used.
     expect(handler.calls).toHaveLength(3);
-    expect(result.output).toEqual({ failure: { Error: 'Boom', Cause: 'the cause' }, input: { Error: 'Boom', Cause: 'the cause' } });
+    expect(result.output).toEqual({
+      failure: { Error: 'Boom', Cause: 'the cause' },
+      input: { Error: 'Boom', Cause: 'the cause' },
+    });
   });
 
   it('should let States.ALL catch States.QueryEvaluationError from Arguments', async () => {
     const definition = machine({
-      T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: '{% $nothing %}' }, Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Caught' }], End: true },
+      T: {
+        Type: 'Task',
+        Resource: LAMBDA,
+        Arguments: { FunctionName: '{% $nothing %}' },
+        Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Caught' }],
+        End: true,
+      },
       Caught: { Type: 'Succeed' },
     });
     const { result } = await run(definition, { lambdaInvoke: scripted('never') });
@@ -195,11 +294,20 @@ describe('tasks, Retry and Catch', () => {
 
   it('should fail the execution with States.DataLimitExceeded for a result over 256 KiB, past a States.ALL catcher', async () => {
     const definition = machine({
-      T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f' }, Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Caught' }], End: true },
+      T: {
+        Type: 'Task',
+        Resource: LAMBDA,
+        Arguments: { FunctionName: 'f' },
+        Catch: [{ ErrorEquals: ['States.ALL'], Next: 'Caught' }],
+        End: true,
+      },
       Caught: { Type: 'Succeed' },
     });
     const big = { blob: 'x'.repeat(256 * 1024) };
-    expect((await run(definition, { lambdaInvoke: scripted(big) })).result).toMatchObject({ status: 'FAILED', error: 'States.DataLimitExceeded' });
+    expect((await run(definition, { lambdaInvoke: scripted(big) })).result).toMatchObject({
+      status: 'FAILED',
+      error: 'States.DataLimitExceeded',
+    });
     const small = { blob: 'x'.repeat(1024) };
     expect((await run(definition, { lambdaInvoke: scripted(small) })).result.status).toBe('SUCCEEDED');
   });
@@ -214,23 +322,59 @@ describe('tasks, Retry and Catch', () => {
       putEvents: () => Promise.resolve({ Entries: [{ ErrorCode: 'InternalFailure' }], FailedEntryCount: 1 }),
     };
     const definition = machine({
-      Sdk: { Type: 'Task', Resource: 'arn:aws:states:::aws-sdk:autoscaling:completeLifecycleAction', Arguments: { InstanceId: 'i-1' }, Next: 'Put' },
-      Put: { Type: 'Task', Resource: 'arn:aws:states:::events:putEvents', Arguments: { Entries: [{ Source: 's' }] }, End: true },
+      Sdk: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::aws-sdk:autoscaling:completeLifecycleAction',
+        Arguments: { InstanceId: 'i-1' },
+        Next: 'Put',
+      },
+      Put: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::events:putEvents',
+        Arguments: { Entries: [{ Source: 's' }] },
+        End: true,
+      },
     });
     const { result } = await run(definition, tasks);
-    expect(sdkCalls).toEqual([{ service: 'autoscaling', action: 'completeLifecycleAction', parameters: { InstanceId: 'i-1' } }]);
+    expect(sdkCalls).toEqual([
+      { service: 'autoscaling', action: 'completeLifecycleAction', parameters: { InstanceId: 'i-1' } },
+    ]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'EventBridge.FailedEntry' });
   });
 
   it('should record the history of a task: entered, scheduled, failed, scheduled, succeeded, exited', async () => {
     const handler = scripted(new StatesError('E', 'x'), 'ok');
-    const { execution } = await run(machine({ T: { Type: 'Task', Resource: LAMBDA, Arguments: { FunctionName: 'f' }, Retry: [{ ErrorEquals: ['E'] }], End: true } }), { lambdaInvoke: handler });
-    expect(execution.history.map((e) => e.type)).toEqual(['ExecutionStarted', 'TaskStateEntered', 'TaskScheduled', 'TaskFailed', 'TaskScheduled', 'TaskSucceeded', 'TaskStateExited', 'ExecutionSucceeded']);
+    const { execution } = await run(
+      machine({
+        T: {
+          Type: 'Task',
+          Resource: LAMBDA,
+          Arguments: { FunctionName: 'f' },
+          Retry: [{ ErrorEquals: ['E'] }],
+          End: true,
+        },
+      }),
+      { lambdaInvoke: handler },
+    );
+    expect(execution.history.map((e) => e.type)).toEqual([
+      'ExecutionStarted',
+      'TaskStateEntered',
+      'TaskScheduled',
+      'TaskFailed',
+      'TaskScheduled',
+      'TaskSucceeded',
+      'TaskStateExited',
+      'ExecutionSucceeded',
+    ]);
   });
 
   it('should end ABORTED when stopped while waiting', async () => {
     const clock = new VirtualClock(START);
-    const execution = startExecution({ definition: machine({ W: { Type: 'Wait', Seconds: 60, End: true } }), clock, tasks: {} });
+    const execution = startExecution({
+      definition: machine({ W: { Type: 'Wait', Seconds: 60, End: true } }),
+      clock,
+      tasks: {},
+    });
     await execution.idle();
     execution.stop('Operator', 'stopped by hand');
     expect(await execution.result()).toMatchObject({ status: 'ABORTED', error: 'Operator' });
@@ -238,12 +382,17 @@ describe('tasks, Retry and Catch', () => {
 });
 
 describe('definitions the interpreter refuses', () => {
-  const refuse = (definition: unknown) => () => startExecution({ definition, clock: new VirtualClock(START), tasks: {} });
+  const refuse = (definition: unknown) => () =>
+    startExecution({ definition, clock: new VirtualClock(START), tasks: {} });
 
   it('should refuse JSONPath definitions, Parallel and Map states, unknown resources and dangling transitions', () => {
     expect(refuse({ StartAt: 'P', States: { P: { Type: 'Pass', End: true } } })).toThrow(/JSONata/);
-    expect(refuse(machine({ P: { Type: 'Parallel', Branches: [], End: true } }))).toThrow(/Parallel states are not emulated/);
-    expect(refuse(machine({ T: { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', End: true } }))).toThrow(/not emulated/);
+    expect(refuse(machine({ P: { Type: 'Parallel', Branches: [], End: true } }))).toThrow(
+      /Parallel states are not emulated/,
+    );
+    expect(refuse(machine({ T: { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', End: true } }))).toThrow(
+      /not emulated/,
+    );
     expect(refuse(machine({ P: { Type: 'Pass', Next: 'Nowhere' } }))).toThrow(/does not exist/);
     expect(refuse(machine({ P: { Type: 'Pass', InputPath: '$.x', End: true } }))).toThrow(/InputPath/);
   });

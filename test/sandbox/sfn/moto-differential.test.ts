@@ -7,7 +7,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { VirtualClock } from '../../../lib/model/clock.js';
-import { runToCompletion, startExecution, StatesError, type TaskContext, type TaskHandlers } from '../../../lib/sandbox/sfn/index.js';
+import {
+  runToCompletion,
+  startExecution,
+  StatesError,
+  type TaskContext,
+  type TaskHandlers,
+} from '../../../lib/sandbox/sfn/index.js';
 import { describeWithOracle, motoMissing, motoVersion } from '../aws/support/oracles.js';
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 
@@ -35,11 +41,28 @@ const INPUT = {
 };
 const { lifecycle: _lifecycle, ...NO_HOOK } = INPUT;
 
-const SUMMARY = { evicted: 2, terminating: 0, gone: 0, left: 0, skipped: 0, leftByReason: {}, blockingPdbs: [], examples: [], graceShortened: { pods: 0, examples: [] } };
+const SUMMARY = {
+  evicted: 2,
+  terminating: 0,
+  gone: 0,
+  left: 0,
+  skipped: 0,
+  leftByReason: {},
+  blockingPdbs: [],
+  examples: [],
+  graceShortened: { pods: 0, examples: [] },
+};
 const step = (outcome: string, waitSeconds = 30, lifecycle?: Record<string, string>): Answer => ({
   Return: {
     StatusCode: 200,
-    Payload: { outcome, waitSeconds, state: { round: 1 }, deadline: INPUT.deadline, ...(lifecycle ? { lifecycle } : {}), summary: outcome === 'done' ? SUMMARY : { ...SUMMARY, left: 1, leftByReason: { 'blocked-by-pdb': 1 } } },
+    Payload: {
+      outcome,
+      waitSeconds,
+      state: { round: 1 },
+      deadline: INPUT.deadline,
+      ...(lifecycle ? { lifecycle } : {}),
+      summary: outcome === 'done' ? SUMMARY : { ...SUMMARY, left: 1, leftByReason: { 'blocked-by-pdb': 1 } },
+    },
   },
 });
 const fail = (error: string, cause = 'transient failure'): Answer => ({ Throw: { Error: error, Cause: cause } });
@@ -48,21 +71,66 @@ const PUT: Answer = { Return: { Entries: [{ EventId: 'event-0' }], FailedEntryCo
 const SERVICES = { 'Record lifecycle heartbeat': [OK], 'Complete lifecycle action': [OK], 'Report outcome': [PUT] };
 
 const CASES: readonly Case[] = [
-  { name: 'drained', input: INPUT, mocks: { ...SERVICES, 'Drain step': [step('continue', 40), step('continue', 40), step('continue', 40), step('done')] } },
+  {
+    name: 'drained',
+    input: INPUT,
+    mocks: {
+      ...SERVICES,
+      'Drain step': [step('continue', 40), step('continue', 40), step('continue', 40), step('done')],
+    },
+  },
   { name: 'deadline', input: INPUT, mocks: { ...SERVICES, 'Drain step': [step('continue', 10), step('deadline')] } },
   { name: 'no-hook', input: NO_HOOK, mocks: { ...SERVICES, 'Drain step': [step('continue', 90), step('done')] } },
   { name: 'step-failed', input: INPUT, mocks: { ...SERVICES, 'Drain step': [fail('Error')] } },
-  { name: 'throttled-then-drained', input: INPUT, mocks: { ...SERVICES, 'Drain step': [fail('Lambda.TooManyRequestsException'), fail('Lambda.TooManyRequestsException'), step('done')] } },
+  {
+    name: 'throttled-then-drained',
+    input: INPUT,
+    mocks: {
+      ...SERVICES,
+      'Drain step': [fail('Lambda.TooManyRequestsException'), fail('Lambda.TooManyRequestsException'), step('done')],
+    },
+  },
   { name: 'unexpected-outcome', input: INPUT, mocks: { ...SERVICES, 'Drain step': [step('paused')] } },
   {
     name: 'heartbeat-fails',
     input: INPUT,
-    mocks: { ...SERVICES, 'Record lifecycle heartbeat': [fail('AutoScaling.ValidationErrorException', 'no active action')], 'Drain step': [step('continue', 70), step('continue', 70), step('done')] },
+    mocks: {
+      ...SERVICES,
+      'Record lifecycle heartbeat': [fail('AutoScaling.ValidationErrorException', 'no active action')],
+      'Drain step': [step('continue', 70), step('continue', 70), step('done')],
+    },
   },
-  { name: 'complete-fails', input: INPUT, mocks: { ...SERVICES, 'Complete lifecycle action': [fail('AutoScaling.ValidationErrorException', 'no active action')], 'Drain step': [step('done')] } },
-  { name: 'incomplete', input: INPUT, mocks: { ...SERVICES, 'Drain step': [step('continue', 20), step('incomplete')] } },
-  { name: 'cancelled-by-uncordon', input: INPUT, mocks: { ...SERVICES, 'Drain step': [step('cancelled-by-uncordon')] } },
-  { name: 'lifecycle-handed-over', input: NO_HOOK, mocks: { ...SERVICES, 'Drain step': [step('continue', 70, { group: 'eks-ng-2', hook: 'late-hook' }), step('continue', 30, { group: 'eks-ng-2', hook: 'late-hook' }), step('done', 30, { group: 'eks-ng-2', hook: 'late-hook' })] } },
+  {
+    name: 'complete-fails',
+    input: INPUT,
+    mocks: {
+      ...SERVICES,
+      'Complete lifecycle action': [fail('AutoScaling.ValidationErrorException', 'no active action')],
+      'Drain step': [step('done')],
+    },
+  },
+  {
+    name: 'incomplete',
+    input: INPUT,
+    mocks: { ...SERVICES, 'Drain step': [step('continue', 20), step('incomplete')] },
+  },
+  {
+    name: 'cancelled-by-uncordon',
+    input: INPUT,
+    mocks: { ...SERVICES, 'Drain step': [step('cancelled-by-uncordon')] },
+  },
+  {
+    name: 'lifecycle-handed-over',
+    input: NO_HOOK,
+    mocks: {
+      ...SERVICES,
+      'Drain step': [
+        step('continue', 70, { group: 'eks-ng-2', hook: 'late-hook' }),
+        step('continue', 30, { group: 'eks-ng-2', hook: 'late-hook' }),
+        step('done', 30, { group: 'eks-ng-2', hook: 'late-hook' }),
+      ],
+    },
+  },
 ];
 
 interface Outcome {
@@ -137,33 +205,49 @@ async function runOurs(c: Case): Promise<Outcome> {
     awsSdk: (_call, ctx) => Promise.resolve(answer(ctx)),
     putEvents: (_args, ctx) => Promise.resolve(answer(ctx) as { Entries: []; FailedEntryCount: number }),
   };
-  const execution = startExecution({ definition: machine.definition, input: c.input, clock, tasks, stateMachineArn: machine.arn, name: c.name });
+  const execution = startExecution({
+    definition: machine.definition,
+    input: c.input,
+    clock,
+    tasks,
+    stateMachineArn: machine.arn,
+    name: c.name,
+  });
   const result = await runToCompletion(execution, clock);
   return {
     status: result.status,
     error: result.error ?? null,
     cause: result.cause ?? null,
     output: result.output ?? null,
-    states: execution.history.filter((e) => e.type.endsWith('StateEntered')).map((e) => `${e.type} ${e.stateName ?? ''}`),
+    states: execution.history
+      .filter((e) => e.type.endsWith('StateEntered'))
+      .map((e) => `${e.type} ${e.stateName ?? ''}`),
     tasks: execution.history.filter((e) => e.type === 'TaskScheduled').map((e) => e.parameters),
   };
 }
 
 const missing = motoMissing();
 
-describeWithOracle(`ASL interpreter vs moto's Step Functions interpreter (moto ${missing ? 'missing' : motoVersion()})`, missing, () => {
-  let motoOutcomes: Outcome[] = [];
-  beforeAll(async () => {
-    motoOutcomes = await askMoto(CASES);
-  }, 120_000);
+describeWithOracle(
+  `ASL interpreter vs moto's Step Functions interpreter (moto ${missing ? 'missing' : motoVersion()})`,
+  missing,
+  () => {
+    let motoOutcomes: Outcome[] = [];
+    beforeAll(async () => {
+      motoOutcomes = await askMoto(CASES);
+    }, 120_000);
 
-  it.each(CASES.map((c, index) => [c.name, c, index] as const))('should run the drain workflow path %s as moto does', async (_name, c, index) => {
-    const ours = await runOurs(c);
-    expect(ours).toEqual(motoOutcomes[index]);
-  });
+    it.each(CASES.map((c, index) => [c.name, c, index] as const))(
+      'should run the drain workflow path %s as moto does',
+      async (_name, c, index) => {
+        const ours = await runOurs(c);
+        expect(ours).toEqual(motoOutcomes[index]);
+      },
+    );
 
-  it('should have covered every terminal state of the definition', () => {
-    const reached = new Set(motoOutcomes.map((o) => o.states.at(-1)));
-    expect([...reached].sort()).toEqual(['FailStateEntered Not drained', 'SucceedStateEntered Drained']);
-  });
-});
+    it('should have covered every terminal state of the definition', () => {
+      const reached = new Set(motoOutcomes.map((o) => o.states.at(-1)));
+      expect([...reached].sort()).toEqual(['FailStateEntered Not drained', 'SucceedStateEntered Drained']);
+    });
+  },
+);

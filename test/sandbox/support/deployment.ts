@@ -15,7 +15,11 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const CACHE = join(tmpdir(), 'ec2-node-reconciler-test-synth');
 
 async function defaultTemplate(): Promise<unknown> {
-  const helpers = await Promise.all(['test/infra/support/synth.ts', 'test/sandbox/support/deployment.ts'].map((file) => readFile(join(ROOT, file), 'utf8')));
+  const helpers = await Promise.all(
+    ['test/infra/support/synth.ts', 'test/sandbox/support/deployment.ts'].map((file) =>
+      readFile(join(ROOT, file), 'utf8'),
+    ),
+  );
   const file = join(CACHE, `${await sourceHash(ROOT, { helpers })}.json`);
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as unknown;
   const { synthesize } = await import('../../infra/support/synth.js');
@@ -39,6 +43,7 @@ export function deployedStack(): Promise<{ template: unknown; deployment: Deploy
 export function byLogicalId<T extends { readonly logicalId: string }>(items: readonly T[], prefix: string): T {
   const found = items.filter((item) => item.logicalId.startsWith(prefix));
   const [first] = found;
-  if (found.length !== 1 || !first) throw new Error(`expected one resource ${prefix}…, found ${found.map((f) => f.logicalId).join(', ') || 'none'}`);
+  if (found.length !== 1 || !first)
+    throw new Error(`expected one resource ${prefix}…, found ${found.map((f) => f.logicalId).join(', ') || 'none'}`);
   return first;
 }

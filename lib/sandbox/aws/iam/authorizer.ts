@@ -79,12 +79,15 @@ export class IamAuthorizer {
   authorize(request: AuthorizationRequest): Decision {
     const session = SESSION_ARN.exec(request.principal);
     // A session's aws:PrincipalArn is its role's ARN (without the role's path, which the session ARN does not carry).
-    const principalArn = session ? `arn:${session[1] ?? 'aws'}:iam::${session[2] ?? ''}:role/${session[3] ?? ''}` : request.principal;
+    const principalArn = session
+      ? `arn:${session[1] ?? 'aws'}:iam::${session[2] ?? ''}:role/${session[3] ?? ''}`
+      : request.principal;
     const account = (session ?? ROLE_ARN.exec(request.principal) ?? USER_ARN.exec(request.principal))?.[2];
     const context = { 'aws:PrincipalArn': principalArn, 'aws:PrincipalAccount': account, ...request.context };
     const decision = evaluate(this.policiesOf(request.principal), { ...request, context });
     this.decisions.push({ request, decision });
-    if (this.decisions.length > this.decisionCapacity) this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
+    if (this.decisions.length > this.decisionCapacity)
+      this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
     return decision;
   }
 }

@@ -88,7 +88,8 @@ function parseOperator(name: string): ParsedOperator {
   const ifExists = rest.endsWith('IfExists');
   const base = ifExists ? rest.slice(0, -'IfExists'.length) : rest;
   if (base !== 'Null' && !Object.hasOwn(OPERATORS, base)) throw new Error(`unknown condition operator ${name}`);
-  if (base === 'Null' && (ifExists || qualifier)) throw new Error(`Null takes neither IfExists nor a set operator: ${name}`);
+  if (base === 'Null' && (ifExists || qualifier))
+    throw new Error(`Null takes neither IfExists nor a set operator: ${name}`);
   return { qualifier, base, ifExists };
 }
 
@@ -105,7 +106,11 @@ function valueHolds(spec: OperatorSpec, requestValue: string, policyValues: read
   return spec.negated ? !matchesAny : matchesAny;
 }
 
-function keyHolds(operator: ParsedOperator, requestValues: readonly string[] | undefined, policyValues: readonly string[]): boolean {
+function keyHolds(
+  operator: ParsedOperator,
+  requestValues: readonly string[] | undefined,
+  policyValues: readonly string[],
+): boolean {
   if (operator.base === 'Null') {
     // `"Null": {"k": "true"}` holds when k is absent; "false" when it is present. An empty set is absent.
     const absent = requestValues === undefined || requestValues.length === 0;

@@ -20,7 +20,10 @@ type Denied = Extract<Decision, { allowed: false }>;
 /** IAM's sentence for a denied request. */
 export function deniedSentence(request: AuthorizationRequest, decision: Denied): string {
   const onResource = decision.resource === '*' ? '' : ` on resource: ${decision.resource}`;
-  const why = decision.kind === 'explicit-deny' ? 'with an explicit deny in an identity-based policy' : `because no identity-based policy allows the ${request.action} action`;
+  const why =
+    decision.kind === 'explicit-deny'
+      ? 'with an explicit deny in an identity-based policy'
+      : `because no identity-based policy allows the ${request.action} action`;
   return `User: ${request.principal} is not authorized to perform: ${request.action}${onResource} ${why}`;
 }
 
@@ -35,12 +38,23 @@ function encodedFailure(request: AuthorizationRequest, decision: Denied): string
 const READ_ONLY = /^(Describe|Get|List)/;
 
 /** The error a call denied by IAM gets from `service`. */
-export function accessDeniedError(service: ServiceName, operation: string, request: AuthorizationRequest, decision: Denied): AwsError {
+export function accessDeniedError(
+  service: ServiceName,
+  operation: string,
+  request: AuthorizationRequest,
+  decision: Denied,
+): AwsError {
   const sentence = deniedSentence(request, decision);
   switch (service) {
     case 'ec2': {
-      const encoded = READ_ONLY.test(operation) ? '' : `. Encoded authorization failure message: ${encodedFailure(request, decision)}`;
-      return new AwsError('UnauthorizedOperation', `You are not authorized to perform this operation. ${sentence}${encoded}`, 403);
+      const encoded = READ_ONLY.test(operation)
+        ? ''
+        : `. Encoded authorization failure message: ${encodedFailure(request, decision)}`;
+      return new AwsError(
+        'UnauthorizedOperation',
+        `You are not authorized to perform this operation. ${sentence}${encoded}`,
+        403,
+      );
     }
     case 'autoscaling':
     case 'sts':

@@ -64,7 +64,12 @@ interface ResourceDecision {
   readonly statement?: StatementRef;
 }
 
-function decideOne(policies: readonly NamedPolicy[], action: string, resource: string, context: ReturnType<typeof normaliseContext>): ResourceDecision {
+function decideOne(
+  policies: readonly NamedPolicy[],
+  action: string,
+  resource: string,
+  context: ReturnType<typeof normaliseContext>,
+): ResourceDecision {
   let allow: StatementRef | undefined;
   for (const policy of policies) {
     for (const [index, statement] of policy.document.Statement.entries()) {
@@ -92,7 +97,8 @@ export function evaluate(policies: readonly NamedPolicy[], request: Authorizatio
   let implicit: string | undefined;
   for (const resource of resources) {
     const decision = decideOne(policies, request.action, resource, context);
-    if (decision.kind === 'explicit-deny') return { allowed: false, kind: 'explicit-deny', statement: decision.statement, resource };
+    if (decision.kind === 'explicit-deny')
+      return { allowed: false, kind: 'explicit-deny', statement: decision.statement, resource };
     if (decision.kind === 'implicit-deny') implicit ??= resource;
     else firstAllow ??= decision.statement;
   }

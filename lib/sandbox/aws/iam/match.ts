@@ -24,7 +24,8 @@ export function globToRegExp(pattern: string, ignoreCase = false): RegExp {
   return regExp;
 }
 
-export const globMatches = (pattern: string, value: string, ignoreCase = false): boolean => globToRegExp(pattern, ignoreCase).test(value);
+export const globMatches = (pattern: string, value: string, ignoreCase = false): boolean =>
+  globToRegExp(pattern, ignoreCase).test(value);
 
 /**
  * Action names are case-insensitive (`EC2:describeinstances` is `ec2:DescribeInstances`), and a

@@ -3,14 +3,18 @@
 import * as z from 'zod';
 
 /** A policy element that IAM accepts as one string or a list of strings. */
-const OneOrMany = z.union([z.string(), z.array(z.string())]).transform((value) => (typeof value === 'string' ? [value] : value));
+const OneOrMany = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (typeof value === 'string' ? [value] : value));
 
 /**
  * A condition value as written in a policy: strings, and the booleans and numbers IAM also
  * accepts (`"Null": {"k": false}`, `"NumericLessThan": {"k": 3}`), always compared as text.
  */
 const ConditionValue = z.union([z.string(), z.boolean(), z.number()]).transform(String);
-const ConditionValues = z.union([ConditionValue, z.array(ConditionValue)]).transform((value) => (Array.isArray(value) ? value : [value]));
+const ConditionValues = z
+  .union([ConditionValue, z.array(ConditionValue)])
+  .transform((value) => (Array.isArray(value) ? value : [value]));
 
 /** `{ "<operator>": { "<key>": value | [values] } }`. */
 const ConditionBlock = z.record(z.string(), z.record(z.string(), ConditionValues));
@@ -32,7 +36,10 @@ const StatementSchema = z
       ctx.addIssue({ code: 'custom', message: 'a statement needs exactly one of Action and NotAction' });
     }
     if ((statement.Resource === undefined) === (statement.NotResource === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'an identity-based statement needs exactly one of Resource and NotResource' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an identity-based statement needs exactly one of Resource and NotResource',
+      });
     }
   });
 
@@ -41,7 +48,9 @@ export const PolicyDocumentSchema = z
     Version: z.enum(['2012-10-17', '2008-10-17']).optional(),
     Id: z.string().optional(),
     // IAM accepts a lone statement object as well as a list.
-    Statement: z.union([StatementSchema, z.array(StatementSchema)]).transform((value) => (Array.isArray(value) ? value : [value])),
+    Statement: z
+      .union([StatementSchema, z.array(StatementSchema)])
+      .transform((value) => (Array.isArray(value) ? value : [value])),
   })
   .strict();
 

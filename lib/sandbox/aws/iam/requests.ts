@@ -37,7 +37,8 @@ export function partitionOf(region: string): string {
   return 'aws';
 }
 
-const arnIn = (world: IamWorld, service: string, resource: string): string => `arn:${partitionOf(world.region)}:${service}:${world.region}:${world.accountId}:${resource}`;
+const arnIn = (world: IamWorld, service: string, resource: string): string =>
+  `arn:${partitionOf(world.region)}:${service}:${world.region}:${world.accountId}:${resource}`;
 
 /**
  * `arn:<partition>:autoscaling:<region>:<account>:autoScalingGroup:<uuid>:autoScalingGroupName/<name>`.
@@ -56,7 +57,10 @@ const unscoped: Mapping = (_params, _world, action) => [{ action, resources: ['*
  * with no condition keys (never skipped): the handler then answers its validation error, or IAM
  * refuses it when the caller is only allowed on particular resources.
  */
-function withParams<T>(schema: z.ZodType<T>, map: (input: T, world: IamWorld, action: string) => readonly IamCheck[]): Mapping {
+function withParams<T>(
+  schema: z.ZodType<T>,
+  map: (input: T, world: IamWorld, action: string) => readonly IamCheck[],
+): Mapping {
   return (params, world, action) => {
     const parsed = schema.safeParse(params);
     return parsed.success ? map(parsed.data, world, action) : unscoped(params, world, action);
@@ -69,7 +73,12 @@ function withParams<T>(schema: z.ZodType<T>, map: (input: T, world: IamWorld, ac
 const ec2Keys = (world: IamWorld): Record<string, ContextValue> => ({ 'ec2:Region': world.region });
 
 /** An instance's ARN and the keys of the `instance` resource type: its tags and a few of its attributes. */
-function instanceCheck(world: IamWorld, action: string, id: string, requestKeys: Readonly<Record<string, ContextValue>>): IamCheck {
+function instanceCheck(
+  world: IamWorld,
+  action: string,
+  id: string,
+  requestKeys: Readonly<Record<string, ContextValue>>,
+): IamCheck {
   const record = world.instances.get(id);
   const attributes: Record<string, ContextValue> = record
     ? {
@@ -81,20 +90,30 @@ function instanceCheck(world: IamWorld, action: string, id: string, requestKeys:
         'ec2:RootDeviceType': 'ebs',
       }
     : {};
-  return { action, resources: [arnIn(world, 'ec2', `instance/${id}`)], context: { ...ec2Keys(world), ...attributes, ...requestKeys } };
+  return {
+    action,
+    resources: [arnIn(world, 'ec2', `instance/${id}`)],
+    context: { ...ec2Keys(world), ...attributes, ...requestKeys },
+  };
 }
 
 const ec2Unscoped: Mapping = (_params, world, action) => [{ action, resources: ['*'], context: ec2Keys(world) }];
 
 const Ids = z.array(z.string());
 
-const createTags = withParams(z.object({ ResourceId: Ids, Tag: z.array(z.object({ Key: z.string(), Value: z.string().optional() })) }), (input, world, action) => {
-  const keys = requestTagKeys(Object.fromEntries(input.Tag.map((t) => [t.Key, t.Value ?? ''])));
-  return input.ResourceId.map((id) => instanceCheck(world, action, id, keys));
-});
+const createTags = withParams(
+  z.object({ ResourceId: Ids, Tag: z.array(z.object({ Key: z.string(), Value: z.string().optional() })) }),
+  (input, world, action) => {
+    const keys = requestTagKeys(Object.fromEntries(input.Tag.map((t) => [t.Key, t.Value ?? ''])));
+    return input.ResourceId.map((id) => instanceCheck(world, action, id, keys));
+  },
+);
 
 const deleteTags = withParams(
-  z.object({ ResourceId: Ids, Tag: z.array(z.object({ Key: z.string().optional(), Value: z.string().optional() })).optional() }),
+  z.object({
+    ResourceId: Ids,
+    Tag: z.array(z.object({ Key: z.string().optional(), Value: z.string().optional() })).optional(),
+  }),
   (input, world, action) => {
     // DeleteTags names the keys it removes (aws:TagKeys) and, where given, the values (aws:RequestTag).
     const tags = (input.Tag ?? []).flatMap((t) => (t.Key === undefined ? [] : [t]));
@@ -104,16 +123,24 @@ const deleteTags = withParams(
   },
 );
 
-const onInstances = withParams(z.object({ InstanceId: Ids }), (input, world, action) => input.InstanceId.map((id) => instanceCheck(world, action, id, {})));
+const onInstances = withParams(z.object({ InstanceId: Ids }), (input, world, action) =>
+  input.InstanceId.map((id) => instanceCheck(world, action, id, {})),
+);
 
 // Auto Scaling -----------------------------------------------------------------------------------
 
 /** A group action: the group's ARN, and its tags as `autoscaling:ResourceTag/…` and `aws:ResourceTag/…`. */
 function groupCheck(world: IamWorld, action: string, name: string): IamCheck {
-  return { action, resources: [autoScalingGroupArn(world, name)], context: resourceTagKeys('autoscaling', world.autoScaling.group(name)?.tags ?? {}) };
+  return {
+    action,
+    resources: [autoScalingGroupArn(world, name)],
+    context: resourceTagKeys('autoscaling', world.autoScaling.group(name)?.tags ?? {}),
+  };
 }
 
-const onNamedGroup = withParams(z.object({ AutoScalingGroupName: z.string() }), (input, world, action) => [groupCheck(world, action, input.AutoScalingGroupName)]);
+const onNamedGroup = withParams(z.object({ AutoScalingGroupName: z.string() }), (input, world, action) => [
+  groupCheck(world, action, input.AutoScalingGroupName),
+]);
 
 /** SetInstanceHealth names an instance: it is authorized on the instance's group (the group is unknown for a non-member: `*`). */
 const onMembersGroup = withParams(z.object({ InstanceId: z.string() }), (input, world, action) => {
@@ -127,11 +154,18 @@ const RestParams = z.object({ path: z.array(z.string()), query: z.record(z.strin
 
 const describeCluster = withParams(RestParams, (input, world, action) => {
   const name = input.path[0] ?? '';
-  return [{ action, resources: [arnIn(world, 'eks', `cluster/${name}`)], context: resourceTagKeys('eks', world.clusters.get(name)?.tags ?? {}) }];
+  return [
+    {
+      action,
+      resources: [arnIn(world, 'eks', `cluster/${name}`)],
+      context: resourceTagKeys('eks', world.clusters.get(name)?.tags ?? {}),
+    },
+  ];
 });
 
 /** A name, `name:qualifier`, a partial ARN `<account>:function:name[:qualifier]` or a full ARN. */
-const FUNCTION_REF = /^(?:arn:(aws[\w-]*):lambda:([a-z0-9-]+):(\d{12}):function:|(\d{12}):function:)?([A-Za-z0-9_-]+)(?::([\w$-]+))?$/;
+const FUNCTION_REF =
+  /^(?:arn:(aws[\w-]*):lambda:([a-z0-9-]+):(\d{12}):function:|(\d{12}):function:)?([A-Za-z0-9_-]+)(?::([\w$-]+))?$/;
 
 /**
  * The function's ARN, unqualified unless the call names a version or alias (path or `Qualifier`):
@@ -153,7 +187,17 @@ const BUS_ARN = /^arn:aws[\w-]*:events:[a-z0-9-]+:\d{12}:event-bus\/.+$/;
 
 /** Each entry is authorized on its bus (`default` when it names none) with its `events:source` and `events:detail-type`. */
 const putEvents = withParams(
-  z.object({ Entries: z.array(z.object({ EventBusName: z.string().optional(), Source: z.string().optional(), DetailType: z.string().optional() })).min(1) }),
+  z.object({
+    Entries: z
+      .array(
+        z.object({
+          EventBusName: z.string().optional(),
+          Source: z.string().optional(),
+          DetailType: z.string().optional(),
+        }),
+      )
+      .min(1),
+  }),
   (input, world, action) => {
     const checks = new Map<string, IamCheck>();
     for (const entry of input.Entries) {
@@ -171,8 +215,12 @@ const putEvents = withParams(
 
 // Step Functions ---------------------------------------------------------------------------------
 
-const onStateMachine = withParams(z.object({ stateMachineArn: z.string() }), (input, _world, action) => [{ action, resources: [input.stateMachineArn], context: {} }]);
-const onExecution = withParams(z.object({ executionArn: z.string() }), (input, _world, action) => [{ action, resources: [input.executionArn], context: {} }]);
+const onStateMachine = withParams(z.object({ stateMachineArn: z.string() }), (input, _world, action) => [
+  { action, resources: [input.stateMachineArn], context: {} },
+]);
+const onExecution = withParams(z.object({ executionArn: z.string() }), (input, _world, action) => [
+  { action, resources: [input.executionArn], context: {} },
+]);
 
 /**
  * Every operation the emulator implements (and a few Step Functions reads a driver may add), by
@@ -211,10 +259,16 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
 };
 
 /** Whether `service:Operation` has its own entry (rather than the `*` default). */
-export const hasIamMapping = (service: ServiceName, operation: string): boolean => Object.hasOwn(MAPPINGS, `${service}:${operation}`);
+export const hasIamMapping = (service: ServiceName, operation: string): boolean =>
+  Object.hasOwn(MAPPINGS, `${service}:${operation}`);
 
 /** The checks IAM makes for one call, in the account (and region) the call is made in. */
-export function iamChecks(service: ServiceName, operation: string, params: unknown, world: IamWorld): readonly IamCheck[] {
+export function iamChecks(
+  service: ServiceName,
+  operation: string,
+  params: unknown,
+  world: IamWorld,
+): readonly IamCheck[] {
   const action = iamAction(service, operation);
   const mapping = MAPPINGS[`${service}:${operation}`] ?? unscoped;
   return mapping(params, world, action);
@@ -227,7 +281,11 @@ export function iamChecks(service: ServiceName, operation: string, params: unkno
  * emulator's clock). The wire is plain HTTP locally, but it stands for AWS's TLS endpoints:
  * `aws:SecureTransport` is true.
  */
-export function globalKeys(input: { readonly identity: CallerIdentity; readonly region: string; readonly now: number }): Record<string, ContextValue> {
+export function globalKeys(input: {
+  readonly identity: CallerIdentity;
+  readonly region: string;
+  readonly now: number;
+}): Record<string, ContextValue> {
   const { identity } = input;
   const user = /^arn:aws[\w-]*:iam::\d{12}:user\/(?:[^/]+\/)*([^/]+)$/.exec(identity.arn)?.[1];
   return {

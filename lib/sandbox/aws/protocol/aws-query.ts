@@ -1,5 +1,12 @@
 import { AwsError } from '../errors.js';
-import { RenderedMember, type AwsQueryService, type BoundCall, type HttpReply, type IncomingRequest, type QueryResultValue } from '../services/types.js';
+import {
+  RenderedMember,
+  type AwsQueryService,
+  type BoundCall,
+  type HttpReply,
+  type IncomingRequest,
+  type QueryResultValue,
+} from '../services/types.js';
 import { formParams } from './form.js';
 import { tryDecodeQueryParams } from './query-input.js';
 import { el, elWithAttributes, isoTime, renderFragment, renderXml, type XmlElement, type XmlRaw } from './xml.js';
@@ -12,15 +19,26 @@ function toXml(name: string, value: QueryResultValue): XmlElement | XmlRaw | und
   if (value instanceof Date) return el(name, isoTime(value.getTime()));
   // Rendered already, as the list member it is.
   if (value instanceof RenderedMember) return value.xml;
-  if (Array.isArray(value)) return el(name, value.map((item: QueryResultValue) => toXml('member', item)));
-  if (typeof value === 'object') return el(name, Object.entries(value as Record<string, QueryResultValue>).map(([k, v]) => toXml(k, v)));
+  if (Array.isArray(value))
+    return el(
+      name,
+      value.map((item: QueryResultValue) => toXml('member', item)),
+    );
+  if (typeof value === 'object')
+    return el(
+      name,
+      Object.entries(value as Record<string, QueryResultValue>).map(([k, v]) => toXml(k, v)),
+    );
   return el(name, String(value));
 }
 
 /** A list member rendered once, to be reused while `value` does not change. */
 export function renderMember(value: QueryResultValue): RenderedMember {
   const element = toXml('member', value);
-  return new RenderedMember(value, element === undefined ? { raw: '' } : 'raw' in element ? element : renderFragment(element));
+  return new RenderedMember(
+    value,
+    element === undefined ? { raw: '' } : 'raw' in element ? element : renderFragment(element),
+  );
 }
 
 function toJson(value: QueryResultValue): unknown {
@@ -28,7 +46,9 @@ function toJson(value: QueryResultValue): unknown {
   if (value instanceof Date) return value.getTime() / 1000;
   if (Array.isArray(value)) return value.map((item: QueryResultValue) => toJson(item));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, QueryResultValue>).map(([k, v]) => [k, toJson(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, QueryResultValue>).map(([k, v]) => [k, toJson(v)]),
+    );
   }
   return value;
 }
@@ -47,7 +67,10 @@ export function bindAwsQuery(service: AwsQueryService, request: IncomingRequest)
   const { params, error: decodeError } = tryDecodeQueryParams(form, { collapseMember: true });
   const renderError = (error: AwsError, requestId: string): HttpReply => {
     if (json) {
-      const body = JSON.stringify({ Error: { Code: error.code, Message: error.message, Type: error.fault }, RequestId: requestId });
+      const body = JSON.stringify({
+        Error: { Code: error.code, Message: error.message, Type: error.fault },
+        RequestId: requestId,
+      });
       return { status: error.status, headers: JSON_HEADERS, body };
     }
     const body = renderXml(
@@ -67,7 +90,11 @@ export function bindAwsQuery(service: AwsQueryService, request: IncomingRequest)
     async invoke(ctx) {
       if (decodeError) throw decodeError;
       const handler = Object.hasOwn(service.operations, action) ? service.operations[action] : undefined;
-      if (!handler) throw new AwsError('InvalidAction', `Could not find operation ${action || '(none)'} for version ${version || '(none)'}`);
+      if (!handler)
+        throw new AwsError(
+          'InvalidAction',
+          `Could not find operation ${action || '(none)'} for version ${version || '(none)'}`,
+        );
       const result = await handler(params, ctx);
       if (json) {
         const payload: Record<string, unknown> = { ResponseMetadata: { RequestId: ctx.requestId } };

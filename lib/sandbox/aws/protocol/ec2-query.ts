@@ -8,7 +8,13 @@ const XML_HEADERS = { 'content-type': 'text/xml;charset=UTF-8' };
 
 /** `<Response><Errors><Error><Code>…` with `RequestID` (sic): the EC2 query protocol's error shape. */
 export function ec2ErrorReply(error: AwsError, requestId: string): HttpReply {
-  const body = renderXml(el('Response', el('Errors', el('Error', el('Code', error.code), el('Message', error.message))), el('RequestID', requestId)));
+  const body = renderXml(
+    el(
+      'Response',
+      el('Errors', el('Error', el('Code', error.code), el('Message', error.message))),
+      el('RequestID', requestId),
+    ),
+  );
   return { status: error.status, headers: XML_HEADERS, body };
 }
 
@@ -23,9 +29,12 @@ export function bindEc2Query(service: Ec2QueryService, request: IncomingRequest)
     invoke(ctx) {
       if (decodeError) throw decodeError;
       const handler = Object.hasOwn(service.operations, action) ? service.operations[action] : undefined;
-      if (!handler) throw new AwsError('InvalidAction', `The action ${action || '(none)'} is not valid for this web service.`);
+      if (!handler)
+        throw new AwsError('InvalidAction', `The action ${action || '(none)'} is not valid for this web service.`);
       const children = handler(params, ctx);
-      const body = renderXml(elWithAttributes(`${action}Response`, { xmlns: service.xmlns }, el('requestId', ctx.requestId), ...children));
+      const body = renderXml(
+        elWithAttributes(`${action}Response`, { xmlns: service.xmlns }, el('requestId', ctx.requestId), ...children),
+      );
       return Promise.resolve({ status: 200, headers: XML_HEADERS, body });
     },
     renderError: ec2ErrorReply,

@@ -31,10 +31,16 @@ export function bindAwsJson(service: JsonService, request: IncomingRequest): Bou
     params: input,
     async invoke(ctx) {
       if (decodeError) throw decodeError;
-      const handler = operation && Object.hasOwn(service.operations, operation) ? service.operations[operation] : undefined;
-      if (!handler) throw new AwsError('UnknownOperationException', `Unknown operation ${target || '(no X-Amz-Target)'}`);
+      const handler =
+        operation && Object.hasOwn(service.operations, operation) ? service.operations[operation] : undefined;
+      if (!handler)
+        throw new AwsError('UnknownOperationException', `Unknown operation ${target || '(no X-Amz-Target)'}`);
       const output: unknown = await handler(input, ctx);
-      return { status: 200, headers: { 'content-type': contentType, 'x-amzn-requestid': ctx.requestId }, body: JSON.stringify(output) };
+      return {
+        status: 200,
+        headers: { 'content-type': contentType, 'x-amzn-requestid': ctx.requestId },
+        body: JSON.stringify(output),
+      };
     },
     renderError(error, requestId): HttpReply {
       return {
@@ -61,7 +67,8 @@ export function bindRestJson(service: RestJsonService, request: IncomingRequest)
     operation: route?.operation ?? `${request.method} ${request.path}`,
     params: route ? { path: params, query: Object.fromEntries(request.query) } : {},
     async invoke(ctx) {
-      if (!route) throw new AwsError('UnknownOperationException', `No operation at ${request.method} ${request.path}`, 404);
+      if (!route)
+        throw new AwsError('UnknownOperationException', `No operation at ${request.method} ${request.path}`, 404);
       const { status, headers, body } = await route.handle(params, ctx);
       return {
         status: status ?? 200,

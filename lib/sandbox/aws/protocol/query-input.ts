@@ -12,7 +12,10 @@ type Tree = { [key: string]: Tree | string };
  * EC2 lists are `Name.N`; awsquery lists are `Name.member.N`. With `collapseMember`, the `member`
  * level disappears, so both read the same. Lists are 1-based on the wire; indexes only order them.
  */
-export function decodeQueryParams(params: URLSearchParams, options: { collapseMember: boolean }): Record<string, QueryValue> {
+export function decodeQueryParams(
+  params: URLSearchParams,
+  options: { collapseMember: boolean },
+): Record<string, QueryValue> {
   const root: Tree = {};
   for (const [key, value] of params) {
     if (key === 'Action' || key === 'Version' || key.startsWith('X-Amz-')) continue;
@@ -23,11 +26,16 @@ export function decodeQueryParams(params: URLSearchParams, options: { collapseMe
       const last = index === segments.length - 1;
       const existing = node[segment];
       if (last) {
-        if (existing !== undefined) throw new AwsError('MalformedQueryString', `parameter given twice or as both a value and a structure: ${key}`);
+        if (existing !== undefined)
+          throw new AwsError(
+            'MalformedQueryString',
+            `parameter given twice or as both a value and a structure: ${key}`,
+          );
         node[segment] = value;
         return;
       }
-      if (typeof existing === 'string') throw new AwsError('MalformedQueryString', `parameter is both a value and a structure: ${key}`);
+      if (typeof existing === 'string')
+        throw new AwsError('MalformedQueryString', `parameter is both a value and a structure: ${key}`);
       const child: Tree = existing ?? {};
       node[segment] = child;
       node = child;
@@ -42,9 +50,7 @@ function shape(tree: Tree | string, collapseMember: boolean): QueryValue {
   if (typeof tree === 'string') return tree;
   const keys = Object.keys(tree);
   if (keys.length > 0 && keys.every((k) => INDEX.test(k))) {
-    return keys
-      .sort((a, b) => Number(a) - Number(b))
-      .map((k) => shape(tree[k] ?? '', collapseMember));
+    return keys.sort((a, b) => Number(a) - Number(b)).map((k) => shape(tree[k] ?? '', collapseMember));
   }
   if (collapseMember && keys.length === 1 && keys[0] === 'member') {
     const members = tree.member;
@@ -67,6 +73,9 @@ export function tryDecodeQueryParams(
   try {
     return { params: decodeQueryParams(params, options) };
   } catch (error) {
-    return { params: {}, error: error instanceof AwsError ? error : new AwsError('MalformedQueryString', String(error)) };
+    return {
+      params: {},
+      error: error instanceof AwsError ? error : new AwsError('MalformedQueryString', String(error)),
+    };
   }
 }

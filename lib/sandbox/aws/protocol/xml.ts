@@ -25,7 +25,11 @@ export function el(name: string, ...children: readonly XmlInput[]): XmlElement {
   return { name, children: flatten(children) };
 }
 
-export function elWithAttributes(name: string, attributes: Record<string, string>, ...children: readonly XmlInput[]): XmlElement {
+export function elWithAttributes(
+  name: string,
+  attributes: Record<string, string>,
+  ...children: readonly XmlInput[]
+): XmlElement {
   return { name, attributes, children: flatten(children) };
 }
 
@@ -35,8 +39,16 @@ export function leaf(name: string, value: string | number | boolean | undefined)
 }
 
 /** A list member: `<name><item>…</item>…</name>`, empty lists still rendered (`<name/>`) as AWS does. */
-export function list<T>(name: string, items: readonly T[], render: (item: T) => readonly XmlInput[], itemName = 'item'): XmlElement {
-  return el(name, items.map((item) => el(itemName, ...render(item))));
+export function list<T>(
+  name: string,
+  items: readonly T[],
+  render: (item: T) => readonly XmlInput[],
+  itemName = 'item',
+): XmlElement {
+  return el(
+    name,
+    items.map((item) => el(itemName, ...render(item))),
+  );
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

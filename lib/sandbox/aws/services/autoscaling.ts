@@ -2,14 +2,25 @@ import * as z from 'zod';
 import { AwsError } from '../errors.js';
 import { stableHex } from '../ids.js';
 import { renderMember } from '../protocol/aws-query.js';
-import { isScalingProcess, LifecycleActionNotFound, SCALING_PROCESSES, type ActionSelector, type AsgMember, type ScalingProcess } from '../state/autoscaling.js';
+import {
+  isScalingProcess,
+  LifecycleActionNotFound,
+  SCALING_PROCESSES,
+  type ActionSelector,
+  type AsgMember,
+  type ScalingProcess,
+} from '../state/autoscaling.js';
 import { paginate } from './pagination.js';
 import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
 import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
 
 const invalid = smithyValidation('ValidationError');
 
-const HookName = z.string().min(1).max(255).regex(/^[A-Za-z0-9\-_/]+$/);
+const HookName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9\-_/]+$/);
 const GroupName = z.string().min(1).max(1600);
 const InstanceId = z.string().min(1).max(19);
 const Token = z.string().length(36);
@@ -29,7 +40,10 @@ const ActionInput = {
 const CompleteLifecycleActionInput = z.object({ ...ActionInput, LifecycleActionResult: z.string().min(1) });
 const RecordLifecycleActionHeartbeatInput = z.object(ActionInput);
 
-const DescribeLifecycleHooksInput = z.object({ AutoScalingGroupName: GroupName, LifecycleHookNames: z.array(HookName).optional() });
+const DescribeLifecycleHooksInput = z.object({
+  AutoScalingGroupName: GroupName,
+  LifecycleHookNames: z.array(HookName).optional(),
+});
 
 const SetInstanceHealthInput = z.object({
   InstanceId,
@@ -37,15 +51,23 @@ const SetInstanceHealthInput = z.object({
   ShouldRespectGracePeriod: queryBool.optional(),
 });
 
-const ScalingProcessesInput = z.object({ AutoScalingGroupName: GroupName, ScalingProcesses: queryList(z.string().min(1).max(255), 100).optional() });
+const ScalingProcessesInput = z.object({
+  AutoScalingGroupName: GroupName,
+  ScalingProcesses: queryList(z.string().min(1).max(255), 100).optional(),
+});
 
 /** The processes a Suspend/ResumeProcesses call names, each one Auto Scaling knows, for a group it has. */
 function scalingProcesses(params: unknown, ctx: RequestContext): { group: string; processes: ScalingProcess[] } {
   const input = parseInput(ScalingProcessesInput, params, invalid);
-  if (!ctx.state.autoScaling.hasGroup(input.AutoScalingGroupName)) throw new AwsError('ValidationError', `AutoScalingGroup name not found - ${input.AutoScalingGroupName}`);
+  if (!ctx.state.autoScaling.hasGroup(input.AutoScalingGroupName))
+    throw new AwsError('ValidationError', `AutoScalingGroup name not found - ${input.AutoScalingGroupName}`);
   const names = input.ScalingProcesses ?? [];
   const unknown = names.filter((name) => !isScalingProcess(name));
-  if (unknown.length > 0) throw new AwsError('ValidationError', `Invalid scaling process ${unknown.join(', ')}: valid processes are ${SCALING_PROCESSES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new AwsError(
+      'ValidationError',
+      `Invalid scaling process ${unknown.join(', ')}: valid processes are ${SCALING_PROCESSES.join(', ')}`,
+    );
   return { group: input.AutoScalingGroupName, processes: names.filter(isScalingProcess) };
 }
 
@@ -65,7 +87,12 @@ function selector(input: z.infer<typeof RecordLifecycleActionHeartbeatInput>): A
   if (input.LifecycleActionToken === undefined && input.InstanceId === undefined) {
     throw new AwsError('ValidationError', 'Either LifecycleActionToken or InstanceId must be specified.');
   }
-  return { group: input.AutoScalingGroupName, hook: input.LifecycleHookName, token: input.LifecycleActionToken, instanceId: input.InstanceId };
+  return {
+    group: input.AutoScalingGroupName,
+    hook: input.LifecycleHookName,
+    token: input.LifecycleActionToken,
+    instanceId: input.InstanceId,
+  };
 }
 
 /** The store's "no such action" becomes the ValidationError AWS answers with, word for word. */
@@ -84,7 +111,11 @@ function describeAutoScalingInstances(params: unknown, ctx: RequestContext): Rec
   const wanted = new Set(ids);
   // Unknown ids are simply absent from the answer (no error), unlike EC2.
   const members = ctx.state.autoScaling.listed(wanted);
-  const page = paginate(members, { size: input.MaxRecords ?? 50, token: input.NextToken, kind: 'dasi' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
+  const page = paginate(
+    members,
+    { size: input.MaxRecords ?? 50, token: input.NextToken, kind: 'dasi' },
+    (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`),
+  );
   return {
     AutoScalingInstances: page.items.map((m) => {
       const instance = ctx.state.instances.get(m.instanceId);
@@ -95,7 +126,11 @@ function describeAutoScalingInstances(params: unknown, ctx: RequestContext): Rec
         AvailabilityZone: instance?.zone,
         LifecycleState: m.lifecycleState,
         HealthStatus: m.healthStatus,
-        LaunchTemplate: { LaunchTemplateId: `lt-${stableHex(`template:${m.group}`, 17)}`, LaunchTemplateName: `${m.group}-template`, Version: '1' },
+        LaunchTemplate: {
+          LaunchTemplateId: `lt-${stableHex(`template:${m.group}`, 17)}`,
+          LaunchTemplateName: `${m.group}-template`,
+          Version: '1',
+        },
         ProtectedFromScaleIn: m.protectedFromScaleIn,
       };
     }),
@@ -117,7 +152,11 @@ function groupUuid(group: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-const launchTemplateOf = (group: string) => ({ LaunchTemplateId: `lt-${stableHex(`template:${group}`, 17)}`, LaunchTemplateName: `${group}-template`, Version: '1' });
+const launchTemplateOf = (group: string) => ({
+  LaunchTemplateId: `lt-${stableHex(`template:${group}`, 17)}`,
+  LaunchTemplateName: `${group}-template`,
+  Version: '1',
+});
 
 /** A group's instance as DescribeAutoScalingGroups lists it, rendered once until its state or health changes. */
 const renderedMembers = new WeakMap<AsgMember, { readonly key: string; readonly member: RenderedMember }>();
@@ -146,21 +185,31 @@ function groupMember(m: AsgMember, ctx: RequestContext): RenderedMember {
  */
 function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
   const input = parseInput(DescribeAutoScalingGroupsInput, params, invalid);
-  if (input.Filters !== undefined) throw new AwsError('ValidationError', 'Filters are not emulated: name the groups in AutoScalingGroupNames');
+  if (input.Filters !== undefined)
+    throw new AwsError('ValidationError', 'Filters are not emulated: name the groups in AutoScalingGroupNames');
   const size = input.MaxRecords ?? 50;
   const names = input.AutoScalingGroupNames;
   // AWS takes up to 50 names, or up to MaxRecords when it is higher.
   if (names !== undefined && names.length > Math.max(50, size)) {
-    throw new AwsError('ValidationError', `The number of AutoScalingGroupNames (${names.length}) exceeds the maximum (${Math.max(50, size)}); raise MaxRecords (up to 100)`);
+    throw new AwsError(
+      'ValidationError',
+      `The number of AutoScalingGroupNames (${names.length}) exceeds the maximum (${Math.max(50, size)}); raise MaxRecords (up to 100)`,
+    );
   }
   const store = ctx.state.autoScaling;
   const groups = names === undefined ? store.groupNames() : [...new Set(names)].filter((g) => store.hasGroup(g)).sort();
-  const page = paginate(groups, { size, token: input.NextToken, kind: 'dasg' }, (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`));
+  const page = paginate(
+    groups,
+    { size, token: input.NextToken, kind: 'dasg' },
+    (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`),
+  );
   const now = ctx.state.now();
   return {
     AutoScalingGroups: page.items.map((group) => {
       const members = store.listedIn(group);
-      const zones = [...new Set(members.map((m) => ctx.state.instances.get(m.instanceId)?.zone ?? ''))].filter((z) => z !== '').sort();
+      const zones = [...new Set(members.map((m) => ctx.state.instances.get(m.instanceId)?.zone ?? ''))]
+        .filter((z) => z !== '')
+        .sort();
       return {
         AutoScalingGroupName: group,
         AutoScalingGroupARN: `arn:aws:autoscaling:${ctx.state.region}:${ctx.state.accountId}:autoScalingGroup:${groupUuid(group)}:autoScalingGroupName/${group}`,
@@ -174,7 +223,9 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
         HealthCheckGracePeriod: 15,
         Instances: input.IncludeInstances === false ? undefined : members.map((m) => groupMember(m, ctx)),
         CreatedTime: new Date(now - 30 * 86_400_000),
-        SuspendedProcesses: store.suspendedIn(group).map((p) => ({ ProcessName: p.process, SuspensionReason: p.reason })),
+        SuspendedProcesses: store
+          .suspendedIn(group)
+          .map((p) => ({ ProcessName: p.process, SuspensionReason: p.reason })),
         NewInstancesProtectedFromScaleIn: false,
         TerminationPolicies: ['Default'],
       };
@@ -187,7 +238,10 @@ function completeLifecycleAction(params: unknown, ctx: RequestContext): Record<s
   const input = parseInput(CompleteLifecycleActionInput, params, invalid);
   const result = input.LifecycleActionResult;
   if (result !== 'CONTINUE' && result !== 'ABANDON') {
-    throw new AwsError('ValidationError', `Invalid value '${result}' for LifecycleActionResult. Valid values are CONTINUE and ABANDON.`);
+    throw new AwsError(
+      'ValidationError',
+      `Invalid value '${result}' for LifecycleActionResult. Valid values are CONTINUE and ABANDON.`,
+    );
   }
   const target = selector(input);
   asValidationError(() => ctx.state.autoScaling.complete(target, result, ctx.state.now()));
@@ -224,10 +278,24 @@ function describeLifecycleHooks(params: unknown, ctx: RequestContext): Record<st
 
 function setInstanceHealth(params: unknown, ctx: RequestContext): null {
   const input = parseInput(SetInstanceHealthInput, params, invalid);
-  const status = input.HealthStatus === 'Healthy' ? 'HEALTHY' : input.HealthStatus === 'Unhealthy' ? 'UNHEALTHY' : undefined;
-  if (!status) throw new AwsError('ValidationError', `Invalid health status '${input.HealthStatus}'. Valid values are Healthy and Unhealthy.`);
-  const member = ctx.state.autoScaling.setHealth(input.InstanceId, status, ctx.state.now(), input.ShouldRespectGracePeriod);
-  if (!member) throw new AwsError('ValidationError', `Instance Id not found - No managed instance found for instance ID: ${input.InstanceId}`);
+  const status =
+    input.HealthStatus === 'Healthy' ? 'HEALTHY' : input.HealthStatus === 'Unhealthy' ? 'UNHEALTHY' : undefined;
+  if (!status)
+    throw new AwsError(
+      'ValidationError',
+      `Invalid health status '${input.HealthStatus}'. Valid values are Healthy and Unhealthy.`,
+    );
+  const member = ctx.state.autoScaling.setHealth(
+    input.InstanceId,
+    status,
+    ctx.state.now(),
+    input.ShouldRespectGracePeriod,
+  );
+  if (!member)
+    throw new AwsError(
+      'ValidationError',
+      `Instance Id not found - No managed instance found for instance ID: ${input.InstanceId}`,
+    );
   return null;
 }
 

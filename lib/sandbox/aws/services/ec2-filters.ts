@@ -12,19 +12,26 @@ type Extract = (instance: InstanceRecord) => readonly string[];
 
 /** EC2 filter values are case-sensitive globs: `*` any run of characters, `?` one character. */
 function glob(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[\\s\\S]*').replace(/\?/g, '[\\s\\S]');
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[\\s\\S]*')
+    .replace(/\?/g, '[\\s\\S]');
   return new RegExp(`^${body}$`);
 }
 
 /** An instance matches when every filter matches; a filter matches when any value matches any extracted string. */
-export function compileFilters(filters: readonly FilterInput[], extractors: (name: string) => Extract | undefined): (instance: InstanceRecord) => boolean {
+export function compileFilters(
+  filters: readonly FilterInput[],
+  extractors: (name: string) => Extract | undefined,
+): (instance: InstanceRecord) => boolean {
   const compiled = filters.map((filter) => {
     const extract = extractors(filter.name);
     if (!extract) throw new AwsError('InvalidParameterValue', `The filter '${filter.name}' is invalid`);
     // Plain values (the common case: 200 instance ids) match through a set; only globs need a RegExp.
     const exact = new Set(filter.values.filter((v) => !/[*?]/.test(v)));
     const patterns = filter.values.filter((v) => /[*?]/.test(v)).map(glob);
-    return (instance: InstanceRecord): boolean => extract(instance).some((value) => exact.has(value) || patterns.some((p) => p.test(value)));
+    return (instance: InstanceRecord): boolean =>
+      extract(instance).some((value) => exact.has(value) || patterns.some((p) => p.test(value)));
   });
   return (instance) => compiled.every((matches) => matches(instance));
 }
@@ -33,7 +40,8 @@ const one = (value: string | undefined): readonly string[] => (value === undefin
 
 /** What a terminated instance no longer has: its network interface, so no private DNS name or IP. */
 export const privateDnsNameOf = (i: InstanceRecord): string => (i.state === 'terminated' ? '' : i.privateDnsName);
-export const privateIpOf = (i: InstanceRecord): string | undefined => (i.state === 'terminated' ? undefined : i.privateIpAddress);
+export const privateIpOf = (i: InstanceRecord): string | undefined =>
+  i.state === 'terminated' ? undefined : i.privateIpAddress;
 
 /** DescribeInstances filters the reconciler (and a reasonable operator) uses. */
 export function instanceFilter(name: string): Extract | undefined {

@@ -13,7 +13,8 @@ import { issuePath, parseInput, queryBool, queryInt, type Issue } from './valida
 function ec2Invalid(issues: readonly Issue[]): AwsError {
   const issue = issues[0];
   if (!issue) return new AwsError('InvalidParameterValue', 'invalid request');
-  if (issue.code === 'unrecognized_keys') return new AwsError('UnknownParameter', `The parameter ${issue.keys.join(', ')} is not recognized`);
+  if (issue.code === 'unrecognized_keys')
+    return new AwsError('UnknownParameter', `The parameter ${issue.keys.join(', ')} is not recognized`);
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     return new AwsError('MissingParameter', `The request must contain the parameter ${issuePath(issue.path, 'wire')}`);
   }
@@ -37,8 +38,17 @@ const DescribeInstanceStatusInput = z.strictObject({ ...DescribeFields, IncludeA
 
 const TagInput = z.strictObject({ Key: z.string(), Value: z.string().optional() });
 const CreateTagsInput = z.strictObject({ ...Common, ResourceId: z.array(z.string()), Tag: z.array(TagInput) });
-const DeleteTagsInput = z.strictObject({ ...Common, ResourceId: z.array(z.string()), Tag: z.array(z.strictObject({ Key: z.string().optional(), Value: z.string().optional() })).optional() });
-const TerminateInstancesInput = z.strictObject({ ...Common, InstanceId: z.array(z.string()), Force: queryBool.optional(), SkipOsShutdown: queryBool.optional() });
+const DeleteTagsInput = z.strictObject({
+  ...Common,
+  ResourceId: z.array(z.string()),
+  Tag: z.array(z.strictObject({ Key: z.string().optional(), Value: z.string().optional() })).optional(),
+});
+const TerminateInstancesInput = z.strictObject({
+  ...Common,
+  InstanceId: z.array(z.string()),
+  Force: queryBool.optional(),
+  SkipOsShutdown: queryBool.optional(),
+});
 
 function dryRun(requested: boolean | undefined): void {
   if (requested) throw new AwsError('DryRunOperation', 'Request would have succeeded, but DryRun flag is set.', 412);
@@ -46,9 +56,21 @@ function dryRun(requested: boolean | undefined): void {
 
 function checkMaxResults(maxResults: number | undefined, ids: readonly string[] | undefined): void {
   if (maxResults === undefined) return;
-  if (ids && ids.length > 0) throw new AwsError('InvalidParameterCombination', 'The parameter instancesSet cannot be used with the parameter maxResults');
-  if (maxResults < 5) throw new AwsError('InvalidParameterValue', `Value ( ${maxResults} ) for parameter maxResults is invalid. Expecting a value greater than 5.`);
-  if (maxResults > 1000) throw new AwsError('InvalidParameterValue', `Value ( ${maxResults} ) for parameter maxResults is invalid. Expecting a value less than 1000.`);
+  if (ids && ids.length > 0)
+    throw new AwsError(
+      'InvalidParameterCombination',
+      'The parameter instancesSet cannot be used with the parameter maxResults',
+    );
+  if (maxResults < 5)
+    throw new AwsError(
+      'InvalidParameterValue',
+      `Value ( ${maxResults} ) for parameter maxResults is invalid. Expecting a value greater than 5.`,
+    );
+  if (maxResults > 1000)
+    throw new AwsError(
+      'InvalidParameterValue',
+      `Value ( ${maxResults} ) for parameter maxResults is invalid. Expecting a value less than 1000.`,
+    );
 }
 
 /**
@@ -62,12 +84,15 @@ function requireInstances(ids: readonly string[], ctx: RequestContext): Instance
   const now = ctx.state.now();
   const found = unique.map((id) => ({ id, record: ctx.state.instances.lookup(id, now) }));
   const missing = found.filter((f) => f.record === undefined).map((f) => f.id);
-  if (missing.length === 1) throw new AwsError('InvalidInstanceID.NotFound', `The instance ID '${missing.join('')}' does not exist`);
-  if (missing.length > 1) throw new AwsError('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
+  if (missing.length === 1)
+    throw new AwsError('InvalidInstanceID.NotFound', `The instance ID '${missing.join('')}' does not exist`);
+  if (missing.length > 1)
+    throw new AwsError('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
   return found.flatMap((f) => (f.record ? [f.record] : []));
 }
 
-const invalidToken = (token: string): AwsError => new AwsError('InvalidParameterValue', `Invalid value '${token}' for nextToken`);
+const invalidToken = (token: string): AwsError =>
+  new AwsError('InvalidParameterValue', `Invalid value '${token}' for nextToken`);
 
 /** EC2 caps the filter values of one call at 200, which is why the reconciler looks ids up in batches of 200. */
 const MAX_FILTER_VALUES = 200;
@@ -75,12 +100,16 @@ const MAX_FILTER_VALUES = 200;
 function filtersOf(filters: readonly { Name: string; Value: readonly string[] }[] | undefined): FilterInput[] {
   const list = (filters ?? []).map((f) => ({ name: f.Name, values: f.Value }));
   if (list.reduce((sum, f) => sum + f.values.length, 0) > MAX_FILTER_VALUES) {
-    throw new AwsError('FilterLimitExceeded', `The maximum number of filter values specified on a single call is ${MAX_FILTER_VALUES}`);
+    throw new AwsError(
+      'FilterLimitExceeded',
+      `The maximum number of filter values specified on a single call is ${MAX_FILTER_VALUES}`,
+    );
   }
   return list;
 }
 
-const stateXml = (name: string, state: InstanceRecord['state']): XmlInput => el(name, el('code', String(STATE_CODES[state])), el('name', state));
+const stateXml = (name: string, state: InstanceRecord['state']): XmlInput =>
+  el(name, el('code', String(STATE_CODES[state])), el('name', state));
 
 function instanceXml(i: InstanceRecord): XmlInput[] {
   const terminated = i.state === 'terminated';
@@ -132,7 +161,12 @@ function instanceXml(i: InstanceRecord): XmlInput[] {
     el('enclaveOptions', el('enabled', 'false')),
     el('platformDetails', 'Linux/UNIX'),
     el('usageOperation', 'RunInstances'),
-    el('privateDnsNameOptions', el('hostnameType', 'ip-name'), el('enableResourceNameDnsARecord', 'false'), el('enableResourceNameDnsAAAARecord', 'false')),
+    el(
+      'privateDnsNameOptions',
+      el('hostnameType', 'ip-name'),
+      el('enableResourceNameDnsARecord', 'false'),
+      el('enableResourceNameDnsAAAARecord', 'false'),
+    ),
     el('maintenanceOptions', el('autoRecovery', 'default')),
     el('currentInstanceBootMode', 'legacy-bios'),
   ];
@@ -174,7 +208,10 @@ function reservationsXml(instances: readonly InstanceRecord[], ownerId: string):
  * The instances a listing looks at, each with its position in listing order, from `start` on: those
  * an exact `instance-id` filter names (looked up, not scanned for), else every instance.
  */
-function candidatesFrom(filters: readonly FilterInput[], ctx: RequestContext): (start: number) => Iterable<readonly [InstanceRecord, number]> {
+function candidatesFrom(
+  filters: readonly FilterInput[],
+  ctx: RequestContext,
+): (start: number) => Iterable<readonly [InstanceRecord, number]> {
   const byId = filters.find((f) => f.name === 'instance-id' && f.values.every((v) => !/[*?]/.test(v)));
   if (byId) {
     const named = ctx.state.instances.positioned(byId.values);
@@ -191,12 +228,21 @@ function describeInstances(params: unknown, ctx: RequestContext): XmlInput[] {
   const matches = compileFilters(filters, instanceFilter);
   const ids = input.InstanceId ?? [];
   if (ids.length > 0) {
-    const page = paginate(requireInstances(ids, ctx).filter(matches), { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+    const page = paginate(
+      requireInstances(ids, ctx).filter(matches),
+      { size: input.MaxResults, token: input.NextToken, kind: 'di' },
+      invalidToken,
+    );
     return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
   }
   const now = ctx.state.now();
   const visible = (i: InstanceRecord) => ctx.state.instances.isVisible(i, now) && matches(i);
-  const page = scanPage(candidatesFrom(filters, ctx), visible, { size: input.MaxResults, token: input.NextToken, kind: 'di' }, invalidToken);
+  const page = scanPage(
+    candidatesFrom(filters, ctx),
+    visible,
+    { size: input.MaxResults, token: input.NextToken, kind: 'di' },
+    invalidToken,
+  );
   return [reservationsXml(page.items, ctx.state.accountId), leaf('nextToken', page.nextToken)];
 }
 
@@ -235,7 +281,11 @@ function statusFilter(name: string): ((i: InstanceRecord) => readonly string[]) 
 
 function statusSummary(name: string, i: InstanceRecord): XmlInput {
   const status = statusOf(i);
-  return el(name, el('status', status), status === 'ok' ? el('details', el('item', el('name', 'reachability'), el('status', 'passed'))) : undefined);
+  return el(
+    name,
+    el('status', status),
+    status === 'ok' ? el('details', el('item', el('name', 'reachability'), el('status', 'passed'))) : undefined,
+  );
 }
 
 function describeInstanceStatus(params: unknown, ctx: RequestContext): XmlInput[] {
@@ -249,8 +299,17 @@ function describeInstanceStatus(params: unknown, ctx: RequestContext): XmlInput[
   const selected = (i: InstanceRecord) => (input.IncludeAllInstances === true || i.state === 'running') && matches(i);
   const page =
     ids.length > 0
-      ? paginate(requireInstances(ids, ctx).filter(selected), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken)
-      : scanPage((start) => ctx.state.instances.fromPosition(start), (i) => ctx.state.instances.isVisible(i, now) && selected(i), { size: input.MaxResults, token: input.NextToken, kind: 'dis' }, invalidToken);
+      ? paginate(
+          requireInstances(ids, ctx).filter(selected),
+          { size: input.MaxResults, token: input.NextToken, kind: 'dis' },
+          invalidToken,
+        )
+      : scanPage(
+          (start) => ctx.state.instances.fromPosition(start),
+          (i) => ctx.state.instances.isVisible(i, now) && selected(i),
+          { size: input.MaxResults, token: input.NextToken, kind: 'dis' },
+          invalidToken,
+        );
   return [
     list('instanceStatusSet', page.items, (i) => [
       el('instanceId', i.id),
@@ -260,7 +319,10 @@ function describeInstanceStatus(params: unknown, ctx: RequestContext): XmlInput[
             el('instanceEventId', e.id),
             el('code', e.code),
             // EC2 keeps a past event for a while, marked as completed.
-            el('description', e.notAfter !== undefined && e.notAfter < now ? `[Completed] ${e.description}` : e.description),
+            el(
+              'description',
+              e.notAfter !== undefined && e.notAfter < now ? `[Completed] ${e.description}` : e.description,
+            ),
             el('notBefore', isoTime(e.notBefore)),
             e.notAfter === undefined ? undefined : el('notAfter', isoTime(e.notAfter)),
           ])
@@ -281,7 +343,8 @@ function requireTaggableInstances(ids: readonly string[], ctx: RequestContext): 
 }
 
 function checkTagKey(key: string): void {
-  if (key.toLowerCase().startsWith('aws:')) throw new AwsError('InvalidParameterValue', "Tag keys starting with 'aws:' are reserved for internal use");
+  if (key.toLowerCase().startsWith('aws:'))
+    throw new AwsError('InvalidParameterValue', "Tag keys starting with 'aws:' are reserved for internal use");
 }
 
 const MAX_TAGS = 50;
@@ -291,8 +354,13 @@ function createTags(params: unknown, ctx: RequestContext): XmlInput[] {
   dryRun(input.DryRun);
   for (const tag of input.Tag) {
     checkTagKey(tag.Key);
-    if (tag.Key.length < 1 || tag.Key.length > 128) throw new AwsError('InvalidParameterValue', `Tag key exceeds the maximum length of 128 characters: ${tag.Key.slice(0, 40)}`);
-    if ((tag.Value ?? '').length > 256) throw new AwsError('InvalidParameterValue', `Tag value exceeds the maximum length of 256 characters: ${tag.Key}`);
+    if (tag.Key.length < 1 || tag.Key.length > 128)
+      throw new AwsError(
+        'InvalidParameterValue',
+        `Tag key exceeds the maximum length of 128 characters: ${tag.Key.slice(0, 40)}`,
+      );
+    if ((tag.Value ?? '').length > 256)
+      throw new AwsError('InvalidParameterValue', `Tag value exceeds the maximum length of 256 characters: ${tag.Key}`);
   }
   const instances = requireTaggableInstances(input.ResourceId, ctx);
   const tags = new Map(input.Tag.map((t) => [t.Key, t.Value ?? '']));
@@ -325,7 +393,13 @@ function terminateInstances(params: unknown, ctx: RequestContext): XmlInput[] {
   const instances = requireInstances(input.InstanceId, ctx);
   const now = ctx.state.now();
   const changes = instances.map((i) => ({ id: i.id, ...ctx.state.instances.terminate(i.id, now) }));
-  return [list('instancesSet', changes, (c) => [el('instanceId', c.id), stateXml('currentState', c.current), stateXml('previousState', c.previous)])];
+  return [
+    list('instancesSet', changes, (c) => [
+      el('instanceId', c.id),
+      stateXml('currentState', c.current),
+      stateXml('previousState', c.previous),
+    ]),
+  ];
 }
 
 export const ec2Service: Ec2QueryService = {

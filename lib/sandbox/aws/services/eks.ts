@@ -22,8 +22,14 @@ function clusterJson(c: ClusterRecord): Record<string, unknown> {
       endpointPrivateAccess: true,
       publicAccessCidrs: ['0.0.0.0/0'],
     },
-    kubernetesNetworkConfig: { serviceIpv4Cidr: '172.20.0.0/16', ipFamily: 'ipv4', elasticLoadBalancing: { enabled: false } },
-    logging: { clusterLogging: [{ types: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'], enabled: false }] },
+    kubernetesNetworkConfig: {
+      serviceIpv4Cidr: '172.20.0.0/16',
+      ipFamily: 'ipv4',
+      elasticLoadBalancing: { enabled: false },
+    },
+    logging: {
+      clusterLogging: [{ types: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'], enabled: false }],
+    },
     identity: { oidc: { issuer: c.oidcIssuer } },
     status: c.status,
     certificateAuthority: serving ? { data: c.certificateAuthorityData } : {},

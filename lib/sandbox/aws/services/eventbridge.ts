@@ -15,7 +15,10 @@ const Entry = z.object({
   EventBusName: z.string().min(1).max(1600).optional(),
   TraceHeader: z.string().min(1).max(500).optional(),
 });
-const PutEventsInput = z.object({ Entries: z.array(Entry).min(1).max(10), EndpointId: z.string().min(1).max(50).optional() });
+const PutEventsInput = z.object({
+  Entries: z.array(Entry).min(1).max(10),
+  EndpointId: z.string().min(1).max(50).optional(),
+});
 
 type EntryResult = { EventId: string } | { ErrorCode: string; ErrorMessage: string };
 
@@ -29,7 +32,10 @@ function busName(value: string | undefined): string {
 }
 
 function entryProblem(entry: z.infer<typeof Entry>): EntryResult | undefined {
-  const required = (name: string): EntryResult => ({ ErrorCode: 'InvalidArgument', ErrorMessage: `Parameter ${name} is not valid. Reason: ${name} is a required argument.` });
+  const required = (name: string): EntryResult => ({
+    ErrorCode: 'InvalidArgument',
+    ErrorMessage: `Parameter ${name} is not valid. Reason: ${name} is a required argument.`,
+  });
   if (!entry.Source) return required('Source');
   if (!entry.DetailType) return required('DetailType');
   if (!entry.Detail) return required('Detail');
@@ -44,7 +50,9 @@ function entryProblem(entry: z.infer<typeof Entry>): EntryResult | undefined {
 /** EventBridge accepts a Detail that is JSON but not an object, gives it an EventId, and drops it. */
 function detailObject(detail: string | undefined): Record<string, unknown> | undefined {
   const parsed: unknown = JSON.parse(detail ?? '{}');
-  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -59,7 +67,8 @@ function putEvents(params: unknown, ctx: RequestContext): unknown {
   const problems = input.Entries.map(entryProblem);
   input.Entries.forEach((entry, index) => {
     const bus = busName(entry.EventBusName);
-    if (!problems[index] && !ctx.state.eventBus.hasBus(bus)) throw new AwsError('ResourceNotFoundException', `Event bus ${bus} does not exist.`);
+    if (!problems[index] && !ctx.state.eventBus.hasBus(bus))
+      throw new AwsError('ResourceNotFoundException', `Event bus ${bus} does not exist.`);
   });
   const now = ctx.state.now();
   const results = input.Entries.map((entry, index): EntryResult => {
@@ -71,7 +80,8 @@ function putEvents(params: unknown, ctx: RequestContext): unknown {
     const eventId = ctx.state.ids.uuid();
     const detail = detailObject(entry.Detail);
     if (detail === undefined) return { EventId: eventId };
-    const time = entry.Time === undefined ? now : typeof entry.Time === 'number' ? entry.Time * 1000 : Date.parse(entry.Time);
+    const time =
+      entry.Time === undefined ? now : typeof entry.Time === 'number' ? entry.Time * 1000 : Date.parse(entry.Time);
     ctx.state.eventBus.record({
       eventId,
       receivedAt: now,

@@ -4,12 +4,14 @@ import type { RestJsonService } from './types.js';
 
 const INVOCATION_TYPES = ['RequestResponse', 'Event', 'DryRun'] as const;
 type InvocationType = InvocationRecord['type'];
-const isInvocationType = (value: string): value is InvocationType => (INVOCATION_TYPES as readonly string[]).includes(value);
+const isInvocationType = (value: string): value is InvocationType =>
+  (INVOCATION_TYPES as readonly string[]).includes(value);
 
 /** What Lambda answers for a function that threw: the payload carries the error, the status stays 200. */
 function functionError(error: unknown): { errorType: string; errorMessage: string; trace: string[] } {
   // The Node.js runtime's shape: the stack's lines as they are, the `Error: message` line first.
-  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') };
+  if (error instanceof Error)
+    return { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') };
   return { errorType: 'Error', errorMessage: String(error), trace: [] };
 }
 
@@ -25,16 +27,25 @@ export const lambdaService: RestJsonService = {
       operation: 'Invoke',
       async handle([name = ''], ctx) {
         const fn = ctx.state.functions.find(name);
-        if (!fn) throw new AwsError('ResourceNotFoundException', `Function not found: ${ctx.state.functions.arnOf(name)}`, 404);
+        if (!fn)
+          throw new AwsError(
+            'ResourceNotFoundException',
+            `Function not found: ${ctx.state.functions.arnOf(name)}`,
+            404,
+          );
         const type = String(ctx.request.headers['x-amz-invocation-type'] ?? 'RequestResponse');
-        if (!isInvocationType(type)) throw new AwsError('InvalidParameterValueException', `Unsupported invocation type: ${type}`);
+        if (!isInvocationType(type))
+          throw new AwsError('InvalidParameterValueException', `Unsupported invocation type: ${type}`);
         const text = ctx.request.body;
         let payload: unknown = {};
         if (text.trim() !== '') {
           try {
             payload = JSON.parse(text);
           } catch (error) {
-            throw new AwsError('InvalidRequestContentException', `Could not parse request body into json: ${error instanceof Error ? error.message : String(error)}`);
+            throw new AwsError(
+              'InvalidRequestContentException',
+              `Could not parse request body into json: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         }
         const record: InvocationRecord = { functionName: fn.name, type, payload: text };

@@ -2,4 +2,5 @@
 export const SERVICE_NAMES = ['ec2', 'autoscaling', 'eks', 'sts', 'events', 'states', 'lambda'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-export const isServiceName = (value: string): value is ServiceName => (SERVICE_NAMES as readonly string[]).includes(value);
+export const isServiceName = (value: string): value is ServiceName =>
+  (SERVICE_NAMES as readonly string[]).includes(value);

@@ -20,7 +20,9 @@ export function paginate<T>(
   if (page.size === undefined) return { items: items.slice(start) };
   const end = start + page.size;
   const slice = items.slice(start, end);
-  return end < items.length ? { items: slice, nextToken: Buffer.from(`${page.kind}:${end}`, 'utf8').toString('base64url') } : { items: slice };
+  return end < items.length
+    ? { items: slice, nextToken: Buffer.from(`${page.kind}:${end}`, 'utf8').toString('base64url') }
+    : { items: slice };
 }
 
 /**
@@ -48,7 +50,8 @@ export function scanPage<T>(
   const out: T[] = [];
   for (const [item, position] of from(start)) {
     if (position < start || !keep(item)) continue;
-    if (out.length === size) return { items: out, nextToken: Buffer.from(`${page.kind}@${position}`, 'utf8').toString('base64url') };
+    if (out.length === size)
+      return { items: out, nextToken: Buffer.from(`${page.kind}@${position}`, 'utf8').toString('base64url') };
     out.push(item);
   }
   return { items: out };

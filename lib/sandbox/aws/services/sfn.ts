@@ -11,10 +11,11 @@ const STATE_MACHINE_ARN = /^arn:aws[\w-]*:states:[a-z0-9-]+:\d{12}:stateMachine:
 const EXECUTION_ARN = /^arn:aws[\w-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_-]{1,80}:[^:]{1,80}$/;
 /** Step Functions refuses whitespace, wildcard and control characters, and a few punctuation marks, in names. */
 const INVALID_NAME_CHARS = /[\s<>{}[\]?*"#%\\^|~`$&,;:/]/u;
-const hasControlCharacter = (name: string): boolean => [...name].some((c) => {
-  const code = c.codePointAt(0) ?? 0;
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
-});
+const hasControlCharacter = (name: string): boolean =>
+  [...name].some((c) => {
+    const code = c.codePointAt(0) ?? 0;
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+  });
 
 const StartExecutionInput = z.object({
   stateMachineArn: z.string().min(1).max(256),
@@ -22,7 +23,10 @@ const StartExecutionInput = z.object({
   input: z.string().max(262_144).optional(),
   traceHeader: z.string().max(256).optional(),
 });
-const DescribeExecutionInput = z.object({ executionArn: z.string().min(1).max(256), includedData: z.enum(['ALL_DATA', 'METADATA_ONLY']).optional() });
+const DescribeExecutionInput = z.object({
+  executionArn: z.string().min(1).max(256),
+  includedData: z.enum(['ALL_DATA', 'METADATA_ONLY']).optional(),
+});
 
 /**
  * StartExecution is idempotent for a STANDARD workflow: the same name and input while the first
@@ -32,16 +36,22 @@ const DescribeExecutionInput = z.object({ executionArn: z.string().min(1).max(25
 function startExecution(params: unknown, ctx: RequestContext): unknown {
   const input = parseInput(StartExecutionInput, params, invalid);
   const machineName = STATE_MACHINE_ARN.exec(input.stateMachineArn)?.[1];
-  if (machineName === undefined) throw new AwsError('InvalidArn', `Invalid State Machine Arn: '${input.stateMachineArn}'`);
+  if (machineName === undefined)
+    throw new AwsError('InvalidArn', `Invalid State Machine Arn: '${input.stateMachineArn}'`);
   const machine = ctx.state.stepFunctions.stateMachine(input.stateMachineArn);
-  if (!machine) throw new AwsError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${input.stateMachineArn}'`);
+  if (!machine)
+    throw new AwsError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${input.stateMachineArn}'`);
   const name = input.name ?? ctx.state.ids.uuid();
-  if (INVALID_NAME_CHARS.test(name) || hasControlCharacter(name)) throw new AwsError('InvalidName', `Invalid Name: '${name}'`);
+  if (INVALID_NAME_CHARS.test(name) || hasControlCharacter(name))
+    throw new AwsError('InvalidName', `Invalid Name: '${name}'`);
   const executionInput = input.input ?? '{}';
   try {
     JSON.parse(executionInput);
   } catch {
-    throw new AwsError('InvalidExecutionInput', `Invalid State Machine Execution Input: '${executionInput.slice(0, 200)}'`);
+    throw new AwsError(
+      'InvalidExecutionInput',
+      `Invalid State Machine Execution Input: '${executionInput.slice(0, 200)}'`,
+    );
   }
   const arn = machine.arn.replace(':stateMachine:', ':execution:') + `:${name}`;
   const existing = ctx.state.stepFunctions.execution(arn);
@@ -51,7 +61,14 @@ function startExecution(params: unknown, ctx: RequestContext): unknown {
     }
     throw new AwsError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
   }
-  const execution: ExecutionRecord = { arn, stateMachineArn: machine.arn, name, input: executionInput, startDate: ctx.state.now(), status: 'RUNNING' };
+  const execution: ExecutionRecord = {
+    arn,
+    stateMachineArn: machine.arn,
+    name,
+    input: executionInput,
+    startDate: ctx.state.now(),
+    status: 'RUNNING',
+  };
   ctx.state.stepFunctions.addExecution(execution);
   return { executionArn: arn, startDate: epochSeconds(execution.startDate) };
 }

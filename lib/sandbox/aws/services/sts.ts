@@ -22,12 +22,19 @@ async function getCallerIdentity(_params: unknown, ctx: RequestContext): Promise
     const headers = headerValues(ctx);
     const url = new URL(`http://${headers.host ?? 'localhost'}${ctx.request.path}`);
     url.search = ctx.request.query.toString();
-    const verdict = await verifyPresignedCallerIdentity({ url, headers, now: state.now(), credentials: ctx.credentials, accountId: state.accountId });
+    const verdict = await verifyPresignedCallerIdentity({
+      url,
+      headers,
+      now: state.now(),
+      credentials: ctx.credentials,
+      accountId: state.accountId,
+    });
     if (!verdict.ok) throw new AwsError(verdict.code, verdict.reason, 403);
     const { arn, userId, accountId } = verdict.identity;
     return { UserId: userId, Account: accountId, Arn: arn };
   }
-  if (ctx.accessKeyId === undefined) throw new AwsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403);
+  if (ctx.accessKeyId === undefined)
+    throw new AwsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403);
   const identity = identityOf(ctx.accessKeyId, ctx.credentials, state.accountId);
   return { UserId: identity.userId, Account: identity.accountId, Arn: identity.arn };
 }

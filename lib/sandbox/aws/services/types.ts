@@ -50,7 +50,15 @@ export class RenderedMember {
   ) {}
 }
 
-export type QueryResultValue = string | number | boolean | Date | undefined | RenderedMember | readonly QueryResultValue[] | { readonly [key: string]: QueryResultValue };
+export type QueryResultValue =
+  | string
+  | number
+  | boolean
+  | Date
+  | undefined
+  | RenderedMember
+  | readonly QueryResultValue[]
+  | { readonly [key: string]: QueryResultValue };
 /** awsquery: the `<{Action}Result>` members, or null for operations without an output shape. */
 export type AwsQueryOperation = (
   params: Readonly<Record<string, QueryValue>>,

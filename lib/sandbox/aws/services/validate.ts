@@ -20,7 +20,9 @@ const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
  * parameters as sent), or `entries.1.detail` (Smithy messages use lower camel case).
  */
 export function issuePath(path: readonly PropertyKey[], style: 'wire' | 'smithy'): string {
-  return path.map((p) => (typeof p === 'number' ? String(p + 1) : style === 'smithy' ? lowerFirst(String(p)) : String(p))).join('.');
+  return path
+    .map((p) => (typeof p === 'number' ? String(p + 1) : style === 'smithy' ? lowerFirst(String(p)) : String(p)))
+    .join('.');
 }
 
 function constraint(issue: Issue): string {

@@ -105,7 +105,12 @@ export interface AutoScalingGroupRecord {
  * propagate those tags to every instance they launch.
  */
 export function isPropagatedGroupTag(key: string): boolean {
-  return key === CLUSTER_TAG_EKS || key === 'eks:nodegroup-name' || key.startsWith(CLUSTER_OWNERSHIP_TAG_PREFIX) || key.startsWith('k8s.io/cluster-autoscaler/');
+  return (
+    key === CLUSTER_TAG_EKS ||
+    key === 'eks:nodegroup-name' ||
+    key.startsWith(CLUSTER_OWNERSHIP_TAG_PREFIX) ||
+    key.startsWith('k8s.io/cluster-autoscaler/')
+  );
 }
 
 /** A version-4-shaped UUID derived from the group's name, so a group's ARN is the same in every run. */
@@ -128,7 +133,8 @@ export const SCALING_PROCESSES = [
   'ScheduledActions',
 ] as const;
 export type ScalingProcess = (typeof SCALING_PROCESSES)[number];
-export const isScalingProcess = (name: string): name is ScalingProcess => (SCALING_PROCESSES as readonly string[]).includes(name);
+export const isScalingProcess = (name: string): name is ScalingProcess =>
+  (SCALING_PROCESSES as readonly string[]).includes(name);
 
 /** A suspended process as DescribeAutoScalingGroups lists it. */
 export interface SuspendedProcess {
@@ -187,7 +193,12 @@ export class AutoScalingStore {
 
   /** Sets a group's tags (creating the group if needed); they are not derived from its members any more. */
   tagGroup(name: string, tags: Readonly<Record<string, string>>): AutoScalingGroupRecord {
-    const record: AutoScalingGroupRecord = { name, uuid: autoScalingGroupUuid(name), tags: { ...tags }, explicitTags: true };
+    const record: AutoScalingGroupRecord = {
+      name,
+      uuid: autoScalingGroupUuid(name),
+      tags: { ...tags },
+      explicitTags: true,
+    };
     this.groups.set(name, record);
     return record;
   }
@@ -232,7 +243,8 @@ export class AutoScalingStore {
   }
 
   addMember(member: Omit<AsgMember, 'action'>, action?: { hook: string; token?: string; at: number }): void {
-    if (this.members.has(member.instanceId)) throw new Error(`seeding ${member.instanceId}: already in group ${member.group}`);
+    if (this.members.has(member.instanceId))
+      throw new Error(`seeding ${member.instanceId}: already in group ${member.group}`);
     if (!this.hooksByGroup.has(member.group)) this.hooksByGroup.set(member.group, new Map());
     this.ensureGroup(member.group);
     const stored: AsgMember = { ...member };
@@ -269,7 +281,8 @@ export class AutoScalingStore {
    * terminated it (or no longer knows it).
    */
   listed(instanceIds?: ReadonlySet<string>): readonly AsgMember[] {
-    if (instanceIds === undefined || instanceIds.size === 0) return [...this.members.values()].filter((m) => this.isListed(m));
+    if (instanceIds === undefined || instanceIds.size === 0)
+      return [...this.members.values()].filter((m) => this.isListed(m));
     // Looked up, not scanned for; in seed order, as a scan would list them.
     return [...instanceIds]
       .flatMap((id) => this.members.get(id) ?? [])
@@ -296,7 +309,9 @@ export class AutoScalingStore {
     const member = this.members.get(instanceId);
     if (!member) throw new Error(`instance ${instanceId} is in no Auto Scaling group`);
     if (member.lifecycleState.startsWith('Terminating') || member.lifecycleState === 'Terminated') return undefined;
-    const hook = [...(this.hooksByGroup.get(member.group)?.values() ?? [])].find((h) => h.transition === 'autoscaling:EC2_INSTANCE_TERMINATING');
+    const hook = [...(this.hooksByGroup.get(member.group)?.values() ?? [])].find(
+      (h) => h.transition === 'autoscaling:EC2_INSTANCE_TERMINATING',
+    );
     if (!hook) {
       member.lifecycleState = 'Terminating';
       member.action = undefined;
@@ -309,7 +324,15 @@ export class AutoScalingStore {
     member.action = { hook, token, startedAt: at, lastHeartbeatAt: at };
     this.waiting.add(member);
     this.wake(this.deadline(member.action));
-    this.feed.emit({ kind: 'lifecycle-action-started', at, instanceId, group: member.group, hook: hook.name, transition: hook.transition, token });
+    this.feed.emit({
+      kind: 'lifecycle-action-started',
+      at,
+      instanceId,
+      group: member.group,
+      hook: hook.name,
+      transition: hook.transition,
+      token,
+    });
     return { group: member.group, hook: hook.name, token };
   }
 
@@ -363,14 +386,21 @@ export class AutoScalingStore {
    * termination. With ReplaceUnhealthy or Terminate suspended it stays, marked Unhealthy; with
    * Launch suspended it is terminated and nothing replaces it.
    */
-  setHealth(instanceId: string, healthStatus: 'HEALTHY' | 'UNHEALTHY', at: number, shouldRespectGracePeriod?: boolean): AsgMember | undefined {
+  setHealth(
+    instanceId: string,
+    healthStatus: 'HEALTHY' | 'UNHEALTHY',
+    at: number,
+    shouldRespectGracePeriod?: boolean,
+  ): AsgMember | undefined {
     const member = this.members.get(instanceId);
     if (!member) return undefined;
     member.healthStatus = healthStatus;
     this.healthChanges.push({ at, instanceId, group: member.group, healthStatus, shouldRespectGracePeriod });
     this.feed.emit({ kind: 'instance-health', at, instanceId, group: member.group, healthStatus });
-    const replacing = !this.isSuspended(member.group, 'ReplaceUnhealthy') && !this.isSuspended(member.group, 'Terminate');
-    if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService' && replacing) this.startTermination(instanceId, at);
+    const replacing =
+      !this.isSuspended(member.group, 'ReplaceUnhealthy') && !this.isSuspended(member.group, 'Terminate');
+    if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService' && replacing)
+      this.startTermination(instanceId, at);
     return member;
   }
 
@@ -392,7 +422,10 @@ export class AutoScalingStore {
 
   private deadline(action: PendingAction): number {
     const timeout = action.hook.heartbeatTimeoutMs;
-    return Math.min(action.lastHeartbeatAt + timeout, action.startedAt + Math.min(100 * timeout, MAX_GLOBAL_TIMEOUT_MS));
+    return Math.min(
+      action.lastHeartbeatAt + timeout,
+      action.startedAt + Math.min(100 * timeout, MAX_GLOBAL_TIMEOUT_MS),
+    );
   }
 
   private find(selector: ActionSelector): AsgMember {
@@ -406,18 +439,41 @@ export class AutoScalingStore {
     // A token alone must point at one action: an exact match wins over seeded "any token" actions.
     const exact = candidates.filter((m) => selector.token !== undefined && m.action?.token === selector.token);
     const chosen = exact.length === 1 ? exact[0] : candidates.length === 1 ? candidates[0] : undefined;
-    if (!chosen || (selector.token === undefined && selector.instanceId === undefined)) throw new LifecycleActionNotFound(selector);
+    if (!chosen || (selector.token === undefined && selector.instanceId === undefined))
+      throw new LifecycleActionNotFound(selector);
     return chosen;
   }
 
-  private finish(member: AsgMember, result: LifecycleActionResult, at: number, by: 'api' | 'timeout', token: string | undefined): void {
+  private finish(
+    member: AsgMember,
+    result: LifecycleActionResult,
+    at: number,
+    by: 'api' | 'timeout',
+    token: string | undefined,
+  ): void {
     const action = member.action;
     if (!action) return;
     member.action = undefined;
     this.waiting.delete(member);
     const terminating = action.hook.transition === 'autoscaling:EC2_INSTANCE_TERMINATING';
-    this.completions.push({ at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, token, result, by });
-    this.feed.emit({ kind: 'lifecycle-action-completed', at, instanceId: member.instanceId, group: member.group, hook: action.hook.name, result, by });
+    this.completions.push({
+      at,
+      instanceId: member.instanceId,
+      group: member.group,
+      hook: action.hook.name,
+      token,
+      result,
+      by,
+    });
+    this.feed.emit({
+      kind: 'lifecycle-action-completed',
+      at,
+      instanceId: member.instanceId,
+      group: member.group,
+      hook: action.hook.name,
+      result,
+      by,
+    });
     if (!terminating && result === 'CONTINUE') {
       member.lifecycleState = 'InService';
       return;

@@ -6,7 +6,13 @@ import type { InstanceState } from '../../../model/signal.js';
  * lifecycle actions, tag changes), so the emulator never has to know the event formats.
  */
 export type AwsChange =
-  | { readonly kind: 'instance-state'; readonly at: number; readonly instanceId: string; readonly from: InstanceState; readonly to: InstanceState }
+  | {
+      readonly kind: 'instance-state';
+      readonly at: number;
+      readonly instanceId: string;
+      readonly from: InstanceState;
+      readonly to: InstanceState;
+    }
   | {
       readonly kind: 'instance-tags';
       readonly at: number;
@@ -33,9 +39,21 @@ export type AwsChange =
       /** `api`: CompleteLifecycleAction; `timeout`: the heartbeat timeout applied the hook's default result. */
       readonly by: 'api' | 'timeout';
     }
-  | { readonly kind: 'instance-health'; readonly at: number; readonly instanceId: string; readonly group: string; readonly healthStatus: 'HEALTHY' | 'UNHEALTHY' }
+  | {
+      readonly kind: 'instance-health';
+      readonly at: number;
+      readonly instanceId: string;
+      readonly group: string;
+      readonly healthStatus: 'HEALTHY' | 'UNHEALTHY';
+    }
   /** Auto Scaling launched a member to replace one it terminated as Unhealthy. */
-  | { readonly kind: 'instance-launched'; readonly at: number; readonly instanceId: string; readonly group: string; readonly replaces: string };
+  | {
+      readonly kind: 'instance-launched';
+      readonly at: number;
+      readonly instanceId: string;
+      readonly group: string;
+      readonly replaces: string;
+    };
 
 export type LifecycleTransition = 'autoscaling:EC2_INSTANCE_LAUNCHING' | 'autoscaling:EC2_INSTANCE_TERMINATING';
 export type LifecycleActionResult = 'CONTINUE' | 'ABANDON';

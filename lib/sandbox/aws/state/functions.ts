@@ -41,19 +41,28 @@ export class FunctionStore {
   ) {}
 
   register(name: string, handler: FunctionHandler, enqueue?: FunctionRecord['enqueue']): FunctionRecord {
-    const record = { name, arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`, handler, ...(enqueue ? { enqueue } : {}) };
+    const record = {
+      name,
+      arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`,
+      handler,
+      ...(enqueue ? { enqueue } : {}),
+    };
     this.byName.set(name, record);
     return record;
   }
 
   /** By name, full ARN or partial ARN (`<account>:function:<name>`), with an optional `:$LATEST` qualifier. */
   find(nameOrArn: string): FunctionRecord | undefined {
-    const match = /^(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?(?:\d{12}:function:)?([A-Za-z0-9_-]+)(?::\$LATEST)?$/.exec(nameOrArn);
+    const match = /^(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?(?:\d{12}:function:)?([A-Za-z0-9_-]+)(?::\$LATEST)?$/.exec(
+      nameOrArn,
+    );
     return match?.[1] === undefined ? undefined : this.byName.get(match[1]);
   }
 
   /** The ARN Lambda names in its NotFound message for a function that does not exist. */
   arnOf(nameOrArn: string): string {
-    return nameOrArn.startsWith('arn:') ? nameOrArn : `arn:aws:lambda:${this.region}:${this.accountId}:function:${nameOrArn}`;
+    return nameOrArn.startsWith('arn:')
+      ? nameOrArn
+      : `arn:aws:lambda:${this.region}:${this.accountId}:function:${nameOrArn}`;
   }
 }

@@ -11,7 +11,13 @@ import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';
 import { ClusterStore, type ClusterRecord } from './clusters.js';
 import { EventBusStore } from './event-bus.js';
 import { FunctionStore } from './functions.js';
-import { InstanceStore, SHUTDOWN_REASON, userInitiated, type InstanceRecord, type InstanceTimings } from './instances.js';
+import {
+  InstanceStore,
+  SHUTDOWN_REASON,
+  userInitiated,
+  type InstanceRecord,
+  type InstanceTimings,
+} from './instances.js';
 import {
   parseSeed,
   SeedAutoScalingGroupSchema,
@@ -50,7 +56,8 @@ export interface AwsStateOptions {
 }
 
 type SchedulingClock = Clock & { schedule(at: number, fire: () => void): void };
-const canSchedule = (clock: Clock): clock is SchedulingClock => typeof (clock as Partial<SchedulingClock>).schedule === 'function';
+const canSchedule = (clock: Clock): clock is SchedulingClock =>
+  typeof (clock as Partial<SchedulingClock>).schedule === 'function';
 
 const DEFAULT_CA_DATA = Buffer.from(
   '-----BEGIN CERTIFICATE-----\nTUlJQ2V6Q0NBV09nQXdJQkFnSUJBREFOQmdrcWhraUc5dzBCQVFzRkFEQVZNUk13RVFZRFZRUURFd3ByZFdKbA==\n-----END CERTIFICATE-----\n',
@@ -84,7 +91,9 @@ export class AwsState {
     this.ids = new IdSource(options.idSeed);
     const wake = (at: number): void => this.wake(at);
     this.instances = new InstanceStore(this.timings, this.feed, wake);
-    this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake, (member, at) => this.launchReplacement(member, at));
+    this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake, (member, at) =>
+      this.launchReplacement(member, at),
+    );
     this.functions = new FunctionStore(this.region, this.accountId);
   }
 
@@ -180,13 +189,19 @@ export class AwsState {
     return record;
   }
 
-  private seedMembership(instanceId: InstanceId, group: NonNullable<z.output<typeof SeedInstanceSchema>['autoScaling']>, now: number): void {
+  private seedMembership(
+    instanceId: InstanceId,
+    group: NonNullable<z.output<typeof SeedInstanceSchema>['autoScaling']>,
+    now: number,
+  ): void {
     const lifecycleState: LifecycleState = group.lifecycleState ?? 'InService';
     const waiting = lifecycleState.endsWith(':Wait');
     if (group.hook !== undefined && !this.autoScaling.hook(group.group, group.hook)) {
       this.autoScaling.putHook(group.group, {
         name: group.hook,
-        transition: lifecycleState.includes('Pending') ? 'autoscaling:EC2_INSTANCE_LAUNCHING' : 'autoscaling:EC2_INSTANCE_TERMINATING',
+        transition: lifecycleState.includes('Pending')
+          ? 'autoscaling:EC2_INSTANCE_LAUNCHING'
+          : 'autoscaling:EC2_INSTANCE_TERMINATING',
         heartbeatTimeoutMs: group.heartbeatTimeout ?? this.timings.lifecycleHeartbeatTimeoutMs,
         defaultResult: group.defaultResult ?? 'ABANDON',
       });
@@ -253,8 +268,18 @@ export class AwsState {
     const old = this.instances.get(member.instanceId);
     if (!old) return;
     const id = `i-${this.ids.hex(17)}`;
-    const tags = Object.fromEntries([...old.tags].filter(([key]) => !key.startsWith('aws:') && !key.startsWith(`${LABEL_PREFIX}/`)));
-    this.seedInstance({ id, state: 'pending', zone: old.zone, tags, instanceType: old.instanceType, imageId: old.imageId, autoScaling: { group: member.group } });
+    const tags = Object.fromEntries(
+      [...old.tags].filter(([key]) => !key.startsWith('aws:') && !key.startsWith(`${LABEL_PREFIX}/`)),
+    );
+    this.seedInstance({
+      id,
+      state: 'pending',
+      zone: old.zone,
+      tags,
+      instanceType: old.instanceType,
+      imageId: old.imageId,
+      autoScaling: { group: member.group },
+    });
     this.feed.emit({ kind: 'instance-launched', at, instanceId: id, group: member.group, replaces: member.instanceId });
   }
 
@@ -291,22 +316,35 @@ export class AwsState {
       tags: Object.fromEntries(record.tags),
       spot: record.spotInstanceRequestId !== undefined,
       autoScaling: member ? { group: member.group, lifecycleState: member.lifecycleState } : undefined,
-      scheduledEvents: record.scheduledEvents.map((e) => ({ code: e.code, notBefore: e.notBefore, notAfter: e.notAfter, description: e.description })),
+      scheduledEvents: record.scheduledEvents.map((e) => ({
+        code: e.code,
+        notBefore: e.notBefore,
+        notAfter: e.notAfter,
+        description: e.description,
+      })),
     };
   }
 }
 
-const IN_TRANSITION: Partial<Record<InstanceState, InstanceState>> = { pending: 'running', 'shutting-down': 'terminated', stopping: 'stopped' };
+const IN_TRANSITION: Partial<Record<InstanceState, InstanceState>> = {
+  pending: 'running',
+  'shutting-down': 'terminated',
+  stopping: 'stopped',
+};
 
 /** Refuses a membership Auto Scaling could not be in, before anything is stored. */
 function checkMembership(instanceId: string, group: NonNullable<SeedInstance['autoScaling']>): void {
   const lifecycleState = group.lifecycleState ?? 'InService';
   const waiting = lifecycleState.endsWith(':Wait');
   if (waiting && group.hook === undefined) {
-    throw new Error(`seeding instance ${instanceId}: autoScaling.hook is required with lifecycleState ${lifecycleState}`);
+    throw new Error(
+      `seeding instance ${instanceId}: autoScaling.hook is required with lifecycleState ${lifecycleState}`,
+    );
   }
   if (group.token !== undefined && !waiting) {
-    throw new Error(`seeding instance ${instanceId}: autoScaling.token needs a pending lifecycle action (a :Wait lifecycleState)`);
+    throw new Error(
+      `seeding instance ${instanceId}: autoScaling.token needs a pending lifecycle action (a :Wait lifecycleState)`,
+    );
   }
 }
 

@@ -59,7 +59,10 @@ export function userInitiated(at: number): string {
   return `User initiated (${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} GMT)`;
 }
 
-export const SHUTDOWN_REASON = { code: 'Client.UserInitiatedShutdown', message: 'Client.UserInitiatedShutdown: User initiated shutdown' };
+export const SHUTDOWN_REASON = {
+  code: 'Client.UserInitiatedShutdown',
+  message: 'Client.UserInitiatedShutdown: User initiated shutdown',
+};
 
 export class InstanceStore {
   private readonly byId = new Map<string, InstanceRecord>();
@@ -189,7 +192,10 @@ export class InstanceStore {
   deleteTags(id: string, tags: readonly { key: string; value?: string }[] | 'all', at: number): void {
     const record = this.require(id);
     const removed: string[] = [];
-    const targets = tags === 'all' ? [...record.tags.keys()].filter((k) => !k.startsWith('aws:')).map((key) => ({ key, value: undefined })) : tags;
+    const targets =
+      tags === 'all'
+        ? [...record.tags.keys()].filter((k) => !k.startsWith('aws:')).map((key) => ({ key, value: undefined }))
+        : tags;
     for (const { key, value } of targets) {
       const current = record.tags.get(key);
       if (current === undefined || (value !== undefined && value !== current)) continue;

@@ -8,7 +8,13 @@ import { LIFECYCLE_STATES } from './autoscaling.js';
 /** A duration as the scenario format writes it (`30s`, `5m`, `2h`, `3d`) or plain milliseconds. */
 const Duration = z.union([DurationSchema, z.number().int().nonnegative()]);
 
-export const SCHEDULED_EVENT_CODES = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] as const;
+export const SCHEDULED_EVENT_CODES = [
+  'instance-reboot',
+  'system-reboot',
+  'system-maintenance',
+  'instance-retirement',
+  'instance-stop',
+] as const;
 
 /**
  * One instance as a scenario file describes it (shared/scenario-format.md); times are relative to
@@ -18,7 +24,11 @@ export const SeedInstanceSchema = z.strictObject({
   id: InstanceIdSchema,
   /** `absent`: EC2 does not know the id; nothing is stored. */
   state: z.enum([...INSTANCE_STATES, 'absent']),
-  zone: z.string().refine((zone) => regionOfZone(zone) !== undefined, { message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1' }),
+  zone: z
+    .string()
+    .refine((zone) => regionOfZone(zone) !== undefined, {
+      message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
+    }),
   /** Default: derived from the id (`ip-10-….ec2.internal` in us-east-1, `….<region>.compute.internal` elsewhere). */
   privateDnsName: z.string().min(1).optional(),
   launchedAgo: Duration.optional(),
@@ -28,10 +38,16 @@ export const SeedInstanceSchema = z.strictObject({
     .strictObject({
       group: z.string().min(1).max(255),
       lifecycleState: z.enum(LIFECYCLE_STATES).optional(),
-      hook: z.string().regex(/^[A-Za-z0-9\-_/]+$/).max(255).optional(),
+      hook: z
+        .string()
+        .regex(/^[A-Za-z0-9\-_/]+$/)
+        .max(255)
+        .optional(),
       token: z.string().min(1).optional(),
       /** The hook's HeartbeatTimeout (30 s – 2 h, as Auto Scaling allows); default: the emulator's timing. */
-      heartbeatTimeout: Duration.refine((ms) => ms >= 30_000 && ms <= 7_200_000, { message: 'must be between 30s and 2h' }).optional(),
+      heartbeatTimeout: Duration.refine((ms) => ms >= 30_000 && ms <= 7_200_000, {
+        message: 'must be between 30s and 2h',
+      }).optional(),
       /** The result the group applies itself when the hook lapses (default ABANDON). */
       defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
     })
@@ -68,7 +84,10 @@ export const SeedClusterSchema = z.strictObject({
   /** Base64 PEM of the cluster CA. Default: a placeholder certificate. */
   certificateAuthorityData: z.string().min(1).optional(),
   status: z.enum(CLUSTER_STATUSES).optional(),
-  version: z.string().regex(/^\d+\.\d+$/).optional(),
+  version: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
   platformVersion: z.string().optional(),
   createdAgo: Duration.optional(),
   roleArn: z.string().optional(),

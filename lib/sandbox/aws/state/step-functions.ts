@@ -48,12 +48,23 @@ export class StepFunctionsStore {
 
   executions(filter: { stateMachineArn?: string; status?: ExecutionStatus } = {}): readonly ExecutionRecord[] {
     return [...this.executionsByArn.values()].filter(
-      (e) => (filter.stateMachineArn === undefined || e.stateMachineArn === filter.stateMachineArn) && (filter.status === undefined || e.status === filter.status),
+      (e) =>
+        (filter.stateMachineArn === undefined || e.stateMachineArn === filter.stateMachineArn) &&
+        (filter.status === undefined || e.status === filter.status),
     );
   }
 
   /** Ends a RUNNING execution (the sandbox's drain loop reports how it ended). */
-  finish(arn: string, outcome: { status: Exclude<ExecutionStatus, 'RUNNING'>; at: number; output?: string; error?: string; cause?: string }): ExecutionRecord {
+  finish(
+    arn: string,
+    outcome: {
+      status: Exclude<ExecutionStatus, 'RUNNING'>;
+      at: number;
+      output?: string;
+      error?: string;
+      cause?: string;
+    },
+  ): ExecutionRecord {
     const execution = this.executionsByArn.get(arn);
     if (!execution) throw new Error(`execution ${arn} is not in the emulator`);
     if (execution.status !== 'RUNNING') throw new Error(`execution ${arn} already ended (${execution.status})`);

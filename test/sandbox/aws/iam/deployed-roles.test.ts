@@ -2,8 +2,20 @@
 // SDK v3 clients signed as each role's session: what the deployed world will meet. The group tag
 // conditions are the point: the stack scopes lifecycle and health calls to groups tagged as the
 // cluster's, and a group of another cluster must be refused, whatever its members are called.
-import { AutoScalingClient, CompleteLifecycleActionCommand, DescribeAutoScalingGroupsCommand, DescribeLifecycleHooksCommand, RecordLifecycleActionHeartbeatCommand, SetInstanceHealthCommand } from '@aws-sdk/client-auto-scaling';
-import { CreateTagsCommand, DescribeInstancesCommand, DescribeInstanceStatusCommand, EC2Client } from '@aws-sdk/client-ec2';
+import {
+  AutoScalingClient,
+  CompleteLifecycleActionCommand,
+  DescribeAutoScalingGroupsCommand,
+  DescribeLifecycleHooksCommand,
+  RecordLifecycleActionHeartbeatCommand,
+  SetInstanceHealthCommand,
+} from '@aws-sdk/client-auto-scaling';
+import {
+  CreateTagsCommand,
+  DescribeInstancesCommand,
+  DescribeInstanceStatusCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -43,7 +55,14 @@ function clientsOf(aws: AwsEmulator, roleLogicalId: string, sessionName: string)
 type RoleClients = ReturnType<typeof clientsOf>;
 
 const complete = (clients: RoleClients, group: string, n: number) =>
-  clients.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: group, LifecycleHookName: 'drain', InstanceId: instanceId(n), LifecycleActionResult: 'CONTINUE' }));
+  clients.autoScaling.send(
+    new CompleteLifecycleActionCommand({
+      AutoScalingGroupName: group,
+      LifecycleHookName: 'drain',
+      InstanceId: instanceId(n),
+      LifecycleActionResult: 'CONTINUE',
+    }),
+  );
 
 let world: World;
 let sweep: RoleClients;
@@ -62,14 +81,20 @@ beforeEach(async () => {
       autoScalingGroups: [{ name: 'ng-x', tags: { 'eks:cluster-name': 'other' } }],
       instances: [
         // An EKS managed node group of demo: the group carries eks:cluster-name (derived from its members).
-        anInstance(1, { tags: { 'eks:cluster-name': 'demo', 'kubernetes.io/cluster/demo': 'owned' }, autoScaling: waiting('eks-ng-demo') }),
+        anInstance(1, {
+          tags: { 'eks:cluster-name': 'demo', 'kubernetes.io/cluster/demo': 'owned' },
+          autoScaling: waiting('eks-ng-demo'),
+        }),
         // An eksctl (self-managed) group of demo: only the ownership tag.
         anInstance(2, { tags: { 'kubernetes.io/cluster/demo': 'shared' }, autoScaling: waiting('eksctl-ng-demo') }),
         // Another cluster's managed node group, in the same account.
         anInstance(3, { tags: { 'eks:cluster-name': 'other' }, autoScaling: waiting('eks-ng-other') }),
         anInstance(4, { autoScaling: waiting('ng-x') }),
       ],
-      clusters: [{ name: 'demo', endpoint: 'https://127.0.0.1:6443' }, { name: 'other', endpoint: 'https://127.0.0.1:6444' }],
+      clusters: [
+        { name: 'demo', endpoint: 'https://127.0.0.1:6443' },
+        { name: 'other', endpoint: 'https://127.0.0.1:6444' },
+      ],
       stateMachines: [{ name: MACHINE.name }],
       eventBuses: [BUS.name],
     },
@@ -98,24 +123,46 @@ describe('the stack’s Auto Scaling statements, enforced on group tags', () => 
     const relabelled = await errorOf(complete(sweep, 'ng-x', 4));
 
     expect(other).toMatchObject({ name: 'AccessDenied', status: 403 });
-    expect(other.message).toMatch(new RegExp(`^User: ${sweep.arn} is not authorized to perform: autoscaling:CompleteLifecycleAction on resource: arn:aws:autoscaling:${ENV.region}:${ENV.accountId}:autoScalingGroup:[0-9a-f-]{36}:autoScalingGroupName/eks-ng-other because no identity-based policy allows`));
+    expect(other.message).toMatch(
+      new RegExp(
+        `^User: ${sweep.arn} is not authorized to perform: autoscaling:CompleteLifecycleAction on resource: arn:aws:autoscaling:${ENV.region}:${ENV.accountId}:autoScalingGroup:[0-9a-f-]{36}:autoScalingGroupName/eks-ng-other because no identity-based policy allows`,
+      ),
+    );
     expect(relabelled).toMatchObject({ name: 'AccessDenied', status: 403 });
     expect(world.aws.state.autoScaling.completions).toEqual([]);
     expect(world.aws.counters.denied('autoscaling', 'CompleteLifecycleAction')).toBe(2);
   });
 
   it('should scope SetInstanceHealth by the tags of the instance’s group', async () => {
-    await sweep.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(1), HealthStatus: 'Unhealthy' }));
-    const error = await errorOf(sweep.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(3), HealthStatus: 'Unhealthy' })));
+    await sweep.autoScaling.send(
+      new SetInstanceHealthCommand({ InstanceId: instanceId(1), HealthStatus: 'Unhealthy' }),
+    );
+    const error = await errorOf(
+      sweep.autoScaling.send(new SetInstanceHealthCommand({ InstanceId: instanceId(3), HealthStatus: 'Unhealthy' })),
+    );
 
     expect(error.name).toBe('AccessDenied');
     expect(world.aws.state.autoScaling.healthChanges.map((h) => h.instanceId)).toEqual([instanceId(1)]);
   });
 
   it('should let the drain workflow heartbeat and complete on the cluster’s groups only', async () => {
-    await workflow.autoScaling.send(new RecordLifecycleActionHeartbeatCommand({ AutoScalingGroupName: 'eks-ng-demo', LifecycleHookName: 'drain', InstanceId: instanceId(1) }));
+    await workflow.autoScaling.send(
+      new RecordLifecycleActionHeartbeatCommand({
+        AutoScalingGroupName: 'eks-ng-demo',
+        LifecycleHookName: 'drain',
+        InstanceId: instanceId(1),
+      }),
+    );
     await complete(workflow, 'eks-ng-demo', 1);
-    const error = await errorOf(workflow.autoScaling.send(new RecordLifecycleActionHeartbeatCommand({ AutoScalingGroupName: 'eks-ng-other', LifecycleHookName: 'drain', InstanceId: instanceId(3) })));
+    const error = await errorOf(
+      workflow.autoScaling.send(
+        new RecordLifecycleActionHeartbeatCommand({
+          AutoScalingGroupName: 'eks-ng-other',
+          LifecycleHookName: 'drain',
+          InstanceId: instanceId(3),
+        }),
+      ),
+    );
 
     expect(error.name).toBe('AccessDenied');
     expect(world.aws.state.autoScaling.completions.map((c) => c.instanceId)).toEqual([instanceId(1)]);
@@ -127,14 +174,20 @@ describe('the rest of the reconciler policy, through the server', () => {
     await sweep.ec2.send(new DescribeInstancesCommand({}));
     await sweep.ec2.send(new DescribeInstanceStatusCommand({}));
     await sweep.autoScaling.send(new DescribeAutoScalingGroupsCommand({}));
-    const hooks = await sweep.autoScaling.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'eks-ng-demo' }));
+    const hooks = await sweep.autoScaling.send(
+      new DescribeLifecycleHooksCommand({ AutoScalingGroupName: 'eks-ng-demo' }),
+    );
 
     expect(hooks.LifecycleHooks?.map((h) => h.LifecycleHookName)).toEqual(['drain']);
     expect(world.aws.requestLog.filter({ denied: true })).toEqual([]);
   });
 
   it('should not let the sweep tag instances: only the operator’s decommission does', async () => {
-    const tag = await errorOf(sweep.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: DECOMMISSION_TAG, Value: 'operator' }] })));
+    const tag = await errorOf(
+      sweep.ec2.send(
+        new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: DECOMMISSION_TAG, Value: 'operator' }] }),
+      ),
+    );
 
     expect(tag).toMatchObject({ name: 'UnauthorizedOperation', status: 403 });
     expect(world.aws.state.instanceView(instanceId(1))?.tags[DECOMMISSION_TAG]).toBeUndefined();
@@ -142,18 +195,37 @@ describe('the rest of the reconciler policy, through the server', () => {
 
   it('should scope DescribeCluster, StartExecution, DescribeExecution and PutEvents to the stack’s own cluster, machine and bus', async () => {
     await sweep.eks.send(new DescribeClusterCommand({ name: 'demo' }));
-    const started = await sweep.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE.arn, name: 'demo-i-1', input: '{}' }));
+    const started = await sweep.sfn.send(
+      new StartExecutionCommand({ stateMachineArn: MACHINE.arn, name: 'demo-i-1', input: '{}' }),
+    );
     await sweep.sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-    await sweep.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS.name, Source: 'ec2-node-reconciler', DetailType: 'Node Deleted', Detail: '{}' }] }));
+    await sweep.events.send(
+      new PutEventsCommand({
+        Entries: [{ EventBusName: BUS.name, Source: 'ec2-node-reconciler', DetailType: 'Node Deleted', Detail: '{}' }],
+      }),
+    );
 
-    expect((await errorOf(sweep.eks.send(new DescribeClusterCommand({ name: 'other' })))).name).toBe('AccessDeniedException');
-    expect((await errorOf(sweep.events.send(new PutEventsCommand({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })))).status).toBe(400);
-    expect(world.aws.requestLog.filter({ denied: true }).map((e) => `${e.service}:${e.operation}`)).toEqual(['eks:DescribeCluster', 'events:PutEvents']);
+    expect((await errorOf(sweep.eks.send(new DescribeClusterCommand({ name: 'other' })))).name).toBe(
+      'AccessDeniedException',
+    );
+    expect(
+      (
+        await errorOf(
+          sweep.events.send(new PutEventsCommand({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })),
+        )
+      ).status,
+    ).toBe(400);
+    expect(world.aws.requestLog.filter({ denied: true }).map((e) => `${e.service}:${e.operation}`)).toEqual([
+      'eks:DescribeCluster',
+      'events:PutEvents',
+    ]);
   });
 
   it('should let the workflow invoke the drain step and not the sweep; the drain step reach its cluster and nothing of EC2', async () => {
     await workflow.lambda.send(new InvokeCommand({ FunctionName: DRAIN_STEP.arn, Payload: '{}' }));
-    const sweepInvoke = await errorOf(workflow.lambda.send(new InvokeCommand({ FunctionName: SWEEP.name, Payload: '{}' })));
+    const sweepInvoke = await errorOf(
+      workflow.lambda.send(new InvokeCommand({ FunctionName: SWEEP.name, Payload: '{}' })),
+    );
     await drainStep.eks.send(new DescribeClusterCommand({ name: 'demo' }));
     const describe = await errorOf(drainStep.ec2.send(new DescribeInstancesCommand({})));
 

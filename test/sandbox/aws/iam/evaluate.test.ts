@@ -1,7 +1,17 @@
 // The IAM evaluator on its own: statement matching and the evaluation order, from the IAM User
 // Guide's "Policy evaluation logic" and "IAM JSON policy elements" pages.
 import { describe, expect, it } from 'vitest';
-import { accessDeniedError, deniedSentence, evaluate, IamAuthorizer, parsePolicy, roleKey, type AuthorizationRequest, type NamedPolicy, type PolicyDocumentInput } from '../../../../lib/sandbox/aws/iam/index.js';
+import {
+  accessDeniedError,
+  deniedSentence,
+  evaluate,
+  IamAuthorizer,
+  parsePolicy,
+  roleKey,
+  type AuthorizationRequest,
+  type NamedPolicy,
+  type PolicyDocumentInput,
+} from '../../../../lib/sandbox/aws/iam/index.js';
 
 const ACCOUNT = '111122223333';
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/reconciler`;
@@ -12,10 +22,23 @@ type StatementInput = Extract<PolicyDocumentInput['Statement'], readonly unknown
 
 let counter = 0;
 /** A policy of the given statements, named for messages. */
-const policy = (...statements: StatementInput[]): NamedPolicy => parsePolicy(`policy-${++counter}`, { Version: '2012-10-17', Statement: statements });
-const allow = (Action: string | string[], Resource: string | string[] = '*', extra: Partial<StatementInput> = {}): StatementInput => ({ Effect: 'Allow', Action, Resource, ...extra });
-const deny = (Action: string | string[], Resource: string | string[] = '*', extra: Partial<StatementInput> = {}): StatementInput => ({ Effect: 'Deny', Action, Resource, ...extra });
-const call = (action: string, resources?: string[], context?: AuthorizationRequest['context']): AuthorizationRequest => ({ principal: SESSION, action, resources, context });
+const policy = (...statements: StatementInput[]): NamedPolicy =>
+  parsePolicy(`policy-${++counter}`, { Version: '2012-10-17', Statement: statements });
+const allow = (
+  Action: string | string[],
+  Resource: string | string[] = '*',
+  extra: Partial<StatementInput> = {},
+): StatementInput => ({ Effect: 'Allow', Action, Resource, ...extra });
+const deny = (
+  Action: string | string[],
+  Resource: string | string[] = '*',
+  extra: Partial<StatementInput> = {},
+): StatementInput => ({ Effect: 'Deny', Action, Resource, ...extra });
+const call = (
+  action: string,
+  resources?: string[],
+  context?: AuthorizationRequest['context'],
+): AuthorizationRequest => ({ principal: SESSION, action, resources, context });
 
 describe('IAM evaluation order', () => {
   it('should allow a call that an Allow statement matches', () => {
@@ -31,11 +54,18 @@ describe('IAM evaluation order', () => {
   it('should let an explicit Deny in another policy win over an Allow', () => {
     const denying = policy({ Sid: 'NoTerminate', ...deny('ec2:TerminateInstances') });
     const decision = evaluate([policy(allow('ec2:*')), denying], call('ec2:TerminateInstances'));
-    expect(decision).toMatchObject({ allowed: false, kind: 'explicit-deny', statement: { policy: denying.name, sid: 'NoTerminate' } });
+    expect(decision).toMatchObject({
+      allowed: false,
+      kind: 'explicit-deny',
+      statement: { policy: denying.name, sid: 'NoTerminate' },
+    });
   });
 
   it('should not let a Deny on another resource stop an allowed call', () => {
-    const decision = evaluate([policy(allow('sqs:SendMessage', QUEUE), deny('sqs:SendMessage', `${QUEUE}-dlq`))], call('sqs:SendMessage', [QUEUE]));
+    const decision = evaluate(
+      [policy(allow('sqs:SendMessage', QUEUE), deny('sqs:SendMessage', `${QUEUE}-dlq`))],
+      call('sqs:SendMessage', [QUEUE]),
+    );
     expect(decision.allowed).toBe(true);
   });
 
@@ -44,7 +74,11 @@ describe('IAM evaluation order', () => {
     const instance = `arn:aws:ec2:us-east-1:${ACCOUNT}:instance/i-1`;
     const volume = `arn:aws:ec2:us-east-1:${ACCOUNT}:volume/vol-1`;
     expect(evaluate(policies, call('ec2:CreateTags', [instance])).allowed).toBe(true);
-    expect(evaluate(policies, call('ec2:CreateTags', [instance, volume]))).toEqual({ allowed: false, kind: 'implicit-deny', resource: volume });
+    expect(evaluate(policies, call('ec2:CreateTags', [instance, volume]))).toEqual({
+      allowed: false,
+      kind: 'implicit-deny',
+      resource: volume,
+    });
   });
 
   it('should allow sts:GetCallerIdentity even against an explicit Deny, as STS documents', () => {
@@ -59,7 +93,9 @@ describe('IAM action and resource matching', () => {
     expect(evaluate([policy(allow('ec2:Describe*'))], call('ec2:DescribeInstanceStatus')).allowed).toBe(true);
     expect(evaluate([policy(allow('ec2:DescribeInstance?'))], call('ec2:DescribeInstances')).allowed).toBe(true);
     expect(evaluate([policy(allow('ec2:DescribeInstance?'))], call('ec2:DescribeInstanceStatus')).allowed).toBe(false);
-    expect(evaluate([policy(allow('ec2:Describe*'))], call('autoscaling:DescribeAutoScalingInstances')).allowed).toBe(false);
+    expect(evaluate([policy(allow('ec2:Describe*'))], call('autoscaling:DescribeAutoScalingInstances')).allowed).toBe(
+      false,
+    );
   });
 
   it('should apply NotAction to every action but the listed ones', () => {
@@ -69,7 +105,9 @@ describe('IAM action and resource matching', () => {
   });
 
   it('should apply NotResource to every resource but the listed ones', () => {
-    const policies = [policy(allow('sqs:*'), { Effect: 'Deny', Action: 'sqs:DeleteQueue', NotResource: `${QUEUE}-scratch` })];
+    const policies = [
+      policy(allow('sqs:*'), { Effect: 'Deny', Action: 'sqs:DeleteQueue', NotResource: `${QUEUE}-scratch` }),
+    ];
     expect(evaluate(policies, call('sqs:DeleteQueue', [QUEUE]))).toMatchObject({ kind: 'explicit-deny' });
     expect(evaluate(policies, call('sqs:DeleteQueue', [`${QUEUE}-scratch`])).allowed).toBe(true);
   });
@@ -77,9 +115,15 @@ describe('IAM action and resource matching', () => {
   it('should match ARNs segment by segment, case-sensitively, with wildcards inside segments', () => {
     const group = `arn:aws:autoscaling:us-east-1:${ACCOUNT}:autoScalingGroup:0f2a-uuid:autoScalingGroupName/eks-ng-1`;
     const anyGroup = `arn:aws:autoscaling:us-east-1:${ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/*`;
-    const check = (pattern: string, resource: string) => evaluate([policy(allow('autoscaling:CompleteLifecycleAction', pattern))], call('autoscaling:CompleteLifecycleAction', [resource])).allowed;
+    const check = (pattern: string, resource: string) =>
+      evaluate(
+        [policy(allow('autoscaling:CompleteLifecycleAction', pattern))],
+        call('autoscaling:CompleteLifecycleAction', [resource]),
+      ).allowed;
     expect(check(anyGroup, group)).toBe(true);
-    expect(check(`arn:aws:autoscaling:us-*:${ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/eks-*`, group)).toBe(true);
+    expect(check(`arn:aws:autoscaling:us-*:${ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/eks-*`, group)).toBe(
+      true,
+    );
     expect(check(`arn:aws:autoscaling:*:*:autoScalingGroup:*:autoScalingGroupName/eks-ng-?`, group)).toBe(true);
     expect(check(anyGroup.replace(ACCOUNT, '444455556666'), group)).toBe(false);
     expect(check(anyGroup.replace('autoScalingGroupName', 'autoscalinggroupname'), group)).toBe(false);
@@ -88,21 +132,41 @@ describe('IAM action and resource matching', () => {
   });
 
   it('should let only Resource "*" cover an action that has no resource type', () => {
-    expect(evaluate([policy(allow('ec2:DescribeInstances', `arn:aws:ec2:*:${ACCOUNT}:instance/*`))], call('ec2:DescribeInstances')).allowed).toBe(false);
+    expect(
+      evaluate(
+        [policy(allow('ec2:DescribeInstances', `arn:aws:ec2:*:${ACCOUNT}:instance/*`))],
+        call('ec2:DescribeInstances'),
+      ).allowed,
+    ).toBe(false);
     expect(evaluate([policy(allow('ec2:DescribeInstances', '*'))], call('ec2:DescribeInstances')).allowed).toBe(true);
   });
 });
 
 describe('IAM policy documents', () => {
   it('should read a lone statement object as a one-statement list', () => {
-    const single = parsePolicy('single', { Version: '2012-10-17', Statement: { Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: '*' } });
+    const single = parsePolicy('single', {
+      Version: '2012-10-17',
+      Statement: { Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: '*' },
+    });
     expect(evaluate([single], call('ec2:DescribeInstances')).allowed).toBe(true);
   });
 
   it('should refuse a statement with a Principal, with both Action and NotAction, or without a resource', () => {
-    expect(() => parsePolicy('trust', { Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole', Resource: '*' }] })).toThrow(/trust/);
-    expect(() => parsePolicy('both', { Statement: [{ Effect: 'Allow', Action: 'ec2:*', NotAction: 'ec2:RunInstances', Resource: '*' }] })).toThrow(/exactly one of Action and NotAction/);
-    expect(() => parsePolicy('none', { Statement: [{ Effect: 'Allow', Action: 'ec2:*' }] })).toThrow(/exactly one of Resource and NotResource/);
+    expect(() =>
+      parsePolicy('trust', {
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole', Resource: '*' },
+        ],
+      }),
+    ).toThrow(/trust/);
+    expect(() =>
+      parsePolicy('both', {
+        Statement: [{ Effect: 'Allow', Action: 'ec2:*', NotAction: 'ec2:RunInstances', Resource: '*' }],
+      }),
+    ).toThrow(/exactly one of Action and NotAction/);
+    expect(() => parsePolicy('none', { Statement: [{ Effect: 'Allow', Action: 'ec2:*' }] })).toThrow(
+      /exactly one of Resource and NotResource/,
+    );
   });
 
   it('should refuse an unknown condition operator when the policy is attached, not at the first call', () => {
@@ -130,7 +194,14 @@ describe('IamAuthorizer', () => {
 
   it('should give conditions the caller as aws:PrincipalArn and aws:PrincipalAccount', () => {
     const authorizer = new IamAuthorizer();
-    authorizer.attach(ROLE, policy(allow('ec2:DescribeInstances', '*', { Condition: { ArnEquals: { 'aws:PrincipalArn': ROLE }, StringEquals: { 'aws:PrincipalAccount': ACCOUNT } } })));
+    authorizer.attach(
+      ROLE,
+      policy(
+        allow('ec2:DescribeInstances', '*', {
+          Condition: { ArnEquals: { 'aws:PrincipalArn': ROLE }, StringEquals: { 'aws:PrincipalAccount': ACCOUNT } },
+        }),
+      ),
+    );
     expect(authorizer.authorize(call('ec2:DescribeInstances')).allowed).toBe(true);
   });
 
@@ -164,7 +235,9 @@ describe('access denied answers', () => {
     const { request, decision } = denied('ec2:CreateTags', [instance], [policy(deny('ec2:CreateTags'))]);
     const error = accessDeniedError('ec2', 'CreateTags', request, decision);
     expect(error.message).toMatch(
-      new RegExp(`^You are not authorized to perform this operation\\. User: .* on resource: ${instance} with an explicit deny in an identity-based policy\\. Encoded authorization failure message: [\\w-]+$`),
+      new RegExp(
+        `^You are not authorized to perform this operation\\. User: .* on resource: ${instance} with an explicit deny in an identity-based policy\\. Encoded authorization failure message: [\\w-]+$`,
+      ),
     );
   });
 

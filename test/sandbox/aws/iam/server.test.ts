@@ -1,7 +1,11 @@
 // IAM enforced by the emulator's server: real SDK v3 clients signed with a role session's
 // credentials, allowed and refused, each service answering a refusal in its own shape; the
 // operator's access; faults and IAM in AWS's order; EKS tokens signed by a role session.
-import { AutoScalingClient, CompleteLifecycleActionCommand, DescribeAutoScalingInstancesCommand } from '@aws-sdk/client-auto-scaling';
+import {
+  AutoScalingClient,
+  CompleteLifecycleActionCommand,
+  DescribeAutoScalingInstancesCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { CreateTagsCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -9,7 +13,12 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEksToken, DEFAULT_CREDENTIALS, type AwsEmulator, type EmulatorCredential } from '../../../../lib/sandbox/aws/index.js';
+import {
+  createEksToken,
+  DEFAULT_CREDENTIALS,
+  type AwsEmulator,
+  type EmulatorCredential,
+} from '../../../../lib/sandbox/aws/index.js';
 import { IamAuthorizer, parsePolicy, type PolicyDocumentInput } from '../../../../lib/sandbox/aws/iam/index.js';
 import { anInstance, errorOf, instanceId, startWorld, type World } from '../support/world.js';
 
@@ -23,7 +32,11 @@ const MACHINE = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:drain`;
 type Statement = Extract<PolicyDocumentInput['Statement'], readonly unknown[]>[number];
 let policies = 0;
 const policy = (...Statement: Statement[]) => parsePolicy(`policy-${++policies}`, { Version: '2012-10-17', Statement });
-const allow = (Action: string | string[], Resource: string | string[] = '*', extra: Partial<Statement> = {}): Statement => ({ Effect: 'Allow', Action, Resource, ...extra });
+const allow = (
+  Action: string | string[],
+  Resource: string | string[] = '*',
+  extra: Partial<Statement> = {},
+): Statement => ({ Effect: 'Allow', Action, Resource, ...extra });
 
 /** The SDK clients a function running under the session would make (no retries: every answer is the first). */
 function sessionClients(aws: AwsEmulator, credentials: EmulatorCredential) {
@@ -31,7 +44,11 @@ function sessionClients(aws: AwsEmulator, credentials: EmulatorCredential) {
     endpoint: aws.endpoint,
     region: aws.region,
     maxAttempts: 1,
-    credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken },
+    credentials: {
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      sessionToken: credentials.sessionToken,
+    },
   };
   return {
     ec2: new EC2Client(config),
@@ -80,19 +97,46 @@ interface ServiceCase {
 }
 
 const SERVICE_CASES: readonly ServiceCase[] = [
-  { service: 'EC2', action: 'ec2:DescribeInstances', call: (c) => c.ec2.send(new DescribeInstancesCommand({})), code: 'UnauthorizedOperation', status: 403 },
+  {
+    service: 'EC2',
+    action: 'ec2:DescribeInstances',
+    call: (c) => c.ec2.send(new DescribeInstancesCommand({})),
+    code: 'UnauthorizedOperation',
+    status: 403,
+  },
   {
     service: 'Auto Scaling',
     action: 'autoscaling:CompleteLifecycleAction',
-    call: (c) => c.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' })),
+    call: (c) =>
+      c.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-a',
+          LifecycleHookName: 'drain',
+          InstanceId: instanceId(1),
+          LifecycleActionResult: 'CONTINUE',
+        }),
+      ),
     code: 'AccessDenied',
     status: 403,
   },
-  { service: 'EKS', action: 'eks:DescribeCluster', call: (c) => c.eks.send(new DescribeClusterCommand({ name: 'demo' })), code: 'AccessDeniedException', status: 403 },
+  {
+    service: 'EKS',
+    action: 'eks:DescribeCluster',
+    call: (c) => c.eks.send(new DescribeClusterCommand({ name: 'demo' })),
+    code: 'AccessDeniedException',
+    status: 403,
+  },
   {
     service: 'EventBridge',
     action: 'events:PutEvents',
-    call: (c) => c.events.send(new PutEventsCommand({ Entries: [{ EventBusName: 'reconciler', Source: 'ec2-node-reconciler', DetailType: 'Node Deleted', Detail: '{}' }] })),
+    call: (c) =>
+      c.events.send(
+        new PutEventsCommand({
+          Entries: [
+            { EventBusName: 'reconciler', Source: 'ec2-node-reconciler', DetailType: 'Node Deleted', Detail: '{}' },
+          ],
+        }),
+      ),
     code: 'AccessDeniedException',
     status: 400,
   },
@@ -103,36 +147,55 @@ const SERVICE_CASES: readonly ServiceCase[] = [
     code: 'AccessDeniedException',
     status: 400,
   },
-  { service: 'Lambda', action: 'lambda:InvokeFunction', call: (c) => c.lambda.send(new InvokeCommand({ FunctionName: 'drain-step', Payload: '{}' })), code: 'AccessDeniedException', status: 403 },
+  {
+    service: 'Lambda',
+    action: 'lambda:InvokeFunction',
+    call: (c) => c.lambda.send(new InvokeCommand({ FunctionName: 'drain-step', Payload: '{}' })),
+    code: 'AccessDeniedException',
+    status: 403,
+  },
 ];
 
 describe('IAM on every call of a role session', () => {
-  it.each(SERVICE_CASES.map((c) => [c.service, c] as const))('should let %s through when the role allows the action', async (_name, c) => {
-    iam.attach(ROLE, policy(allow(c.action)));
+  it.each(SERVICE_CASES.map((c) => [c.service, c] as const))(
+    'should let %s through when the role allows the action',
+    async (_name, c) => {
+      iam.attach(ROLE, policy(allow(c.action)));
 
-    await c.call(session);
+      await c.call(session);
 
-    expect(world.aws.requestLog.entries.at(-1)).toMatchObject({ principal: SESSION_ARN, status: 200 });
-    expect(world.aws.requestLog.entries.at(-1)).not.toHaveProperty('denied');
-  });
+      expect(world.aws.requestLog.entries.at(-1)).toMatchObject({ principal: SESSION_ARN, status: 200 });
+      expect(world.aws.requestLog.entries.at(-1)).not.toHaveProperty('denied');
+    },
+  );
 
-  it.each(SERVICE_CASES.map((c) => [c.service, c] as const))('should refuse %s with its own AccessDenied answer when the role does not allow it', async (_name, c) => {
-    iam.attach(ROLE, policy(allow('sts:GetCallerIdentity')));
+  it.each(SERVICE_CASES.map((c) => [c.service, c] as const))(
+    'should refuse %s with its own AccessDenied answer when the role does not allow it',
+    async (_name, c) => {
+      iam.attach(ROLE, policy(allow('sts:GetCallerIdentity')));
 
-    const error = await errorOf(c.call(session));
+      const error = await errorOf(c.call(session));
 
-    expect(error).toMatchObject({ name: c.code, status: c.status });
-    expect(error.message).toContain(`User: ${SESSION_ARN} is not authorized to perform: ${c.action}`);
-    expect(error.message).toContain(`because no identity-based policy allows the ${c.action} action`);
-    const [entry] = world.aws.requestLog.filter({ denied: true });
-    expect(entry).toMatchObject({ errorCode: c.code, status: c.status, denied: true, principal: SESSION_ARN });
-    expect(world.aws.counters.denied()).toBe(1);
-  });
+      expect(error).toMatchObject({ name: c.code, status: c.status });
+      expect(error.message).toContain(`User: ${SESSION_ARN} is not authorized to perform: ${c.action}`);
+      expect(error.message).toContain(`because no identity-based policy allows the ${c.action} action`);
+      const [entry] = world.aws.requestLog.filter({ denied: true });
+      expect(entry).toMatchObject({ errorCode: c.code, status: c.status, denied: true, principal: SESSION_ARN });
+      expect(world.aws.counters.denied()).toBe(1);
+    },
+  );
 
   it('should do nothing a refused call asks for', async () => {
     iam.attach(ROLE, policy(allow('ec2:Describe*')));
 
-    await errorOf(session.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'ec2-node-reconciler/decommission', Value: 'x' }] })));
+    await errorOf(
+      session.ec2.send(
+        new CreateTagsCommand({
+          Resources: [instanceId(1)],
+          Tags: [{ Key: 'ec2-node-reconciler/decommission', Value: 'x' }],
+        }),
+      ),
+    );
     await errorOf(SERVICE_CASES[1]?.call(session) ?? Promise.resolve());
     await errorOf(session.lambda.send(new InvokeCommand({ FunctionName: 'drain-step', Payload: '{}' })));
 
@@ -144,23 +207,53 @@ describe('IAM on every call of a role session', () => {
   });
 
   it('should name the resource and the explicit deny in the refusal, and encode EC2’s mutation failures', async () => {
-    iam.attach(ROLE, policy(allow('ec2:*'), { Effect: 'Deny', Action: 'ec2:CreateTags', Resource: `arn:aws:ec2:*:*:instance/${instanceId(1)}` }));
+    iam.attach(
+      ROLE,
+      policy(allow('ec2:*'), {
+        Effect: 'Deny',
+        Action: 'ec2:CreateTags',
+        Resource: `arn:aws:ec2:*:*:instance/${instanceId(1)}`,
+      }),
+    );
 
-    const error = await errorOf(session.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'k', Value: 'v' }] })));
+    const error = await errorOf(
+      session.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1)], Tags: [{ Key: 'k', Value: 'v' }] })),
+    );
 
     expect(error.name).toBe('UnauthorizedOperation');
     expect(error.message).toMatch(
-      new RegExp(`^You are not authorized to perform this operation\\. User: ${SESSION_ARN} is not authorized to perform: ec2:CreateTags on resource: arn:aws:ec2:us-east-1:${ACCOUNT}:instance/${instanceId(1)} with an explicit deny in an identity-based policy\\. Encoded authorization failure message: [\\w-]+$`),
+      new RegExp(
+        `^You are not authorized to perform this operation\\. User: ${SESSION_ARN} is not authorized to perform: ec2:CreateTags on resource: arn:aws:ec2:us-east-1:${ACCOUNT}:instance/${instanceId(1)} with an explicit deny in an identity-based policy\\. Encoded authorization failure message: [\\w-]+$`,
+      ),
     );
   });
 
   it('should check permission before a DryRun: DryRunOperation when allowed, UnauthorizedOperation when not', async () => {
-    iam.attach(ROLE, policy(allow('ec2:CreateTags', 'arn:aws:ec2:*:*:instance/*', { Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'demo' } } })));
+    iam.attach(
+      ROLE,
+      policy(
+        allow('ec2:CreateTags', 'arn:aws:ec2:*:*:instance/*', {
+          Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'demo' } },
+        }),
+      ),
+    );
     world.aws.state.seedInstance(anInstance(2, { tags: { 'eks:cluster-name': 'other' } }));
 
-    const ours = await errorOf(session.ec2.send(new CreateTagsCommand({ DryRun: true, Resources: [instanceId(1)], Tags: [{ Key: 'k', Value: 'v' }] })));
-    const theirs = await errorOf(session.ec2.send(new CreateTagsCommand({ DryRun: true, Resources: [instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] })));
-    const both = await errorOf(session.ec2.send(new CreateTagsCommand({ Resources: [instanceId(1), instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] })));
+    const ours = await errorOf(
+      session.ec2.send(
+        new CreateTagsCommand({ DryRun: true, Resources: [instanceId(1)], Tags: [{ Key: 'k', Value: 'v' }] }),
+      ),
+    );
+    const theirs = await errorOf(
+      session.ec2.send(
+        new CreateTagsCommand({ DryRun: true, Resources: [instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] }),
+      ),
+    );
+    const both = await errorOf(
+      session.ec2.send(
+        new CreateTagsCommand({ Resources: [instanceId(1), instanceId(2)], Tags: [{ Key: 'k', Value: 'v' }] }),
+      ),
+    );
 
     expect(ours.name).toBe('DryRunOperation');
     expect(theirs.name).toBe('UnauthorizedOperation');
@@ -173,8 +266,12 @@ describe('IAM on every call of a role session', () => {
     iam.attach(ROLE, policy(allow('events:PutEvents', `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/reconciler`)));
     const entry = { Source: 'ec2-node-reconciler', DetailType: 'Node Deleted', Detail: '{}' };
 
-    const out = await session.events.send(new PutEventsCommand({ Entries: [{ ...entry, EventBusName: 'reconciler' }] }));
-    const error = await errorOf(session.events.send(new PutEventsCommand({ Entries: [{ ...entry, EventBusName: 'reconciler' }, entry] })));
+    const out = await session.events.send(
+      new PutEventsCommand({ Entries: [{ ...entry, EventBusName: 'reconciler' }] }),
+    );
+    const error = await errorOf(
+      session.events.send(new PutEventsCommand({ Entries: [{ ...entry, EventBusName: 'reconciler' }, entry] })),
+    );
 
     expect(out.FailedEntryCount).toBe(0);
     expect(error.message).toContain(`on resource: arn:aws:events:${REGION}:${ACCOUNT}:event-bus/default`);
@@ -209,13 +306,21 @@ describe('IAM on every call of a role session', () => {
 
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ __type: 'MissingAuthenticationToken' });
-    expect(world.aws.requestLog.entries.at(-1)).toMatchObject({ service: 'events', operation: 'PutEvents', denied: true });
+    expect(world.aws.requestLog.entries.at(-1)).toMatchObject({
+      service: 'events',
+      operation: 'PutEvents',
+      denied: true,
+    });
   });
 
   it('should answer an operation the service does not have as the service does, not as IAM', async () => {
     const response = await fetch(world.aws.endpoint, {
       method: 'POST',
-      headers: { 'x-amz-target': 'AWSEvents.PutRule', 'content-type': 'application/x-amz-json-1.1', authorization: `AWS4-HMAC-SHA256 Credential=${DEFAULT_CREDENTIALS.accessKeyId}/20261129/${REGION}/events/aws4_request, SignedHeaders=host, Signature=x` },
+      headers: {
+        'x-amz-target': 'AWSEvents.PutRule',
+        'content-type': 'application/x-amz-json-1.1',
+        authorization: `AWS4-HMAC-SHA256 Credential=${DEFAULT_CREDENTIALS.accessKeyId}/20261129/${REGION}/events/aws4_request, SignedHeaders=host, Signature=x`,
+      },
       body: '{}',
     });
 
@@ -226,7 +331,13 @@ describe('IAM on every call of a role session', () => {
 describe('faults and IAM', () => {
   it('should inject a fault named by the IAM action into calls IAM allows, and never into refused ones', async () => {
     iam.attach(ROLE, policy(allow('lambda:InvokeFunction', `arn:aws:lambda:${REGION}:${ACCOUNT}:function:drain-step`)));
-    world.aws.faults.fail({ service: 'lambda', operation: 'InvokeFunction', code: 'ServiceException', status: 500, count: 1 });
+    world.aws.faults.fail({
+      service: 'lambda',
+      operation: 'InvokeFunction',
+      code: 'ServiceException',
+      status: 500,
+      count: 1,
+    });
 
     const refused = await errorOf(session.lambda.send(new InvokeCommand({ FunctionName: 'sweep', Payload: '{}' })));
     const failed = await errorOf(session.lambda.send(new InvokeCommand({ FunctionName: 'drain-step', Payload: '{}' })));
@@ -242,7 +353,14 @@ describe('faults and IAM', () => {
 describe('principals', () => {
   it('should let the operator’s IAM user do everything', async () => {
     const out = await world.ec2.send(new DescribeInstancesCommand({}));
-    await world.autoScaling.send(new CompleteLifecycleActionCommand({ AutoScalingGroupName: 'ng-a', LifecycleHookName: 'drain', InstanceId: instanceId(1), LifecycleActionResult: 'CONTINUE' }));
+    await world.autoScaling.send(
+      new CompleteLifecycleActionCommand({
+        AutoScalingGroupName: 'ng-a',
+        LifecycleHookName: 'drain',
+        InstanceId: instanceId(1),
+        LifecycleActionResult: 'CONTINUE',
+      }),
+    );
 
     expect(out.Reservations).toHaveLength(1);
     expect(world.aws.requestLog.entries.map((e) => [e.principal, e.denied])).toEqual([
@@ -282,14 +400,27 @@ describe('principals', () => {
   it('should verify an EKS token signed with a role session’s credentials and give the caller’s ARN', async () => {
     const credentials = world.aws.sessionCredentials(ROLE, 'drain-step');
     const token = await createEksToken({ clusterName: 'demo', region: REGION, clock: world.clock, credentials });
-    const unknown = await createEksToken({ clusterName: 'demo', region: REGION, clock: world.clock, credentials: { ...credentials, accessKeyId: 'ASIAAAAAAAAAAAAAAAAA' } });
+    const unknown = await createEksToken({
+      clusterName: 'demo',
+      region: REGION,
+      clock: world.clock,
+      credentials: { ...credentials, accessKeyId: 'ASIAAAAAAAAAAAAAAAAA' },
+    });
 
-    expect(await world.aws.verifyEksToken(token, 'demo')).toMatchObject({ ok: true, arn: `arn:aws:sts::${ACCOUNT}:assumed-role/reconciler-sweep/drain-step`, sessionName: 'drain-step' });
+    expect(await world.aws.verifyEksToken(token, 'demo')).toMatchObject({
+      ok: true,
+      arn: `arn:aws:sts::${ACCOUNT}:assumed-role/reconciler-sweep/drain-step`,
+      sessionName: 'drain-step',
+    });
     expect(await world.aws.verifyEksToken(unknown, 'demo')).toMatchObject({ ok: false });
   });
 
   it('should add a credential pair the caller brings, and know its identity at once', async () => {
-    world.aws.addCredential({ accessKeyId: 'AKIAOTHEROPERATOR000', secretAccessKey: 'secret', arn: `arn:aws:iam::${ACCOUNT}:user/bob` });
+    world.aws.addCredential({
+      accessKeyId: 'AKIAOTHEROPERATOR000',
+      secretAccessKey: 'secret',
+      arn: `arn:aws:iam::${ACCOUNT}:user/bob`,
+    });
     iam.attach(`arn:aws:iam::${ACCOUNT}:user/bob`, policy(allow('eks:DescribeCluster')));
     const bob = sessionClients(world.aws, { accessKeyId: 'AKIAOTHEROPERATOR000', secretAccessKey: 'secret' });
     try {

@@ -3,7 +3,12 @@
 // #15 found the sweep denied DescribeLifecycleHooks and three grants nothing calls; both are fixed and
 // held here: every call a role makes is allowed, and what was removed is denied.
 import { describe, expect, it } from 'vitest';
-import { IamAuthorizer, resourceTagKeys, requestTagKeys, type AuthorizationRequest } from '../../../../lib/sandbox/aws/iam/index.js';
+import {
+  IamAuthorizer,
+  resourceTagKeys,
+  requestTagKeys,
+  type AuthorizationRequest,
+} from '../../../../lib/sandbox/aws/iam/index.js';
 import { DECOMMISSION_TAG } from '../../../../lib/contract/labels.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';
 
@@ -52,15 +57,22 @@ describe('IAM of the synthesized stack', () => {
   it('should allow lifecycle and health calls only on groups tagged as the cluster’s', () => {
     for (const action of ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth']) {
       expect(decide(SWEEP, action, [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
-      expect(decide(SWEEP, action, [GROUP], resourceTagKeys('autoscaling', { 'kubernetes.io/cluster/demo': 'owned' })).allowed).toBe(true);
-      expect(decide(SWEEP, action, [GROUP], resourceTagKeys('autoscaling', { 'eks:cluster-name': 'other' })).allowed).toBe(false);
+      expect(
+        decide(SWEEP, action, [GROUP], resourceTagKeys('autoscaling', { 'kubernetes.io/cluster/demo': 'owned' }))
+          .allowed,
+      ).toBe(true);
+      expect(
+        decide(SWEEP, action, [GROUP], resourceTagKeys('autoscaling', { 'eks:cluster-name': 'other' })).allowed,
+      ).toBe(false);
       expect(decide(SWEEP, action, [GROUP]).allowed).toBe(false);
     }
   });
 
   it('should deny every role CreateTags, even for the decommission key: only the operator’s `decommission` tags (issue #15)', () => {
     for (const role of [EVENTS, SWEEP, DRAIN_STEP, WORKFLOW]) {
-      expect(decide(role, 'ec2:CreateTags', [INSTANCE], requestTagKeys({ [DECOMMISSION_TAG]: 'by operator' })).allowed).toBe(false);
+      expect(
+        decide(role, 'ec2:CreateTags', [INSTANCE], requestTagKeys({ [DECOMMISSION_TAG]: 'by operator' })).allowed,
+      ).toBe(false);
     }
   });
 
@@ -80,9 +92,25 @@ describe('IAM of the synthesized stack', () => {
     expect(decide(DRAIN_STEP, 'eks:DescribeCluster', [arn('eks', 'cluster/demo')]).allowed).toBe(true);
     expect(decide(DRAIN_STEP, 'ec2:DescribeInstances').allowed).toBe(false);
     // It heartbeats at the start of every invocation, for the cluster's groups only.
-    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
-    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], resourceTagKeys('autoscaling', { 'kubernetes.io/cluster/demo': 'shared' })).allowed).toBe(true);
-    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], resourceTagKeys('autoscaling', { 'eks:cluster-name': 'other' })).allowed).toBe(false);
+    expect(decide(DRAIN_STEP, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(
+      true,
+    );
+    expect(
+      decide(
+        DRAIN_STEP,
+        'autoscaling:RecordLifecycleActionHeartbeat',
+        [GROUP],
+        resourceTagKeys('autoscaling', { 'kubernetes.io/cluster/demo': 'shared' }),
+      ).allowed,
+    ).toBe(true);
+    expect(
+      decide(
+        DRAIN_STEP,
+        'autoscaling:RecordLifecycleActionHeartbeat',
+        [GROUP],
+        resourceTagKeys('autoscaling', { 'eks:cluster-name': 'other' }),
+      ).allowed,
+    ).toBe(false);
     expect(decide(DRAIN_STEP, 'autoscaling:CompleteLifecycleAction', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(false);
   });
 
@@ -90,15 +118,24 @@ describe('IAM of the synthesized stack', () => {
     const drainStep = byLogicalId(deployment.functions, 'ReconcilerFunctionsDrainStep');
     const [bus] = deployment.eventBuses;
     expect(decide(WORKFLOW, 'lambda:InvokeFunction', [drainStep.arn]).allowed).toBe(true);
-    expect(decide(WORKFLOW, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsSweep').arn]).allowed).toBe(false);
+    expect(
+      decide(WORKFLOW, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsSweep').arn])
+        .allowed,
+    ).toBe(false);
     expect(decide(WORKFLOW, 'autoscaling:RecordLifecycleActionHeartbeat', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
     expect(decide(WORKFLOW, 'autoscaling:CompleteLifecycleAction', [GROUP], DEMO_GROUP_TAGS).allowed).toBe(true);
     expect(decide(WORKFLOW, 'events:PutEvents', [bus?.arn ?? '']).allowed).toBe(true);
   });
 
   it('should let the schedule role invoke the sweep function only', () => {
-    expect(decide(SCHEDULER, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsSweep').arn]).allowed).toBe(true);
-    expect(decide(SCHEDULER, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsEvents').arn]).allowed).toBe(false);
+    expect(
+      decide(SCHEDULER, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsSweep').arn])
+        .allowed,
+    ).toBe(true);
+    expect(
+      decide(SCHEDULER, 'lambda:InvokeFunction', [byLogicalId(deployment.functions, 'ReconcilerFunctionsEvents').arn])
+        .allowed,
+    ).toBe(false);
   });
 
   it('should no longer grant what issue #15 found unused: ec2:DescribeTags, and lifecycle heartbeats to the events and sweep roles', () => {

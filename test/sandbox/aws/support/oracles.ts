@@ -60,7 +60,12 @@ export interface CliResult {
 }
 
 /** Runs one CLI command against an endpoint with the emulator's default credentials and no local config. */
-export function runCli(cli: AwsCli, endpoint: string, args: readonly string[], region = 'us-east-1'): Promise<CliResult> {
+export function runCli(
+  cli: AwsCli,
+  endpoint: string,
+  args: readonly string[],
+  region = 'us-east-1',
+): Promise<CliResult> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
@@ -90,7 +95,10 @@ export function runCli(cli: AwsCli, endpoint: string, args: readonly string[], r
 
 /** Whether moto's server can be started by this Python. */
 export function motoMissing(): string | undefined {
-  const probe = spawnSync('python3', ['-c', 'import moto, moto.server; print(moto.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  const probe = spawnSync('python3', ['-c', 'import moto, moto.server; print(moto.__version__)'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return probe.status === 0 ? undefined : 'moto is not importable by python3 (pip install "moto[server]")';
 }
 
@@ -118,7 +126,9 @@ export interface Moto {
 /** Starts `python3 -m moto.server` on a free port and waits until it answers. */
 export async function startMoto(): Promise<Moto> {
   const port = await freePort();
-  const child: ChildProcess = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);

@@ -5,7 +5,12 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { STSClient } from '@aws-sdk/client-sts';
 import { VirtualClock } from '../../../../lib/model/clock.js';
-import { startAwsEmulator, type AwsEmulator, type AwsEmulatorOptions, type SeedInstance } from '../../../../lib/sandbox/aws/index.js';
+import {
+  startAwsEmulator,
+  type AwsEmulator,
+  type AwsEmulatorOptions,
+  type SeedInstance,
+} from '../../../../lib/sandbox/aws/index.js';
 
 /** 2026-11-29T12:00:00Z, the scenarios' customary start. */
 export const START = Date.UTC(2026, 10, 29, 12);
@@ -20,7 +25,11 @@ export interface Clients {
   readonly sfn: SFNClient;
 }
 
-export function clientsFor(config: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } }): Clients {
+export function clientsFor(config: {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+}): Clients {
   return {
     ec2: new EC2Client(config),
     autoScaling: new AutoScalingClient(config),

@@ -14,7 +14,11 @@ for await (const line of lines) {
       millis: () => now,
       now: () => new Date(now).toISOString(),
     });
-    answer = { ok: true, value: value === undefined ? null : JSON.parse(JSON.stringify(value)), undefined: value === undefined };
+    answer = {
+      ok: true,
+      value: value === undefined ? null : JSON.parse(JSON.stringify(value)),
+      undefined: value === undefined,
+    };
   } catch (error) {
     answer = { ok: false, error: `${error.code ?? ''} ${error.message ?? String(error)}`.trim() };
   }

@@ -1,6 +1,6 @@
 import type { Instance, InstanceStatusEvent } from '@aws-sdk/client-ec2';
 import { isInstanceId } from '../model/instance-id.js';
-import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
+import { INSTANCE_STATES, type InstanceState } from '../model/instance-states.js';
 import type { InstanceView, ScheduledEvent, ScheduledEventCode } from '../model/observation.js';
 
 export const SCHEDULED_EVENT_CODES: readonly ScheduledEventCode[] = [

@@ -4,7 +4,7 @@
 // 100,000-node sweep's CPU.
 import { isInstanceId } from '../model/instance-id.js';
 import type { InstanceView } from '../model/observation.js';
-import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
+import { INSTANCE_STATES, type InstanceState } from '../model/instance-states.js';
 import { scanXml } from './xml-scan.js';
 
 export { UnexpectedXml as UnexpectedInstancesXml } from './xml-scan.js';

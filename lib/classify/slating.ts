@@ -1,8 +1,8 @@
 import { DECOMMISSION_TAG } from '../contract/labels.js';
-import { DRAIN_SLATING_STATES } from '../model/instance-states.js';
+import { DRAIN_SLATING_STATES, type InstanceState } from '../model/instance-states.js';
 import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
-import type { InstanceState, LifecycleRef, Signal } from '../model/signal.js';
+import type { LifecycleRef, Signal } from '../model/signal.js';
 import type { Settings } from '../settings.js';
 
 /**

@@ -132,13 +132,11 @@ export function summarize(reports: readonly PodReport[]): DrainSummary {
       .map((r) => ({ pod: podKey(r.pod), reason: reasonCode(r), ...(r.pdb !== undefined ? { pdb: r.pdb } : {}) })),
     graceShortened: {
       pods: shortened.length,
-      examples: shortened
-        .slice(0, SUMMARY_EXAMPLES)
-        .map((r) => ({
-          pod: podKey(r.pod),
-          seconds: r.grace?.given ?? 0,
-          ...(r.grace ? { podSeconds: r.grace.pod } : {}),
-        })),
+      examples: shortened.slice(0, SUMMARY_EXAMPLES).map((r) => ({
+        pod: podKey(r.pod),
+        seconds: r.grace?.given ?? 0,
+        ...(r.grace ? { podSeconds: r.grace.pod } : {}),
+      })),
     },
   };
 }

@@ -1,8 +1,11 @@
-// Two sets of EC2 instance states, for two different questions. They differ on purpose: `stopped`
+// EC2's instance states, and two sets of them for two different questions. The sets differ on purpose: `stopped`
 // is worth an event (its Node gets the shutdown taint at once, without waiting for a sweep) but is
 // no reason to drain: the machine is down already, and the observed state makes it its own
 // condition (stopped-machine).
-import type { InstanceState } from './signal.js';
+
+/** Every state EC2 reports for an instance. */
+export const INSTANCE_STATES = ['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped'] as const;
+export type InstanceState = (typeof INSTANCE_STATES)[number];
 
 /**
  * The states whose EC2 Instance State-change Notification becomes a signal, and so the only ones

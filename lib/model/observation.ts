@@ -1,6 +1,6 @@
 import type { InstanceId } from './instance-id.js';
 import type { ConditionStatus, NodeConditionView, RepairCondition } from './node-conditions.js';
-import type { InstanceState } from './signal.js';
+import type { InstanceState } from './instance-states.js';
 
 export type ReadyStatus = ConditionStatus;
 

@@ -1,3 +1,4 @@
+import type { InstanceState } from './instance-states.js';
 import type { InstanceId } from './instance-id.js';
 import type { ScheduledChangeClass } from './scheduled-change.js';
 
@@ -13,9 +14,6 @@ export const SIGNAL_KINDS = [
   'decommission-tag',
 ] as const;
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
-
-export const INSTANCE_STATES = ['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped'] as const;
-export type InstanceState = (typeof INSTANCE_STATES)[number];
 
 /** The ASG lifecycle action a drain must complete (CONTINUE) when it is done. */
 export interface LifecycleRef {

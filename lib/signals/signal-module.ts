@@ -121,11 +121,9 @@ export function ignore(reason: string): Conversion {
  * EventBridge ids are UUIDs. The id becomes a correlation id in logs and part of a workflow
  * execution name, so anything outside a plain token is refused rather than passed along.
  */
-const EventIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, {
-    message: 'must be an event id (letters, digits, - _ . :, at most 128)',
-  });
+const EventIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, {
+  message: 'must be an event id (letters, digits, - _ . :, at most 128)',
+});
 
 /**
  * The EventBridge envelope, field for field Powertools' `EventBridgeSchema`

@@ -20,8 +20,7 @@
  */
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
-import { SIGNALLED_STATES } from '../model/instance-states.js';
-import { INSTANCE_STATES, type InstanceState } from '../model/signal.js';
+import { INSTANCE_STATES, SIGNALLED_STATES, type InstanceState } from '../model/instance-states.js';
 import { defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
 const MEANING: Readonly<Record<InstanceState, string | undefined>> = {

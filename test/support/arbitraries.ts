@@ -14,7 +14,8 @@ import type {
   NodeView,
   Observation,
 } from '../../lib/model/observation.js';
-import { INSTANCE_STATES, SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
+import { SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
+import { INSTANCE_STATES } from '../../lib/model/instance-states.js';
 import {
   MIN_REPAIR_AFTER_MS,
   MONITORING_AGENT_CONDITIONS,

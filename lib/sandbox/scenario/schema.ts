@@ -148,12 +148,10 @@ const StepSchema = z.union([
 const FAULT_API = /^(?:[a-z0-9-]+:[A-Za-z0-9]+|kube:(?:GET|POST|PUT|PATCH|DELETE) \/\S*)$/;
 const FaultSchema = z
   .object({
-    api: z
-      .string()
-      .regex(FAULT_API, {
-        message:
-          'must be service:Operation (e.g. ec2:DescribeInstances) or kube:VERB /path (e.g. kube:PATCH /api/v1/nodes/*)',
-      }),
+    api: z.string().regex(FAULT_API, {
+      message:
+        'must be service:Operation (e.g. ec2:DescribeInstances) or kube:VERB /path (e.g. kube:PATCH /api/v1/nodes/*)',
+    }),
     status: z.number().int().min(400).max(599).default(500),
     code: z.string().min(1).optional(),
     times: z.number().int().min(1).optional(),

@@ -19,14 +19,12 @@ export function denialsOf(world: {
   readonly kube: KubeEmulator;
   readonly serviceDenials: readonly Denial[];
 }): Denial[] {
-  const aws = world.aws.requestLog
-    .filter({ denied: true })
-    .map((e): Denial => ({
-      at: e.at,
-      api: 'aws',
-      call: `${e.service}:${e.operation}`,
-      by: e.principal ?? e.accessKeyId ?? '(unsigned)',
-    }));
+  const aws = world.aws.requestLog.filter({ denied: true }).map((e): Denial => ({
+    at: e.at,
+    api: 'aws',
+    call: `${e.service}:${e.operation}`,
+    by: e.principal ?? e.accessKeyId ?? '(unsigned)',
+  }));
   // 401: the caller's role has no access entry (or its token is bad); 403: RBAC refused it.
   const kube = world.kube.requestLog.entries
     .filter((e) => e.status === 401 || e.status === 403)

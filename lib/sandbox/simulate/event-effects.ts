@@ -18,7 +18,7 @@
 // Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
 // event older than the instance's current launch (a late delivery about an earlier life of the
 // machine, stopped and started since) changed nothing that is still true: it has no effect.
-import type { InstanceState } from '../../model/signal.js';
+import type { InstanceState } from '../../model/instance-states.js';
 import { SPOT_NOTICE_MS } from '../../model/spot-notice.js';
 import { signalKindOf } from '../../signals/index.js';
 import type { Sandbox } from './world.js';

@@ -1,4 +1,4 @@
-import type { InstanceState } from '../../../model/signal.js';
+import type { InstanceState } from '../../../model/instance-states.js';
 
 /**
  * What happened on the AWS side, in the order it happened (times are the clock's, in epoch ms).

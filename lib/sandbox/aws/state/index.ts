@@ -4,7 +4,7 @@ import { LABEL_PREFIX } from '../../../contract/labels.js';
 import { regionOfZone } from '../../../model/provider-id.js';
 import type { InstanceId } from '../../../model/instance-id.js';
 import type { InstanceView } from '../../../model/observation.js';
-import type { InstanceState } from '../../../model/signal.js';
+import type { InstanceState } from '../../../model/instance-states.js';
 import { IdSource, stableHex } from '../ids.js';
 import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } from './autoscaling.js';
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';

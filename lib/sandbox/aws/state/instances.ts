@@ -1,6 +1,6 @@
 import type { InstanceId } from '../../../model/instance-id.js';
 import type { ScheduledEventCode } from '../../../model/observation.js';
-import type { InstanceState } from '../../../model/signal.js';
+import type { InstanceState } from '../../../model/instance-states.js';
 import type { ChangeFeed } from './changes.js';
 
 /** EC2's numeric state codes (the low byte of `instanceState.code`). */

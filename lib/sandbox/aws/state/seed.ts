@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { regionOfZone } from '../../../model/provider-id.js';
 import { DurationSchema } from '../../../model/duration.js';
 import { InstanceIdSchema } from '../../../model/instance-id.js';
-import { INSTANCE_STATES } from '../../../model/signal.js';
+import { INSTANCE_STATES } from '../../../model/instance-states.js';
 import { LIFECYCLE_STATES } from './autoscaling.js';
 
 /** A duration as the scenario format writes it (`30s`, `5m`, `2h`, `3d`) or plain milliseconds. */
@@ -24,11 +24,9 @@ export const SeedInstanceSchema = z.strictObject({
   id: InstanceIdSchema,
   /** `absent`: EC2 does not know the id; nothing is stored. */
   state: z.enum([...INSTANCE_STATES, 'absent']),
-  zone: z
-    .string()
-    .refine((zone) => regionOfZone(zone) !== undefined, {
-      message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
-    }),
+  zone: z.string().refine((zone) => regionOfZone(zone) !== undefined, {
+    message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
+  }),
   /** Default: derived from the id (`ip-10-….ec2.internal` in us-east-1, `….<region>.compute.internal` elsewhere). */
   privateDnsName: z.string().min(1).optional(),
   launchedAgo: Duration.optional(),

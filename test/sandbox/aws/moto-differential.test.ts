@@ -107,6 +107,36 @@ async function launch(spec: Launch = {}): Promise<Instance> {
   return instance;
 }
 
+/** An Auto Scaling group of `size` instances launched in moto, and the same members seeded in ours. */
+async function launchGroup(name: string, size: number) {
+  await motoClients.ec2.send(
+    new CreateLaunchTemplateCommand({
+      LaunchTemplateName: name,
+      LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' },
+    }),
+  );
+  await motoClients.autoScaling.send(
+    new CreateAutoScalingGroupCommand({
+      AutoScalingGroupName: name,
+      LaunchTemplate: { LaunchTemplateName: name },
+      MinSize: size,
+      MaxSize: size,
+      DesiredCapacity: size,
+      AvailabilityZones: ['us-east-1a'],
+    }),
+  );
+  const members =
+    (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
+  for (const m of members.filter((member) => member.AutoScalingGroupName === name))
+    world.aws.state.seedInstance({
+      id: m.InstanceId ?? '',
+      state: 'running',
+      zone: m.AvailabilityZone ?? '',
+      autoScaling: { group: name },
+    });
+  return members;
+}
+
 const missing = motoMissing();
 
 describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion()})`, missing, () => {
@@ -395,31 +425,7 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
   });
 
   it('should describe Auto Scaling instances alike; MOTO DIFFERS on lifecycle actions and unhealthy replacement', async () => {
-    await motoClients.ec2.send(
-      new CreateLaunchTemplateCommand({
-        LaunchTemplateName: 'ng-a',
-        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' },
-      }),
-    );
-    await motoClients.autoScaling.send(
-      new CreateAutoScalingGroupCommand({
-        AutoScalingGroupName: 'ng-a',
-        LaunchTemplate: { LaunchTemplateName: 'ng-a' },
-        MinSize: 2,
-        MaxSize: 2,
-        DesiredCapacity: 2,
-        AvailabilityZones: ['us-east-1a'],
-      }),
-    );
-    const members =
-      (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
-    for (const m of members)
-      world.aws.state.seedInstance({
-        id: m.InstanceId ?? '',
-        state: 'running',
-        zone: m.AvailabilityZone ?? '',
-        autoScaling: { group: 'ng-a' },
-      });
+    const members = await launchGroup('ng-a', 2);
     // MOTO DIFFERS: DescribeAutoScalingInstances spells health HEALTHY/UNHEALTHY on AWS (DescribeAutoScalingGroups
     // says Healthy); moto says Healthy in both. Compared case-insensitively, and ours checked as AWS spells it.
     const normalise = (c: Clients) =>
@@ -484,31 +490,7 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
     expect(complete[0]).not.toEqual({ error: 'ValidationError' });
   });
   it('should list suspended processes alike through Suspend and ResumeProcesses (node repair stands down on them); MOTO DIFFERS on the suspension reason', async () => {
-    await motoClients.ec2.send(
-      new CreateLaunchTemplateCommand({
-        LaunchTemplateName: 'ng-s',
-        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceType: 'm5.large' },
-      }),
-    );
-    await motoClients.autoScaling.send(
-      new CreateAutoScalingGroupCommand({
-        AutoScalingGroupName: 'ng-s',
-        LaunchTemplate: { LaunchTemplateName: 'ng-s' },
-        MinSize: 1,
-        MaxSize: 1,
-        DesiredCapacity: 1,
-        AvailabilityZones: ['us-east-1a'],
-      }),
-    );
-    const members =
-      (await motoClients.autoScaling.send(new DescribeAutoScalingInstancesCommand({}))).AutoScalingInstances ?? [];
-    for (const m of members)
-      world.aws.state.seedInstance({
-        id: m.InstanceId ?? '',
-        state: 'running',
-        zone: m.AvailabilityZone ?? '',
-        autoScaling: { group: 'ng-s' },
-      });
+    await launchGroup('ng-s', 1);
     // MOTO DIFFERS: moto leaves SuspensionReason empty and lists processes in no order; AWS says
     // "User suspended at <time>". Compared as sorted names, with our reason checked on its own.
     const suspended = (c: Clients) =>

@@ -20,16 +20,18 @@ export function kubeConfigFromFile(options: { path?: string; context?: string } 
     kc.loadFromFile(options.path);
   } else {
     const fromEnv = (process.env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== '');
-    const files = fromEnv.length > 0 ? fromEnv : [join(homedir(), '.kube', 'config')];
+    const standard = join(homedir(), '.kube', 'config');
+    const files = fromEnv.length > 0 ? fromEnv : [standard];
     if (!files.some((file) => existsSync(file))) {
       throw new Error(
-        `no kubeconfig: ${fromEnv.length > 0 ? `none of $KUBECONFIG (${fromEnv.join(delimiter)}) exists` : `$KUBECONFIG is not set and ${files.join('')} does not exist`}; pass --kubeconfig PATH (for EKS: aws eks update-kubeconfig --name CLUSTER)`,
+        `no kubeconfig: ${fromEnv.length > 0 ? `none of $KUBECONFIG (${fromEnv.join(delimiter)}) exists` : `$KUBECONFIG is not set and ${standard} does not exist`}; pass --kubeconfig PATH (for EKS: aws eks update-kubeconfig --name CLUSTER)`,
       );
     }
     kc.loadFromDefault();
   }
   if (options.context) {
-    if (kc.getContextObject(options.context) === null || kc.getContextObject(options.context) === undefined) {
+    // client-node answers null (typed) or undefined (at run time) for an unknown name.
+    if (!kc.getContextObject(options.context)) {
       const known = kc.getContexts().map((c) => c.name);
       throw new Error(
         `no context ${JSON.stringify(options.context)} in the kubeconfig${known.length > 0 ? ` (it has: ${known.join(', ')})` : ' (it has none)'}`,

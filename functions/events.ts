@@ -15,6 +15,7 @@ import {
 } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { EVENT_RECORD_LOG } from '../lib/contract/function-logs.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -38,7 +39,7 @@ async function recordHandler(record: SQSRecord, context?: Context): Promise<void
     if (report) recordRunMetrics(metrics, report);
   } catch (error) {
     // The batch response names only the message: why it failed is said here, once.
-    logger.warn('record failed', { error: error instanceof Error ? error : new Error(String(error)) });
+    logger.warn(EVENT_RECORD_LOG.failed, { error: error instanceof Error ? error : new Error(String(error)) });
     throw error;
   } finally {
     logger.removeKeys(['messageId', 'receiveCount']);

@@ -1,7 +1,7 @@
 // Reading the app's CDK context (cdk.json and `-c key=value`) into typed options. Kept apart from
 // app.ts, which synthesizes on import, so that the parsing can be tested.
 import { PRODUCT_NAME } from '../lib/contract/product.js';
-import type { SettingsInput } from '../lib/settings.js';
+import type { SettingsInput } from '../lib/contract/settings.js';
 
 export interface AppOptions {
   readonly clusterNames: readonly string[];

@@ -18,7 +18,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SettingsSchema, type Settings, type SettingsInput } from '../lib/settings.js';
+import { SettingsSchema, type Settings, type SettingsInput } from '../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../lib/contract/env.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';

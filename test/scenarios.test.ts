@@ -14,6 +14,7 @@ import { describeDenial } from '../lib/sandbox/simulate/denials.js';
 import { simulate } from '../lib/sandbox/simulate/run.js';
 import { DEMO_FILE, demoScenarioYaml } from '../scripts/make-demo-scenario.js';
 import { scaleInstanceId, scaleScenarioText } from '../scripts/make-scale-scenario.js';
+import { cliOperator } from '../lib/cli/simulation-operator.js';
 
 const DIR = fileURLToPath(new URL('./scenarios/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -24,7 +25,7 @@ const KNOWN_BUG = /^#\s*KNOWN BUG:/m;
 async function failuresOf(file: string): Promise<string[]> {
   const loaded = await loadScenario(join(DIR, file));
   if (!loaded.scenario.expect) return [`${file}: states no expectations (every scenario needs \`expect\`)`];
-  const { simulation } = await simulate(loaded);
+  const { simulation } = await simulate(loaded, { operator: cliOperator });
   // A call the deployed IAM policies or the shipped RBAC refused is a defect unless the scenario expects it.
   const denied =
     loaded.scenario.expect.denied === undefined && simulation.denied.length > 0
@@ -64,7 +65,10 @@ describe('scripts/make-scale-scenario.ts', () => {
   it('should generate a scenario whose expectations hold: a divergence every thousand machines, the rest in sync', async () => {
     const scenario = parseScenario(scaleScenarioText({ nodes: 3000 }), 'scale-3000.json');
 
-    const { simulation } = await simulate({ scenario, baseDir: '.', file: 'scale-3000.json' });
+    const { simulation } = await simulate(
+      { scenario, baseDir: '.', file: 'scale-3000.json' },
+      { operator: cliOperator },
+    );
 
     expect(simulation.expectations?.failures).toEqual([]);
     expect(simulation.before.conditions).toMatchObject({

@@ -6,7 +6,7 @@ import { LEASE_DURATION_MS } from '../model/kubelet.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
 import { instanceIdOfNodeName } from '../model/provider-id.js';
 import type { Signal } from '../model/signal.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
 import { badAgentConditions } from './node-health.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';

@@ -3,7 +3,7 @@ import { DRAIN_SLATING_STATES, type InstanceState } from '../model/instance-stat
 import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { LifecycleRef, Signal } from '../model/signal.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 
 /**
  * Why a machine is about to go (removal) or to be taken down and brought back (maintenance),

@@ -1,7 +1,14 @@
 import type { RunReport } from '../report/report.js';
-import type { DrainRecord, Simulation, StepRecord } from '../sandbox/simulate/run.js';
+import type {
+  DrainRecord,
+  Simulation as SandboxSimulation,
+  StepRecord as SandboxStep,
+} from '../sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
 import { offset, table } from './table.js';
+
+type Simulation = SandboxSimulation<RunReport>;
+type StepRecord = SandboxStep<RunReport>;
 
 function stepLines(step: StepRecord, start: number): string[][] {
   const at = offset(step.at, start);

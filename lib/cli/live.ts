@@ -17,7 +17,7 @@ import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../kube
 import type { Clock } from '../model/clock.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
 import {
   completeLifecycleCommand,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { describeIssues } from '../model/zod-issues.js';
-import { SettingsSchema, type Settings } from '../settings.js';
+import { SettingsSchema, type Settings } from '../contract/settings.js';
 import { FUNCTION_ENV } from '../contract/env.js';
 
 export interface FunctionConfig {

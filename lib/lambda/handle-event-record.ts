@@ -4,6 +4,7 @@ import { runSignals } from '../pipeline/run.js';
 import type { RunPlace } from '../report/notify.js';
 import type { RunReport } from '../report/report.js';
 import { parseEvent } from '../signals/index.js';
+import { EVENT_RECORD_LOG } from '../contract/function-logs.js';
 
 /** A record that was reconciled but must be tried again (something could not be observed, or an action failed). */
 export class EventRecordFailure extends Error {
@@ -40,11 +41,11 @@ export async function handleEventRecord(
   logger.appendKeys({ correlationId: parsed.header.id });
   try {
     if (parsed.outcome === 'ignored') {
-      logger.info('event ignored', { reason: parsed.reason, detailType: parsed.header.detailType });
+      logger.info(EVENT_RECORD_LOG.ignored, { reason: parsed.reason, detailType: parsed.header.detailType });
       return undefined;
     }
     const report = await runSignals(await deps(), parsed.signals, { ...place, ...delivery });
-    logger.info('event reconciled', { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
+    logger.info(EVENT_RECORD_LOG.reconciled, { detailType: parsed.header.detailType, skipped: parsed.skipped, report });
     if (report.incomplete.length > 0) {
       // Nothing was decided for what could not be observed: retry the record rather than lose the event.
       throw new EventRecordFailure(

@@ -10,7 +10,7 @@ import { countAwsRequests } from '../aws/count-requests.js';
 import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import type { FunctionConfig } from './config.js';
 
 /**

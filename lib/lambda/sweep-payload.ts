@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { describeIssues } from '../model/zod-issues.js';
-import { SettingsSchema, type Settings } from '../settings.js';
+import { SettingsSchema, type Settings } from '../contract/settings.js';
 
 /** A manual invocation or the schedule's payload: `{ dryRun?, settings? }`. */
 export const SweepPayloadSchema = z

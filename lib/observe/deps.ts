@@ -5,7 +5,7 @@ import type { NodeFinder } from '../kube/find-node.js';
 import type { LeaseClient } from '../kube/leases.js';
 import type { NodeClient } from '../kube/nodes.js';
 import type { Clock } from '../model/clock.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 
 /** What observing needs: reads only, the slice of each adapter it calls. */
 export interface ObserveDeps {

@@ -13,7 +13,7 @@ import { LeaseClient } from '../kube/leases.js';
 import { NodeClient } from '../kube/nodes.js';
 import { sleepOn, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from './deps.js';
 

@@ -4,7 +4,7 @@ import type { Clock } from '../model/clock.js';
 import type { Action, SkippedAction } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import type { DrainExecutionState, NodeView, Observation } from '../model/observation.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import { drainClaimOf, type DrainClaim } from './own-cordon.js';
 
 export interface PlanContext {

@@ -2,7 +2,7 @@ import type { DrainClaimRequest, Plan, SkippedAction } from '../model/action.js'
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../contract/settings.js';
 import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-workflow.js';
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf } from './exclusion.js';

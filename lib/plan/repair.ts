@@ -11,7 +11,7 @@ import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
-import type { RepairSettings } from '../settings.js';
+import type { RepairSettings } from '../contract/settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
 import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Signal, SignalKind } from '../model/signal.js';
+import { SIGNAL_REJECTION_NAME } from '../contract/function-logs.js';
 
 /** The envelope fields worth logging with every outcome, rejections included. */
 export interface EventHeader {
@@ -89,7 +90,7 @@ export interface SignalModule<K extends SignalKind = SignalKind, S extends z.Zod
  * line alone tells an operator what to look at.
  */
 export class SignalRejection extends Error {
-  override readonly name = 'SignalRejection';
+  override readonly name = SIGNAL_REJECTION_NAME;
 
   constructor(
     /** Path of the offending field, `detail.affectedEntities[1].entityValue`, or `(event)` for the whole event. */

@@ -3,7 +3,7 @@ import { classify } from '../../lib/classify/classify.js';
 import type { ClassifiedPair, Condition } from '../../lib/model/condition.js';
 import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
-import type { Settings } from '../../lib/settings.js';
+import type { Settings } from '../../lib/contract/settings.js';
 import {
   aNode,
   anInstance,

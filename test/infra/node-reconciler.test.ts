@@ -10,7 +10,7 @@ import { NodeReconciler, SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconcile
 import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
-import { DEFAULT_SETTINGS } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../../lib/contract/env.js';
 import { OUTPUT_DETAIL_TYPES } from '../../lib/contract/output-events.js';
 import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';

@@ -13,7 +13,7 @@ import type { ReconcilerCluster } from '../../infra/cluster-access.js';
 import { logicalIdOf } from '../../infra/findings.js';
 import { NodeReconciler, type NodeReconcilerProps } from '../../infra/node-reconciler.js';
 import { RBAC_NAME, rbacManifests } from '../../lib/contract/rbac.js';
-import { parseSettings } from '../../lib/settings.js';
+import { parseSettings } from '../../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../../lib/contract/env.js';
 import { FakeCluster, testVpc } from './support/fake-cluster.js';
 import { synthesize, testEntries } from './support/synth.js';

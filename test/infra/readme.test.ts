@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { METRIC_NAMES } from '../../lib/contract/metrics.js';
 import { formatDuration } from '../../lib/model/duration.js';
-import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/contract/settings.js';
 
 const README = readFileSync(`${PROJECT_ROOT}README.md`, 'utf8');
 

@@ -10,7 +10,7 @@ import type { DrainApi } from '../../lib/drain/api.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSweep } from '../../lib/pipeline/run.js';
-import { DEFAULT_SETTINGS } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
 import {
   ASG,
   fixtureEvent,

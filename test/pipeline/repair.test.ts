@@ -9,7 +9,7 @@ import {
   DRAIN_OUTCOME_ANNOTATION,
   CORDONED_BY_ANNOTATION,
 } from '../../lib/contract/labels.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
 import {
   actionsOf,
   ASG,

@@ -4,7 +4,7 @@ import type { Action, Plan } from '../../lib/model/action.js';
 import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import { plan } from '../../lib/plan/plan.js';
-import type { Settings } from '../../lib/settings.js';
+import type { Settings } from '../../lib/contract/settings.js';
 import {
   aNode,
   anInstance,

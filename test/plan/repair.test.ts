@@ -7,7 +7,7 @@ import type { Action, Plan } from '../../lib/model/action.js';
 import type { InstanceView, NodeView, Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import { plan } from '../../lib/plan/plan.js';
-import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '../../lib/contract/settings.js';
 import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
 import {
   aNode,

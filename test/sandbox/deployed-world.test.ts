@@ -11,6 +11,7 @@ import { drainStepFunction } from '../../lib/sandbox/deployed/deploy.js';
 import type { Deployment } from '../../lib/sandbox/deployment/template.js';
 import { loadScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
+import { cliOperator } from '../../lib/cli/simulation-operator.js';
 
 const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
 const MINUTE = 60_000;
@@ -55,9 +56,12 @@ describe('the deployed permissions decide', () => {
   it('should leave the lifecycle action to the hook timeout, and show the denial, when the policy lacks autoscaling:CompleteLifecycleAction', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
 
-    const intact = (await simulate(loaded)).simulation;
+    const intact = (await simulate(loaded, { operator: cliOperator })).simulation;
     const stripped = (
-      await simulate(loaded, { sandbox: { alterDeployment: withoutPermission('autoscaling:CompleteLifecycleAction') } })
+      await simulate(loaded, {
+        operator: cliOperator,
+        sandbox: { alterDeployment: withoutPermission('autoscaling:CompleteLifecycleAction') },
+      })
     ).simulation;
 
     expect(intact.expectations?.failures).toEqual([]);
@@ -86,7 +90,7 @@ const endOf = (sandbox: Awaited<ReturnType<typeof simulate>>['sandbox']) => ({
 describe('the drain workflow keeps a lifecycle action alive and always ends it', () => {
   it('should drain for 20+ minutes behind a PDB under a 300 s hook, through two failed drain-step invocations, heartbeating at most every 150 s', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-long-pdb-drain-outlives-hook-timeout.yaml'));
-    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
+    const { simulation, sandbox } = await simulate(loaded, { operator: cliOperator, keepOpen: true });
     try {
       expect(simulation.expectations?.failures).toEqual([]);
       const [drain] = simulation.drains;
@@ -112,7 +116,7 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
 
   it('should complete the lifecycle action with CONTINUE and publish Drain Failed when the drain step fails after its retries', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'lifecycle-drain-step-failing-completes-and-reports.yaml'));
-    const { simulation, sandbox } = await simulate(loaded, { keepOpen: true });
+    const { simulation, sandbox } = await simulate(loaded, { operator: cliOperator, keepOpen: true });
     try {
       expect(simulation.expectations?.failures).toEqual([]);
       expect(endOf(sandbox)).toEqual({
@@ -129,6 +133,7 @@ describe('the drain workflow keeps a lifecycle action alive and always ends it',
     const loaded = await loadScenario(join(SCENARIOS, 'asg-lifecycle-action-drains-and-continues.yaml'));
     const otherVersion = withDrainStep("export const handler = async () => ({ outcome: 'paused', counts: {} });\n");
     const { simulation, sandbox } = await simulate(loaded, {
+      operator: cliOperator,
       keepOpen: true,
       sandbox: { alterDeployment: otherVersion },
     });
@@ -154,7 +159,7 @@ describe('what the world refuses shows as denied', () => {
     };
     const { simulation } = await simulate(
       { ...loaded, scenario: { ...loaded.scenario, faults: [] } },
-      { sandbox: { alterDeployment: noEntry } },
+      { operator: cliOperator, sandbox: { alterDeployment: noEntry } },
     );
 
     expect(simulation.denied.length).toBeGreaterThan(0);
@@ -176,7 +181,7 @@ describe('what the world refuses shows as denied', () => {
         })),
       })),
     });
-    const { simulation } = await simulate(loaded, { sandbox: { alterDeployment: noSqs } });
+    const { simulation } = await simulate(loaded, { operator: cliOperator, sandbox: { alterDeployment: noSqs } });
 
     expect(simulation.denied.map((d) => d.call)).toContain('sqs:ReceiveMessage');
     expect(simulation.steps.filter((s) => s.kind === 'event').map((s) => 'ignored' in s && s.ignored)).toEqual([
@@ -189,7 +194,7 @@ describe('what the world refuses shows as denied', () => {
 describe('Lambda as the services meet it', () => {
   it('should refuse a second sweep while the first holds the reserved concurrency of 1, cold or warm', async () => {
     const loaded = await loadScenario(join(SCENARIOS, 'in-sync-nothing-to-do.yaml'));
-    const { sandbox } = await simulate(loaded, { keepOpen: true });
+    const { sandbox } = await simulate(loaded, { operator: cliOperator, keepOpen: true });
     try {
       const sweep = sandbox.lambda.host(sandbox.functions.sweep);
       expect(sweep?.fn.reservedConcurrency).toBe(1);
@@ -211,7 +216,7 @@ describe('Lambda as the services meet it', () => {
       ...loaded,
       scenario: { ...loaded.scenario, faults: [{ api: 'lambda:InvokeFunction', status: 500 }] },
     };
-    const { simulation } = await simulate(faulty);
+    const { simulation } = await simulate(faulty, { operator: cliOperator });
 
     expect(simulation.steps.filter((s) => s.kind === 'sweep').map((s) => 'failed' in s && s.failed)).toEqual([
       expect.stringMatching(/did not run/),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatSimulation } from '../../lib/cli/format-simulation.js';
 import { parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
+import { cliOperator } from '../../lib/cli/simulation-operator.js';
 
 describe('the DRAINS rows of a simulation', () => {
   it('should count pods evicted and still terminating as evicted, not left, and name every shortened grace period', async () => {
@@ -29,9 +30,15 @@ expect:
         'grace.yaml',
       );
 
-    const own = (await simulate({ scenario: scenario('pod'), baseDir: '.', file: 'grace-pod.yaml' })).simulation;
-    const fitted = (await simulate({ scenario: scenario('fit-deadline'), baseDir: '.', file: 'grace-fit.yaml' }))
-      .simulation;
+    const own = (
+      await simulate({ scenario: scenario('pod'), baseDir: '.', file: 'grace-pod.yaml' }, { operator: cliOperator })
+    ).simulation;
+    const fitted = (
+      await simulate(
+        { scenario: scenario('fit-deadline'), baseDir: '.', file: 'grace-fit.yaml' },
+        { operator: cliOperator },
+      )
+    ).simulation;
 
     expect(own.drains).toEqual([
       expect.objectContaining({ status: 'deadline', evicted: 2, terminating: 2, left: 0, graceShortened: [] }),

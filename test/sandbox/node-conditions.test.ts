@@ -7,6 +7,7 @@ import { NodeSchema } from '../../lib/kube/schemas.js';
 import { parseScenario, ScenarioError } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
 import { startSandbox } from '../../lib/sandbox/simulate/world.js';
+import { cliOperator } from '../../lib/cli/simulation-operator.js';
 
 const START = Date.parse('2026-11-29T12:00:00Z');
 const MINUTE = 60_000;
@@ -92,7 +93,7 @@ expect:
 `;
     const { simulation, sandbox } = await simulate(
       { scenario: parseScenario(text, 'step.yaml'), baseDir: '.', file: 'step.yaml' },
-      { keepOpen: true },
+      { operator: cliOperator, keepOpen: true },
     );
     try {
       expect(simulation.expectations?.failures).toEqual([]);

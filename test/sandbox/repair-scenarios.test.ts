@@ -8,13 +8,14 @@ import { LABEL_PREFIX } from '../../lib/contract/labels.js';
 import { loadScenario, parseScenario } from '../../lib/sandbox/scenario/load.js';
 import { simulate } from '../../lib/sandbox/simulate/run.js';
 import type { Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import type { RunReport } from '../../lib/report/report.js';
+import type { Simulation } from '../../lib/sandbox/simulate/run.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../scenarios/${name}.yaml`, import.meta.url));
 
-async function run(
-  name: string,
-): Promise<{ simulation: Awaited<ReturnType<typeof simulate>>['simulation']; sandbox: Sandbox }> {
-  return simulate(await loadScenario(scenario(name)), { keepOpen: true });
+async function run(name: string): Promise<{ simulation: Simulation<RunReport>; sandbox: Sandbox }> {
+  return simulate(await loadScenario(scenario(name)), { operator: cliOperator, keepOpen: true });
 }
 
 /** What the reconciler published on its own bus (the stack's one event bus). */
@@ -90,6 +91,7 @@ describe('repair scenarios, beyond their expectations', () => {
     const { simulation, sandbox } = await simulate(
       await loadScenario(scenario('repair-one-of-ten-unresponsive-replaced')),
       {
+        operator: cliOperator,
         keepOpen: true,
         prepare: (world) => world.aws.state.autoScaling.suspend('eks-ng-general', ['Launch'], world.clock.now()),
       },
@@ -142,8 +144,12 @@ expect:
         'oracle.yaml',
       );
     const failures = async (repairOn: boolean, wanted: string) =>
-      (await simulate({ scenario: load(repairOn, wanted), baseDir: '.', file: 'oracle.yaml' })).simulation.expectations
-        ?.failures;
+      (
+        await simulate(
+          { scenario: load(repairOn, wanted), baseDir: '.', file: 'oracle.yaml' },
+          { operator: cliOperator },
+        )
+      ).simulation.expectations?.failures;
     const named = 'repairs: [ { instance: i-0cb0000000000a001, action: replace } ]';
     expect(await failures(false, named)).toEqual(['repairs: expected [i-0cb0000000000a001], got [] marked Unhealthy']);
     expect(await failures(true, 'repairs: []')).toEqual([

@@ -24,8 +24,8 @@ import {
   type NodeConditionView,
   type RepairCondition,
 } from '../../lib/model/node-conditions.js';
-import { MAX_SETTING_DURATION_MS } from '../../lib/settings.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
+import { MAX_SETTING_DURATION_MS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
 import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
 
 const POOL = 8;

@@ -15,7 +15,7 @@ import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSignals, runSweep } from '../../lib/pipeline/run.js';
 import type { RunReport } from '../../lib/report/report.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
 import { parseEvent } from '../../lib/signals/index.js';
 import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '../../lib/sandbox/aws/index.js';
 import { startKubeEmulator, type KubeEmulator, type NodeSeed, type UserInfo } from '../../lib/sandbox/kube/index.js';

@@ -9,7 +9,7 @@ import type {
   Observation,
 } from '../../lib/model/observation.js';
 import type { Signal, SignalKind } from '../../lib/model/signal.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const MINUTE = 60_000;

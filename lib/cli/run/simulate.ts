@@ -8,6 +8,7 @@ import { ADMIN_TOKEN } from '../../sandbox/simulate/world.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';
+import { cliOperator } from '../simulation-operator.js';
 import { err, out, outputMode } from './shared.js';
 
 export const runSimulate: CommandRun = async (v, [file]) => {
@@ -23,7 +24,7 @@ export const runSimulate: CommandRun = async (v, [file]) => {
   }
   const loadMs = performance.now() - loadStart;
   const serve = v['serve'] === true;
-  const { simulation, sandbox, timings } = await simulate(loaded, { keepOpen: serve });
+  const { simulation, sandbox, timings } = await simulate(loaded, { operator: cliOperator, keepOpen: serve });
   if (v['timings'] === true) {
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     err(

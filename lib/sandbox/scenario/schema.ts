@@ -4,7 +4,7 @@ import { CONDITIONS } from '../../model/condition.js';
 import { DurationSchema } from '../../model/duration.js';
 import { InstanceIdSchema } from '../../model/instance-id.js';
 import { REPAIR_CONDITIONS } from '../../model/node-conditions.js';
-import { SettingsSchema } from '../../settings.js';
+import { SettingsSchema } from '../../contract/settings.js';
 import { LIFECYCLE_STATES } from '../aws/state/autoscaling.js';
 
 const Labels = z.record(z.string(), z.string());

@@ -4,7 +4,6 @@
 // one disruption at a time could never let a second pod go, which no real cluster does.
 // Replacements start Ready on the schedulable, Ready, untainted node with the fewest pods.
 import type { KubeStore, NodeObject, PodObject } from '../kube/index.js';
-import { isFinished } from '../../drain/api.js';
 import { controllerOf, MIRROR_POD_ANNOTATION } from '../kube/index.js';
 
 interface Workload {
@@ -14,7 +13,7 @@ interface Workload {
   readonly names: readonly string[];
 }
 
-const isTerminal = (pod: PodObject) => isFinished({ phase: pod.status?.phase });
+const isTerminal = (pod: PodObject) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 export class WorkloadControllers {
   private readonly workloads = new Map<string, Workload>();

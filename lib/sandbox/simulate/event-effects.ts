@@ -18,21 +18,47 @@
 // Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
 // event older than the instance's current launch (a late delivery about an earlier life of the
 // machine, stopped and started since) changed nothing that is still true: it has no effect.
-import type { InstanceState } from '../../model/instance-states.js';
+//
+// The emulator reads these events in AWS's own vocabulary (source and detail-type as AWS documents
+// them), not through the reconciler's signal registry: what AWS does does not depend on the code
+// under test. An event it cannot read (a field missing or of the wrong kind) changes nothing.
+import { isInstanceId } from '../../model/instance-id.js';
+import { INSTANCE_STATES, type InstanceState } from '../../model/instance-states.js';
 import { SPOT_NOTICE_MS } from '../../model/spot-notice.js';
-import { signalKindOf } from '../../signals/index.js';
 import type { Sandbox } from './world.js';
+
+/** The AWS events that stand for a change of the machine, by `[source, detail-type]`. */
+const AWS_EVENTS = {
+  'aws.ec2\0EC2 Instance State-change Notification': 'state-change',
+  'aws.ec2\0EC2 Spot Instance Interruption Warning': 'spot-interruption',
+  'aws.ec2\0EC2 Capacity Reservation Instance Interruption Warning': 'capacity-reservation-interruption',
+  'aws.ec2\0EC2 Instance Rebalance Recommendation': 'warning-only',
+  'aws.autoscaling\0EC2 Instance-terminate Lifecycle Action': 'asg-terminate-lifecycle-action',
+  'aws.autoscaling\0EC2 Instance Terminate Successful': 'asg-terminate-successful',
+  'aws.tag\0Tag Change on Resource': 'tag-change',
+  'aws.health\0AWS Health Event': 'warning-only',
+} as const;
+type AwsEventKind = (typeof AWS_EVENTS)[keyof typeof AWS_EVENTS];
+
+function awsEventKind(source: string | undefined, detailType: string | undefined): AwsEventKind | undefined {
+  const key = `${source ?? ''}\0${detailType ?? ''}`;
+  return Object.hasOwn(AWS_EVENTS, key) ? AWS_EVENTS[key as keyof typeof AWS_EVENTS] : undefined;
+}
+
+const isInstanceState = (value: unknown): value is InstanceState =>
+  typeof value === 'string' && (INSTANCE_STATES as readonly string[]).includes(value);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const instanceId = (value: unknown): string | undefined => (isInstanceId(value) ? value : undefined);
 
 function instanceIdFromArn(arn: unknown): string | undefined {
   const match = typeof arn === 'string' ? /:instance\/(i-[0-9a-f]+)$/.exec(arn) : null;
-  return match?.[1];
+  return instanceId(match?.[1]);
 }
 
-/** Applies the world change an (already accepted) event stands for. */
+/** Applies the world change an AWS event stands for. */
 export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
   if (!isRecord(event) || !isRecord(event.detail)) return;
   const { detail } = event;
@@ -65,14 +91,13 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     return launchedAt !== undefined && Number.isFinite(eventTime) && eventTime < launchedAt;
   };
 
-  // Which event it is comes from the signal registry; what AWS does about it is the emulator's own.
-  const kind = signalKindOf(text(event.source) ?? '', text(event['detail-type']) ?? '');
+  const kind = awsEventKind(text(event.source), text(event['detail-type']));
   if (kind === undefined) return;
   switch (kind) {
     case 'state-change': {
-      const id = text(detail['instance-id']);
+      const id = instanceId(detail['instance-id']);
       if (history(id)) return;
-      const to = text(detail.state) as InstanceState | undefined;
+      const to = isInstanceState(detail.state) ? detail.state : undefined;
       const current = record(id)?.state;
       if (id === undefined || to === undefined || current === undefined || current === to) return;
       if (to === 'shutting-down') state.terminateInstance(id);
@@ -81,20 +106,20 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       return;
     }
     case 'spot-interruption': {
-      const id = text(detail['instance-id']);
+      const id = instanceId(detail['instance-id']);
       if (id === undefined || record(id) === undefined || history(id)) return;
       later(id, eventTime + SPOT_NOTICE_MS, detail['instance-action'] === 'terminate' ? 'terminate' : 'stop');
       return;
     }
     case 'capacity-reservation-interruption': {
-      const id = text(detail['instance-id']);
+      const id = instanceId(detail['instance-id']);
       const at = Date.parse(text(detail['instance-termination-time']) ?? '');
       if (id === undefined || record(id) === undefined || !Number.isFinite(at)) return;
       later(id, at, 'terminate');
       return;
     }
     case 'asg-terminate-lifecycle-action': {
-      const id = text(detail.EC2InstanceId);
+      const id = instanceId(detail.EC2InstanceId);
       const token = text(detail.LifecycleActionToken);
       const member = id === undefined ? undefined : state.autoScaling.member(id);
       if (id === undefined || member?.lifecycleState !== 'InService') return;
@@ -106,13 +131,13 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       return;
     }
     case 'asg-terminate-successful': {
-      const id = text(detail.EC2InstanceId);
+      const id = instanceId(detail.EC2InstanceId);
       const current = record(id)?.state;
       if (id !== undefined && current !== undefined && current !== 'terminated')
         state.setInstanceState(id, 'terminated');
       return;
     }
-    case 'decommission-tag': {
+    case 'tag-change': {
       const id = Array.isArray(event.resources) ? instanceIdFromArn(event.resources[0]) : undefined;
       const changed = Array.isArray(detail['changed-tag-keys'])
         ? detail['changed-tag-keys'].filter((k): k is string => typeof k === 'string')
@@ -131,12 +156,11 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       return;
     }
     // Warnings only: nothing about the machine changes.
-    case 'rebalance-recommendation':
-    case 'scheduled-change':
+    case 'warning-only':
       return;
     default: {
       const unhandled: never = kind;
-      throw new Error(`no event effects for signal kind ${String(unhandled)}`);
+      throw new Error(`no event effects for AWS event kind ${String(unhandled)}`);
     }
   }
 }

@@ -1,10 +1,10 @@
 // Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
 import { denialsOf, describeDenial } from './denials.js';
 import { drainRecords } from './drain-records.js';
-import { isFinished, MIRROR_POD_ANNOTATION } from '../../drain/api.js';
 import type { Condition } from '../../model/condition.js';
-import type { NodeObject, PodObject } from '../kube/index.js';
+import { MIRROR_POD_ANNOTATION, type NodeObject, type PodObject } from '../kube/index.js';
 import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
+import type { ReportView } from './operator.js';
 import type { StepRecord } from './run.js';
 import type { Sandbox } from './world.js';
 
@@ -16,7 +16,8 @@ export interface ExpectationResult {
 const isDaemonSetPod = (pod: PodObject) =>
   pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;
 const isMirrorPod = (pod: PodObject) => pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined;
-const isCompleted = (pod: PodObject) => isFinished({ phase: pod.status?.phase });
+// A pod Kubernetes is done with (its phase is terminal): judged here, not with the drain's own rule.
+const isCompleted = (pod: PodObject) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 /** Pods a drain should have removed that are still on the node (terminating ones included). */
 function podsLeft(sandbox: Sandbox, node: string): PodObject[] {
@@ -104,7 +105,7 @@ function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): strin
 export function checkExpectations(
   sandbox: Sandbox,
   expect: ScenarioExpect,
-  steps: readonly StepRecord[],
+  steps: readonly StepRecord<ReportView>[],
 ): ExpectationResult {
   const failures: string[] = [];
   let passed = 0;
@@ -137,7 +138,7 @@ export function checkExpectations(
     else {
       const problems: string[] = [];
       for (const [condition, count] of Object.entries(expect.conditions)) {
-        const got = lastSweep.report.conditions[condition as Condition];
+        const got = lastSweep.report.conditions[condition];
         if (got !== count) problems.push(`conditions.${condition}: expected ${count}, got ${got}`);
       }
       record(problems);

@@ -5,10 +5,7 @@
 import { denialsOf, type Denial } from './denials.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runOperatorDrain } from '../../drain/operator-drain.js';
-import { runSweep } from '../../pipeline/run.js';
-import type { RunReport } from '../../report/report.js';
-import { parseEvent, SignalRejection } from '../../signals/index.js';
+import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../contract/function-logs.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
@@ -17,17 +14,18 @@ import { applyEventEffects } from './event-effects.js';
 import { checkExpectations, type ExpectationResult } from './expect.js';
 import { functionLogLines } from './function-logs.js';
 import { postCondition } from './node-health.js';
+import type { Operator, ReportView } from './operator.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
 
 export type { DrainRecord } from './drain-records.js';
 
-export type StepRecord =
+export type StepRecord<Report extends ReportView = ReportView> =
   | {
       readonly step: number;
       readonly at: number;
       readonly kind: 'sweep';
       /** The sweep function's report (absent when the invocation failed). */
-      readonly report?: RunReport;
+      readonly report?: Report;
       /** Why the invocation failed (a function error, a timeout). */
       readonly failed?: string;
     }
@@ -38,7 +36,7 @@ export type StepRecord =
       readonly detailType: string;
       /** Which receive of the record this was (1 = first delivery; more after failures). */
       readonly attempt: number;
-      readonly report?: RunReport;
+      readonly report?: Report;
       readonly ignored?: string;
       /** A poison event: the record fails on every receive and ends in the dead-letter queue. */
       readonly rejected?: string;
@@ -67,13 +65,13 @@ export type StepRecord =
       readonly status: string;
     };
 
-export interface Simulation {
+export interface Simulation<Report extends ReportView = ReportView> {
   readonly name: string;
   readonly start: number;
   /** Classification before the first step and after the last (dry-run sweeps: nothing mutated). */
-  readonly before: RunReport;
-  readonly after: RunReport;
-  readonly steps: readonly StepRecord[];
+  readonly before: Report;
+  readonly after: Report;
+  readonly steps: readonly StepRecord<Report>[];
   readonly drains: readonly DrainRecord[];
   /** Calls the deployed IAM policies or the shipped RBAC refused. */
   readonly denied: readonly Denial[];
@@ -88,13 +86,13 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const asReport = (value: unknown): RunReport | undefined =>
-  isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows)
-    ? (value as unknown as RunReport)
-    : undefined;
 
 /** What the events function did with one message on one receive, read from its log lines. */
-function deliveryRecord(delivery: Delivery, step: number): StepRecord {
+function deliveryRecord<Report extends ReportView>(
+  delivery: Delivery,
+  step: number,
+  operator: Operator<Report>,
+): StepRecord<Report> {
   const base = {
     step,
     at: delivery.at,
@@ -111,10 +109,10 @@ function deliveryRecord(delivery: Delivery, step: number): StepRecord {
   const lines = delivery.invocation
     ? functionLogLines(delivery.invocation.logs).filter((line) => line.messageId === delivery.message.messageId)
     : [];
-  const ignored = lines.find((line) => line.message === 'event ignored');
-  const reconciled = lines.find((line) => line.message === 'event reconciled');
-  const failure = lines.find((line) => line.message === 'record failed');
-  const report = asReport(reconciled?.report);
+  const ignored = lines.find((line) => line.message === EVENT_RECORD_LOG.ignored);
+  const reconciled = lines.find((line) => line.message === EVENT_RECORD_LOG.reconciled);
+  const failure = lines.find((line) => line.message === EVENT_RECORD_LOG.failed);
+  const report = operator.readReport(reconciled?.report);
   const error = isRecord(failure?.error) ? failure.error : undefined;
   const errorText = error
     ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}`
@@ -125,7 +123,7 @@ function deliveryRecord(delivery: Delivery, step: number): StepRecord {
       ...(report ? { report } : {}),
       ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}),
     };
-  if (error?.name === SignalRejection.name)
+  if (error?.name === SIGNAL_REJECTION_NAME)
     return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
   return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }
@@ -136,14 +134,20 @@ const pending = (sandbox: Sandbox): boolean =>
   sandbox.lambda.asyncPending > 0 ||
   (sandbox.poller.polling && sandbox.queue.size > 0);
 
-async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, baseDir: string): Promise<StepRecord[]> {
+async function runStep<Report extends ReportView>(
+  sandbox: Sandbox,
+  operator: Operator<Report>,
+  step: ScenarioStep,
+  index: number,
+  baseDir: string,
+): Promise<StepRecord<Report>[]> {
   const { driver, clock } = sandbox;
   const at = clock.now();
   if ('sweep' in step) {
     const invocation = sandbox.scheduledSweep();
     await driver.runUntil(() => invocation.results.length > 0 || invocation.status !== 'queued', 'the scheduled sweep');
     const first = invocation.results[0];
-    const report = first?.ok ? asReport(first.payload) : undefined;
+    const report = first?.ok ? operator.readReport(first.payload) : undefined;
     const failed =
       first && !first.ok
         ? `${first.error.errorType}: ${first.error.errorMessage}`
@@ -164,7 +168,7 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
   }
   if ('drain' in step) {
     // The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
-    const result = await runOperatorDrain(sandbox.operatorDrainDeps(), {
+    const result = await operator.drain(sandbox.operatorAccess(), {
       node: step.drain.node,
       reason: step.drain.reason ?? 'manual drain',
       timeoutMs: sandbox.settings.drainTimeout,
@@ -195,13 +199,8 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
     return [{ step: index, at, kind: 'condition', ...step.condition }];
   }
   const event = await readEvent(step, baseDir);
-  try {
-    parseEvent(event);
-    // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
-    applyEventEffects(sandbox, event);
-  } catch (error) {
-    if (!(error instanceof SignalRejection)) throw error;
-  }
+  // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
+  applyEventEffects(sandbox, event);
   const before = sandbox.queue.size;
   const matched = sandbox.putEvent(event);
   if (matched.length === 0) {
@@ -240,14 +239,12 @@ async function runStep(sandbox: Sandbox, step: ScenarioStep, index: number, base
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
-async function snapshot(sandbox: Sandbox): Promise<RunReport> {
-  return runSweep(await sandbox.deps({ ...sandbox.settings, dryRun: true }), {
-    region: sandbox.scenario.cluster.region,
-    accountId: sandbox.scenario.cluster.accountId,
-  });
-}
+const snapshot = <Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> =>
+  operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
 
-export interface SimulateOptions {
+export interface SimulateOptions<Report extends ReportView> {
+  /** The product's commands the scenario's operator runs (snapshots, drain steps). */
+  readonly operator: Operator<Report>;
   /** Keep the emulators running (the caller closes the returned sandbox). */
   readonly keepOpen?: boolean;
   /** How the sandbox is built (tests: an altered deployment). */
@@ -262,27 +259,28 @@ export interface SimulationTimings {
   readonly runMs: number;
 }
 
-export async function simulate(
+export async function simulate<Report extends ReportView>(
   loaded: LoadedScenario,
-  options: SimulateOptions = {},
-): Promise<{ simulation: Simulation; sandbox: Sandbox; timings: SimulationTimings }> {
+  options: SimulateOptions<Report>,
+): Promise<{ simulation: Simulation<Report>; sandbox: Sandbox; timings: SimulationTimings }> {
+  const { operator } = options;
   const seedStart = performance.now();
   const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
   const seedMs = performance.now() - seedStart;
   try {
     await options.prepare?.(sandbox);
-    const before = await snapshot(sandbox);
-    const steps: StepRecord[] = [];
+    const before = await snapshot(sandbox, operator);
+    const steps: StepRecord<Report>[] = [];
     let delivered = 0;
     for (const [index, step] of loaded.scenario.steps.entries()) {
-      const records = await runStep(sandbox, step, index + 1, loaded.baseDir);
+      const records = await runStep(sandbox, operator, step, index + 1, loaded.baseDir);
       // The step's own record first, then what the queue delivered meanwhile, in time order.
-      const deliveries = sandbox.poller.deliveries.slice(delivered).map((d) => deliveryRecord(d, index + 1));
+      const deliveries = sandbox.poller.deliveries.slice(delivered).map((d) => deliveryRecord(d, index + 1, operator));
       delivered = sandbox.poller.deliveries.length;
       steps.push(...records, ...deliveries);
     }
     await sandbox.driver.quiesce();
-    const after = await snapshot(sandbox);
+    const after = await snapshot(sandbox, operator);
     const drains = drainRecords(sandbox);
     const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
     const denied = denialsOf(sandbox);

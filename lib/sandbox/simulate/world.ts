@@ -6,15 +6,8 @@
 // each under its role's credentials. The Kubernetes API takes each role for the groups the
 // stack's access entries give it, and authorizes it with the shipped RBAC.
 import { rbacManifests } from '../../contract/rbac.js';
-import { kubeDrainApi } from '../../drain/kube-api.js';
-import { drainSettings } from '../../drain/settings.js';
-import type { DrainDeps } from '../../drain/step.js';
-import { KubeClient } from '../../kube/client.js';
-import { bearerConnection } from '../../kube/connection.js';
-import { WarmRuntime } from '../../lambda/runtime.js';
 import { systemClock, VirtualClock } from '../../model/clock.js';
-import type { ReconcilerDeps } from '../../pipeline/deps.js';
-import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../settings.js';
+import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../contract/settings.js';
 import { FUNCTION_ENV } from '../../contract/env.js';
 import { matchesPattern } from '../aws/event-pattern.js';
 import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aws/index.js';
@@ -33,6 +26,7 @@ import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
 import type { Denial } from './denials.js';
 import { injectFaults } from './faults.js';
+import type { OperatorAccess } from './operator.js';
 import { joinReplacements } from './node-health.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
@@ -80,12 +74,10 @@ export interface Sandbox {
   putEvent(event: unknown): readonly string[];
   /** What the schedule does when it fires: invokes its target asynchronously, as its role. */
   scheduledSweep(): AsyncInvocation;
-  /** What an operator's drain (the CLI's, with the admin's kubeconfig) works with, on the virtual clock. */
-  operatorDrainDeps(): DrainDeps;
+  /** Where the operator (the product's CLI, with the admin's kubeconfig) reaches the world, on the virtual clock. */
+  operatorAccess(settings?: Settings): OperatorAccess;
   /** Calls AWS services make for the stack (Step Functions and the Scheduler invoking functions) that the deployed policies refused. */
   readonly serviceDenials: readonly Denial[];
-  /** In-process reconciler deps signed as the sweep function's role (dry-run snapshots, tests). */
-  deps(settings?: Settings): Promise<ReconcilerDeps>;
   close(): Promise<void>;
 }
 
@@ -299,23 +291,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     drainStep: drainStep.name,
   };
 
-  const sweepRuntime = new WarmRuntime(
-    { clusterName, region, settings, drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '' },
-    clock,
-    {
-      endpoint: aws.endpoint,
-      credentials: session(
-        deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '',
-        functions.sweep,
-      ),
-    },
+  const sweepCredentials = session(
+    deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '',
+    functions.sweep,
   );
-  const adminConnection = () =>
-    bearerConnection({
-      server: kube.url,
-      token: ADMIN_TOKEN,
-      ...(kube.caCert ? { caData: Buffer.from(kube.caCert).toString('base64') } : {}),
-    });
+  const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
 
   return {
     scenario,
@@ -368,13 +348,17 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         schedule.input === undefined ? {} : (JSON.parse(schedule.input) as unknown),
       );
     },
-    operatorDrainDeps: () => ({
-      api: kubeDrainApi(new KubeClient(adminConnection(), { sleep: (ms) => driver.advanceTo(clock.now() + ms) })),
+    operatorAccess: (override) => ({
       clock,
-      settings: drainSettings(settings),
-      sleep: (ms) => driver.advanceTo(clock.now() + ms),
+      sleep,
+      clusterName,
+      region,
+      accountId,
+      settings: override ?? settings,
+      drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '',
+      kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
+      aws: { endpoint: aws.endpoint, credentials: sweepCredentials },
     }),
-    deps: (override) => sweepRuntime.reconcilerDeps(override ?? settings),
     close: async () => {
       await Promise.all([lambda.close(), closeAll()]);
     },

@@ -1,0 +1,60 @@
+// The command line as the operator of a simulated cluster: the sandbox runs a scenario, and when it
+// needs what a person at a terminal would do (a dry-run sweep to picture the cluster, `drain NODE`)
+// it calls these, the same code the CLI runs against a real cluster, with the sandbox's addresses.
+import type { Operator, OperatorAccess } from '../sandbox/simulate/operator.js';
+import { kubeDrainApi } from '../drain/kube-api.js';
+import { runOperatorDrain } from '../drain/operator-drain.js';
+import { drainSettings } from '../drain/settings.js';
+import { KubeClient } from '../kube/client.js';
+import { bearerConnection } from '../kube/connection.js';
+import { WarmRuntime } from '../lambda/runtime.js';
+import type { ReconcilerDeps } from '../pipeline/deps.js';
+import { runSweep } from '../pipeline/run.js';
+import type { RunReport } from '../report/report.js';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reconciler deps signed as the sweep function's role, as a warm container would build them. */
+export function reconcilerDepsIn(access: OperatorAccess): Promise<ReconcilerDeps> {
+  const runtime = new WarmRuntime(
+    {
+      clusterName: access.clusterName,
+      region: access.region,
+      settings: access.settings,
+      drainStateMachineArn: access.drainStateMachineArn,
+    },
+    access.clock,
+    { endpoint: access.aws.endpoint, credentials: access.aws.credentials },
+  );
+  return runtime.reconcilerDeps(access.settings);
+}
+
+export const cliOperator: Operator<RunReport> = {
+  snapshot: async (access) =>
+    runSweep(await reconcilerDepsIn(access), { region: access.region, accountId: access.accountId }),
+  drain: (access, request) =>
+    runOperatorDrain(
+      {
+        api: kubeDrainApi(
+          new KubeClient(
+            bearerConnection({
+              server: access.kube.url,
+              token: access.kube.token,
+              ...(access.kube.caCert ? { caData: Buffer.from(access.kube.caCert).toString('base64') } : {}),
+            }),
+            { sleep: access.sleep },
+          ),
+        ),
+        clock: access.clock,
+        settings: drainSettings(access.settings),
+        sleep: access.sleep,
+      },
+      request,
+    ),
+  // The functions' JSON reports: the shape the report module writes (the sandbox only carries them).
+  readReport: (value) =>
+    isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows) && isRecord(value.conditions)
+      ? (value as unknown as RunReport)
+      : undefined,
+};

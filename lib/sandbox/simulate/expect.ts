@@ -1,7 +1,6 @@
-// Checks a scenario's `expect` against the end state of the sandbox (shared/scenario-format.md).
+// Checks a scenario's `expect` against the end state of the sandbox (docs/scenarios.md).
 import { denialsOf, describeDenial } from './denials.js';
 import { drainRecords } from './drain-records.js';
-import type { Condition } from '../../model/condition.js';
 import { MIRROR_POD_ANNOTATION, type NodeObject, type PodObject } from '../kube/index.js';
 import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
 import type { ReportView } from './operator.js';

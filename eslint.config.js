@@ -19,6 +19,38 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox emulates what the product talks to: it may know the product's model and deploy
+    // contract, never the code under test (which reaches it through the injected Operator).
+    files: ['packages/sandbox/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(lib/(?!model/|contract/)|infra/|functions/)',
+              message: "the sandbox depends on the product's lib/model and lib/contract only",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The product never reaches into its deployment code: what both need is in lib/contract.
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+infra/', message: 'lib never imports infra: put what both need in lib/contract' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Integration tests start emulators and real CLIs (kubectl, aws, moto): give them room on a 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -2,7 +2,7 @@
 # Installs the external oracles the integration tests run against our emulators; quick and
 # idempotent when they are already there.
 # - kubectl ships with the machine image (Kubernetes emulator tests).
-# - AWS CLI v2 (/usr/bin/aws, Debian package awscli) drives the AWS emulator (test/sandbox/aws/cli.test.ts).
+# - AWS CLI v2 (/usr/bin/aws, Debian package awscli) drives the AWS emulator (packages/sandbox/test/aws/cli.test.ts).
 # - moto 5 (`python3 -m moto.server`) is the AWS emulator's differential oracle; it comes with the
 #   machine's Python, as does AWS CLI v1.
 set -euo pipefail

@@ -57,6 +57,19 @@ function sourceLocation(outdir: string): Plugin {
   };
 }
 
+/** The repository's own workspace packages (the sandbox), bundled with the CLI like its sources. */
+const WORKSPACE_SCOPE = '@ec2-node-reconciler/';
+
+/** npm packages stay external (node_modules is next to the build); the workspace's are sources. */
+const npmPackagesExternal: Plugin = {
+  name: 'npm-packages-external',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^[^./]/ }, ({ path }) =>
+      path.startsWith(WORKSPACE_SCOPE) ? undefined : { path, external: true },
+    );
+  },
+};
+
 export interface CliBuild {
   /** The built entry (package.json `imports["#cli"]`). */
   readonly entry: string;
@@ -82,11 +95,10 @@ export async function buildCli(projectRoot: string = PROJECT_ROOT): Promise<CliB
       format: 'esm',
       platform: 'node',
       target: 'node22',
-      packages: 'external',
       sourcemap: true,
       metafile: true,
       logLevel: 'warning',
-      plugins: [sourceLocation(outdir)],
+      plugins: [npmPackagesExternal, sourceLocation(outdir)],
     });
     const inputs = Object.keys(result.metafile.inputs)
       .filter((file) => !file.includes('node_modules/'))

@@ -3,7 +3,7 @@ import type {
   DrainRecord,
   Simulation as SandboxSimulation,
   StepRecord as SandboxStep,
-} from '../sandbox/simulate/run.js';
+} from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
 import { offset, table } from './table.js';
 

@@ -1,7 +1,7 @@
 // The command line as the operator of a simulated cluster: the sandbox runs a scenario, and when it
 // needs what a person at a terminal would do (a dry-run sweep to picture the cluster, `drain NODE`)
 // it calls these, the same code the CLI runs against a real cluster, with the sandbox's addresses.
-import type { Operator, OperatorAccess } from '../sandbox/simulate/operator.js';
+import type { Operator, OperatorAccess } from '@ec2-node-reconciler/sandbox/simulate/operator.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
 import { runOperatorDrain } from '../drain/operator-drain.js';
 import { drainSettings } from '../drain/settings.js';

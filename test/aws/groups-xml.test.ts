@@ -7,7 +7,7 @@ import { AutoScalingAdapter, healthStatusOf, type AsgMembership } from '../../li
 import { madeClient } from '../../lib/aws/clients.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import { parseGroupsPage, suspendedProcessesOf, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
-import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
+import { anInstance, instanceId, startWorld, type World } from '@ec2-node-reconciler/sandbox/test/aws/support/world.js';
 
 const PAGE = `<DescribeAutoScalingGroupsResponse xmlns="http://autoscaling.amazonaws.com/doc/2011-01-01/">
   <DescribeAutoScalingGroupsResult>

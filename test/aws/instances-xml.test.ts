@@ -10,7 +10,7 @@ import { Ec2Adapter } from '../../lib/aws/ec2.js';
 import { madeClient } from '../../lib/aws/clients.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
 import type { InstanceView } from '../../lib/model/observation.js';
-import { anInstance, instanceId, startWorld, type World } from '../sandbox/aws/support/world.js';
+import { anInstance, instanceId, startWorld, type World } from '@ec2-node-reconciler/sandbox/test/aws/support/world.js';
 
 const fromSdk = (output: Pick<DescribeInstancesCommandOutput, 'Reservations'>): InstanceView[] =>
   (output.Reservations ?? []).flatMap((r) => (r.Instances ?? []).flatMap((i) => toInstanceView(i) ?? []));

@@ -2,7 +2,7 @@
 // (tag filter) and looking ids up in batches of 200 (instance-id filter), through the SDK v3 client.
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { startAwsEmulator } from '../../lib/sandbox/aws/index.js';
+import { startAwsEmulator } from '@ec2-node-reconciler/sandbox/aws/index.js';
 import type { BenchOutput } from './run.js';
 
 const INSTANCES = 5000;

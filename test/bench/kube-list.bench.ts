@@ -11,7 +11,7 @@ import { bearerConnection } from '../../lib/kube/connection.js';
 import { LeaseClient } from '../../lib/kube/leases.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { startKubeEmulator } from '../../lib/sandbox/kube/index.js';
+import { startKubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import type { BenchOutput } from './run.js';
 
 const NODES = Number(process.env['KUBE_BENCH_NODES'] ?? 100_000);

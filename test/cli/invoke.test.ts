@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../lib/report/report.js';
-import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
+import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { ADMIN_TOKEN, startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
+import { ADMIN_TOKEN, startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
 
 const run = promisify(execFile);

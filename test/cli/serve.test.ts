@@ -6,7 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { kubectl } from '../sandbox/kube/kubectl.js';
+import { kubectl } from '@ec2-node-reconciler/sandbox/test/kube/kubectl.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/ec2-node-reconciler.mjs');

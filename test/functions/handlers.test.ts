@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario } from '../../lib/sandbox/scenario/load.js';
-import { startSandbox, type Sandbox } from '../../lib/sandbox/simulate/world.js';
+import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
+import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { drainExecutionName, type DrainStepOutput } from '../../lib/contract/drain-workflow.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesPattern, PatternError } from '../../lib/sandbox/aws/event-pattern.js';
+import { matchesPattern, PatternError } from '@ec2-node-reconciler/sandbox/aws/event-pattern.js';
 
 // Cases follow the examples of the EventBridge User Guide ("Content filtering in event patterns").
 const event = {

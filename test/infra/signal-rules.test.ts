@@ -9,7 +9,7 @@ import { INSTANCE_STATES } from '../../lib/model/instance-states.js';
 import { parseEvent, SIGNAL_MODULES } from '../../lib/signals/index.js';
 import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
 import { fixture, FIXTURE_NAMES, withField } from '../signals/events.js';
-import { matchesPattern } from '../../lib/sandbox/aws/event-pattern.js';
+import { matchesPattern } from '@ec2-node-reconciler/sandbox/aws/event-pattern.js';
 import { propertiesOf } from './support/template.js';
 
 /** The rendered event patterns (as deployed, `detail-type` and all) of a SignalRules construct, by kind. */

@@ -7,7 +7,7 @@ import { NodeClient } from '../../lib/kube/nodes.js';
 import { deleteNode, setShutdownTaint } from '../../lib/kube/node-writes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { KubeEmulator } from '../../lib/sandbox/kube/index.js';
+import type { KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { startRbacCluster } from '../support/kube-world.js';
 import { instanceId, NOW } from '../support/world.js';
 

@@ -20,8 +20,8 @@ import { bearerConnection } from '../../lib/kube/connection.js';
 import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
-import { selfSignedCertificate } from '../../lib/sandbox/kube/tls.js';
+import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
+import { selfSignedCertificate } from '@ec2-node-reconciler/sandbox/kube/tls.js';
 import { instanceId, NOW } from '../support/world.js';
 
 const TOKEN = 'reconciler-token';

@@ -8,7 +8,7 @@ import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
+import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { instanceId, NOW } from '../support/world.js';
 
 let server: Server | undefined;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeConnection } from '../../lib/kube/client.js';
 import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../../lib/kube/server-clock.js';
 import { VirtualClock, type Clock } from '../../lib/model/clock.js';
-import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
+import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 
 const plain = (server: string): KubeConnection => ({ server, requestOptions: () => Promise.resolve({}) });
 const withToken = (server: string, token: string): KubeConnection => ({

@@ -8,7 +8,7 @@ import { httpStatus, KubeClient, type KubeConnection, type KubeRequest } from '.
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
 import { runSweep } from '../../lib/pipeline/run.js';
-import { DEFAULT_CREDENTIALS } from '../../lib/sandbox/aws/index.js';
+import { DEFAULT_CREDENTIALS } from '@ec2-node-reconciler/sandbox/aws/index.js';
 import {
   CLUSTER,
   fixtureEvent,

@@ -4,7 +4,7 @@ import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import type { VirtualClock } from '../../lib/model/clock.js';
-import { startKubeEmulator, type KubeEmulator } from '../../lib/sandbox/kube/index.js';
+import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 
 export const RECONCILER_TOKEN = 'reconciler-token';
 

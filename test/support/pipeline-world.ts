@@ -17,8 +17,13 @@ import { runSignals, runSweep } from '../../lib/pipeline/run.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
 import { parseEvent } from '../../lib/signals/index.js';
-import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '../../lib/sandbox/aws/index.js';
-import { startKubeEmulator, type KubeEmulator, type NodeSeed, type UserInfo } from '../../lib/sandbox/kube/index.js';
+import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '@ec2-node-reconciler/sandbox/aws/index.js';
+import {
+  startKubeEmulator,
+  type KubeEmulator,
+  type NodeSeed,
+  type UserInfo,
+} from '@ec2-node-reconciler/sandbox/kube/index.js';
 import type { DrainExecutionState } from '../../lib/model/observation.js';
 import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import { instanceId } from './world.js';

@@ -1,6 +1,6 @@
 // What the commands share once they run: output, flag readers, the report's exit code, the clock.
 import type { RunReport } from '../../report/report.js';
-import { humanDuration } from '../../sandbox/kube/time.js';
+import { humanDuration } from '../../model/duration.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatRunReport } from '../format-report.js';
 import type { Live, LiveOptions, LocalDrainLauncher } from '../live.js';

@@ -1,10 +1,10 @@
 // `simulate FILE`: a scenario in the sandbox (emulated AWS and Kubernetes), its expectations checked.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadScenario, ScenarioError } from '../../sandbox/scenario/load.js';
-import { simulate } from '../../sandbox/simulate/run.js';
-import { serveInRealTime } from '../../sandbox/simulate/serve.js';
-import { ADMIN_TOKEN } from '../../sandbox/simulate/world.js';
+import { loadScenario, ScenarioError } from '@ec2-node-reconciler/sandbox/scenario/load.js';
+import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
+import { serveInRealTime } from '@ec2-node-reconciler/sandbox/simulate/serve.js';
+import { ADMIN_TOKEN } from '@ec2-node-reconciler/sandbox/simulate/world.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';

@@ -10,9 +10,9 @@ import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { scaleScenarioText } from '../../../scripts/make-scale-scenario.js';
-import { driveInRealTime } from '../../../lib/sandbox/kube/index.js';
-import { parseScenario } from '../../../lib/sandbox/scenario/load.js';
-import { startSandbox } from '../../../lib/sandbox/simulate/world.js';
+import { driveInRealTime } from '@ec2-node-reconciler/sandbox/kube/index.js';
+import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
+import { startSandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
 
 const CHILD_FLAG = 'WORLD_PROCESS';
 

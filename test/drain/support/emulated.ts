@@ -9,7 +9,7 @@ import {
   type KubeEmulator,
   type KubeStore,
   type PodObject,
-} from '../../../lib/sandbox/kube/index.js';
+} from '@ec2-node-reconciler/sandbox/kube/index.js';
 
 export const N1 = 'ip-10-0-1-1.ec2.internal';
 export const N2 = 'ip-10-0-1-2.ec2.internal';

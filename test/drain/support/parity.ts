@@ -6,7 +6,7 @@ import { runDrain } from '../../../lib/drain/driver.js';
 import { drainSettings } from '../../../lib/drain/settings.js';
 import type { DrainStepResult } from '../../../lib/drain/step-result.js';
 import { sleepOn, systemClock } from '../../../lib/model/clock.js';
-import type { RequestLogEntry } from '../../../lib/sandbox/kube/index.js';
+import type { RequestLogEntry } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { emulated, N1, podState, seedMixedPods, seedNodes, type Emulated } from './emulated.js';
 
 export const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';

@@ -1,0 +1,997 @@
+// The emulator's state and every rule that changes it: resourceVersions, preconditions, graceful
+// pod deletion, evictions under PodDisruptionBudgets, garbage collection of a deleted Node's Lease
+// and pods, and the simulated kubelets. The HTTP layer only parses and authorizes.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../../../lib/model/clock.js';
+import {
+  buildLease,
+  buildNode,
+  buildPdb,
+  buildPod,
+  buildWorkload,
+  parseOwner,
+  type BuildContext,
+  type LeaseSeed,
+  type NodeSeed,
+  type PdbSeed,
+  type PodSeed,
+  type WorkloadKind,
+  type WorkloadSeed,
+} from './builders.js';
+import { Collection, keyOf } from './collection.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  MODIFIED,
+  notFound,
+  StatusError,
+  successStatus,
+  tooManyRequests,
+  type StatusBody,
+} from './errors.js';
+import { Kubelets, type KubeletOptions } from './kubelet.js';
+import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js';
+import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
+import type { RbacSource } from './rbac.js';
+import { rbacErrors, withRbacDefaults } from './rbac-validation.js';
+import {
+  apiVersionOf,
+  groupResource,
+  RBAC_KINDS,
+  RESOURCES,
+  resourceForStorage,
+  type ResourceDef,
+} from './resources.js';
+import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
+import { formatTime, parseTime } from './time.js';
+import {
+  isRecord,
+  NODE_LEASE_NAMESPACE,
+  type KubeObject,
+  type LeaseObject,
+  type NodeObject,
+  type PdbObject,
+  type PodObject,
+  type ScalableObject,
+} from './types.js';
+
+export type StoreOptions = {
+  readonly kubelet?: KubeletOptions;
+  /** `sequential` uids (`00000000-0000-4000-8000-000000000001`…) make runs reproducible. @default 'random' */
+  readonly uids?: 'random' | 'sequential';
+  /** How long a pod may stay bound to a missing Node before the pod GC deletes it (kube-controller-manager's 40 s). */
+  readonly orphanPodQuarantineMs?: number;
+};
+
+export type ListOptions = {
+  namespace?: string;
+  labelSelector?: Selector;
+  fieldSelector?: FieldRequirement[];
+  limit?: number;
+  continue?: string;
+};
+
+export type ListResult<T extends KubeObject = KubeObject> = {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+};
+
+/** A whole cluster as plain objects (what a scenario file describes), seeded in dependency order. */
+export type ClusterSeed = {
+  readonly nodes?: readonly NodeSeed[];
+  readonly daemonSets?: readonly WorkloadSeed[];
+  readonly replicaSets?: readonly WorkloadSeed[];
+  readonly statefulSets?: readonly WorkloadSeed[];
+  readonly pods?: readonly PodSeed[];
+  readonly pdbs?: readonly PdbSeed[];
+  /** Extra Leases (nodes get theirs from NodeSeed.lastHeartbeat). */
+  readonly leases?: readonly LeaseSeed[];
+  /** Any other served object, as full Kubernetes JSON (seeded first). */
+  readonly objects?: readonly KubeObject[];
+};
+
+export type Preconditions = { uid?: string; resourceVersion?: string };
+
+export type DeleteOptions = {
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+  dryRun?: boolean;
+};
+
+export type WriteOptions = { dryRun?: boolean; subresource?: string };
+
+/** Deleting answers the object (pods, and anything still finalizing) or a Status (the rest). */
+export type DeleteResult = { body: KubeObject | StatusBody; removed: boolean };
+
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', NODE_LEASE_NAMESPACE] as const;
+
+const STORAGES = [...new Set(RESOURCES.filter((r) => r.virtual !== true).map((r) => r.storage))];
+
+type ContinueToken = { v: string; rv: number; start: string };
+
+export class KubeStore {
+  readonly kubelets: Kubelets;
+  private revision = 1;
+  private uidCounter = 0;
+  private readonly collections = new Map<string, Collection>();
+  /** Pods by spec.nodeName: drain lists one node's pods out of 200,000. */
+  private readonly podsByNode = new Map<string, Set<string>>();
+  /** Pods being gracefully deleted: key → when their kubelet finishes. */
+  private readonly terminating = new Map<string, number>();
+  /** Nodes deleted while pods were bound to them: name → deletion time. */
+  private readonly deletedNodes = new Map<string, number>();
+  private readonly quarantineMs: number;
+  private readonly uidMode: 'random' | 'sequential';
+  /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
+  private readonly autoReplicas = new Map<string, number>();
+  /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
+  private readonly changedAt = new Map<string, number>();
+
+  constructor(
+    readonly clock: Clock,
+    options: StoreOptions = {},
+  ) {
+    this.kubelets = new Kubelets(clock, options.kubelet);
+    this.quarantineMs = options.orphanPodQuarantineMs ?? 40_000;
+    this.uidMode = options.uids ?? 'random';
+    for (const storage of STORAGES) this.collections.set(storage, new Collection());
+    for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
+  }
+
+  // ---------- plumbing ----------
+
+  private coll(storage: string): Collection {
+    const c = this.collections.get(storage);
+    if (c === undefined) throw new Error(`unknown storage ${storage}`);
+    return c;
+  }
+
+  newUid(): string {
+    if (this.uidMode === 'random') return randomUUID();
+    this.uidCounter++;
+    return `00000000-0000-4000-8000-${this.uidCounter.toString(16).padStart(12, '0')}`;
+  }
+
+  get resourceVersion(): string {
+    return String(this.revision);
+  }
+
+  private ctx(): BuildContext {
+    return { now: this.clock.now(), uid: () => this.newUid() };
+  }
+
+  /** Stores `object` as the next revision and keeps the indexes in step. */
+  private put<T extends KubeObject>(storage: string, object: T): T {
+    this.revision++;
+    const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
+    const key = keyOf(stored.metadata.namespace, stored.metadata.name ?? '');
+    const coll = this.coll(storage);
+    if (storage === 'pods') {
+      const oldNode = podNode(coll.get(key));
+      const newNode = (stored as PodObject).spec?.nodeName;
+      if (oldNode !== newNode) {
+        if (oldNode !== undefined) this.podsByNode.get(oldNode)?.delete(key);
+        if (newNode !== undefined) {
+          let set = this.podsByNode.get(newNode);
+          if (set === undefined) this.podsByNode.set(newNode, (set = new Set()));
+          set.add(key);
+        }
+      }
+    }
+    coll.set(key, stored);
+    this.changedAt.set(storage, this.revision);
+    return stored;
+  }
+
+  private drop(storage: string, object: KubeObject): void {
+    const key = keyOf(object.metadata.namespace, object.metadata.name ?? '');
+    const coll = this.coll(storage);
+    if (!coll.delete(key)) return;
+    this.revision++;
+    this.changedAt.set(storage, this.revision);
+    if (storage === 'pods') {
+      const node = (object as PodObject).spec?.nodeName;
+      if (node !== undefined) this.podsByNode.get(node)?.delete(key);
+      this.terminating.delete(key);
+    }
+    if (storage === 'nodes') this.afterNodeRemoved(object);
+    if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE) {
+      this.kubelets.onLeaseDeleted(object.metadata.name ?? '', this.clock.now());
+    }
+  }
+
+  private afterNodeRemoved(node: NodeObject): void {
+    const name = node.metadata.name ?? '';
+    const now = this.clock.now();
+    // The garbage collector removes dependents whose owner is gone: the node's Lease.
+    const lease = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, name));
+    if (lease?.metadata.ownerReferences?.some((r) => r.uid === node.metadata.uid) === true) this.drop('leases', lease);
+    if ((this.podsByNode.get(name)?.size ?? 0) > 0) this.deletedNodes.set(name, now);
+    this.kubelets.onNodeDeleted(name, now);
+  }
+
+  /**
+   * Brings time-driven state up to now: pods whose grace period ran out on a live kubelet vanish,
+   * kubelets re-register deleted Nodes, the pod GC removes pods of Nodes gone for 40 s.
+   */
+  catchUp(): void {
+    const now = this.clock.now();
+    this.kubelets.catchUp({
+      registerNode: (template, at) => this.reRegister(template, at),
+      ensureLease: (nodeName, at) => this.ensureLease(nodeName, at),
+    });
+    if (this.terminating.size > 0) {
+      for (const [key, deadline] of [...this.terminating]) {
+        if (deadline > now) continue;
+        const pod = this.coll('pods').get(key);
+        if (pod === undefined) {
+          this.terminating.delete(key);
+          continue;
+        }
+        const node = podNode(pod);
+        if (node !== undefined && !this.kubelets.isAlive(node, deadline) && this.coll('nodes').has(node)) continue;
+        if ((pod.metadata.finalizers?.length ?? 0) > 0) continue;
+        this.drop('pods', pod);
+      }
+    }
+    if (this.deletedNodes.size > 0) {
+      for (const [name, at] of [...this.deletedNodes]) {
+        if (this.coll('nodes').has(name)) {
+          this.deletedNodes.delete(name);
+          continue;
+        }
+        if (now < at + this.quarantineMs) continue;
+        this.deletedNodes.delete(name);
+        for (const key of [...(this.podsByNode.get(name) ?? [])]) {
+          const pod = this.coll('pods').get(key);
+          if (pod !== undefined) this.drop('pods', pod);
+        }
+      }
+    }
+  }
+
+  private reRegister(template: NodeObject, at: number): void {
+    const name = template.metadata.name ?? '';
+    if (this.coll('nodes').has(name)) return;
+    const stamp = formatTime(at);
+    const conditions = template.status?.conditions?.map((c) => ({
+      ...c,
+      lastHeartbeatTime: stamp,
+      lastTransitionTime: stamp,
+    }));
+    const node = this.put('nodes', {
+      ...template,
+      metadata: { ...template.metadata, uid: this.newUid(), creationTimestamp: stamp },
+      status: { ...template.status, ...(conditions === undefined ? {} : { conditions }) },
+    });
+    this.ensureLease(name, at, node.metadata.uid);
+  }
+
+  private ensureLease(nodeName: string, at: number, nodeUid?: string): void {
+    const existing = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, nodeName));
+    const uid = nodeUid ?? this.coll('nodes').get(nodeName)?.metadata.uid;
+    if (existing !== undefined) {
+      if (uid !== undefined) {
+        this.put('leases', {
+          ...existing,
+          metadata: {
+            ...existing.metadata,
+            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid }],
+          },
+        });
+      }
+      return;
+    }
+    this.put(
+      'leases',
+      buildLease(
+        { nodeName, renewTime: at, createdAt: at, ...(uid === undefined ? {} : { nodeUid: uid }) },
+        this.ctx(),
+      ),
+    );
+  }
+
+  /** The object as it is now: kubelet heartbeats and PDB status are folded in lazily on read. */
+  private current(storage: string, key: string): KubeObject | undefined {
+    const object = this.coll(storage).get(key);
+    if (object === undefined) return undefined;
+    return this.refresh(storage, object);
+  }
+
+  private refresh(storage: string, object: KubeObject): KubeObject {
+    let fresh = object;
+    if (storage === 'nodes') fresh = this.kubelets.refreshNode(object);
+    else if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE)
+      fresh = this.kubelets.refreshLease(object);
+    else if (storage === 'poddisruptionbudgets') fresh = this.withPdbStatus(object);
+    return fresh === object ? object : this.put(storage, fresh);
+  }
+
+  private withPdbStatus(pdb: PdbObject): PdbObject {
+    const status = this.pdbStatus(pdb);
+    const previous = pdb.status;
+    const prevCondition = Array.isArray(previous?.['conditions'])
+      ? (previous['conditions'][0] as Record<string, unknown> | undefined)
+      : undefined;
+    const [condition] = status.conditions;
+    if (
+      condition !== undefined &&
+      prevCondition?.['status'] === condition.status &&
+      typeof prevCondition['lastTransitionTime'] === 'string'
+    ) {
+      condition.lastTransitionTime = prevCondition['lastTransitionTime'];
+    }
+    if (deepEqual(previous, status)) return pdb;
+    return { ...pdb, status };
+  }
+
+  private pdbStatus(pdb: PdbObject): PdbStatus {
+    const namespace = pdb.metadata.namespace ?? '';
+    const pods = [...this.coll('pods').keysFrom('', `${namespace}/`)].map((k) => this.coll('pods').get(k) as PodObject);
+    return computePdbStatus(
+      pdb,
+      pods,
+      (ns, kind, name, uid) => {
+        const storage = kind === 'ReplicaSet' ? 'replicasets' : kind === 'StatefulSet' ? 'statefulsets' : undefined;
+        if (storage === undefined) return undefined;
+        const owner = this.coll(storage).get(keyOf(ns, name));
+        return owner?.metadata.uid === uid ? owner : undefined;
+      },
+      formatTime(this.clock.now()),
+    );
+  }
+
+  private ensureNamespace(name: string): void {
+    if (this.coll('namespaces').has(name)) return;
+    this.put('namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name,
+        uid: this.newUid(),
+        creationTimestamp: formatTime(this.clock.now()),
+        labels: { 'kubernetes.io/metadata.name': name },
+      },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
+  }
+
+  // ---------- reads ----------
+
+  get(def: ResourceDef, namespace: string | undefined, name: string): KubeObject {
+    this.catchUp();
+    const object = this.current(def.storage, keyOf(def.namespaced ? namespace : undefined, name));
+    if (object === undefined) throw notFound(groupResource(def), name);
+    return object;
+  }
+
+  /** Like `get` without the 404: for tests and the sandbox. */
+  find(def: ResourceDef, namespace: string | undefined, name: string): KubeObject | undefined {
+    this.catchUp();
+    return this.current(def.storage, keyOf(def.namespaced ? namespace : undefined, name));
+  }
+
+  list(def: ResourceDef, options: ListOptions = {}): ListResult {
+    this.catchUp();
+    const coll = this.coll(def.storage);
+    const label = options.labelSelector ?? EVERYTHING;
+    const fields = options.fieldSelector ?? [];
+    const getters = fields.map((f) => {
+      const getter = fieldGetter(def, f.field);
+      if (getter === undefined) throw badRequest(`field label not supported: ${f.field}`);
+      return { getter, f };
+    });
+    const filtered = label.requirements.length > 0 || fields.length > 0;
+    const prefix =
+      def.namespaced && options.namespace !== undefined && options.namespace !== '' ? `${options.namespace}/` : '';
+    let start = '';
+    if (options.continue !== undefined && options.continue !== '') start = this.decodeContinue(options.continue);
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+
+    // Drain asks for one node's pods out of all of them: walk the node index, not the whole list.
+    const byNode = def.storage === 'pods' ? fields.find((f) => f.field === 'spec.nodeName' && f.equal) : undefined;
+    const keys: Iterable<string> =
+      byNode === undefined
+        ? coll.keysFrom(start, prefix)
+        : [...(this.podsByNode.get(byNode.value) ?? [])].filter((k) => k >= start && k.startsWith(prefix)).sort();
+
+    const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    for (const key of keys) {
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
+      const raw = coll.get(key);
+      if (raw === undefined) continue;
+      lastKey = key;
+      if (label.requirements.length > 0 && !matches(label, raw.metadata.labels)) continue;
+      if (!getters.every(({ getter, f }) => (getter(raw) === f.value) === f.equal)) continue;
+      items.push(this.refresh(def.storage, raw));
+    }
+    const result: ListResult = { items, resourceVersion: String(this.revision) };
+    if (more && lastKey !== undefined) {
+      const next = `${lastKey}\u0000`;
+      result.continue = Buffer.from(
+        JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.revision, start: next } satisfies ContinueToken),
+      ).toString('base64');
+      if (!filtered && byNode === undefined) result.remainingItemCount = coll.countFrom(next, prefix);
+    }
+    return result;
+  }
+
+  private decodeContinue(token: string): string {
+    try {
+      const parsed: unknown = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
+      if (
+        isRecord(parsed) &&
+        parsed['v'] === 'meta.k8s.io/v1' &&
+        typeof parsed['start'] === 'string' &&
+        typeof parsed['rv'] === 'number'
+      ) {
+        return parsed['start'];
+      }
+    } catch {
+      // fall through to the error the real server gives
+    }
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+
+  // ---------- writes ----------
+
+  create(
+    def: ResourceDef,
+    input: KubeObject,
+    options: WriteOptions & { namespace?: string; requireNamespace?: boolean } = {},
+  ): KubeObject {
+    this.catchUp();
+    const meta = input.metadata;
+    const namespace = def.namespaced ? (meta.namespace ?? options.namespace ?? 'default') : undefined;
+    if (
+      def.namespaced &&
+      options.namespace !== undefined &&
+      meta.namespace !== undefined &&
+      meta.namespace !== options.namespace
+    ) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    let name = meta.name;
+    if ((name === undefined || name === '') && meta.generateName !== undefined)
+      name = `${meta.generateName}${randomSuffix()}`;
+    if (name === undefined || name === '') {
+      throw invalid(def.kind, def.group, '', [
+        { field: 'metadata.name', type: 'Required value', detail: 'name or generateName is required' },
+      ]);
+    }
+    const key = keyOf(namespace, name);
+    if (this.coll(def.storage).has(key)) throw alreadyExists(groupResource(def), name);
+    if (namespace !== undefined) {
+      if (options.requireNamespace === true && !this.coll('namespaces').has(namespace))
+        throw notFound({ group: '', resource: 'namespaces' }, namespace);
+      this.ensureNamespace(namespace);
+    }
+    const object: KubeObject = {
+      ...withRbacDefaults(def, input),
+      apiVersion: apiVersionOf(def),
+      kind: def.kind,
+      metadata: {
+        ...meta,
+        name,
+        ...(namespace === undefined ? {} : { namespace }),
+        uid: meta.uid ?? this.newUid(),
+        creationTimestamp: meta.creationTimestamp ?? formatTime(this.clock.now()),
+        ...(def.generation ? { generation: 1 } : {}),
+      },
+    };
+    delete object.metadata.resourceVersion;
+    delete object.metadata.deletionTimestamp;
+    delete object.metadata.deletionGracePeriodSeconds;
+    this.validate(def, object, undefined);
+    if (options.dryRun === true)
+      return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
+    return this.put(def.storage, object);
+  }
+
+  /** PUT: optimistic concurrency on metadata.resourceVersion; status only through `/status`. */
+  update(
+    def: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    input: KubeObject,
+    options: WriteOptions = {},
+  ): KubeObject {
+    this.catchUp();
+    const key = keyOf(def.namespaced ? namespace : undefined, name);
+    const old = this.current(def.storage, key);
+    if (old === undefined) throw notFound(groupResource(def), name);
+    if (input.metadata.name !== undefined && input.metadata.name !== name) {
+      throw badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    return this.write(def, old, input, options);
+  }
+
+  /** PATCH: applies the patch to the current object, then the same checks as an update. */
+  patch(
+    def: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
+    this.catchUp();
+    const key = keyOf(def.namespaced ? namespace : undefined, name);
+    const old = this.current(def.storage, key);
+    if (old === undefined) throw notFound(groupResource(def), name);
+    let patched: unknown;
+    try {
+      patched = applyPatch(old, contentType, body, COMMON_MERGE_KEYS);
+    } catch (error) {
+      if (!(error instanceof PatchError)) throw error;
+      if (error.code === 400) throw badRequest(error.message);
+      // The real server answers a failed JSON-patch operation with this generic 422; the cause names the path.
+      throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: error.message,
+            ...(error.path === undefined ? {} : { field: error.path }),
+          },
+        ],
+      });
+    }
+    if (!isRecord(patched) || !isRecord(patched['metadata'])) throw badRequest('the patch removed the object metadata');
+    return this.write(def, old, patched as KubeObject, options);
+  }
+
+  private write(def: ResourceDef, old: KubeObject, input: KubeObject, options: WriteOptions): KubeObject {
+    const name = old.metadata.name ?? '';
+    const gr = groupResource(def);
+    const rv = input.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(gr, name, MODIFIED);
+    const uid = input.metadata.uid;
+    if (uid !== undefined && uid !== '' && uid !== old.metadata.uid) {
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      );
+    }
+    const sub = options.subresource;
+    let next: KubeObject;
+    if (sub === 'status') {
+      // Through /status only the status changes (nodeStatusStrategy.PrepareForUpdate keeps the rest).
+      next = { ...old, status: input['status'] };
+    } else {
+      next = {
+        ...withRbacDefaults(def, input),
+        apiVersion: apiVersionOf(def),
+        kind: def.kind,
+        metadata: { ...input.metadata, ...immutableMeta(old) },
+      };
+      if (def.statusSubresource) {
+        if (old['status'] === undefined) delete next['status'];
+        else next['status'] = old['status'];
+      }
+      if (def.generation && !deepEqual(stripMeta(old), stripMeta(next)))
+        next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    }
+    this.validate(def, next, old);
+    if (deepEqual(next, old)) return old;
+    if (options.dryRun === true) return next;
+    const stored = this.put(def.storage, next);
+    // An object whose last finalizer went away while it was being deleted is gone now.
+    if (
+      stored.metadata.deletionTimestamp !== undefined &&
+      (stored.metadata.finalizers?.length ?? 0) === 0 &&
+      def.storage !== 'pods'
+    ) {
+      this.drop(def.storage, stored);
+    }
+    return stored;
+  }
+
+  private validate(def: ResourceDef, next: KubeObject, old: KubeObject | undefined): void {
+    const errors: { field: string; type: string; detail: string }[] = [];
+    const name = next.metadata.name ?? '';
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
+      errors.push({
+        field: 'metadata.name',
+        type: 'Invalid value',
+        detail: `"${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      });
+    }
+    for (const [field, map] of [
+      ['metadata.labels', next.metadata.labels],
+      ['metadata.annotations', next.metadata.annotations],
+    ] as const) {
+      if (map === undefined) continue;
+      if (!isRecord(map)) errors.push({ field, type: 'Invalid value', detail: 'must be a map of strings' });
+      else
+        for (const [k, v] of Object.entries(map))
+          if (typeof v !== 'string')
+            errors.push({ field: `${field}[${k}]`, type: 'Invalid value', detail: 'must be a string' });
+    }
+    if (def.storage === 'nodes') {
+      const spec = (next as NodeObject).spec;
+      const oldId = old === undefined ? undefined : (old as NodeObject).spec?.providerID;
+      if (old !== undefined && oldId !== undefined && oldId !== '' && spec?.providerID !== oldId) {
+        errors.push({
+          field: 'spec.providerID',
+          type: 'Forbidden',
+          detail: 'node updates may not change providerID except from "" to valid',
+        });
+      }
+      if (spec?.unschedulable !== undefined && typeof spec.unschedulable !== 'boolean') {
+        errors.push({ field: 'spec.unschedulable', type: 'Invalid value', detail: 'must be a boolean' });
+      }
+      if (spec?.taints !== undefined) {
+        if (!Array.isArray(spec.taints))
+          errors.push({ field: 'spec.taints', type: 'Invalid value', detail: 'must be a list' });
+        else
+          spec.taints.forEach((t, i) => {
+            if (!isRecord(t) || typeof t.key !== 'string' || t.key === '')
+              errors.push({ field: `spec.taints[${i}].key`, type: 'Required value', detail: 'key is required' });
+            else if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(String(t.effect))) {
+              errors.push({
+                field: `spec.taints[${i}].effect`,
+                type: 'Unsupported value',
+                detail: `"${String(t.effect)}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+              });
+            }
+          });
+      }
+    }
+    if (def.storage === 'pods' && old !== undefined) {
+      const oldNode = (old as PodObject).spec?.nodeName;
+      if (oldNode !== undefined && (next as PodObject).spec?.nodeName !== oldNode) {
+        errors.push({
+          field: 'spec',
+          type: 'Forbidden',
+          detail:
+            'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+        });
+      }
+    }
+    errors.push(...rbacErrors(def, next, old));
+    if (errors.length > 0) throw invalid(def.kind, def.group, name, errors);
+  }
+
+  delete(def: ResourceDef, namespace: string | undefined, name: string, options: DeleteOptions = {}): DeleteResult {
+    this.catchUp();
+    const gr = groupResource(def);
+    const key = keyOf(def.namespaced ? namespace : undefined, name);
+    const object = this.current(def.storage, key);
+    if (object === undefined) throw notFound(gr, name);
+    checkPreconditions(def, object, options.preconditions);
+    if (def.storage === 'pods') return this.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
+    if ((object.metadata.finalizers?.length ?? 0) > 0) {
+      if (object.metadata.deletionTimestamp !== undefined || options.dryRun === true)
+        return { body: object, removed: false };
+      const marked = this.put(def.storage, {
+        ...object,
+        metadata: {
+          ...object.metadata,
+          deletionTimestamp: formatTime(this.clock.now()),
+          deletionGracePeriodSeconds: 0,
+        },
+      });
+      return { body: marked, removed: false };
+    }
+    if (options.dryRun !== true) this.drop(def.storage, object);
+    return {
+      body: successStatus(200, {
+        name,
+        ...(def.group === '' ? {} : { group: def.group }),
+        kind: def.plural,
+        uid: object.metadata.uid ?? '',
+      }),
+      removed: true,
+    };
+  }
+
+  /** Graceful pod deletion (pkg/registry/core/pod/strategy.go CheckGracefulDelete). */
+  private deletePod(pod: PodObject, requestedGrace: number | undefined, dryRun: boolean): DeleteResult {
+    const now = this.clock.now();
+    const phase = pod.status?.phase;
+    let grace = requestedGrace ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    // Unbound and finished pods have nothing to stop: they go at once.
+    if (pod.spec?.nodeName === undefined || phase === 'Succeeded' || phase === 'Failed') grace = 0;
+    if (grace < 0) grace = 1;
+    const key = keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
+    const previous = pod.metadata.deletionGracePeriodSeconds;
+    if (pod.metadata.deletionTimestamp !== undefined && previous !== undefined && grace >= previous) {
+      return { body: pod, removed: false };
+    }
+    if (dryRun) return { body: pod, removed: grace === 0 };
+    if (grace === 0 && (pod.metadata.finalizers?.length ?? 0) === 0) {
+      const gone = {
+        ...pod,
+        metadata: { ...pod.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 },
+      };
+      this.drop('pods', pod);
+      return { body: gone, removed: true };
+    }
+    const marked = this.put('pods', {
+      ...pod,
+      metadata: {
+        ...pod.metadata,
+        deletionTimestamp: formatTime(now + grace * 1000),
+        deletionGracePeriodSeconds: grace,
+      },
+    });
+    this.terminating.set(key, now + grace * 1000);
+    return { body: marked, removed: false };
+  }
+
+  /** POST pods/<name>/eviction, with the rules of eviction.go. Returns the 201 Status. */
+  evict(namespace: string, name: string, deleteOptions: DeleteOptions = {}): StatusBody {
+    this.catchUp();
+    const podDef = resourceForStorage('pods');
+    const key = keyOf(namespace, name);
+    const pod = this.current('pods', key);
+    if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, name);
+    if (canIgnorePdb(pod)) {
+      checkPreconditions(podDef, pod, deleteOptions.preconditions);
+      this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
+      return successStatus(201);
+    }
+    const pdbs = [...this.coll('poddisruptionbudgets').keysFrom('', `${namespace}/`)].map((k) => {
+      const pdb = this.current('poddisruptionbudgets', k) as PdbObject;
+      return { pdb, status: this.pdbStatus(pdb) };
+    });
+    const verdict = decideEviction(pod, pdbs);
+    switch (verdict.kind) {
+      case 'multiple-pdbs':
+        throw new StatusError(
+          500,
+          undefined,
+          'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+        );
+      case 'blocked':
+        throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0, [
+          {
+            reason: 'DisruptionBudget',
+            message: `The disruption budget ${verdict.pdb} needs ${verdict.desiredHealthy} healthy pods and has ${verdict.currentHealthy} currently`,
+          },
+        ]);
+      case 'delete':
+        break;
+    }
+    checkPreconditions(podDef, pod, deleteOptions.preconditions);
+    this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
+    return successStatus(201);
+  }
+
+  /**
+   * The served RBAC objects, for the authorizer: read as stored (they have no time-driven state),
+   * with a version that changes whenever one of them does.
+   */
+  rbacSource(): RbacSource {
+    const storages = RBAC_KINDS.map(([plural]) => plural);
+    return {
+      version: () => storages.reduce((sum, storage) => sum + (this.changedAt.get(storage) ?? 0), 0),
+      objects: () =>
+        storages.flatMap((storage) =>
+          [...this.coll(storage).keysFrom('', '')].flatMap((key) => this.coll(storage).get(key) ?? []),
+        ),
+    };
+  }
+
+  // ---------- typed reads (tests, sandbox) ----------
+
+  /** The definition of a served resource: `resource('nodes')`, `resource('leases', 'coordination.k8s.io')`. */
+  resource(plural: string, group?: string): ResourceDef {
+    const def = RESOURCES.find(
+      (r) => r.plural === plural && (group === undefined || r.group === group) && r.virtual !== true,
+    );
+    if (def === undefined) throw new Error(`not a served resource: ${plural}`);
+    return def;
+  }
+
+  getNode(name: string): NodeObject | undefined {
+    return this.find(this.resource('nodes'), undefined, name);
+  }
+
+  getPod(namespace: string, name: string): PodObject | undefined {
+    return this.find(this.resource('pods'), namespace, name);
+  }
+
+  /** The node's Lease in kube-node-lease, renewTime as its kubelet has renewed it by now. */
+  getLease(nodeName: string): LeaseObject | undefined {
+    return this.find(this.resource('leases'), NODE_LEASE_NAMESPACE, nodeName);
+  }
+
+  getPdb(namespace: string, name: string): PdbObject | undefined {
+    return this.find(this.resource('poddisruptionbudgets'), namespace, name);
+  }
+
+  listNodes(): NodeObject[] {
+    return this.list(this.resource('nodes')).items;
+  }
+
+  /** Pods, optionally only those bound to `node` and/or in `namespace`. */
+  listPods(filter: { node?: string; namespace?: string } = {}): PodObject[] {
+    return this.list(this.resource('pods'), {
+      ...(filter.namespace === undefined ? {} : { namespace: filter.namespace }),
+      ...(filter.node === undefined
+        ? {}
+        : { fieldSelector: [{ field: 'spec.nodeName', value: filter.node, equal: true }] }),
+    }).items;
+  }
+
+  // ---------- seeding (tests, sandbox) ----------
+
+  seedCluster(seed: ClusterSeed): void {
+    for (const object of seed.objects ?? []) this.seed(object);
+    for (const node of seed.nodes ?? []) this.seedNode(node);
+    for (const ds of seed.daemonSets ?? []) this.seedDaemonSet(ds);
+    for (const rs of seed.replicaSets ?? []) this.seedReplicaSet(rs);
+    for (const sts of seed.statefulSets ?? []) this.seedStatefulSet(sts);
+    for (const pod of seed.pods ?? []) this.seedPod(pod);
+    for (const pdb of seed.pdbs ?? []) this.seedPdb(pdb);
+    for (const lease of seed.leases ?? []) this.seedLease(lease);
+  }
+
+  /** Seeds any object as given (kind decides the resource); fills uid, creationTimestamp. */
+  seed<T extends KubeObject>(object: T): T {
+    const def = RESOURCES.find(
+      (r) => r.kind === object.kind && apiVersionOf(r) === object.apiVersion && r.virtual !== true,
+    );
+    if (def === undefined) throw new Error(`cannot seed ${object.apiVersion} ${object.kind}: not a served resource`);
+    if (def.storage === 'events' && def.group !== '') throw new Error('seed events as core/v1 Events');
+    const created = this.create(def, object);
+    return created as T;
+  }
+
+  seedNode(seed: NodeSeed): NodeObject {
+    const node = this.seed(buildNode(seed, this.ctx()));
+    const heartbeat = seed.lastHeartbeat === undefined ? this.clock.now() : seed.lastHeartbeat;
+    if (heartbeat !== null) {
+      this.seed(
+        buildLease(
+          {
+            nodeName: seed.name,
+            renewTime: heartbeat,
+            nodeUid: node.metadata.uid ?? '',
+            createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now(),
+          },
+          this.ctx(),
+        ),
+      );
+    }
+    const heartbeating = seed.heartbeating ?? true;
+    // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
+    // heartbeat is the Ready condition's (a node never heard from must not read as fresh).
+    this.kubelets.add(node, heartbeating, heartbeat ?? seed.readyHeartbeat ?? this.clock.now());
+    return node;
+  }
+
+  seedLease(seed: LeaseSeed): LeaseObject {
+    const nodeUid = seed.nodeUid ?? this.coll('nodes').get(seed.nodeName)?.metadata.uid;
+    return this.seed(buildLease({ ...seed, ...(nodeUid === undefined ? {} : { nodeUid }) }, this.ctx()));
+  }
+
+  /**
+   * Seeds a pod; its controller (ReplicaSet, DaemonSet, StatefulSet) is created when missing, with
+   * one replica per seeded pod, so drain finds the DaemonSet and PDBs find their scale.
+   */
+  seedPod(seed: PodSeed): PodObject {
+    const namespace = seed.namespace ?? 'default';
+    const refs: { ownerUid?: string; nodeUid?: string } = {};
+    if (seed.node !== undefined) {
+      const nodeUid = this.coll('nodes').get(seed.node)?.metadata.uid;
+      if (nodeUid !== undefined) refs.nodeUid = nodeUid;
+    }
+    if (seed.owner !== undefined) {
+      const owner = parseOwner(seed.owner);
+      const kind = owner.kind;
+      if (kind === 'ReplicaSet' || kind === 'DaemonSet' || kind === 'StatefulSet') {
+        const storage = `${kind.toLowerCase()}s`;
+        const key = keyOf(namespace, owner.name);
+        const found = this.coll(storage).get(key);
+        const existing = found === undefined ? undefined : (found as ScalableObject);
+        if (existing === undefined) {
+          const created = this.seedWorkload(kind, {
+            name: owner.name,
+            namespace,
+            replicas: 1,
+            ...(owner.uid === undefined ? {} : { uid: owner.uid }),
+          });
+          refs.ownerUid = created.metadata.uid ?? '';
+          this.autoReplicas.set(refs.ownerUid, 1);
+        } else {
+          refs.ownerUid = existing.metadata.uid ?? '';
+          const count = this.autoReplicas.get(refs.ownerUid);
+          if (count !== undefined) {
+            this.autoReplicas.set(refs.ownerUid, count + 1);
+            if (kind !== 'DaemonSet')
+              this.put(storage, { ...existing, spec: { ...existing.spec, replicas: count + 1 } });
+          }
+        }
+      }
+    }
+    return this.seed(buildPod(seed, this.ctx(), refs));
+  }
+
+  seedPdb(seed: PdbSeed): PdbObject {
+    return this.seed(buildPdb(seed, this.ctx()));
+  }
+
+  seedDaemonSet(seed: WorkloadSeed): ScalableObject {
+    return this.seedWorkload('DaemonSet', seed);
+  }
+
+  seedReplicaSet(seed: WorkloadSeed): ScalableObject {
+    return this.seedWorkload('ReplicaSet', seed);
+  }
+
+  seedStatefulSet(seed: WorkloadSeed): ScalableObject {
+    return this.seedWorkload('StatefulSet', seed);
+  }
+
+  private seedWorkload(kind: WorkloadKind, seed: WorkloadSeed): ScalableObject {
+    return this.seed(buildWorkload(kind, seed, this.ctx()));
+  }
+}
+
+function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let out = '';
+  for (let i = 0; i < 5; i++) out += alphabet[Math.floor(Math.random() * alphabet.length)] ?? 'x';
+  return out;
+}
+
+const podNode = (pod: KubeObject | undefined): string | undefined =>
+  pod === undefined ? undefined : (pod as PodObject).spec?.nodeName;
+
+function checkPreconditions(def: ResourceDef, object: KubeObject, pre: Preconditions | undefined): void {
+  const name = object.metadata.name ?? '';
+  if (pre?.uid !== undefined && pre.uid !== object.metadata.uid) {
+    throw conflict(
+      groupResource(def),
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${object.metadata.uid ?? ''}`,
+    );
+  }
+  if (pre?.resourceVersion !== undefined && pre.resourceVersion !== object.metadata.resourceVersion) {
+    throw conflict(
+      groupResource(def),
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${object.metadata.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+/** Fields a client can never change by update or patch. */
+function immutableMeta(old: KubeObject): Partial<KubeObject['metadata']> {
+  const m = old.metadata;
+  return {
+    name: m.name,
+    ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
+    uid: m.uid,
+    creationTimestamp: m.creationTimestamp,
+    resourceVersion: m.resourceVersion,
+    ...(m.generation === undefined ? {} : { generation: m.generation }),
+    ...(m.deletionTimestamp === undefined ? {} : { deletionTimestamp: m.deletionTimestamp }),
+    ...(m.deletionGracePeriodSeconds === undefined ? {} : { deletionGracePeriodSeconds: m.deletionGracePeriodSeconds }),
+  };
+}
+
+/** The parts of an object whose change bumps metadata.generation (everything but metadata and status). */
+function stripMeta(object: KubeObject): unknown {
+  const { metadata: _m, status: _s, ...rest } = object;
+  return rest;
+}
+
+function fieldGetter(def: ResourceDef, field: string): ((o: KubeObject) => string) | undefined {
+  if (field === 'metadata.name') return (o) => o.metadata.name ?? '';
+  if (field === 'metadata.namespace' && def.namespaced) return (o) => o.metadata.namespace ?? '';
+  return def.fields[field];
+}

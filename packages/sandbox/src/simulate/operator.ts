@@ -1,0 +1,50 @@
+// The operator of a simulated cluster: a person running the product's command line against the
+// sandbox (a dry-run sweep for the BEFORE and AFTER pictures, `drain NODE` for a scenario's drain
+// step). The sandbox says where and as whom the operator reaches it; the product says what its
+// commands do. So the sandbox depends on the product's model and contract only, and the code under
+// test is never part of the world that judges it.
+import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { Settings } from '../../../../lib/contract/settings.js';
+import type { EmulatorCredential } from '../aws/sigv4.js';
+
+/** What the oracle reads of the reconciler's run report (the scenario format's `expect.conditions`). */
+export interface ReportView {
+  readonly conditions: Readonly<Record<string, number>>;
+}
+
+/** Where the operator reaches the sandbox, and as whom. */
+export interface OperatorAccess {
+  readonly clock: VirtualClock;
+  /** Waits on the virtual clock: the whole world moves on meanwhile. */
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly clusterName: string;
+  readonly region: string;
+  readonly accountId: string;
+  /** The scenario's settings over the defaults: what the deployed functions run with. */
+  readonly settings: Settings;
+  /** The deployed drain state machine. */
+  readonly drainStateMachineArn: string;
+  /** The Kubernetes API, with a cluster-admin token (the operator's kubeconfig). */
+  readonly kube: { readonly url: string; readonly token: string; readonly caCert?: string };
+  /** The AWS emulator, as the sweep function's role (a snapshot sees what the sweep sees). */
+  readonly aws: { readonly endpoint: string; readonly credentials: EmulatorCredential };
+}
+
+/** What an operator's drain ended with. */
+export interface OperatorDrainResult {
+  readonly status: string;
+  readonly message?: string;
+}
+
+/** The product's commands that a scenario's operator runs. */
+export interface Operator<Report extends ReportView> {
+  /** A dry-run sweep as the sweep function's role: what the reconciler sees, nothing mutated. */
+  snapshot(access: OperatorAccess): Promise<Report>;
+  /** `drain NODE`: the operator's cordon, then eviction until done or `timeoutMs`. */
+  drain(
+    access: OperatorAccess,
+    request: { readonly node: string; readonly reason: string; readonly timeoutMs: number },
+  ): Promise<OperatorDrainResult>;
+  /** A run report out of a function's response or log line; undefined when the value is not one. */
+  readReport(value: unknown): Report | undefined;
+}

@@ -1,0 +1,304 @@
+// Runs a scenario's steps against the deployed stack (world.ts): an `event` goes on the bus and the
+// stack's rules, queue and events function take it from there; a `sweep` is the schedule firing;
+// `advance` and `settle` move the clock while the functions, the queue and the drain workflow do
+// what they do; `drain`, `cordon` and `uncordon` are an operator at the keyboard.
+import { denialsOf, type Denial } from './denials.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../../../lib/contract/function-logs.js';
+import type { Delivery } from '../deployed/queue-poller.js';
+import type { LoadedScenario } from '../scenario/load.js';
+import type { ScenarioStep } from '../scenario/schema.js';
+import { drainRecords, type DrainRecord } from './drain-records.js';
+import { applyEventEffects } from './event-effects.js';
+import { checkExpectations, type ExpectationResult } from './expect.js';
+import { functionLogLines } from './function-logs.js';
+import { postCondition } from './node-health.js';
+import type { Operator, ReportView } from './operator.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
+
+export type { DrainRecord } from './drain-records.js';
+
+export type StepRecord<Report extends ReportView = ReportView> =
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'sweep';
+      /** The sweep function's report (absent when the invocation failed). */
+      readonly report?: Report;
+      /** Why the invocation failed (a function error, a timeout). */
+      readonly failed?: string;
+    }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'event';
+      readonly detailType: string;
+      /** Which receive of the record this was (1 = first delivery; more after failures). */
+      readonly attempt: number;
+      readonly report?: Report;
+      readonly ignored?: string;
+      /** A poison event: the record fails on every receive and ends in the dead-letter queue. */
+      readonly rejected?: string;
+      /** The record failed this time and comes back after the visibility timeout. */
+      readonly failed?: string;
+      /** The record moved to the dead-letter queue. */
+      readonly deadLettered?: boolean;
+    }
+  | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
+  | { readonly step: number; readonly at: number; readonly kind: 'settle' }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'drain';
+      readonly node: string;
+      readonly status: string;
+      readonly message?: string;
+    }
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'condition';
+      readonly node: string;
+      readonly type: string;
+      readonly status: string;
+    };
+
+export interface Simulation<Report extends ReportView = ReportView> {
+  readonly name: string;
+  readonly start: number;
+  /** Classification before the first step and after the last (dry-run sweeps: nothing mutated). */
+  readonly before: Report;
+  readonly after: Report;
+  readonly steps: readonly StepRecord<Report>[];
+  readonly drains: readonly DrainRecord[];
+  /** Calls the deployed IAM policies or the shipped RBAC refused. */
+  readonly denied: readonly Denial[];
+  readonly expectations?: ExpectationResult;
+}
+
+async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDir: string): Promise<unknown> {
+  if ('inline' in step.event) return step.event.inline;
+  const path = resolve(baseDir, step.event.file);
+  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What the events function did with one message on one receive, read from its log lines. */
+function deliveryRecord<Report extends ReportView>(
+  delivery: Delivery,
+  step: number,
+  operator: Operator<Report>,
+): StepRecord<Report> {
+  const base = {
+    step,
+    at: delivery.at,
+    kind: 'event' as const,
+    detailType: delivery.message.detailType,
+    attempt: delivery.attempt,
+  };
+  if (delivery.deadLettered)
+    return {
+      ...base,
+      deadLettered: true,
+      ...(delivery.batchError !== undefined ? { failed: delivery.batchError } : {}),
+    };
+  const lines = delivery.invocation
+    ? functionLogLines(delivery.invocation.logs).filter((line) => line.messageId === delivery.message.messageId)
+    : [];
+  const ignored = lines.find((line) => line.message === EVENT_RECORD_LOG.ignored);
+  const reconciled = lines.find((line) => line.message === EVENT_RECORD_LOG.reconciled);
+  const failure = lines.find((line) => line.message === EVENT_RECORD_LOG.failed);
+  const report = operator.readReport(reconciled?.report);
+  const error = isRecord(failure?.error) ? failure.error : undefined;
+  const errorText = error
+    ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}`
+    : undefined;
+  if (delivery.succeeded)
+    return {
+      ...base,
+      ...(report ? { report } : {}),
+      ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}),
+    };
+  if (error?.name === SIGNAL_REJECTION_NAME)
+    return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
+  return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
+}
+
+/** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
+const pending = (sandbox: Sandbox): boolean =>
+  sandbox.stepFunctions.running > 0 ||
+  sandbox.lambda.asyncPending > 0 ||
+  (sandbox.poller.polling && sandbox.queue.size > 0);
+
+async function runStep<Report extends ReportView>(
+  sandbox: Sandbox,
+  operator: Operator<Report>,
+  step: ScenarioStep,
+  index: number,
+  baseDir: string,
+): Promise<StepRecord<Report>[]> {
+  const { driver, clock } = sandbox;
+  const at = clock.now();
+  if ('sweep' in step) {
+    const invocation = sandbox.scheduledSweep();
+    await driver.runUntil(() => invocation.results.length > 0 || invocation.status !== 'queued', 'the scheduled sweep');
+    const first = invocation.results[0];
+    const report = first?.ok ? operator.readReport(first.payload) : undefined;
+    const failed =
+      first && !first.ok
+        ? `${first.error.errorType}: ${first.error.errorMessage}`
+        : first
+          ? undefined
+          : `the invocation did not run (${invocation.status})`;
+    return [
+      { step: index, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) },
+    ];
+  }
+  if ('advance' in step) {
+    await driver.advanceTo(at + step.advance);
+    return [{ step: index, at, kind: 'advance', ms: step.advance }];
+  }
+  if ('settle' in step) {
+    await driver.runUntil(() => !pending(sandbox), 'settling');
+    return [{ step: index, at, kind: 'settle' }];
+  }
+  if ('drain' in step) {
+    // The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
+    const result = await operator.drain(sandbox.operatorAccess(), {
+      node: step.drain.node,
+      reason: step.drain.reason ?? 'manual drain',
+      timeoutMs: sandbox.settings.drainTimeout,
+    });
+    return [
+      {
+        step: index,
+        at,
+        kind: 'drain',
+        node: step.drain.node,
+        status: result.status,
+        ...(result.message ? { message: result.message } : {}),
+      },
+    ];
+  }
+  if ('cordon' in step || 'uncordon' in step) {
+    // kubectl cordon / uncordon: spec.unschedulable and nothing else.
+    const node = 'cordon' in step ? step.cordon : step.uncordon;
+    const store = sandbox.kube.store;
+    store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', {
+      spec: { unschedulable: 'cordon' in step ? true : null },
+    });
+    await driver.quiesce();
+    return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
+  }
+  if ('condition' in step) {
+    postCondition(sandbox, step.condition);
+    return [{ step: index, at, kind: 'condition', ...step.condition }];
+  }
+  const event = await readEvent(step, baseDir);
+  // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
+  applyEventEffects(sandbox, event);
+  const before = sandbox.queue.size;
+  const matched = sandbox.putEvent(event);
+  if (matched.length === 0) {
+    const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
+    return [
+      {
+        step: index,
+        at,
+        kind: 'event',
+        detailType,
+        attempt: 0,
+        ignored: 'no rule of the stack matches it: EventBridge drops it',
+      },
+    ];
+  }
+  // The step lasts until the events function has had each copy once.
+  const sent = sandbox.queue.size - before;
+  const deliveredFrom = sandbox.poller.deliveries.length;
+  const detailType = isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
+  if (!sandbox.poller.polling)
+    return [
+      {
+        step: index,
+        at,
+        kind: 'event',
+        detailType,
+        attempt: 0,
+        ignored: 'queued, but the event source mapping does not poll the queue (see DENIED)',
+      },
+    ];
+  await driver.runUntil(
+    () => sandbox.poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent,
+    'delivering the event',
+  );
+  return [];
+}
+
+/** A dry-run sweep: what the reconciler sees, without acting on it. */
+const snapshot = <Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> =>
+  operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
+
+export interface SimulateOptions<Report extends ReportView> {
+  /** The product's commands the scenario's operator runs (snapshots, drain steps). */
+  readonly operator: Operator<Report>;
+  /** Keep the emulators running (the caller closes the returned sandbox). */
+  readonly keepOpen?: boolean;
+  /** How the sandbox is built (tests: an altered deployment). */
+  readonly sandbox?: SandboxOptions;
+  /** Changes the seeded world before the first step (tests: what the format cannot say, such as a group's suspended processes). */
+  readonly prepare?: (sandbox: Sandbox) => void | Promise<void>;
+}
+
+/** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
+export interface SimulationTimings {
+  readonly seedMs: number;
+  readonly runMs: number;
+}
+
+export async function simulate<Report extends ReportView>(
+  loaded: LoadedScenario,
+  options: SimulateOptions<Report>,
+): Promise<{ simulation: Simulation<Report>; sandbox: Sandbox; timings: SimulationTimings }> {
+  const { operator } = options;
+  const seedStart = performance.now();
+  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
+  const seedMs = performance.now() - seedStart;
+  try {
+    await options.prepare?.(sandbox);
+    const before = await snapshot(sandbox, operator);
+    const steps: StepRecord<Report>[] = [];
+    let delivered = 0;
+    for (const [index, step] of loaded.scenario.steps.entries()) {
+      const records = await runStep(sandbox, operator, step, index + 1, loaded.baseDir);
+      // The step's own record first, then what the queue delivered meanwhile, in time order.
+      const deliveries = sandbox.poller.deliveries.slice(delivered).map((d) => deliveryRecord(d, index + 1, operator));
+      delivered = sandbox.poller.deliveries.length;
+      steps.push(...records, ...deliveries);
+    }
+    await sandbox.driver.quiesce();
+    const after = await snapshot(sandbox, operator);
+    const drains = drainRecords(sandbox);
+    const expectations = loaded.scenario.expect ? checkExpectations(sandbox, loaded.scenario.expect, steps) : undefined;
+    const denied = denialsOf(sandbox);
+    return {
+      simulation: {
+        name: loaded.scenario.name,
+        start: sandbox.start,
+        before,
+        after,
+        steps,
+        drains,
+        denied,
+        ...(expectations ? { expectations } : {}),
+      },
+      sandbox,
+      timings: { seedMs, runMs: performance.now() - seedStart - seedMs },
+    };
+  } finally {
+    if (!options.keepOpen) await sandbox.close();
+  }
+}

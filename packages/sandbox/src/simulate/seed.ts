@@ -1,0 +1,138 @@
+// Scenario → the seeds of both emulators (pure). Ages are relative to the scenario's start.
+import { MalformedProviderIdError, parseProviderId } from '../../../../lib/model/provider-id.js';
+import type { SeedInstance } from '../aws/index.js';
+import type { NodeSeed, PdbSeed, PodSeed } from '../kube/index.js';
+import type { Scenario, ScenarioNode } from '../scenario/schema.js';
+
+const LIVE_STATES = new Set(['pending', 'running']);
+
+/** The scenario's instances by id and by private DNS name, built once per scenario: seeding stays linear. */
+interface InstanceIndex {
+  readonly byId: ReadonlyMap<string, Scenario['instances'][number]>;
+  readonly byDnsName: ReadonlyMap<string, Scenario['instances'][number]>;
+}
+const indexes = new WeakMap<Scenario, InstanceIndex>();
+
+function indexOf(scenario: Scenario): InstanceIndex {
+  let index = indexes.get(scenario);
+  if (index === undefined) {
+    const byId = new Map<string, Scenario['instances'][number]>();
+    const byDnsName = new Map<string, Scenario['instances'][number]>();
+    for (const instance of scenario.instances) {
+      byId.set(instance.id, instance);
+      // The first instance of a name wins, as a scan of the list in order would find it.
+      const name = instance.privateDnsName ?? '';
+      if (!byDnsName.has(name)) byDnsName.set(name, instance);
+    }
+    index = { byId, byDnsName };
+    indexes.set(scenario, index);
+  }
+  return index;
+}
+
+function instanceStateOf(scenario: Scenario, node: ScenarioNode): string | undefined {
+  if (node.providerID) {
+    try {
+      const ref = parseProviderId(node.providerID);
+      if (ref.kind !== 'ec2') return 'running';
+      return indexOf(scenario).byId.get(ref.instanceId)?.state ?? 'absent';
+    } catch (error) {
+      if (error instanceof MalformedProviderIdError) return undefined;
+      throw error;
+    }
+  }
+  return indexOf(scenario).byDnsName.get(node.name)?.state;
+}
+
+/** The format's rule: a node's kubelet heartbeats by default exactly when its machine is pending or running. */
+export function isHeartbeating(scenario: Scenario, node: ScenarioNode): boolean {
+  return node.heartbeating ?? LIVE_STATES.has(instanceStateOf(scenario, node) ?? 'absent');
+}
+
+export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number): NodeSeed {
+  const createdAt = start - node.createdAgo;
+  const lastHeartbeat = node.heartbeatAgo === 'none' ? null : start - node.heartbeatAgo;
+  const { Ready: readyCondition, ...agent } = node.conditions;
+  const ready = readyCondition?.status ?? node.ready ?? 'True';
+  // The format's rule: a Ready that is not True turned so when the kubelet went quiet (heartbeatAgo).
+  const readySince =
+    readyCondition !== undefined
+      ? start - readyCondition.since
+      : ready !== 'True'
+        ? (lastHeartbeat ?? createdAt)
+        : createdAt;
+  return {
+    name: node.name,
+    ...(node.providerID ? { providerID: node.providerID } : {}),
+    createdAt,
+    ready,
+    readySince,
+    conditions: Object.entries(agent).map(([type, c]) => ({ type, status: c.status, since: start - c.since })),
+    lastHeartbeat,
+    // Without a Lease the Ready condition is the only heartbeat; it is as old as the node.
+    readyHeartbeat: lastHeartbeat ?? createdAt,
+    heartbeating: isHeartbeating(scenario, node),
+    unschedulable: node.unschedulable,
+    labels: node.labels,
+    annotations: node.annotations,
+    taints: node.taints,
+  };
+}
+
+export function podSeed(pod: Scenario['pods'][number], start: number): PodSeed {
+  return {
+    name: pod.name,
+    namespace: pod.namespace,
+    node: pod.node,
+    labels: pod.labels,
+    ...(pod.owner !== 'none' ? { owner: pod.owner } : {}),
+    mirror: pod.mirror,
+    emptyDir: pod.emptyDir,
+    phase: pod.phase,
+    terminationGracePeriodSeconds: pod.terminationGracePeriodSeconds,
+    createdAt: start - 60_000,
+  };
+}
+
+export function pdbSeed(pdb: Scenario['pdbs'][number]): PdbSeed {
+  return {
+    name: pdb.name,
+    namespace: pdb.namespace,
+    selector: pdb.selector,
+    ...(pdb.minAvailable !== undefined ? { minAvailable: pdb.minAvailable } : {}),
+    ...(pdb.maxUnavailable !== undefined ? { maxUnavailable: pdb.maxUnavailable } : {}),
+  };
+}
+
+export function instanceSeed(instance: Scenario['instances'][number]): SeedInstance {
+  return {
+    id: instance.id,
+    state: instance.state,
+    zone: instance.zone,
+    ...(instance.privateDnsName ? { privateDnsName: instance.privateDnsName } : {}),
+    launchedAgo: instance.launchedAgo,
+    tags: instance.tags,
+    spot: instance.spot,
+    ...(instance.autoScaling
+      ? {
+          autoScaling: {
+            group: instance.autoScaling.group,
+            lifecycleState: instance.autoScaling.lifecycleState,
+            ...(instance.autoScaling.hook ? { hook: instance.autoScaling.hook } : {}),
+            ...(instance.autoScaling.token ? { token: instance.autoScaling.token } : {}),
+            ...(instance.autoScaling.heartbeatTimeout !== undefined
+              ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout }
+              : {}),
+            ...(instance.autoScaling.defaultResult ? { defaultResult: instance.autoScaling.defaultResult } : {}),
+          },
+        }
+      : {}),
+    scheduledEvents: instance.scheduledEvents.map((e) => ({
+      code: e.code,
+      notBefore: e.notBefore,
+      ...(e.notAfter !== undefined ? { notAfter: e.notAfter } : {}),
+      ...(e.description ? { description: e.description } : {}),
+    })),
+    ...(instance.visibleAfter !== undefined ? { visibleAfter: instance.visibleAfter } : {}),
+  };
+}

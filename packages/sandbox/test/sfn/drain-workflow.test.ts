@@ -1,0 +1,437 @@
+// The interpreter running the drain workflow exactly as `cdk synth` writes it (read from the
+// synthesized template, ARNs resolved), with stub tasks: each terminal state is reached, every end
+// but an operator's uncordon completes the lifecycle action (the one handed over on the Node first),
+// and no gap between lifecycle heartbeats exceeds the worst case the construct computes, retries
+// included (issue #15 found gaps over 150 s, half the 300 s hook timeout the README advised).
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../../lib/model/clock.js';
+import { toInstanceId } from '../../../../lib/model/instance-id.js';
+import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
+import type { DrainStepOutput, DrainWorkflowInput } from '../../../../lib/contract/drain-workflow.js';
+import { HEARTBEAT_START_SECONDS } from '../../../../infra/heartbeat-gap.js';
+import { byLogicalId, deployedStack } from '../support/deployment.js';
+
+const START = Date.UTC(2026, 10, 29, 12);
+const { deployment } = await deployedStack();
+const machine = byLogicalId(deployment.stateMachines, 'ReconcilerDrainWorkflowStateMachine');
+const drainStep = byLogicalId(deployment.functions, 'ReconcilerFunctionsDrainStep');
+
+const INPUT: DrainWorkflowInput = {
+  cluster: 'demo',
+  node: 'ip-10-0-1-1.ec2.internal',
+  nodeUid: 'uid-1',
+  instanceId: toInstanceId('i-0123456789abcdef0'),
+  deadline: new Date(START + 3_600_000).toISOString(),
+  reason: 'ASG scale-in',
+  cause: 'event-1',
+  lifecycle: { group: 'eks-ng-1', hook: 'drain', token: 'token-1' },
+};
+
+const SUMMARY: DrainStepOutput['summary'] = {
+  evicted: 3,
+  terminating: 0,
+  gone: 0,
+  left: 0,
+  skipped: 1,
+  leftByReason: {},
+  blockingPdbs: [],
+  examples: [],
+  graceShortened: { pods: 0, examples: [] },
+};
+
+const step = (
+  outcome: DrainStepOutput['outcome'],
+  waitSeconds = 30,
+  over: Partial<DrainStepOutput> = {},
+): DrainStepOutput => ({
+  outcome,
+  waitSeconds,
+  state: { round: 1 },
+  deadline: INPUT.deadline,
+  summary: outcome === 'done' ? SUMMARY : { ...SUMMARY, left: 2, leftByReason: { 'blocked-by-pdb': 2 } },
+  ...over,
+});
+
+interface Stubs {
+  readonly tasks: TaskHandlers;
+  /** Lifecycle calls: the workflow's (`by: 'workflow'`) and the heartbeats the drain step records at its start (`by: 'step'`). */
+  readonly sdk: { action: string; at: number; parameters: unknown; by: 'workflow' | 'step' }[];
+  readonly events: { detailType: string; detail: Record<string, unknown> }[];
+  readonly steps: unknown[];
+}
+
+/** An attempt Lambda refused: the handler never ran (no heartbeat). */
+const throttled = (): StatesError => new StatesError('Lambda.TooManyRequestsException', 'Rate Exceeded.');
+/** An attempt whose handler ran (and heartbeated) for `seconds`, then failed. */
+class Failing {
+  constructor(
+    readonly seconds: number,
+    readonly error = new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
+  ) {}
+}
+type ScriptEntry =
+  DrainStepOutput | StatesError | Failing | { outcome: string; waitSeconds: number; state: unknown; summary: unknown };
+
+/**
+ * Tasks that answer like the real services: the drain step from a script (a step may take virtual
+ * time). Like functions/drain-step.ts, an attempt whose handler runs records the lifecycle heartbeat
+ * of its payload at its start and says so (`heartbeatAt`); a Lambda service error never ran it.
+ */
+function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds = 0): Stubs {
+  const sdk: Stubs['sdk'] = [];
+  const events: Stubs['events'] = [];
+  const steps: unknown[] = [];
+  let index = 0;
+  const tasks: TaskHandlers = {
+    lambdaInvoke: async (args, ctx) => {
+      expect(args.FunctionName).toBe(drainStep.arn);
+      const answer = script[Math.min(index++, script.length - 1)];
+      if (answer instanceof StatesError && answer.error.startsWith('Lambda.')) throw answer;
+      steps.push(args.Payload);
+      const lifecycle = (args.Payload as { lifecycle?: unknown }).lifecycle;
+      const startedAt = clock.now();
+      if (lifecycle !== undefined)
+        sdk.push({ action: 'recordLifecycleActionHeartbeat', at: startedAt, parameters: lifecycle, by: 'step' });
+      const seconds = answer instanceof Failing ? answer.seconds : stepSeconds;
+      if (seconds > 0) await ctx.sleep(seconds * 1000);
+      if (answer instanceof Failing) throw answer.error;
+      if (answer instanceof StatesError) throw answer;
+      return lifecycle === undefined ? answer : { ...answer, heartbeatAt: new Date(startedAt).toISOString() };
+    },
+    awsSdk: (call) => {
+      expect(call.service).toBe('autoscaling');
+      sdk.push({ action: call.action, at: clock.now(), parameters: call.parameters, by: 'workflow' });
+      return Promise.resolve({});
+    },
+    putEvents: (args) => {
+      // The optimized integration takes Detail as JSON (an object), unlike the PutEvents API's string.
+      const { Entries } = args as {
+        Entries: { DetailType: string; Detail: Record<string, unknown>; Source: string; EventBusName: string }[];
+      };
+      for (const entry of Entries) events.push({ detailType: entry.DetailType, detail: entry.Detail });
+      return Promise.resolve({ Entries: Entries.map((_, n) => ({ EventId: `ev-${n}` })), FailedEntryCount: 0 });
+    },
+  };
+  return { tasks, sdk, events, steps };
+}
+
+async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowInput = INPUT, stepSeconds = 0) {
+  const clock = new VirtualClock(START);
+  const stub = stubs(clock, script, stepSeconds);
+  const execution = startExecution({
+    definition: machine.definition,
+    input,
+    clock,
+    tasks: stub.tasks,
+    stateMachineArn: machine.arn,
+    name: 'demo-i-0123456789abcdef0-event-1',
+  });
+  const result = await runToCompletion(execution, clock);
+  const states = execution.history.filter((e) => e.type.endsWith('StateEntered')).map((e) => e.stateName);
+  const workflow = (action: string) => stub.sdk.filter((c) => c.by === 'workflow' && c.action === action);
+  const heartbeats = [START, ...stub.sdk.filter((c) => c.action === 'recordLifecycleActionHeartbeat').map((c) => c.at)];
+  const gaps = heartbeats.slice(1).map((at, n) => (at - (heartbeats[n] ?? at)) / 1000);
+  return { ...stub, result, execution, states, workflow, maxGap: Math.max(0, ...gaps) };
+}
+
+describe('the synthesized drain workflow', () => {
+  it('should be valid ASL for asl-validator', () => {
+    const require = createRequire(import.meta.url);
+    const validate = require('asl-validator') as (definition: unknown) => {
+      isValid: boolean;
+      errorsText: (separator?: string) => string;
+    };
+    const verdict = validate(machine.definition);
+    expect(verdict.errorsText('\n')).toBe('');
+    expect(verdict.isValid).toBe(true);
+    // The oracle is not blind: a dangling Next is refused.
+    expect(validate({ ...machine.definition, StartAt: 'Nowhere' }).isValid).toBe(false);
+  });
+
+  it('should drain, heartbeat at every step, complete the lifecycle action and end Drained', async () => {
+    const { result, sdk, events, steps, states, workflow } = await drain([
+      step('continue', 40),
+      step('continue', 40),
+      step('continue', 40),
+      step('done'),
+    ]);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(states.at(-1)).toBe('Drained');
+    // Steps at 0, 40, 80 and 120 s, each heartbeating at its start: the workflow's own heartbeat
+    // (due when the last one would be 60 s old by the end of the wait) is never due.
+    expect(sdk.map((c) => [c.by, c.action, (c.at - START) / 1000])).toEqual([
+      ['step', 'recordLifecycleActionHeartbeat', 0],
+      ['step', 'recordLifecycleActionHeartbeat', 40],
+      ['step', 'recordLifecycleActionHeartbeat', 80],
+      ['step', 'recordLifecycleActionHeartbeat', 120],
+      ['workflow', 'completeLifecycleAction', 120],
+    ]);
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({
+      AutoScalingGroupName: 'eks-ng-1',
+      LifecycleHookName: 'drain',
+      LifecycleActionResult: 'CONTINUE',
+      LifecycleActionToken: 'token-1',
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      detailType: 'Node Drained',
+      detail: { outcome: 'done', lifecycle: { group: 'eks-ng-1', hook: 'drain', completed: true } },
+    });
+    // The step gets the workflow input and the lifecycle action to heartbeat, then the previous step's state.
+    expect(steps[0]).toEqual({ input: INPUT, lifecycle: INPUT.lifecycle });
+    expect(steps[1]).toEqual({ input: INPUT, state: { round: 1 }, lifecycle: INPUT.lifecycle });
+  });
+
+  it('should heartbeat from the workflow while it waits when the step recorded none (its heartbeat call failed)', async () => {
+    // A step answer without heartbeatAt: the workflow goes by its own last heartbeat.
+    const clock = new VirtualClock(START);
+    const stub = stubs(clock, [step('continue', 40), step('continue', 40), step('continue', 40), step('done')]);
+    const { lambdaInvoke } = stub.tasks;
+    if (!lambdaInvoke) throw new Error('the stubs invoke the drain step');
+    const tasks: TaskHandlers = {
+      ...stub.tasks,
+      lambdaInvoke: async (args, ctx) => {
+        const { heartbeatAt: _dropped, ...answer } = (await lambdaInvoke(args, ctx)) as { heartbeatAt?: string };
+        return answer;
+      },
+    };
+    const execution = startExecution({
+      definition: machine.definition,
+      input: INPUT,
+      clock,
+      tasks,
+      stateMachineArn: machine.arn,
+      name: 'no-step-heartbeat',
+    });
+    await runToCompletion(execution, clock);
+    // Due after the step at 40 s (40 s old + a 40 s wait ≥ 60 s), and again at 80 s.
+    expect(stub.sdk.filter((c) => c.by === 'workflow').map((c) => [c.action, (c.at - START) / 1000])).toEqual([
+      ['recordLifecycleActionHeartbeat', 40],
+      ['recordLifecycleActionHeartbeat', 80],
+      ['completeLifecycleAction', 120],
+    ]);
+  });
+
+  it('should complete the action and end Deadline passed when the step reports the deadline', async () => {
+    const { result, events, workflow } = await drain([step('deadline')]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionToken: 'token-1', LifecycleActionResult: 'CONTINUE' }),
+    );
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should drain without lifecycle calls when the drain came from no hook', async () => {
+    const { lifecycle: _lifecycle, ...noHook } = INPUT;
+    const { result, sdk, events } = await drain([step('continue', 120), step('continue', 120), step('done')], noHook);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(sdk).toEqual([]);
+    expect(events[0]?.detail.lifecycle).toBeUndefined();
+  });
+
+  it('should complete the lifecycle action and report Drain Failed when the step fails its tries', async () => {
+    const { result, events, steps, states, workflow } = await drain([
+      new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
+    ]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(steps).toHaveLength(3); // one try and two retries (States.TaskFailed)
+    expect(states).toContain('Complete lifecycle action');
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }),
+    );
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+    expect(events[0]?.detail).toMatchObject({ outcome: 'error', lifecycle: { completed: true } });
+  });
+
+  it('should complete the lifecycle action and report Drain Failed on an outcome the contract does not have', async () => {
+    const { result, events, workflow } = await drain([
+      { outcome: 'paused', waitSeconds: 5, state: {}, summary: SUMMARY },
+    ]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'UnexpectedDrainStepOutcome' });
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
+      expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }),
+    );
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+    expect(events[0]?.detail).toMatchObject({ outcome: 'unexpected', lifecycle: { completed: true } });
+  });
+
+  it('should complete the lifecycle action and report Drain Failed when Lambda keeps refusing the step', async () => {
+    const { result, events, steps, workflow } = await drain([throttled()]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(steps).toEqual([]); // no attempt ran the handler
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should retry a failing completion, then report why in the event and fail the execution, drained or not', async () => {
+    for (const [outcome, error] of [
+      ['done', 'LifecycleActionNotCompleted'],
+      ['deadline', 'DrainDeadlinePassed'],
+    ] as const) {
+      const clock = new VirtualClock(START);
+      const stub = stubs(clock, [step(outcome)]);
+      const { awsSdk } = stub.tasks;
+      if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
+      let completions = 0;
+      const tasks: TaskHandlers = {
+        ...stub.tasks,
+        awsSdk: async (call, ctx) => {
+          if (call.action !== 'completeLifecycleAction') return awsSdk(call, ctx);
+          completions++;
+          throw new StatesError('AutoScaling.AutoScalingException', 'Rate exceeded');
+        },
+      };
+      const execution = startExecution({
+        definition: machine.definition,
+        input: INPUT,
+        clock,
+        tasks,
+        stateMachineArn: machine.arn,
+        name: `complete-fails-${outcome}`,
+      });
+      const result = await runToCompletion(execution, clock);
+      expect(completions, outcome).toBe(4); // one try and three retries
+      expect(result, outcome).toMatchObject({ status: 'FAILED', error });
+      expect(stub.events, outcome).toHaveLength(1);
+      expect(stub.events[0]?.detail.lifecycle, outcome).toEqual({
+        group: 'eks-ng-1',
+        hook: 'drain',
+        completed: false,
+        error: { Error: 'AutoScaling.AutoScalingException', Cause: 'Rate exceeded' },
+        completeWith: `aws autoscaling complete-lifecycle-action --auto-scaling-group-name eks-ng-1 --lifecycle-hook-name drain --instance-id ${INPUT.instanceId ?? ''} --lifecycle-action-result CONTINUE`,
+      });
+    }
+  });
+
+  it('should leave the lifecycle action open after an operator uncordoned the node, and say so', async () => {
+    const { result, sdk, events } = await drain([step('continue', 30), step('cancelled-by-uncordon')]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainCancelledByUncordon' });
+    expect(sdk.map((c) => c.action)).not.toContain('completeLifecycleAction');
+    expect(events[0]?.detail.lifecycle).toMatchObject({ completed: false });
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should heartbeat and complete the lifecycle action the Node handed over to the drain, when its input had none', async () => {
+    const { lifecycle: _lifecycle, ...noHook } = INPUT;
+    const handedOver = { group: 'eks-ng-2', hook: 'late-hook' };
+    const { result, sdk, steps, workflow } = await drain(
+      [
+        step('continue', 70, { lifecycle: handedOver }),
+        step('continue', 30, { lifecycle: handedOver }),
+        step('done', 30, { lifecycle: handedOver }),
+      ],
+      noHook,
+    );
+    expect(result.status).toBe('SUCCEEDED');
+    // The first step has nothing to heartbeat; the next ones heartbeat what the Node handed over.
+    expect(steps.map((p) => (p as { lifecycle?: unknown }).lifecycle)).toEqual([undefined, handedOver, handedOver]);
+    expect(sdk.filter((c) => c.by === 'step').map((c) => (c.at - START) / 1000)).toEqual([60, 90]);
+    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual({
+      AutoScalingGroupName: 'eks-ng-2',
+      LifecycleHookName: 'late-hook',
+      LifecycleActionResult: 'CONTINUE',
+      InstanceId: INPUT.instanceId,
+    });
+  });
+
+  it('should still complete the lifecycle action and report Drain Failed when a step answers over the 256 KiB payload limit', async () => {
+    const huge = step('continue', 30, { state: { padding: 'x'.repeat(300 * 1024) } });
+    const { result, events, states, workflow } = await drain([huge]);
+    expect(states).toContain('Complete lifecycle action');
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+    expect(result.status).toBe('FAILED');
+  });
+
+  it('should keep heartbeats within half a 300 s hook timeout while the step is retried (issue #15 measured over 150 s)', async () => {
+    // Each step runs 50 s (the function's budget); two fail, then the drain goes on.
+    const { result, maxGap } = await drain(
+      [new Failing(50), new Failing(50), step('continue', 30), step('continue', 30), step('done')],
+      INPUT,
+      50,
+    );
+    expect(result.status).toBe('SUCCEEDED');
+    expect(maxGap).toBeLessThanOrEqual(150);
+  });
+
+  it('should keep the worst gap the retry budget allows within the computed bound, and that bound under half a 300 s hook timeout', async () => {
+    // The worst: an attempt heartbeats at its start, runs into the task's timeout; the longest retry
+    // delay; then Lambda refuses the next attempts until the service retrier is spent.
+    const { result, maxGap, sdk } = await drain([
+      new Failing(1),
+      new Failing(3600),
+      ...Array.from({ length: 6 }, throttled),
+      step('done'),
+    ]);
+    expect(result.status).toBe('SUCCEEDED');
+    const bound = heartbeatGapBound();
+    expect(bound).toBeLessThanOrEqual(150);
+    expect(maxGap).toBeLessThanOrEqual(bound);
+    // The bound is not loose: this path comes within the handler's start allowance of it.
+    expect(maxGap).toBeGreaterThanOrEqual(bound - HEARTBEAT_START_SECONDS);
+    expect(sdk.filter((c) => c.by === 'step').map((c) => (c.at - START) / 1000)).toEqual([
+      0,
+      1 + 5,
+      1 + 5 + 70 + 10 + 51,
+    ]);
+  });
+
+  it('should stay within the bound while the workflow waits between steps that heartbeat late in their run', async () => {
+    // Long steps with the longest wait: the workflow's own heartbeat covers the wait.
+    const { result, maxGap, workflow } = await drain(
+      [step('continue', 600), step('continue', 600), step('done')],
+      INPUT,
+      50,
+    );
+    expect(result.status).toBe('SUCCEEDED');
+    expect(workflow('recordLifecycleActionHeartbeat').length).toBeGreaterThan(0);
+    expect(maxGap).toBeLessThanOrEqual(heartbeatGapBound());
+  });
+});
+
+/**
+ * The bound, computed here from the synthesized definition (the oracle recomputes it, it does not
+ * ask infra): the step task's TimeoutSeconds, the largest States.TaskFailed retry delay and the total
+ * of the Lambda service retrier, or the heartbeat interval and the longest wait when larger, plus the
+ * handler's start allowance.
+ */
+function heartbeatGapBound(): number {
+  const states = (
+    machine.definition as {
+      States: Record<
+        string,
+        {
+          TimeoutSeconds?: number;
+          Retry?: {
+            ErrorEquals: string[];
+            IntervalSeconds: number;
+            MaxAttempts: number;
+            BackoffRate: number;
+            MaxDelaySeconds?: number;
+          }[];
+          Seconds?: string;
+          Choices?: { Condition: string }[];
+        }
+      >;
+    }
+  ).States;
+  const task = states['Drain step'];
+  const delays = (r: { IntervalSeconds: number; MaxAttempts: number; BackoffRate: number; MaxDelaySeconds?: number }) =>
+    Array.from({ length: r.MaxAttempts }, (_, n) =>
+      Math.min(r.MaxDelaySeconds ?? Infinity, r.IntervalSeconds * r.BackoffRate ** n),
+    );
+  const service = task?.Retry?.find((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
+  const handler = task?.Retry?.find((r) => r.ErrorEquals.includes('States.TaskFailed'));
+  const maxWait = Number(/\$min\(\[\$step\.waitSeconds, (\d+)\]\)/.exec(states['Wait']?.Seconds ?? '')?.[1]);
+  const intervalMs = Number(/>= (\d+)/.exec(states['Heartbeat due?']?.Choices?.[0]?.Condition ?? '')?.[1]);
+  if (!task?.TimeoutSeconds || !service || !handler || !maxWait || !intervalMs)
+    throw new Error('the drain step task, its retriers, the wait and the interval are in the definition');
+  const serviceTotal = delays(service).reduce((a, b) => a + b, 0);
+  return (
+    Math.max(task.TimeoutSeconds + Math.max(...delays(handler)), intervalMs / 1000, maxWait) +
+    serviceTotal +
+    HEARTBEAT_START_SECONDS
+  );
+}

@@ -1,0 +1,49 @@
+// The project's real stack, synthesized in process (bundling skipped) and read as the sandbox would
+// deploy it. Several test files need it, so the template is kept on disk under a hash of the
+// sources (src/deployment/synth.ts's) and of this helper: only the first file synthesizes.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sourceHash } from '../../src/deployment/synth.js';
+import { readDeployment, type Deployment, type DeploymentEnv } from '../../src/deployment/template.js';
+
+export const ENV: DeploymentEnv = { stackName: 'Test', region: 'us-east-1', accountId: '123456789012' };
+
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+const CACHE = join(tmpdir(), 'ec2-node-reconciler-test-synth');
+
+async function defaultTemplate(): Promise<unknown> {
+  const helpers = await Promise.all(
+    ['test/infra/support/synth.ts', 'packages/sandbox/test/support/deployment.ts'].map((file) =>
+      readFile(join(ROOT, file), 'utf8'),
+    ),
+  );
+  const file = join(CACHE, `${await sourceHash(ROOT, { helpers })}.json`);
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as unknown;
+  const { synthesize } = await import('../../../../test/infra/support/synth.js');
+  const template: unknown = synthesize().template.toJSON();
+  await mkdir(CACHE, { recursive: true });
+  const staging = `${file}.${process.pid}.tmp`;
+  await writeFile(staging, JSON.stringify(template));
+  await rename(staging, file);
+  return template;
+}
+
+let cached: Promise<{ template: unknown; deployment: Deployment }> | undefined;
+
+/** The default reconciler's template (cluster `demo`) and its deployment in ENV. */
+export function deployedStack(): Promise<{ template: unknown; deployment: Deployment }> {
+  cached ??= defaultTemplate().then((template) => ({ template, deployment: readDeployment(template, ENV) }));
+  return cached;
+}
+
+/** The one resource of a list whose logical id starts with `prefix`. */
+export function byLogicalId<T extends { readonly logicalId: string }>(items: readonly T[], prefix: string): T {
+  const found = items.filter((item) => item.logicalId.startsWith(prefix));
+  const [first] = found;
+  if (found.length !== 1 || !first)
+    throw new Error(`expected one resource ${prefix}…, found ${found.map((f) => f.logicalId).join(', ') || 'none'}`);
+  return first;
+}

@@ -3,10 +3,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
-import { kubeDrainApi } from '../lib/drain/kube-api.js';
-import { KubeClient } from '../lib/kube/client.js';
-import { drainSettings } from '../lib/drain/settings.js';
-import { sleepOn } from '../lib/model/clock.js';
 import { endLines } from '../lib/drain/report.js';
 import type { DrainStepResult } from '../lib/drain/step-result.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
@@ -26,15 +22,12 @@ const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
   let last: DrainStepResult | undefined;
-  const deps = {
-    api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), timeLeftIn(context))),
-    clock: runtime.clock,
-    settings: drainSettings(config.settings),
-    sleep: sleepOn(runtime.clock),
-    onProgress: (result: DrainStepResult) => {
+  const deps = await runtime.drainDeps(config.settings, {
+    ...timeLeftIn(context),
+    onProgress: (result) => {
       last = result;
     },
-  };
+  });
   const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis(), {
     // Every invocation keeps the hook alive first, retries included (infra/heartbeat-gap.ts).
     heartbeat: (instanceId, lifecycle) =>

@@ -26,6 +26,7 @@ const CONNECTION: Options = {
   profile: { type: 'string' },
   'endpoint-url': { type: 'string' },
   'drain-state-machine': { type: 'string' },
+  'output-event-bus': { type: 'string' },
 };
 const CONNECTION_HELP = `Connection:
   --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
@@ -37,7 +38,10 @@ const CONNECTION_HELP = `Connection:
   --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)
   --drain-state-machine ARN
                         the deployed drain workflow (stack output DrainStateMachineArn): asks it
-                        whether a drain a Node records still runs, instead of leaving that Node be`;
+                        whether a drain a Node records still runs, instead of leaving that Node be
+  --output-event-bus NAME
+                        the reconciler's bus (stack output OutputEventBusName): drains run here
+                        report Node Drained / Drain Failed on it, as the deployed workflow does`;
 const SETTINGS_HELP = `Settings (same names as the deployed configuration, in kebab case), e.g.:
   --heartbeat-grace 2m  --not-found-grace 10m  --min-node-age 10m  --max-deletions 10
   --max-deletion-percent 20  --rebalance cordon|drain|ignore  --drain-timeout 15m ...`;

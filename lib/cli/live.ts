@@ -4,14 +4,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
 import { createAwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
-import { runDrain } from '../drain/driver.js';
-import { kubeDrainApi } from '../drain/kube-api.js';
+import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflow.js';
+import { OutputEventPublisher } from '../aws/output-events.js';
+import { drainDeps as buildDrainDeps } from '../drain/deps.js';
 import { endLines, progressLine } from '../drain/report.js';
-import { drainRequestOf, stepOutput } from '../drain/step-output.js';
-import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps } from '../drain/step.js';
 import type { DrainStepResult } from '../drain/step-result.js';
-import { KubeClient, type KubeConnection } from '../kube/client.js';
+import type { KubeConnection } from '../kube/client.js';
 import { connectionFromKubeConfig, kubeConfigFromFile } from '../kube/kubeconfig.js';
 import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../kube/server-clock.js';
 import type { Clock } from '../model/clock.js';
@@ -19,14 +18,7 @@ import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../contract/settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
-import {
-  completeLifecycleCommand,
-  leavesLifecycleOpen,
-  type DrainOutcome,
-  type DrainStepOutput,
-  type DrainWorkflowInput,
-  type LifecycleRef,
-} from '../contract/drain-workflow.js';
+import type { DrainOutcome, DrainWorkflowInput } from '../contract/drain-workflow.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export interface LiveOptions {
@@ -40,6 +32,8 @@ export interface LiveOptions {
    * drain a Node records is still running there. Without it such a drain is `unknown`.
    */
   readonly drainStateMachineArn?: string;
+  /** The reconciler's output bus (stack output OutputEventBusName): local drains report their outcome there, as the workflow does. */
+  readonly outputEventBus?: string;
 }
 
 /** EKS contexts name the cluster by ARN (`arn:aws:eks:<region>:<account>:cluster/<name>`). */
@@ -92,6 +86,14 @@ export interface Live {
   localDrains(settings: Settings): LocalDrainLauncher;
 }
 
+/** Publishes one output event, failing when EventBridge refused it after its retries. */
+const publishOn =
+  (publisher: OutputEventPublisher): NonNullable<LocalWorkflowDeps['publish']> =>
+  async (detailType, detail, resources) => {
+    const { failed } = await publisher.publish([{ detailType, detail, resources }]);
+    if (failed.length > 0) throw new Error(`PutEvents refused ${detailType}: ${failed.map((f) => f.error).join(', ')}`);
+  };
+
 export function connect(options: LiveOptions): Live {
   let kubeConfig: KubeConfig;
   try {
@@ -115,20 +117,23 @@ export function connect(options: LiveOptions): Live {
     clock.offsetMs = Math.round(offset);
     return clock.offsetMs;
   };
-  const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps => ({
-    api: kubeDrainApi(new KubeClient(kube)),
-    clock,
-    settings: drainSettings(settings),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    ...(onProgress ? { onProgress } : {}),
-  });
+  const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps =>
+    buildDrainDeps({ connection: kube, clock, settings, ...(onProgress ? { onProgress } : {}) });
+  const autoScaling = new AutoScalingAdapter(aws.autoScaling);
+  const outputs = options.outputEventBus
+    ? new OutputEventPublisher(aws.eventBridge, options.outputEventBus)
+    : undefined;
   const deployed = options.drainStateMachineArn
     ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn)
     : undefined;
   const localDrains = (settings: Settings) =>
     new LocalDrainLauncher(
       drainDeps(settings),
-      new AutoScalingAdapter(aws.autoScaling),
+      {
+        completeLifecycleAction: (instanceId, lifecycle) =>
+          autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
+        ...(outputs ? { publish: publishOn(outputs), place: { region } } : {}),
+      },
       (line) => process.stderr.write(`${line}\n`),
       deployed,
     );
@@ -168,7 +173,8 @@ export class LocalDrainLauncher implements DrainLauncher {
 
   constructor(
     private readonly deps: DrainDeps,
-    private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
+    /** Completes lifecycle actions and, when a bus is known, reports outcomes, as the workflow does. */
+    private readonly workflow: Omit<LocalWorkflowDeps, 'drain'>,
     private readonly print: (line: string) => void,
     private readonly deployed?: Pick<DrainLauncher, 'status'>,
   ) {}
@@ -190,39 +196,32 @@ export class LocalDrainLauncher implements DrainLauncher {
 
   async launch(input: DrainWorkflowInput): Promise<'started'> {
     this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
-    let output: DrainStepOutput | undefined;
-    try {
-      const result = await runDrain(
-        { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
-        drainRequestOf(input),
-      );
-      output = stepOutput(result, input);
-      this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-      for (const line of endLines(result.pods)) this.print(`    ${line}`);
-    } catch (error) {
-      this.outcomes.push({ node: input.node, outcome: 'error' });
-      await this.endLifecycle(input, 'error', input.lifecycle);
-      throw error;
+    const end = await runLocalWorkflow(
+      {
+        ...this.workflow,
+        drain: { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
+      },
+      input,
+    );
+    this.outcomes.push({ node: input.node, outcome: end.outcome });
+    if (end.result) {
+      const { status, message } = end.result;
+      this.print(`  ${input.node}: ${status}${message ? ` — ${message}` : ''}`);
+      for (const line of endLines(end.result.pods)) this.print(`    ${line}`);
     }
-    this.outcomes.push({ node: input.node, outcome: output.outcome });
-    await this.endLifecycle(input, output.outcome, output.lifecycle);
+    const lifecycle = end.lifecycle;
+    if (lifecycle && input.instanceId) {
+      const which = `${input.instanceId} (${lifecycle.ref.group}/${lifecycle.ref.hook})`;
+      if (lifecycle.completed) this.print(`  completed lifecycle action of ${which}: CONTINUE`);
+      else if (lifecycle.error === undefined)
+        this.print(`  left the lifecycle action of ${which} open for you; complete it with: ${lifecycle.completeWith}`);
+      else this.print(`  completing the lifecycle action of ${which} failed: ${lifecycle.error}`);
+    }
+    if (end.published) this.print(`  published ${end.published} on the reconciler's bus`);
+    if (end.publishError) this.print(`  publishing the outcome failed: ${end.publishError}`);
+    // The run reports the launch as failed, as the workflow's execution fails.
+    if (end.outcome === 'error') throw end.error;
+    if (lifecycle?.error !== undefined) throw new Error(`completing the lifecycle action: ${lifecycle.error}`);
     return 'started';
-  }
-
-  private async endLifecycle(
-    input: DrainWorkflowInput,
-    outcome: DrainOutcome | 'error',
-    lifecycle: LifecycleRef | undefined,
-  ): Promise<void> {
-    if (!lifecycle || !input.instanceId) return;
-    const which = `${input.instanceId} (${lifecycle.group}/${lifecycle.hook})`;
-    if (leavesLifecycleOpen(outcome)) {
-      this.print(
-        `  left the lifecycle action of ${which} open for you; complete it with: ${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: input.instanceId })}`,
-      );
-      return;
-    }
-    await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
-    this.print(`  completed lifecycle action of ${which}: CONTINUE`);
   }
 }

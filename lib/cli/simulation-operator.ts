@@ -2,10 +2,8 @@
 // needs what a person at a terminal would do (a dry-run sweep to picture the cluster, `drain NODE`)
 // it calls these, the same code the CLI runs against a real cluster, with the sandbox's addresses.
 import type { Operator, OperatorAccess } from '@ec2-node-reconciler/sandbox/simulate/operator.js';
-import { kubeDrainApi } from '../drain/kube-api.js';
+import { drainDeps } from '../drain/deps.js';
 import { runOperatorDrain } from '../drain/operator-drain.js';
-import { drainSettings } from '../drain/settings.js';
-import { KubeClient } from '../kube/client.js';
 import { bearerConnection } from '../kube/connection.js';
 import { WarmRuntime } from '../lambda/runtime.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
@@ -35,21 +33,16 @@ export const cliOperator: Operator<RunReport> = {
     runSweep(await reconcilerDepsIn(access), { region: access.region, accountId: access.accountId }),
   drain: (access, request) =>
     runOperatorDrain(
-      {
-        api: kubeDrainApi(
-          new KubeClient(
-            bearerConnection({
-              server: access.kube.url,
-              token: access.kube.token,
-              ...(access.kube.caCert ? { caData: Buffer.from(access.kube.caCert).toString('base64') } : {}),
-            }),
-            { sleep: access.sleep },
-          ),
-        ),
+      drainDeps({
+        connection: bearerConnection({
+          server: access.kube.url,
+          token: access.kube.token,
+          ...(access.kube.caCert ? { caData: Buffer.from(access.kube.caCert).toString('base64') } : {}),
+        }),
         clock: access.clock,
-        settings: drainSettings(access.settings),
+        settings: access.settings,
         sleep: access.sleep,
-      },
+      }),
       request,
     ),
   // The functions' JSON reports: the shape the report module writes (the sandbox only carries them).

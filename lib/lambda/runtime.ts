@@ -12,6 +12,9 @@ import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../contract/settings.js';
 import type { FunctionConfig } from './config.js';
+import { drainDeps } from '../drain/deps.js';
+import type { DrainDeps } from '../drain/step.js';
+import type { DrainStepResult } from '../drain/step-result.js';
 
 /**
  * What a warm Lambda container keeps between invocations: AWS clients, the cluster endpoint, the
@@ -52,6 +55,23 @@ export class WarmRuntime {
       ...(endpoint.certificateAuthority ? { caData: endpoint.certificateAuthority } : {}),
     };
     return bearerConnection(credentials, () => this.invalidateToken());
+  }
+
+  /**
+   * One drain step's deps, over this container's connection. `remainingMs`: the invocation's time
+   * left (see timeLeftIn), which bounds every Kubernetes call.
+   */
+  async drainDeps(
+    settings: Settings = this.config.settings,
+    extras: Pick<WireOptions, 'remainingMs'> & { onProgress?: (progress: DrainStepResult) => void } = {},
+  ): Promise<DrainDeps> {
+    return drainDeps({
+      connection: await this.kubeConnection(),
+      clock: this.clock,
+      settings,
+      ...(extras.remainingMs ? { client: { remainingMs: extras.remainingMs } } : {}),
+      ...(extras.onProgress ? { onProgress: extras.onProgress } : {}),
+    });
   }
 
   /** After a 401 the token is regenerated on the next call. */

@@ -1,6 +1,8 @@
 /** Time as epoch milliseconds. Inject a Clock; never call Date.now() in decision code. */
 export interface Clock {
   now(): number;
+  /** Waits `ms` of this clock's time. Without it, a wait is real time (setTimeout). */
+  sleep?(ms: number): Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -67,23 +69,24 @@ export class VirtualClock implements Clock {
     this.moveTo(target);
   }
 
+  /**
+   * A wait on this clock: time is advanced (so a drain over minutes of emulated time runs in
+   * milliseconds), then I/O callbacks (an emulator answering on the same event loop) run.
+   */
+  async sleep(ms: number): Promise<void> {
+    this.advance(ms);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
   /** Sets the time (forward only), firing due timers. */
   set(to: number | Date): void {
     this.advance((typeof to === 'number' ? to : to.getTime()) - this.current);
   }
 }
 
-/**
- * A sleep that follows the clock: a VirtualClock is advanced (so a drain over minutes of emulated
- * time runs in milliseconds), any other clock waits in real time.
- */
+/** A sleep that follows the clock: its own when it has one (a VirtualClock's), else real time. */
 export function sleepOn(clock: Clock): (ms: number) => Promise<void> {
-  if (clock instanceof VirtualClock) {
-    return async (ms) => {
-      clock.advance(ms);
-      // Let I/O callbacks (an emulator answering on the same event loop) run between steps.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    };
-  }
+  const own = clock.sleep?.bind(clock);
+  if (own) return own;
   return (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 }

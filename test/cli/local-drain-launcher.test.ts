@@ -20,8 +20,8 @@ function launcher(options: { settings?: Parameters<typeof harness>[0]; api?: (ba
   const drains = new LocalDrainLauncher(
     { ...h.deps, api: options.api ? options.api(h.cluster) : h.cluster },
     {
-      completeLifecycleAction: (_instance, lifecycle, result) => {
-        completed.push({ lifecycle, result });
+      completeLifecycleAction: (_instance, lifecycle) => {
+        completed.push({ lifecycle, result: 'CONTINUE' });
         return Promise.resolve();
       },
     },

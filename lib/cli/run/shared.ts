@@ -18,6 +18,7 @@ export const liveOptions = (v: Record<string, unknown>): LiveOptions => ({
   ...(str(v['region']) ? { region: str(v['region']) } : {}),
   ...(str(v['endpoint-url']) ? { endpointUrl: str(v['endpoint-url']) } : {}),
   ...(str(v['drain-state-machine']) ? { drainStateMachineArn: str(v['drain-state-machine']) } : {}),
+  ...(str(v['output-event-bus']) ? { outputEventBus: str(v['output-event-bus']) } : {}),
 });
 
 export function outputMode(v: Record<string, unknown>): 'table' | 'json' {

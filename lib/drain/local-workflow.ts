@@ -1,0 +1,136 @@
+// The drain workflow run in this process: what the state machine (infra/drain-workflow.ts) does,
+// for the command line, which drains without Step Functions. Loop the drain step until it ends;
+// then complete the Auto Scaling lifecycle action with CONTINUE (except after an operator's
+// uncordon, which leaves it open for them); then report the outcome on the reconciler's bus as
+// `Node Drained` or `Drain Failed`, with the detail the workflow's "Report outcome" state sends.
+import {
+  completeLifecycleCommand,
+  executionOf,
+  leavesLifecycleOpen,
+  type DrainOutcome,
+  type DrainStepOutput,
+  type DrainWorkflowInput,
+  type LifecycleRef,
+} from '../contract/drain-workflow.js';
+import type { OutputDetailType } from '../contract/output-events.js';
+import type { InstanceId } from '../model/instance-id.js';
+import { errorText } from '../support/errors.js';
+import { runDrain } from './driver.js';
+import { drainRequestOf, stepOutput } from './step-output.js';
+import type { DrainDeps } from './step.js';
+import type { DrainStepResult } from './step-result.js';
+
+export interface LocalWorkflowDeps {
+  readonly drain: DrainDeps;
+  readonly completeLifecycleAction: (instanceId: InstanceId, lifecycle: LifecycleRef) => Promise<void>;
+  /** Puts the outcome on the reconciler's bus; absent, the outcome is only returned (no bus known). */
+  readonly publish?: (
+    detailType: OutputDetailType,
+    detail: Record<string, unknown>,
+    resources: readonly string[],
+  ) => Promise<void>;
+  /** For the instance ARN of the event's `resources`. */
+  readonly place?: { readonly region: string; readonly accountId?: string };
+}
+
+/** How the local workflow ended: as the execution's Drained / Not drained, with what it did about the lifecycle action. */
+export interface LocalWorkflowEnd {
+  readonly outcome: DrainOutcome | 'error';
+  /** The last step's result (absent when the drain failed before one ended). */
+  readonly result?: DrainStepResult;
+  readonly output?: DrainStepOutput;
+  /** The drain's failure (outcome `error`). */
+  readonly error?: unknown;
+  readonly lifecycle?: {
+    readonly ref: LifecycleRef;
+    readonly completed: boolean;
+    /** Left open after an operator's uncordon: the command that completes it. */
+    readonly completeWith?: string;
+    /** Completing it failed: why (the hook then waits for its timeout). */
+    readonly error?: string;
+  };
+  /** The output event's detail-type, when it was published. */
+  readonly published?: OutputDetailType;
+  /** Publishing failed: why (the drain's end stands). */
+  readonly publishError?: string;
+}
+
+export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWorkflowInput): Promise<LocalWorkflowEnd> {
+  let outcome: LocalWorkflowEnd['outcome'];
+  let result: DrainStepResult | undefined;
+  let output: DrainStepOutput | undefined;
+  let failure: unknown;
+  try {
+    result = await runDrain(deps.drain, drainRequestOf(input));
+    output = stepOutput(result, input);
+    outcome = output.outcome;
+  } catch (error) {
+    outcome = 'error';
+    failure = error;
+  }
+
+  const ref = output?.lifecycle ?? input.lifecycle;
+  let lifecycle: LocalWorkflowEnd['lifecycle'];
+  if (ref && input.instanceId) {
+    const completeWith = completeLifecycleCommand({ group: ref.group, hook: ref.hook, instance: input.instanceId });
+    if (leavesLifecycleOpen(outcome)) lifecycle = { ref, completed: false, completeWith };
+    else {
+      try {
+        await deps.completeLifecycleAction(input.instanceId, ref);
+        lifecycle = { ref, completed: true };
+      } catch (error) {
+        lifecycle = { ref, completed: false, completeWith, error: errorText(error) };
+      }
+    }
+  }
+
+  const end: LocalWorkflowEnd = {
+    outcome,
+    ...(result ? { result } : {}),
+    ...(output ? { output } : {}),
+    ...(failure !== undefined ? { error: failure } : {}),
+    ...(lifecycle ? { lifecycle } : {}),
+  };
+  if (!deps.publish) return end;
+  const detailType: OutputDetailType = outcome === 'done' ? 'Node Drained' : 'Drain Failed';
+  const region = deps.place?.region;
+  const resources =
+    input.instanceId && region
+      ? [`arn:aws:ec2:${region}:${deps.place?.accountId ?? ''}:instance/${input.instanceId}`]
+      : [];
+  try {
+    await deps.publish(detailType, outcomeDetail(input, end), resources);
+    return { ...end, published: detailType };
+  } catch (error) {
+    return { ...end, publishError: errorText(error) };
+  }
+}
+
+/** The detail of the workflow's output event (infra/drain-workflow.ts OUTPUT_DETAIL), field for field. */
+function outcomeDetail(input: DrainWorkflowInput, end: LocalWorkflowEnd): Record<string, unknown> {
+  const { lifecycle } = end;
+  return {
+    cluster: input.cluster,
+    node: input.node,
+    nodeUid: input.nodeUid,
+    ...(input.instanceId ? { instanceId: input.instanceId } : {}),
+    reason: input.reason,
+    cause: input.cause,
+    deadline: end.output?.deadline ?? input.deadline,
+    outcome: end.outcome,
+    ...(end.output ? { summary: end.output.summary } : {}),
+    ...(end.error !== undefined ? { error: errorText(end.error) } : {}),
+    ...(lifecycle
+      ? {
+          lifecycle: {
+            group: lifecycle.ref.group,
+            hook: lifecycle.ref.hook,
+            completed: lifecycle.completed,
+            ...(lifecycle.error ? { error: lifecycle.error } : {}),
+            ...(lifecycle.completeWith ? { completeWith: lifecycle.completeWith } : {}),
+          },
+        }
+      : {}),
+    execution: executionOf(input),
+  };
+}

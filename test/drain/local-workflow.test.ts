@@ -1,0 +1,132 @@
+// The drain workflow run in-process (the CLI's drains): the same ends as the state machine — the
+// lifecycle action completed or left open, and the outcome event with the workflow's detail.
+import { describe, expect, it } from 'vitest';
+import { OUTPUT_DETAIL } from '../../infra/drain-workflow.js';
+import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-workflow.js';
+import type { DrainApi } from '../../lib/drain/api.js';
+import type { OutputDetailType } from '../../lib/contract/output-events.js';
+import { runLocalWorkflow, type LocalWorkflowDeps } from '../../lib/drain/local-workflow.js';
+import { toInstanceId } from '../../lib/model/instance-id.js';
+import { pod } from './support/fake-api.js';
+import { harness, START } from './support/scenario.js';
+
+const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
+
+function setup(options: { settings?: Parameters<typeof harness>[0]; completeFails?: boolean; publishFails?: boolean }) {
+  const h = harness(options.settings);
+  h.cluster.addNode('node-a');
+  const completed: LifecycleRef[] = [];
+  const published: { detailType: OutputDetailType; detail: Record<string, unknown>; resources: readonly string[] }[] =
+    [];
+  const deps: LocalWorkflowDeps = {
+    drain: h.deps,
+    completeLifecycleAction: (_instance, lifecycle) => {
+      if (options.completeFails) return Promise.reject(new Error('ValidationError: No active Lifecycle Action'));
+      completed.push(lifecycle);
+      return Promise.resolve();
+    },
+    publish: (detailType, detail, resources) => {
+      if (options.publishFails) return Promise.reject(new Error('AccessDeniedException'));
+      published.push({ detailType, detail, resources });
+      return Promise.resolve();
+    },
+    place: { region: 'us-east-1', accountId: '111122223333' },
+  };
+  const input: DrainWorkflowInput = {
+    cluster: 'demo',
+    node: 'node-a',
+    nodeUid: 'node-uid-node-a',
+    instanceId: INSTANCE,
+    deadline: new Date(START + 600_000).toISOString(),
+    reason: 'scale-in',
+    cause: 'evt-1',
+    lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 'secret-token' },
+  };
+  return { ...h, deps, input, completed, published };
+}
+
+/** The keys of the state machine's output event detail (infra/drain-workflow.ts). */
+const WORKFLOW_DETAIL_KEYS = [...OUTPUT_DETAIL.matchAll(/'([a-zA-Z]+)':/g)].map((m) => m[1]);
+
+describe('runLocalWorkflow', () => {
+  it('should complete the lifecycle action and publish Node Drained with the workflow detail, token left out', async () => {
+    const s = setup({});
+    s.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
+
+    const end = await runLocalWorkflow(s.deps, s.input);
+
+    expect(end.outcome).toBe('done');
+    expect(s.completed).toEqual([s.input.lifecycle]);
+    expect(s.published.map((p) => p.detailType)).toEqual(['Node Drained']);
+    const [event] = s.published;
+    expect(event?.resources).toEqual([`arn:aws:ec2:us-east-1:111122223333:instance/${INSTANCE}`]);
+    const lifecycleKeys = ['group', 'hook', 'completed', 'error', 'completeWith'];
+    const topKeys = WORKFLOW_DETAIL_KEYS.filter((k) => k !== undefined && !lifecycleKeys.includes(k));
+    // Every key the local detail has is one the workflow sends, and the always-present ones are there.
+    expect(Object.keys(event?.detail ?? {}).every((k) => WORKFLOW_DETAIL_KEYS.includes(k))).toBe(true);
+    for (const key of ['cluster', 'node', 'nodeUid', 'instanceId', 'reason', 'cause', 'deadline', 'outcome'])
+      expect(topKeys).toContain(key);
+    expect(event?.detail).toMatchObject({
+      cluster: 'demo',
+      node: 'node-a',
+      outcome: 'done',
+      lifecycle: { group: 'ng-a', hook: 'drain-hook', completed: true },
+    });
+    expect(JSON.stringify(event?.detail)).not.toContain('secret-token');
+  });
+
+  it('should publish Drain Failed, with the lifecycle action completed, when refused pods are left', async () => {
+    const s = setup({ settings: { settings: { evictUnreplicated: false } } });
+    s.cluster.addPod(pod('bare'));
+
+    const end = await runLocalWorkflow(s.deps, s.input);
+
+    expect(end.outcome).toBe('incomplete');
+    expect(s.completed).toHaveLength(1);
+    expect(s.published.map((p) => [p.detailType, p.detail['outcome']])).toEqual([['Drain Failed', 'incomplete']]);
+  });
+
+  it('should say why completing failed and how to complete it, and still report the drain', async () => {
+    const s = setup({ completeFails: true });
+
+    const end = await runLocalWorkflow(s.deps, s.input);
+
+    expect(end.lifecycle).toMatchObject({
+      completed: false,
+      error: expect.stringContaining('No active Lifecycle Action'),
+    });
+    expect(end.lifecycle?.completeWith).toContain('--lifecycle-hook-name drain-hook');
+    expect(s.published[0]?.detail['lifecycle']).toMatchObject({ completed: false, completeWith: expect.any(String) });
+  });
+
+  it('should keep the drain end when publishing fails, naming why', async () => {
+    const s = setup({ publishFails: true });
+
+    const end = await runLocalWorkflow(s.deps, s.input);
+
+    expect(end.outcome).toBe('done');
+    expect(end.published).toBeUndefined();
+    expect(end.publishError).toContain('AccessDeniedException');
+  });
+
+  it('should end with outcome error when the drain itself fails, completing the lifecycle action and reporting the error', async () => {
+    const s = setup({});
+    const deps: LocalWorkflowDeps = {
+      ...s.deps,
+      drain: {
+        ...s.deps.drain,
+        // The fake's methods live on its prototype: keep them, replace one.
+        api: Object.assign(Object.create(s.deps.drain.api) as DrainApi, {
+          listPodsOnNode: () => Promise.reject(new Error('boom')),
+        }),
+      },
+    };
+
+    const end = await runLocalWorkflow(deps, s.input);
+
+    expect(end.outcome).toBe('error');
+    expect(s.completed).toHaveLength(1);
+    expect(s.published[0]).toMatchObject({ detailType: 'Drain Failed' });
+    expect(String(s.published[0]?.detail['error'])).toContain('boom');
+  });
+});

@@ -71,6 +71,7 @@ export class ReconcilerStack extends Stack {
         reconciler.sweepFunction.functionName,
         'sweep function (ec2-node-reconciler invoke calls it)',
       );
+      output('SweepScheduleName', reconciler.sweepSchedule.scheduleName, 'schedule of the periodic sweep');
       output('DrainStateMachineArn', reconciler.drainStateMachine.stateMachineArn, 'drain workflow');
       output(
         'OutputEventBusName',

@@ -99,6 +99,7 @@ describe('ReconcilerStack', () => {
     for (const cluster of ['blue', 'green']) {
       for (const what of [
         'sweep function',
+        'schedule of the periodic sweep',
         'drain workflow',
         'bus with Node Deleted',
         'signal queue',

@@ -91,7 +91,8 @@ export interface NodeReconcilerProps {
 
   /**
    * VPC to run the functions in, for a cluster with a private API endpoint. The subnets need a route
-   * to the AWS APIs (NAT or interface endpoints for EC2, Auto Scaling, EKS, STS, Step Functions, EventBridge, SQS and CloudWatch Logs).
+   * to the AWS APIs the functions call (NAT, or interface endpoints for EC2, Auto Scaling, EKS, Step
+   * Functions and EventBridge, and X-Ray with `tracing`).
    *
    * @default - the functions run outside any VPC
    */

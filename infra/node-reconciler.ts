@@ -91,7 +91,8 @@ export interface NodeReconcilerProps {
 
   /**
    * VPC to run the functions in, for a cluster with a private API endpoint. The subnets need a route
-   * to the AWS APIs (NAT or interface endpoints for EC2, Auto Scaling, EKS, STS, Step Functions, EventBridge, SQS and CloudWatch Logs).
+   * to the AWS APIs the functions call (NAT, or interface endpoints for EC2, Auto Scaling, EKS, Step
+   * Functions and EventBridge, and X-Ray with `tracing`).
    *
    * @default - the functions run outside any VPC
    */
@@ -260,6 +261,8 @@ export class NodeReconciler extends Construct {
   readonly clusterAccess: ClusterAccess;
   /** Roles of the functions, by function. */
   readonly roles: Readonly<Record<FunctionKind, iam.IRole>>;
+  /** The functions' security groups when they run in a VPC (given, or one created); empty outside a VPC. */
+  readonly functionSecurityGroups: readonly ec2.ISecurityGroup[];
 
   constructor(scope: Construct, id: string, props: NodeReconcilerProps) {
     super(scope, id);
@@ -290,6 +293,7 @@ export class NodeReconciler extends Construct {
     this.eventsFunction = functions.events;
     this.sweepFunction = functions.sweep;
     this.drainStepFunction = functions.drainStep;
+    this.functionSecurityGroups = functions.securityGroups;
     this.roles = {
       events: roleOf(functions.events),
       sweep: roleOf(functions.sweep),
@@ -525,6 +529,12 @@ export class NodeReconciler extends Construct {
       annotations.addWarningV2(
         'ec2-node-reconciler:tokenClusterName',
         'The cluster name is only known at deploy time: lifecycle and health permissions cover groups tagged eks:cluster-name (EKS managed node groups) only. Pass autoScalingGroupNames for self-managed groups.',
+      );
+    }
+    if (!(props.createAccessEntries ?? DEFAULTS.createAccessEntries)) {
+      annotations.addInfoV2(
+        'ec2-node-reconciler:accessByHand',
+        'createAccessEntries is false: map the three function roles (stack outputs *RoleArn) to the Kubernetes group ec2-node-reconciler in aws-auth (README, "RBAC").',
       );
     }
     if (!props.cluster) {

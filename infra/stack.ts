@@ -3,16 +3,41 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { NodeReconciler, type NodeReconcilerProps } from './node-reconciler.js';
+import { importVpcPlacement, vpcPlacementProblems } from './vpc-placement.js';
 
 export interface ReconcilerStackProps extends StackProps {
   /** The EKS clusters to reconcile; one reconciler each. */
   readonly clusterNames: readonly string[];
+
   /**
-   * Props shared by every reconciler in the stack.
+   * Props shared by every reconciler in the stack. The VPC placement is given by id instead
+   * (`vpcId`, `subnetIds`, `securityGroupIds`): the stack imports it.
    *
    * @default - the NodeReconciler defaults
    */
-  readonly reconciler?: Omit<NodeReconcilerProps, 'clusterName' | 'cluster'>;
+  readonly reconciler?: Omit<NodeReconcilerProps, 'clusterName' | 'cluster' | 'vpc' | 'vpcSubnets' | 'securityGroups'>;
+
+  /**
+   * VPC to run every reconciler's functions in, for clusters whose API endpoint is private. Imported
+   * by id (no lookup: synth stays offline); requires `subnetIds`.
+   *
+   * @default - the functions run outside any VPC, and reach the cluster's public endpoint
+   */
+  readonly vpcId?: string;
+
+  /**
+   * Subnets of `vpcId` for the functions: private, with a route to the AWS APIs (NAT or interface endpoints).
+   *
+   * @default - none; required with `vpcId`
+   */
+  readonly subnetIds?: readonly string[];
+
+  /**
+   * Security groups of `vpcId` for the functions; the cluster's security group must admit them on 443.
+   *
+   * @default - one new security group per reconciler, allowing all outbound traffic (stack output FunctionSecurityGroupIds)
+   */
+  readonly securityGroupIds?: readonly string[];
 }
 
 export class ReconcilerStack extends Stack {
@@ -29,11 +54,15 @@ export class ReconcilerStack extends Stack {
     const duplicates = props.clusterNames.filter((name, index) => props.clusterNames.indexOf(name) !== index);
     if (duplicates.length > 0)
       throw new Error(`ReconcilerStack: clusterNames lists ${duplicates.join(', ')} more than once`);
+    const placementProblems = vpcPlacementProblems(props);
+    if (placementProblems.length > 0)
+      throw new Error(`ReconcilerStack: invalid props:\n  - ${placementProblems.join('\n  - ')}`);
+    const placement = importVpcPlacement(this, props);
 
     const reconcilers = new Map<string, NodeReconciler>();
     for (const clusterName of props.clusterNames) {
       // The cluster name is the construct id, so adding a cluster later leaves the others' logical ids alone.
-      const reconciler = new NodeReconciler(this, clusterName, { ...props.reconciler, clusterName });
+      const reconciler = new NodeReconciler(this, clusterName, { ...props.reconciler, ...placement, clusterName });
       reconcilers.set(clusterName, reconciler);
       const output = (id: string, value: string, description: string) =>
         new CfnOutput(reconciler, id, { value, description: `${clusterName}: ${description}` });
@@ -42,6 +71,7 @@ export class ReconcilerStack extends Stack {
         reconciler.sweepFunction.functionName,
         'sweep function (ec2-node-reconciler invoke calls it)',
       );
+      output('SweepScheduleName', reconciler.sweepSchedule.scheduleName, 'schedule of the periodic sweep');
       output('DrainStateMachineArn', reconciler.drainStateMachine.stateMachineArn, 'drain workflow');
       output(
         'OutputEventBusName',
@@ -70,6 +100,14 @@ export class ReconcilerStack extends Stack {
         reconciler.roles.drainStep.roleArn,
         'drain-step function role (Kubernetes group ec2-node-reconciler)',
       );
+      const securityGroups = reconciler.functionSecurityGroups;
+      if (securityGroups.length > 0) {
+        output(
+          'FunctionSecurityGroupIds',
+          securityGroups.map((group) => group.securityGroupId).join(','),
+          "functions' security groups (the cluster security group must admit them on 443)",
+        );
+      }
     }
     this.reconcilers = reconcilers;
   }

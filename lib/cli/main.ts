@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { errorText } from '../support/errors.js';
 import { COMMANDS, type Command, type Options } from './commands.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../support/suggest.js';
 
 const EXIT_HELP = `Exit codes:
   0  done; every expectation held

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { closest } from '../../lib/cli/suggest.js';
+import { closest } from '../../lib/support/suggest.js';
 
 const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;
 const VERSION = (

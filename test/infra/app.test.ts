@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { readAppOptions } from '../../infra/app-context.js';
+import { readAppOptions, unknownContextKeys } from '../../infra/app-context.js';
 import { flattenReference, invokeGrantFinding, wildcardResourceFinding } from '../../infra/findings.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { ReconcilerStack } from '../../infra/stack.js';
@@ -78,8 +78,15 @@ describe('readAppOptions', () => {
     expect(cdkJson.app).toBe('npx tsx infra/app.ts');
     expect(() => readAppOptions(context(cdkJson.context), {})).toThrow(/pass -c clusterName=<name>/);
     const options = readAppOptions(context({ ...cdkJson.context, clusterName: 'demo' }), {});
-    expect(options).toMatchObject({ clusterNames: ['demo'], settings: { dryRun: false }, nag: true });
+    expect(options).toMatchObject({
+      clusterNames: ['demo'],
+      settings: { dryRun: false },
+      createAccessEntries: true,
+      vpc: {},
+      nag: true,
+    });
     expect(options.autoScalingGroupNames).toBeUndefined();
+    expect(unknownContextKeys(cdkJson.context)).toEqual([]);
   });
 });
 
@@ -99,6 +106,7 @@ describe('ReconcilerStack', () => {
     for (const cluster of ['blue', 'green']) {
       for (const what of [
         'sweep function',
+        'schedule of the periodic sweep',
         'drain workflow',
         'bus with Node Deleted',
         'signal queue',

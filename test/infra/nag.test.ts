@@ -42,6 +42,22 @@ const VARIANTS: Record<string, () => IConstruct> = {
       clusterNames: ['blue', 'green'],
       reconciler: { entries },
     }),
+  'the app stack in a VPC by id, without access entries': () =>
+    new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'AppVpc', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+      clusterNames: ['demo'],
+      reconciler: { entries, createAccessEntries: false },
+      vpcId: 'vpc-0123456789abcdef0',
+      subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2'],
+    }),
+  'the app stack in a VPC with its own security groups': () =>
+    new ReconcilerStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'AppVpcGroups', {
+      clusterNames: ['demo'],
+      reconciler: { entries },
+      vpcId: 'vpc-0123456789abcdef0',
+      subnetIds: ['subnet-0aaaaaaaaaaaaaaa1'],
+      securityGroupIds: ['sg-0ccccccccccccccc3'],
+    }),
 };
 
 describe('cdk-nag AwsSolutions', () => {

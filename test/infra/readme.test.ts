@@ -1,6 +1,8 @@
 // The README tables are documentation of code: they must list what the code has, with its defaults.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readAppOptions } from '../../infra/app-context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { METRIC_NAMES } from '../../lib/contract/metrics.js';
 import { formatDuration } from '../../lib/model/duration.js';
@@ -59,6 +61,44 @@ describe('README.md', () => {
     );
     const props = [...body.matchAll(/readonly (\w+)\?:/g)].map((m) => m[1] ?? '');
     expect([...table('| prop |').keys()].sort()).toEqual(props.sort());
+  });
+
+  it('should list every context key the app reads, and no other, with the defaults of its flags', () => {
+    // Prepare: the app reads every key whatever the context holds; record which
+    const read: string[] = [];
+    // Act
+    const defaults = readAppOptions((key) => {
+      read.push(key);
+      return key === 'clusterName' ? 'demo' : undefined;
+    }, {});
+    // Assess
+    const rows = table('| key |');
+    expect([...rows.keys()].sort()).toEqual([...new Set(read)].sort());
+    expect(rows.get('createAccessEntries')).toBe(String(defaults.createAccessEntries));
+    expect(rows.get('nag')).toBe(String(defaults.nag));
+    expect(rows.get('dryRun')).toBe(String(DEFAULT_SETTINGS.dryRun));
+  });
+
+  it('should link only files inside the repository that exist, and headings it has', () => {
+    const links = [...README.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
+    const anchors = new Set(
+      [...README.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        (m[1] ?? '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
+    for (const link of links.filter((l) => !/^[a-z]+:/.test(l))) {
+      const [path = '', anchor] = link.split('#');
+      if (path === '') {
+        expect(anchors.has(anchor ?? ''), `${link}: no such heading`).toBe(true);
+        continue;
+      }
+      const target = resolve(PROJECT_ROOT, path);
+      expect(relative(PROJECT_ROOT, target).startsWith('..'), `${link}: outside the repository`).toBe(false);
+      expect(existsSync(target), `${link}: no such file`).toBe(true);
+    }
   });
 
   it('should list every metric', () => {

@@ -3,11 +3,11 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
-import { endLines } from '../lib/drain/report.js';
+import { endLines } from '../lib/drain/pod-report.js';
 import type { DrainStepResult } from '../lib/drain/step-result.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
-import { runDrainStep } from '../lib/lambda/drain-step.js';
+import { runDrainStepTask } from '../lib/lambda/drain-step-task.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordDrainStepMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import type { DrainStepOutput } from '../lib/contract/drain-workflow.js';
@@ -28,7 +28,7 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
       last = result;
     },
   });
-  const output = await runDrainStep(payload, deps, context.getRemainingTimeInMillis(), {
+  const output = await runDrainStepTask(payload, deps, context.getRemainingTimeInMillis(), {
     // Every invocation keeps the hook alive first, retries included (infra/heartbeat-gap.ts).
     heartbeat: (instanceId, lifecycle) =>
       autoScaling.recordHeartbeat(instanceId, lifecycle, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)),

@@ -7,7 +7,7 @@ import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-lau
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflow.js';
 import { OutputEventPublisher } from '../aws/output-events.js';
 import { drainDeps as buildDrainDeps } from '../drain/deps.js';
-import { endLines, progressLine } from '../drain/report.js';
+import { endLines, progressLine } from '../drain/pod-report.js';
 import type { DrainDeps } from '../drain/step.js';
 import type { DrainStepResult } from '../drain/step-result.js';
 import type { KubeConnection } from '../kube/client.js';

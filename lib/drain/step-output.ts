@@ -1,7 +1,7 @@
 // A drain step in the workflow's terms (lib/contract/drain-workflow.ts): the request a workflow input
 // describes, and the step output the state machine branches on. One mapping for the Step Functions
 // task and for the local stand-ins of the workflow (sandbox, CLI).
-import { summarize } from './report.js';
+import { summarize } from './pod-report.js';
 import { outcomeOf, type DrainRequest, type DrainStepResult } from './step-result.js';
 import { executionOf, type DrainStepOutput, type DrainWorkflowInput } from '../contract/drain-workflow.js';
 

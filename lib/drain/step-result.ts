@@ -2,7 +2,7 @@
 // (step.ts) and its mapping into the workflow's terms (step-output.ts) both use these.
 import type { DrainOutcome, LifecycleRef } from '../contract/drain-workflow.js';
 import type { CordonOptions } from '../kube/node-writes.js';
-import type { BlockedPod, DrainCounts, LeftAt, PodReport } from './report.js';
+import type { BlockedPod, DrainCounts, LeftAt, PodReport } from './pod-report.js';
 import type { DrainState } from './state.js';
 
 export interface DrainRequest {

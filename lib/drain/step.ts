@@ -18,7 +18,7 @@ import {
   type BlockedPod,
   type LeftAt,
   type PodReport,
-} from './report.js';
+} from './pod-report.js';
 import type { DrainSettings } from './settings.js';
 import {
   initialDrainState,

@@ -220,7 +220,7 @@ export function shutdownTaints(taints: readonly Taint[], present: boolean): Tain
 // A guarded patch can lose a race with another writer; a fresh read settles it.
 const PATCH_ATTEMPTS = 3;
 
-export type Decision<R> =
+export type WriteDecision<R> =
   | { readonly stop: R }
   | { readonly patch: NodePatch | undefined; readonly result: (node: NodeWriteView, changed: boolean) => R };
 
@@ -240,7 +240,7 @@ export async function readDecidePatch<R>(
   api: NodeWriteApi,
   name: string,
   options: ReadOptions,
-  decide: (node: NodeWriteView) => Decision<R>,
+  decide: (node: NodeWriteView) => WriteDecision<R>,
 ): Promise<R | Missing> {
   const { expectedUid } = options;
   let observed =

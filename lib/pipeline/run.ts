@@ -3,7 +3,7 @@ import { classify } from '../classify/classify.js';
 import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import type { Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
-import { observeSignals, type ObserveSignalsOptions } from '../observe/event.js';
+import { observeSignals, type ObserveSignalsOptions } from '../observe/signals.js';
 import { observeSweep } from '../observe/sweep.js';
 import { plan } from '../plan/plan.js';
 import { startNotifying } from '../report/notify.js';

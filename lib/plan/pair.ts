@@ -27,13 +27,13 @@ export interface PlanContext {
   readonly ownGroups?: readonly string[];
 }
 
-export type Decision = { actions: Action[]; skipped: SkippedAction[] };
+export type PlannedActions = { actions: Action[]; skipped: SkippedAction[] };
 
 export interface PairPlanner {
   readonly pair: ClassifiedPair;
   readonly now: number;
   readonly ctx: PlanContext;
-  readonly out: Decision;
+  readonly out: PlannedActions;
   readonly excluded: string | undefined;
   /** Lookups about the instance that failed this run; no "nothing slates it" action is taken then. */
   readonly blindSpot: string | undefined;

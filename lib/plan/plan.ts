@@ -9,7 +9,7 @@ import { exclusionOf } from './exclusion.js';
 import { CORDONED_BY_ANNOTATION } from '../contract/labels.js';
 import { isCordonedByReconciler } from '../kube/node-writes.js';
 import { cordonHeldUntil, hasShutdownTaint, ownCordonTime, type DrainClaim } from './own-cordon.js';
-import { iso, recordedDrain, target, type Decision, type PairPlanner, type PlanContext } from './pair.js';
+import { iso, recordedDrain, target, type PlannedActions, type PairPlanner, type PlanContext } from './pair.js';
 import {
   isCancellableRepair,
   planRepairRecovery,
@@ -29,7 +29,7 @@ export { DRAIN_START_GRACE_MS, type PlanContext } from './pair.js';
  */
 export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
   const now = ctx.clock.now();
-  const decision: Decision = { actions: [], skipped: [] };
+  const decision: PlannedActions = { actions: [], skipped: [] };
   // Repairs are judged per Auto Scaling group, which only a sweep sees whole.
   const census =
     ctx.scope === 'sweep' && (ctx.settings.repair.enabled || ctx.settings.markUnregisteredUnhealthy)
@@ -53,7 +53,7 @@ function planPair(
   pair: ClassifiedPair,
   now: number,
   ctx: PlanContext,
-  out: Decision,
+  out: PlannedActions,
   census: Census | undefined,
 ): void {
   const { node, instanceId } = pair;
@@ -440,7 +440,7 @@ function deleteRefusal(pair: ClassifiedPair, node: NodeView, now: number, settin
   return undefined;
 }
 
-function applyBreaker(decision: Decision, allowed: number): Omit<Plan, 'dryRun'> {
+function applyBreaker(decision: PlannedActions, allowed: number): Omit<Plan, 'dryRun'> {
   const deletes = decision.actions.filter((a) => a.kind === 'delete');
   if (deletes.length <= allowed) return decision;
   // The reason goes on every held Node and in the report: it says how to get out, and when to.

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../lib/report/report.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/ec2-node-reconciler.mjs', import.meta.url).pathname;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { ADMIN_TOKEN, startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import { ADMIN_TOKEN, startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import type { RunReport } from '../../lib/report/report.js';
 
 const run = promisify(execFile);

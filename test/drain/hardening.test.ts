@@ -4,11 +4,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { podKey } from '../../lib/drain/api.js';
 import { runDrain } from '../../lib/drain/driver.js';
-import type { PodReport } from '../../lib/drain/report.js';
+import type { PodReport } from '../../lib/drain/pod-report.js';
 import { drainSettings, type DrainSettings } from '../../lib/drain/settings.js';
 import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
 import type { DrainRequest, DrainStepResult } from '../../lib/drain/step-result.js';
-import { runDrainStep } from '../../lib/lambda/drain-step.js';
+import { runDrainStepTask } from '../../lib/lambda/drain-step-task.js';
 import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
@@ -97,9 +97,9 @@ describe('case 1: the workflow state stays bounded', () => {
     env.kube.store.seedPdb({ name: 'app', selector: { app: 'app' }, minAvailable: '100%' });
 
     // Two passes in the first step (the retry after the 5 s back-off), and a second step resuming from the state.
-    const first = await runDrainStep({ input: workflowInput(env) }, deps, 10_000 + 6_000);
+    const first = await runDrainStepTask({ input: workflowInput(env) }, deps, 10_000 + 6_000);
     await deps.sleep(first.waitSeconds * 1000);
-    const second = await runDrainStep(
+    const second = await runDrainStepTask(
       { input: workflowInput(env), state: JSON.parse(JSON.stringify(first.state)) as unknown },
       deps,
       10_000 + 6_000,
@@ -153,12 +153,16 @@ describe('case 3: a replaced or vanished Node is never done', () => {
     const { env, deps } = await setup();
     env.kube.store.seedPod({ name: 'web-1', node: N1, owner: 'ReplicaSet/web' });
 
-    const replaced = await runDrainStep(
+    const replaced = await runDrainStepTask(
       { input: workflowInput(env, { nodeUid: 'uid-of-the-previous-node' }) },
       deps,
       20_000,
     );
-    const gone = await runDrainStep({ input: workflowInput(env, { node: 'ip-10-0-9-9.ec2.internal' }) }, deps, 20_000);
+    const gone = await runDrainStepTask(
+      { input: workflowInput(env, { node: 'ip-10-0-9-9.ec2.internal' }) },
+      deps,
+      20_000,
+    );
 
     expect(replaced.outcome).toBe('node-replaced');
     expect(gone.outcome).toBe('node-gone');
@@ -229,9 +233,9 @@ describe('case 5: honest outcomes', () => {
     env.kube.store.seedPod({ name: 'cache-1', node: N1, owner: 'ReplicaSet/cache', emptyDir: true });
     env.kube.store.seedPod({ name: 'web-1', node: N1, owner: 'ReplicaSet/web', terminationGracePeriodSeconds: 1 });
 
-    let output = await runDrainStep({ input: workflowInput(env) }, deps, 70_000);
+    let output = await runDrainStepTask({ input: workflowInput(env) }, deps, 70_000);
     while (output.outcome === 'continue')
-      output = await runDrainStep({ input: workflowInput(env), state: output.state }, deps, 70_000);
+      output = await runDrainStepTask({ input: workflowInput(env), state: output.state }, deps, 70_000);
 
     expect(output.outcome).toBe('incomplete');
     expect(output.summary).toMatchObject({
@@ -339,7 +343,7 @@ describe('case 7: deadline-aware grace periods', () => {
       },
     });
 
-    const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
+    const output = await runDrainStepTask({ input: workflowInput(env) }, deps, 20_000);
 
     expect(output.deadline).toBe(new Date(START + 60_000).toISOString());
     expect(output.lifecycle).toEqual(lifecycle);
@@ -396,7 +400,7 @@ describe('case 7, continued: a deadline that comes closer mid-drain', () => {
       lifecycle: { group: 'ng-input', hook: 'h' },
     });
 
-    const output = await runDrainStep({ input }, deps, 20_000);
+    const output = await runDrainStepTask({ input }, deps, 20_000);
 
     expect(output.deadline).toBe(input.deadline);
     expect(output.lifecycle).toEqual({ group: 'ng-input', hook: 'h' });
@@ -416,7 +420,7 @@ describe('the Node’s drain record', () => {
       },
     });
 
-    const output = await runDrainStep({ input: workflowInput(env) }, deps, 20_000);
+    const output = await runDrainStepTask({ input: workflowInput(env) }, deps, 20_000);
 
     expect(output.deadline).toBe(new Date(START + 600_000).toISOString());
     expect(output.lifecycle).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressLine } from '../../lib/drain/report.js';
+import { progressLine } from '../../lib/drain/pod-report.js';
 import { DEFAULT_DRAIN_SETTINGS, drainSettings } from '../../lib/drain/settings.js';
 import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
 

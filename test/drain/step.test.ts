@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { podKey, type DrainApi, type PodRef } from '../../lib/drain/api.js';
 import { runDrain } from '../../lib/drain/driver.js';
-import type { PodReport } from '../../lib/drain/report.js';
+import type { PodReport } from '../../lib/drain/pod-report.js';
 import { drainStep } from '../../lib/drain/step.js';
 import type { DrainStepResult } from '../../lib/drain/step-result.js';
 import { CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';

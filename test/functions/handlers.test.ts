@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { drainExecutionName, type DrainStepOutput } from '../../lib/contract/drain-workflow.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';

@@ -1,7 +1,7 @@
 // What the CDK app gives each function, pointed at the sandbox: the handler tests (source and
 // bundled) set it in process.env before importing the handlers, which read it at cold start.
 import type { Context, SQSEvent } from 'aws-lambda';
-import type { Sandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import type { Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 
 /** Sets the functions' environment for the sandbox (AWS endpoint and credentials, cluster, drain state machine). */
 export function setFunctionEnvironment(sandbox: Sandbox): void {

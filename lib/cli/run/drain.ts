@@ -3,7 +3,7 @@ import { Ec2Adapter } from '../../aws/ec2.js';
 import { createAwsClients } from '../../aws/clients.js';
 import { DECOMMISSION_TAG } from '../../contract/labels.js';
 import { runOperatorDrain } from '../../drain/operator-drain.js';
-import { endLines, progressLine } from '../../drain/report.js';
+import { endLines, progressLine } from '../../drain/pod-report.js';
 import { KubeClient } from '../../kube/client.js';
 import { NodeFinder } from '../../kube/find-node.js';
 import { NodeClient } from '../../kube/nodes.js';

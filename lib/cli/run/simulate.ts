@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadScenario, ScenarioError } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { serveInRealTime } from '@ec2-node-reconciler/sandbox/simulate/serve.js';
-import { ADMIN_TOKEN } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import { ADMIN_TOKEN } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';

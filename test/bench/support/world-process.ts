@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { scaleScenarioText } from '../../../scripts/make-scale-scenario.js';
 import { driveInRealTime } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { startSandbox } from '@ec2-node-reconciler/sandbox/simulate/world.js';
+import { startSandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 
 const CHILD_FLAG = 'WORLD_PROCESS';
 

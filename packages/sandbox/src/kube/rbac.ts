@@ -49,7 +49,7 @@ export type RequestAttributes = {
   readonly name: string;
 };
 
-export type Decision = { readonly allowed: boolean; readonly reason: string };
+export type RbacDecision = { readonly allowed: boolean; readonly reason: string };
 
 /** Bootstrap policy every real cluster has: discovery for everyone, self-reviews for users. */
 const BOOTSTRAP: { role: string; rules: PolicyRule[]; groups: string[] }[] = [
@@ -157,7 +157,7 @@ export class RbacAuthorizer {
     return this.cached.policy;
   }
 
-  authorize(user: UserInfo, attrs: RequestAttributes): Decision {
+  authorize(user: UserInfo, attrs: RequestAttributes): RbacDecision {
     if (user.groups.includes('system:masters')) return { allowed: true, reason: '' };
     for (const b of BOOTSTRAP) {
       if (b.groups.some((g) => user.groups.includes(g)) && b.rules.some((r) => ruleAllows(r, attrs)))

@@ -25,7 +25,7 @@
 import { isInstanceId } from '../../../../lib/model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
 import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
-import type { Sandbox } from './world.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The AWS events that stand for a change of the machine, by `[source, detail-type]`. */
 const AWS_EVENTS = {

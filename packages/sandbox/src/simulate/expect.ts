@@ -5,7 +5,7 @@ import { MIRROR_POD_ANNOTATION, type NodeObject, type PodObject } from '../kube/
 import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
 import type { ReportView } from './operator.js';
 import type { StepRecord } from './run.js';
-import type { Sandbox } from './world.js';
+import type { Sandbox } from './sandbox.js';
 
 export interface ExpectationResult {
   readonly passed: number;

@@ -5,7 +5,7 @@
 import type { AwsEmulator } from '../aws/index.js';
 import type { KubeEmulator } from '../kube/index.js';
 import type { ScenarioStep } from '../scenario/schema.js';
-import type { Sandbox } from './world.js';
+import type { Sandbox } from './sandbox.js';
 
 export type PostedCondition = Extract<ScenarioStep, { condition: unknown }>['condition'];
 

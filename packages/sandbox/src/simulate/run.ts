@@ -15,7 +15,7 @@ import { checkExpectations, type ExpectationResult } from './expect.js';
 import { functionLogLines } from './function-logs.js';
 import { postCondition } from './node-health.js';
 import type { Operator, ReportView } from './operator.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from './world.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
 
 export type { DrainRecord } from './drain-records.js';
 

@@ -5,7 +5,7 @@
 // evict the next one, as a real cluster's ReplicaSets do).
 import { driveInRealTime } from '../kube/index.js';
 import { WorkloadControllers } from './controllers.js';
-import type { Sandbox } from './world.js';
+import type { Sandbox } from './sandbox.js';
 
 export interface ServeOptions {
   /** Virtual milliseconds per wall millisecond. @default 1 */

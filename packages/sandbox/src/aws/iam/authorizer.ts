@@ -1,7 +1,7 @@
 // The roles (and IAM users) of a deployed world and their identity-based policies, so a call can be
 // authorized by whoever makes it: a role ARN, the session ARN its temporary credentials report, or
 // a user ARN (the sandbox's operator signs as an IAM user).
-import { evaluate, checkPolicy, type AuthorizationRequest, type Decision } from './evaluate.js';
+import { evaluate, checkPolicy, type AuthorizationRequest, type IamDecision } from './evaluate.js';
 import type { NamedPolicy } from './policy.js';
 
 const ROLE_ARN = /^arn:(aws[\w-]*):iam::(\d{12}):role\/(?:[^/]+\/)*([^/]+)$/;
@@ -35,7 +35,7 @@ export function principalKey(principal: string): string | undefined {
 
 export interface AuthorizedDecision {
   readonly request: AuthorizationRequest;
-  readonly decision: Decision;
+  readonly decision: IamDecision;
 }
 
 /**
@@ -76,7 +76,7 @@ export class IamAuthorizer {
    * The decision for a request. Adds the global keys IAM always knows about the caller
    * (`aws:PrincipalArn`: the role ARN for a session, `aws:PrincipalAccount`) unless the request sets them.
    */
-  authorize(request: AuthorizationRequest): Decision {
+  authorize(request: AuthorizationRequest): IamDecision {
     const session = SESSION_ARN.exec(request.principal);
     // A session's aws:PrincipalArn is its role's ARN (without the role's path, which the session ARN does not carry).
     const principalArn = session

@@ -13,9 +13,9 @@
 import { createHash } from 'node:crypto';
 import { AwsError } from '../errors.js';
 import type { ServiceName } from '../services/names.js';
-import type { AuthorizationRequest, Decision } from './evaluate.js';
+import type { AuthorizationRequest, IamDecision } from './evaluate.js';
 
-type Denied = Extract<Decision, { allowed: false }>;
+type Denied = Extract<IamDecision, { allowed: false }>;
 
 /** IAM's sentence for a denied request. */
 export function deniedSentence(request: AuthorizationRequest, decision: Denied): string {

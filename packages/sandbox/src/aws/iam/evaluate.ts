@@ -29,7 +29,7 @@ export interface StatementRef {
   readonly sid?: string;
 }
 
-export type Decision =
+export type IamDecision =
   | { readonly allowed: true; readonly kind: 'allow'; readonly statement?: StatementRef }
   | {
       readonly allowed: false;
@@ -60,7 +60,7 @@ function resourceMatches(statement: Statement, resource: string): boolean {
 }
 
 interface ResourceDecision {
-  readonly kind: Decision['kind'];
+  readonly kind: IamDecision['kind'];
   readonly statement?: StatementRef;
 }
 
@@ -89,7 +89,7 @@ function decideOne(
  * allowed; the first one that is not decides (an explicit deny on any resource wins over an
  * implicit one on an earlier resource).
  */
-export function evaluate(policies: readonly NamedPolicy[], request: AuthorizationRequest): Decision {
+export function evaluate(policies: readonly NamedPolicy[], request: AuthorizationRequest): IamDecision {
   if (ALWAYS_ALLOWED.has(request.action.toLowerCase())) return { allowed: true, kind: 'allow' };
   const context = normaliseContext(request.context);
   const resources = request.resources && request.resources.length > 0 ? request.resources : ['*'];

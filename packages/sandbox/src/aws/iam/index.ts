@@ -12,7 +12,7 @@ export {
   type PolicyDocumentInput,
   type Statement,
 } from './policy.js';
-export { evaluate, checkPolicy, type AuthorizationRequest, type Decision, type StatementRef } from './evaluate.js';
+export { evaluate, checkPolicy, type AuthorizationRequest, type IamDecision, type StatementRef } from './evaluate.js';
 export { CONDITION_OPERATORS, type ContextValue, type RequestContextKeys } from './conditions.js';
 export { actionMatches, arnMatches } from './match.js';
 export { IamAuthorizer, principalKey, roleKey, type AuthorizedDecision } from './authorizer.js';

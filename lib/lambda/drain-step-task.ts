@@ -24,7 +24,7 @@ export interface DrainStepOptions {
  * One bounded drain step for the workflow: validates the payload, records the lifecycle heartbeat
  * for the action the drain works for (the payload's, else the input's), steps, maps to the contract.
  */
-export async function runDrainStep(
+export async function runDrainStepTask(
   payload: unknown,
   deps: DrainDeps,
   remainingMs: number,

@@ -1,6 +1,7 @@
-// The emulator's state and every rule that changes it: resourceVersions, preconditions, graceful
-// pod deletion, evictions under PodDisruptionBudgets, garbage collection of a deleted Node's Lease
-// and pods, and the simulated kubelets. The HTTP layer only parses and authorizes.
+// The emulator's state and the rules that change it: resourceVersions, preconditions, graceful
+// pod deletion, evictions under PodDisruptionBudgets. The HTTP layer only parses and authorizes.
+// What happens to Nodes over time (kubelets, re-registration, pod GC) is node-lifecycle.ts's,
+// given a narrow StoreCore (store-port.ts).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/model/clock.js';
 import {
@@ -32,6 +33,7 @@ import {
   type StatusBody,
 } from './errors.js';
 import { Kubelets, type KubeletOptions } from './kubelet.js';
+import { NodeLifecycle } from './node-lifecycle.js';
 import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js';
 import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
 import type { RbacSource } from './rbac.js';
@@ -45,6 +47,7 @@ import {
   type ResourceDef,
 } from './resources.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
+import type { StoreCore } from './store-port.js';
 import { formatTime, parseTime } from './time.js';
 import {
   isRecord,
@@ -113,6 +116,8 @@ const STORAGES = [...new Set(RESOURCES.filter((r) => r.virtual !== true).map((r)
 
 type ContinueToken = { v: string; rv: number; start: string };
 
+const NO_PODS: ReadonlySet<string> = new Set();
+
 export class KubeStore {
   readonly kubelets: Kubelets;
   private revision = 1;
@@ -122,27 +127,40 @@ export class KubeStore {
   private readonly podsByNode = new Map<string, Set<string>>();
   /** Pods being gracefully deleted: key → when their kubelet finishes. */
   private readonly terminating = new Map<string, number>();
-  /** Nodes deleted while pods were bound to them: name → deletion time. */
-  private readonly deletedNodes = new Map<string, number>();
-  private readonly quarantineMs: number;
   private readonly uidMode: 'random' | 'sequential';
   /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
   private readonly autoReplicas = new Map<string, number>();
   /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
   private readonly changedAt = new Map<string, number>();
+  private readonly nodeLifecycle: NodeLifecycle;
 
   constructor(
     readonly clock: Clock,
     options: StoreOptions = {},
   ) {
-    this.kubelets = new Kubelets(clock, options.kubelet);
-    this.quarantineMs = options.orphanPodQuarantineMs ?? 40_000;
+    const quarantineMs = options.orphanPodQuarantineMs ?? 40_000;
     this.uidMode = options.uids ?? 'random';
+    this.kubelets = new Kubelets(clock, options.kubelet);
     for (const storage of STORAGES) this.collections.set(storage, new Collection());
+    const core = this.core();
+    this.nodeLifecycle = new NodeLifecycle(core, this.kubelets, quarantineMs);
     for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
   }
 
   // ---------- plumbing ----------
+
+  /** The store as its parts see it: reads as stored, and writes that keep the indexes. */
+  private core(): StoreCore {
+    return {
+      clock: this.clock,
+      newUid: () => this.newUid(),
+      buildContext: () => this.ctx(),
+      stored: (storage, key) => this.coll(storage).get(key),
+      podsOn: (nodeName) => this.podsByNode.get(nodeName) ?? NO_PODS,
+      put: (storage, object) => this.put(storage, object),
+      drop: (storage, object) => this.drop(storage, object),
+    };
+  }
 
   private coll(storage: string): Collection {
     const c = this.collections.get(storage);
@@ -198,32 +216,16 @@ export class KubeStore {
       if (node !== undefined) this.podsByNode.get(node)?.delete(key);
       this.terminating.delete(key);
     }
-    if (storage === 'nodes') this.afterNodeRemoved(object);
-    if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE) {
-      this.kubelets.onLeaseDeleted(object.metadata.name ?? '', this.clock.now());
-    }
-  }
-
-  private afterNodeRemoved(node: NodeObject): void {
-    const name = node.metadata.name ?? '';
-    const now = this.clock.now();
-    // The garbage collector removes dependents whose owner is gone: the node's Lease.
-    const lease = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, name));
-    if (lease?.metadata.ownerReferences?.some((r) => r.uid === node.metadata.uid) === true) this.drop('leases', lease);
-    if ((this.podsByNode.get(name)?.size ?? 0) > 0) this.deletedNodes.set(name, now);
-    this.kubelets.onNodeDeleted(name, now);
+    this.nodeLifecycle.afterRemoved(storage, object);
   }
 
   /**
-   * Brings time-driven state up to now: pods whose grace period ran out on a live kubelet vanish,
-   * kubelets re-register deleted Nodes, the pod GC removes pods of Nodes gone for 40 s.
+   * Brings time-driven state up to now: kubelets re-register deleted Nodes, pods whose grace period
+   * ran out on a live kubelet vanish, the pod GC removes pods of Nodes gone for 40 s.
    */
   catchUp(): void {
     const now = this.clock.now();
-    this.kubelets.catchUp({
-      registerNode: (template, at) => this.reRegister(template, at),
-      ensureLease: (nodeName, at) => this.ensureLease(nodeName, at),
-    });
+    this.nodeLifecycle.catchUpKubelets();
     if (this.terminating.size > 0) {
       for (const [key, deadline] of [...this.terminating]) {
         if (deadline > now) continue;
@@ -238,61 +240,7 @@ export class KubeStore {
         this.drop('pods', pod);
       }
     }
-    if (this.deletedNodes.size > 0) {
-      for (const [name, at] of [...this.deletedNodes]) {
-        if (this.coll('nodes').has(name)) {
-          this.deletedNodes.delete(name);
-          continue;
-        }
-        if (now < at + this.quarantineMs) continue;
-        this.deletedNodes.delete(name);
-        for (const key of [...(this.podsByNode.get(name) ?? [])]) {
-          const pod = this.coll('pods').get(key);
-          if (pod !== undefined) this.drop('pods', pod);
-        }
-      }
-    }
-  }
-
-  private reRegister(template: NodeObject, at: number): void {
-    const name = template.metadata.name ?? '';
-    if (this.coll('nodes').has(name)) return;
-    const stamp = formatTime(at);
-    const conditions = template.status?.conditions?.map((c) => ({
-      ...c,
-      lastHeartbeatTime: stamp,
-      lastTransitionTime: stamp,
-    }));
-    const node = this.put('nodes', {
-      ...template,
-      metadata: { ...template.metadata, uid: this.newUid(), creationTimestamp: stamp },
-      status: { ...template.status, ...(conditions === undefined ? {} : { conditions }) },
-    });
-    this.ensureLease(name, at, node.metadata.uid);
-  }
-
-  private ensureLease(nodeName: string, at: number, nodeUid?: string): void {
-    const existing = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, nodeName));
-    const uid = nodeUid ?? this.coll('nodes').get(nodeName)?.metadata.uid;
-    if (existing !== undefined) {
-      if (uid !== undefined) {
-        this.put('leases', {
-          ...existing,
-          metadata: {
-            ...existing.metadata,
-            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid }],
-          },
-        });
-      }
-      return;
-    }
-    this.put(
-      'leases',
-      buildLease(
-        { nodeName, renewTime: at, createdAt: at, ...(uid === undefined ? {} : { nodeUid: uid }) },
-        this.ctx(),
-      ),
-    );
+    this.nodeLifecycle.collectOrphanPods(now);
   }
 
   /** The object as it is now: kubelet heartbeats and PDB status are folded in lazily on read. */
@@ -303,11 +251,8 @@ export class KubeStore {
   }
 
   private refresh(storage: string, object: KubeObject): KubeObject {
-    let fresh = object;
-    if (storage === 'nodes') fresh = this.kubelets.refreshNode(object);
-    else if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE)
-      fresh = this.kubelets.refreshLease(object);
-    else if (storage === 'poddisruptionbudgets') fresh = this.withPdbStatus(object);
+    const fresh =
+      storage === 'poddisruptionbudgets' ? this.withPdbStatus(object) : this.nodeLifecycle.refresh(storage, object);
     return fresh === object ? object : this.put(storage, fresh);
   }
 

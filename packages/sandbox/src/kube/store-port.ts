@@ -1,5 +1,5 @@
-// The store's core as its parts see it (node-lifecycle.ts): each part picks the few operations it
-// needs, so none of them imports the store or reaches into it.
+// The store's core as its parts see it (node-lifecycle.ts, eviction.ts): each part picks the few
+// operations it needs, so none of them imports the store or reaches into it.
 import type { Clock } from '../../../../lib/model/clock.js';
 import type { BuildContext } from './builders.js';
 import type { KubeObject } from './types.js';
@@ -11,6 +11,10 @@ export type StoreCore = {
   buildContext(): BuildContext;
   /** The object as stored, with no time-driven state folded in. */
   stored(storage: string, key: string): KubeObject | undefined;
+  /** The object as it is now: heartbeats and PDB status folded in (and stored when they changed). */
+  current(storage: string, key: string): KubeObject | undefined;
+  /** Keys in order, those starting with `prefix` (`<namespace>/` for one namespace). */
+  keys(storage: string, prefix: string): Iterable<string>;
   /** Keys of the pods bound to `nodeName` (the index drain lists by). */
   podsOn(nodeName: string): ReadonlySet<string>;
   /** Stores `object` as the next revision, indexes in step. */

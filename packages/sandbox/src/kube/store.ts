@@ -1,7 +1,9 @@
-// The emulator's state and the rules that change it: resourceVersions, preconditions, graceful
-// pod deletion, evictions under PodDisruptionBudgets. The HTTP layer only parses and authorizes.
-// What happens to Nodes over time (kubelets, re-registration, pod GC) is node-lifecycle.ts's,
-// given a narrow StoreCore (store-port.ts).
+// The emulator's state: one collection per resource, the revision every write bumps (the
+// resourceVersion), the node index of pods, and the verbs (get, list, create, update, patch, delete,
+// evict) with their preconditions and validation. The HTTP layer only parses and authorizes. The
+// rules that change objects over time live in the store's parts, each given a narrow StoreCore
+// (store-port.ts): node-lifecycle.ts (kubelets, re-registration, pod GC) and eviction.ts (graceful
+// pod deletion, PodDisruptionBudgets).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/model/clock.js';
 import {
@@ -29,13 +31,12 @@ import {
   notFound,
   StatusError,
   successStatus,
-  tooManyRequests,
   type StatusBody,
 } from './errors.js';
+import { Evictions } from './eviction.js';
 import { Kubelets, type KubeletOptions } from './kubelet.js';
 import { NodeLifecycle } from './node-lifecycle.js';
 import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js';
-import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
 import type { RbacSource } from './rbac.js';
 import { rbacErrors, withRbacDefaults } from './rbac-validation.js';
 import {
@@ -125,14 +126,13 @@ export class KubeStore {
   private readonly collections = new Map<string, Collection>();
   /** Pods by spec.nodeName: drain lists one node's pods out of 200,000. */
   private readonly podsByNode = new Map<string, Set<string>>();
-  /** Pods being gracefully deleted: key → when their kubelet finishes. */
-  private readonly terminating = new Map<string, number>();
   private readonly uidMode: 'random' | 'sequential';
   /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
   private readonly autoReplicas = new Map<string, number>();
   /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
   private readonly changedAt = new Map<string, number>();
   private readonly nodeLifecycle: NodeLifecycle;
+  private readonly evictions: Evictions;
 
   constructor(
     readonly clock: Clock,
@@ -144,18 +144,21 @@ export class KubeStore {
     for (const storage of STORAGES) this.collections.set(storage, new Collection());
     const core = this.core();
     this.nodeLifecycle = new NodeLifecycle(core, this.kubelets, quarantineMs);
+    this.evictions = new Evictions(core, this.kubelets);
     for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
   }
 
   // ---------- plumbing ----------
 
-  /** The store as its parts see it: reads as stored, and writes that keep the indexes. */
+  /** The store as its parts see it: reads as stored or as now, and writes that keep the indexes. */
   private core(): StoreCore {
     return {
       clock: this.clock,
       newUid: () => this.newUid(),
       buildContext: () => this.ctx(),
       stored: (storage, key) => this.coll(storage).get(key),
+      current: (storage, key) => this.current(storage, key),
+      keys: (storage, prefix) => this.coll(storage).keysFrom('', prefix),
       podsOn: (nodeName) => this.podsByNode.get(nodeName) ?? NO_PODS,
       put: (storage, object) => this.put(storage, object),
       drop: (storage, object) => this.drop(storage, object),
@@ -214,7 +217,7 @@ export class KubeStore {
     if (storage === 'pods') {
       const node = (object as PodObject).spec?.nodeName;
       if (node !== undefined) this.podsByNode.get(node)?.delete(key);
-      this.terminating.delete(key);
+      this.evictions.onPodRemoved(key);
     }
     this.nodeLifecycle.afterRemoved(storage, object);
   }
@@ -226,20 +229,7 @@ export class KubeStore {
   catchUp(): void {
     const now = this.clock.now();
     this.nodeLifecycle.catchUpKubelets();
-    if (this.terminating.size > 0) {
-      for (const [key, deadline] of [...this.terminating]) {
-        if (deadline > now) continue;
-        const pod = this.coll('pods').get(key);
-        if (pod === undefined) {
-          this.terminating.delete(key);
-          continue;
-        }
-        const node = podNode(pod);
-        if (node !== undefined && !this.kubelets.isAlive(node, deadline) && this.coll('nodes').has(node)) continue;
-        if ((pod.metadata.finalizers?.length ?? 0) > 0) continue;
-        this.drop('pods', pod);
-      }
-    }
+    this.evictions.finishGracePeriods(now);
     this.nodeLifecycle.collectOrphanPods(now);
   }
 
@@ -252,42 +242,10 @@ export class KubeStore {
 
   private refresh(storage: string, object: KubeObject): KubeObject {
     const fresh =
-      storage === 'poddisruptionbudgets' ? this.withPdbStatus(object) : this.nodeLifecycle.refresh(storage, object);
+      storage === 'poddisruptionbudgets'
+        ? this.evictions.withPdbStatus(object)
+        : this.nodeLifecycle.refresh(storage, object);
     return fresh === object ? object : this.put(storage, fresh);
-  }
-
-  private withPdbStatus(pdb: PdbObject): PdbObject {
-    const status = this.pdbStatus(pdb);
-    const previous = pdb.status;
-    const prevCondition = Array.isArray(previous?.['conditions'])
-      ? (previous['conditions'][0] as Record<string, unknown> | undefined)
-      : undefined;
-    const [condition] = status.conditions;
-    if (
-      condition !== undefined &&
-      prevCondition?.['status'] === condition.status &&
-      typeof prevCondition['lastTransitionTime'] === 'string'
-    ) {
-      condition.lastTransitionTime = prevCondition['lastTransitionTime'];
-    }
-    if (deepEqual(previous, status)) return pdb;
-    return { ...pdb, status };
-  }
-
-  private pdbStatus(pdb: PdbObject): PdbStatus {
-    const namespace = pdb.metadata.namespace ?? '';
-    const pods = [...this.coll('pods').keysFrom('', `${namespace}/`)].map((k) => this.coll('pods').get(k) as PodObject);
-    return computePdbStatus(
-      pdb,
-      pods,
-      (ns, kind, name, uid) => {
-        const storage = kind === 'ReplicaSet' ? 'replicasets' : kind === 'StatefulSet' ? 'statefulsets' : undefined;
-        if (storage === undefined) return undefined;
-        const owner = this.coll(storage).get(keyOf(ns, name));
-        return owner?.metadata.uid === uid ? owner : undefined;
-      },
-      formatTime(this.clock.now()),
-    );
   }
 
   private ensureNamespace(name: string): void {
@@ -615,7 +573,8 @@ export class KubeStore {
     const object = this.current(def.storage, key);
     if (object === undefined) throw notFound(gr, name);
     checkPreconditions(def, object, options.preconditions);
-    if (def.storage === 'pods') return this.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
+    if (def.storage === 'pods')
+      return this.evictions.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
     if ((object.metadata.finalizers?.length ?? 0) > 0) {
       if (object.metadata.deletionTimestamp !== undefined || options.dryRun === true)
         return { body: object, removed: false };
@@ -641,76 +600,14 @@ export class KubeStore {
     };
   }
 
-  /** Graceful pod deletion (pkg/registry/core/pod/strategy.go CheckGracefulDelete). */
-  private deletePod(pod: PodObject, requestedGrace: number | undefined, dryRun: boolean): DeleteResult {
-    const now = this.clock.now();
-    const phase = pod.status?.phase;
-    let grace = requestedGrace ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    // Unbound and finished pods have nothing to stop: they go at once.
-    if (pod.spec?.nodeName === undefined || phase === 'Succeeded' || phase === 'Failed') grace = 0;
-    if (grace < 0) grace = 1;
-    const key = keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
-    const previous = pod.metadata.deletionGracePeriodSeconds;
-    if (pod.metadata.deletionTimestamp !== undefined && previous !== undefined && grace >= previous) {
-      return { body: pod, removed: false };
-    }
-    if (dryRun) return { body: pod, removed: grace === 0 };
-    if (grace === 0 && (pod.metadata.finalizers?.length ?? 0) === 0) {
-      const gone = {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 },
-      };
-      this.drop('pods', pod);
-      return { body: gone, removed: true };
-    }
-    const marked = this.put('pods', {
-      ...pod,
-      metadata: {
-        ...pod.metadata,
-        deletionTimestamp: formatTime(now + grace * 1000),
-        deletionGracePeriodSeconds: grace,
-      },
-    });
-    this.terminating.set(key, now + grace * 1000);
-    return { body: marked, removed: false };
-  }
-
   /** POST pods/<name>/eviction, with the rules of eviction.go. Returns the 201 Status. */
   evict(namespace: string, name: string, deleteOptions: DeleteOptions = {}): StatusBody {
     this.catchUp();
-    const podDef = resourceForStorage('pods');
-    const key = keyOf(namespace, name);
-    const pod = this.current('pods', key);
+    const pod = this.current('pods', keyOf(namespace, name));
     if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, name);
-    if (canIgnorePdb(pod)) {
-      checkPreconditions(podDef, pod, deleteOptions.preconditions);
-      this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
-      return successStatus(201);
-    }
-    const pdbs = [...this.coll('poddisruptionbudgets').keysFrom('', `${namespace}/`)].map((k) => {
-      const pdb = this.current('poddisruptionbudgets', k) as PdbObject;
-      return { pdb, status: this.pdbStatus(pdb) };
-    });
-    const verdict = decideEviction(pod, pdbs);
-    switch (verdict.kind) {
-      case 'multiple-pdbs':
-        throw new StatusError(
-          500,
-          undefined,
-          'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
-        );
-      case 'blocked':
-        throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0, [
-          {
-            reason: 'DisruptionBudget',
-            message: `The disruption budget ${verdict.pdb} needs ${verdict.desiredHealthy} healthy pods and has ${verdict.currentHealthy} currently`,
-          },
-        ]);
-      case 'delete':
-        break;
-    }
-    checkPreconditions(podDef, pod, deleteOptions.preconditions);
-    this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
+    this.evictions.admit(pod);
+    checkPreconditions(resourceForStorage('pods'), pod, deleteOptions.preconditions);
+    this.evictions.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
     return successStatus(201);
   }
 

@@ -1,7 +1,8 @@
-// The store's core as its parts see it (node-lifecycle.ts, eviction.ts): each part picks the few
-// operations it needs, so none of them imports the store or reaches into it.
+// The store's core as its parts see it (node-lifecycle.ts, eviction.ts, seeding.ts): each part
+// picks the few operations it needs, so none of them imports the store or reaches into it.
 import type { Clock } from '../../../../lib/model/clock.js';
 import type { BuildContext } from './builders.js';
+import type { ResourceDef } from './resources.js';
 import type { KubeObject } from './types.js';
 
 export type StoreCore = {
@@ -21,4 +22,6 @@ export type StoreCore = {
   put<T extends KubeObject>(storage: string, object: T): T;
   /** Removes the object, and what follows from that (a Node's Lease, a kubelet's re-registration). */
   drop(storage: string, object: KubeObject): void;
+  /** Creates the object as a client's POST would: defaults, validation, namespace. */
+  create(def: ResourceDef, object: KubeObject): KubeObject;
 };

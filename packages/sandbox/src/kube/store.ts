@@ -2,25 +2,11 @@
 // resourceVersion), the node index of pods, and the verbs (get, list, create, update, patch, delete,
 // evict) with their preconditions and validation. The HTTP layer only parses and authorizes. The
 // rules that change objects over time live in the store's parts, each given a narrow StoreCore
-// (store-port.ts): node-lifecycle.ts (kubelets, re-registration, pod GC) and eviction.ts (graceful
-// pod deletion, PodDisruptionBudgets).
+// (store-port.ts): node-lifecycle.ts (kubelets, re-registration, pod GC), eviction.ts (graceful
+// pod deletion, PodDisruptionBudgets) and seeding.ts (objects from plain seeds).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/model/clock.js';
-import {
-  buildLease,
-  buildNode,
-  buildPdb,
-  buildPod,
-  buildWorkload,
-  parseOwner,
-  type BuildContext,
-  type LeaseSeed,
-  type NodeSeed,
-  type PdbSeed,
-  type PodSeed,
-  type WorkloadKind,
-  type WorkloadSeed,
-} from './builders.js';
+import type { LeaseSeed, NodeSeed, PdbSeed, PodSeed, WorkloadSeed } from './builders.js';
 import { Collection, keyOf } from './collection.js';
 import {
   alreadyExists,
@@ -47,9 +33,10 @@ import {
   resourceForStorage,
   type ResourceDef,
 } from './resources.js';
+import { Seeding, type ClusterSeed } from './seeding.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
 import type { StoreCore } from './store-port.js';
-import { formatTime, parseTime } from './time.js';
+import { formatTime } from './time.js';
 import {
   isRecord,
   NODE_LEASE_NAMESPACE,
@@ -84,20 +71,6 @@ export type ListResult<T extends KubeObject = KubeObject> = {
   remainingItemCount?: number;
 };
 
-/** A whole cluster as plain objects (what a scenario file describes), seeded in dependency order. */
-export type ClusterSeed = {
-  readonly nodes?: readonly NodeSeed[];
-  readonly daemonSets?: readonly WorkloadSeed[];
-  readonly replicaSets?: readonly WorkloadSeed[];
-  readonly statefulSets?: readonly WorkloadSeed[];
-  readonly pods?: readonly PodSeed[];
-  readonly pdbs?: readonly PdbSeed[];
-  /** Extra Leases (nodes get theirs from NodeSeed.lastHeartbeat). */
-  readonly leases?: readonly LeaseSeed[];
-  /** Any other served object, as full Kubernetes JSON (seeded first). */
-  readonly objects?: readonly KubeObject[];
-};
-
 export type Preconditions = { uid?: string; resourceVersion?: string };
 
 export type DeleteOptions = {
@@ -127,12 +100,11 @@ export class KubeStore {
   /** Pods by spec.nodeName: drain lists one node's pods out of 200,000. */
   private readonly podsByNode = new Map<string, Set<string>>();
   private readonly uidMode: 'random' | 'sequential';
-  /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
-  private readonly autoReplicas = new Map<string, number>();
   /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
   private readonly changedAt = new Map<string, number>();
   private readonly nodeLifecycle: NodeLifecycle;
   private readonly evictions: Evictions;
+  private readonly seeding: Seeding;
 
   constructor(
     readonly clock: Clock,
@@ -145,6 +117,7 @@ export class KubeStore {
     const core = this.core();
     this.nodeLifecycle = new NodeLifecycle(core, this.kubelets, quarantineMs);
     this.evictions = new Evictions(core, this.kubelets);
+    this.seeding = new Seeding(core, this.kubelets);
     for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
   }
 
@@ -155,13 +128,14 @@ export class KubeStore {
     return {
       clock: this.clock,
       newUid: () => this.newUid(),
-      buildContext: () => this.ctx(),
+      buildContext: () => ({ now: this.clock.now(), uid: () => this.newUid() }),
       stored: (storage, key) => this.coll(storage).get(key),
       current: (storage, key) => this.current(storage, key),
       keys: (storage, prefix) => this.coll(storage).keysFrom('', prefix),
       podsOn: (nodeName) => this.podsByNode.get(nodeName) ?? NO_PODS,
       put: (storage, object) => this.put(storage, object),
       drop: (storage, object) => this.drop(storage, object),
+      create: (def, object) => this.create(def, object),
     };
   }
 
@@ -179,10 +153,6 @@ export class KubeStore {
 
   get resourceVersion(): string {
     return String(this.revision);
-  }
-
-  private ctx(): BuildContext {
-    return { now: this.clock.now(), uid: () => this.newUid() };
   }
 
   /** Stores `object` as the next revision and keeps the indexes in step. */
@@ -668,118 +638,44 @@ export class KubeStore {
     }).items;
   }
 
-  // ---------- seeding (tests, sandbox) ----------
+  // ---------- seeding (tests, sandbox): seeding.ts ----------
 
   seedCluster(seed: ClusterSeed): void {
-    for (const object of seed.objects ?? []) this.seed(object);
-    for (const node of seed.nodes ?? []) this.seedNode(node);
-    for (const ds of seed.daemonSets ?? []) this.seedDaemonSet(ds);
-    for (const rs of seed.replicaSets ?? []) this.seedReplicaSet(rs);
-    for (const sts of seed.statefulSets ?? []) this.seedStatefulSet(sts);
-    for (const pod of seed.pods ?? []) this.seedPod(pod);
-    for (const pdb of seed.pdbs ?? []) this.seedPdb(pdb);
-    for (const lease of seed.leases ?? []) this.seedLease(lease);
+    this.seeding.seedCluster(seed);
   }
 
   /** Seeds any object as given (kind decides the resource); fills uid, creationTimestamp. */
   seed<T extends KubeObject>(object: T): T {
-    const def = RESOURCES.find(
-      (r) => r.kind === object.kind && apiVersionOf(r) === object.apiVersion && r.virtual !== true,
-    );
-    if (def === undefined) throw new Error(`cannot seed ${object.apiVersion} ${object.kind}: not a served resource`);
-    if (def.storage === 'events' && def.group !== '') throw new Error('seed events as core/v1 Events');
-    const created = this.create(def, object);
-    return created as T;
+    return this.seeding.seed(object);
   }
 
   seedNode(seed: NodeSeed): NodeObject {
-    const node = this.seed(buildNode(seed, this.ctx()));
-    const heartbeat = seed.lastHeartbeat === undefined ? this.clock.now() : seed.lastHeartbeat;
-    if (heartbeat !== null) {
-      this.seed(
-        buildLease(
-          {
-            nodeName: seed.name,
-            renewTime: heartbeat,
-            nodeUid: node.metadata.uid ?? '',
-            createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now(),
-          },
-          this.ctx(),
-        ),
-      );
-    }
-    const heartbeating = seed.heartbeating ?? true;
-    // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
-    // heartbeat is the Ready condition's (a node never heard from must not read as fresh).
-    this.kubelets.add(node, heartbeating, heartbeat ?? seed.readyHeartbeat ?? this.clock.now());
-    return node;
+    return this.seeding.seedNode(seed);
   }
 
   seedLease(seed: LeaseSeed): LeaseObject {
-    const nodeUid = seed.nodeUid ?? this.coll('nodes').get(seed.nodeName)?.metadata.uid;
-    return this.seed(buildLease({ ...seed, ...(nodeUid === undefined ? {} : { nodeUid }) }, this.ctx()));
+    return this.seeding.seedLease(seed);
   }
 
-  /**
-   * Seeds a pod; its controller (ReplicaSet, DaemonSet, StatefulSet) is created when missing, with
-   * one replica per seeded pod, so drain finds the DaemonSet and PDBs find their scale.
-   */
+  /** Seeds a pod, and its controller when missing (one replica per seeded pod). */
   seedPod(seed: PodSeed): PodObject {
-    const namespace = seed.namespace ?? 'default';
-    const refs: { ownerUid?: string; nodeUid?: string } = {};
-    if (seed.node !== undefined) {
-      const nodeUid = this.coll('nodes').get(seed.node)?.metadata.uid;
-      if (nodeUid !== undefined) refs.nodeUid = nodeUid;
-    }
-    if (seed.owner !== undefined) {
-      const owner = parseOwner(seed.owner);
-      const kind = owner.kind;
-      if (kind === 'ReplicaSet' || kind === 'DaemonSet' || kind === 'StatefulSet') {
-        const storage = `${kind.toLowerCase()}s`;
-        const key = keyOf(namespace, owner.name);
-        const found = this.coll(storage).get(key);
-        const existing = found === undefined ? undefined : (found as ScalableObject);
-        if (existing === undefined) {
-          const created = this.seedWorkload(kind, {
-            name: owner.name,
-            namespace,
-            replicas: 1,
-            ...(owner.uid === undefined ? {} : { uid: owner.uid }),
-          });
-          refs.ownerUid = created.metadata.uid ?? '';
-          this.autoReplicas.set(refs.ownerUid, 1);
-        } else {
-          refs.ownerUid = existing.metadata.uid ?? '';
-          const count = this.autoReplicas.get(refs.ownerUid);
-          if (count !== undefined) {
-            this.autoReplicas.set(refs.ownerUid, count + 1);
-            if (kind !== 'DaemonSet')
-              this.put(storage, { ...existing, spec: { ...existing.spec, replicas: count + 1 } });
-          }
-        }
-      }
-    }
-    return this.seed(buildPod(seed, this.ctx(), refs));
+    return this.seeding.seedPod(seed);
   }
 
   seedPdb(seed: PdbSeed): PdbObject {
-    return this.seed(buildPdb(seed, this.ctx()));
+    return this.seeding.seedPdb(seed);
   }
 
   seedDaemonSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('DaemonSet', seed);
+    return this.seeding.seedWorkload('DaemonSet', seed);
   }
 
   seedReplicaSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('ReplicaSet', seed);
+    return this.seeding.seedWorkload('ReplicaSet', seed);
   }
 
   seedStatefulSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('StatefulSet', seed);
-  }
-
-  private seedWorkload(kind: WorkloadKind, seed: WorkloadSeed): ScalableObject {
-    return this.seed(buildWorkload(kind, seed, this.ctx()));
+    return this.seeding.seedWorkload('StatefulSet', seed);
   }
 }
 

@@ -3,12 +3,12 @@ export { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from '
 export {
   KubeStore,
   DEFAULT_NAMESPACES,
-  type ClusterSeed,
   type ListOptions,
   type ListResult,
   type DeleteOptions,
   type StoreOptions,
 } from './store.js';
+export type { ClusterSeed } from './seeding.js';
 export {
   buildNode,
   buildPod,

@@ -1,23 +1,12 @@
-// The emulator's state and every rule that changes it: resourceVersions, preconditions, graceful
-// pod deletion, evictions under PodDisruptionBudgets, garbage collection of a deleted Node's Lease
-// and pods, and the simulated kubelets. The HTTP layer only parses and authorizes.
+// The emulator's state: one collection per resource, the revision every write bumps (the
+// resourceVersion), the node index of pods, and the verbs (get, list, create, update, patch, delete,
+// evict) with their preconditions and validation. The HTTP layer only parses and authorizes. The
+// rules that change objects over time live in the store's parts, each given a narrow StoreCore
+// (store-port.ts): node-lifecycle.ts (kubelets, re-registration, pod GC), eviction.ts (graceful
+// pod deletion, PodDisruptionBudgets) and seeding.ts (objects from plain seeds).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/model/clock.js';
-import {
-  buildLease,
-  buildNode,
-  buildPdb,
-  buildPod,
-  buildWorkload,
-  parseOwner,
-  type BuildContext,
-  type LeaseSeed,
-  type NodeSeed,
-  type PdbSeed,
-  type PodSeed,
-  type WorkloadKind,
-  type WorkloadSeed,
-} from './builders.js';
+import type { LeaseSeed, NodeSeed, PdbSeed, PodSeed, WorkloadSeed } from './builders.js';
 import { Collection, keyOf } from './collection.js';
 import {
   alreadyExists,
@@ -28,12 +17,12 @@ import {
   notFound,
   StatusError,
   successStatus,
-  tooManyRequests,
   type StatusBody,
 } from './errors.js';
+import { Evictions } from './eviction.js';
 import { Kubelets, type KubeletOptions } from './kubelet.js';
+import { NodeLifecycle } from './node-lifecycle.js';
 import { applyPatch, COMMON_MERGE_KEYS, deepEqual, PatchError } from './patch.js';
-import { canIgnorePdb, computePdbStatus, decideEviction, type PdbStatus } from './pdb.js';
 import type { RbacSource } from './rbac.js';
 import { rbacErrors, withRbacDefaults } from './rbac-validation.js';
 import {
@@ -44,8 +33,10 @@ import {
   resourceForStorage,
   type ResourceDef,
 } from './resources.js';
+import { Seeding, type ClusterSeed } from './seeding.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
-import { formatTime, parseTime } from './time.js';
+import type { StoreCore } from './store-port.js';
+import { formatTime } from './time.js';
 import {
   isRecord,
   NODE_LEASE_NAMESPACE,
@@ -80,20 +71,6 @@ export type ListResult<T extends KubeObject = KubeObject> = {
   remainingItemCount?: number;
 };
 
-/** A whole cluster as plain objects (what a scenario file describes), seeded in dependency order. */
-export type ClusterSeed = {
-  readonly nodes?: readonly NodeSeed[];
-  readonly daemonSets?: readonly WorkloadSeed[];
-  readonly replicaSets?: readonly WorkloadSeed[];
-  readonly statefulSets?: readonly WorkloadSeed[];
-  readonly pods?: readonly PodSeed[];
-  readonly pdbs?: readonly PdbSeed[];
-  /** Extra Leases (nodes get theirs from NodeSeed.lastHeartbeat). */
-  readonly leases?: readonly LeaseSeed[];
-  /** Any other served object, as full Kubernetes JSON (seeded first). */
-  readonly objects?: readonly KubeObject[];
-};
-
 export type Preconditions = { uid?: string; resourceVersion?: string };
 
 export type DeleteOptions = {
@@ -113,6 +90,8 @@ const STORAGES = [...new Set(RESOURCES.filter((r) => r.virtual !== true).map((r)
 
 type ContinueToken = { v: string; rv: number; start: string };
 
+const NO_PODS: ReadonlySet<string> = new Set();
+
 export class KubeStore {
   readonly kubelets: Kubelets;
   private revision = 1;
@@ -120,29 +99,45 @@ export class KubeStore {
   private readonly collections = new Map<string, Collection>();
   /** Pods by spec.nodeName: drain lists one node's pods out of 200,000. */
   private readonly podsByNode = new Map<string, Set<string>>();
-  /** Pods being gracefully deleted: key → when their kubelet finishes. */
-  private readonly terminating = new Map<string, number>();
-  /** Nodes deleted while pods were bound to them: name → deletion time. */
-  private readonly deletedNodes = new Map<string, number>();
-  private readonly quarantineMs: number;
   private readonly uidMode: 'random' | 'sequential';
-  /** Pods seeded per auto-created controller (uid → count), which sets its replicas. */
-  private readonly autoReplicas = new Map<string, number>();
   /** The revision of each collection's last change: the RBAC authorizer re-reads roles only when they changed. */
   private readonly changedAt = new Map<string, number>();
+  private readonly nodeLifecycle: NodeLifecycle;
+  private readonly evictions: Evictions;
+  private readonly seeding: Seeding;
 
   constructor(
     readonly clock: Clock,
     options: StoreOptions = {},
   ) {
-    this.kubelets = new Kubelets(clock, options.kubelet);
-    this.quarantineMs = options.orphanPodQuarantineMs ?? 40_000;
+    const quarantineMs = options.orphanPodQuarantineMs ?? 40_000;
     this.uidMode = options.uids ?? 'random';
+    this.kubelets = new Kubelets(clock, options.kubelet);
     for (const storage of STORAGES) this.collections.set(storage, new Collection());
+    const core = this.core();
+    this.nodeLifecycle = new NodeLifecycle(core, this.kubelets, quarantineMs);
+    this.evictions = new Evictions(core, this.kubelets);
+    this.seeding = new Seeding(core, this.kubelets);
     for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
   }
 
   // ---------- plumbing ----------
+
+  /** The store as its parts see it: reads as stored or as now, and writes that keep the indexes. */
+  private core(): StoreCore {
+    return {
+      clock: this.clock,
+      newUid: () => this.newUid(),
+      buildContext: () => ({ now: this.clock.now(), uid: () => this.newUid() }),
+      stored: (storage, key) => this.coll(storage).get(key),
+      current: (storage, key) => this.current(storage, key),
+      keys: (storage, prefix) => this.coll(storage).keysFrom('', prefix),
+      podsOn: (nodeName) => this.podsByNode.get(nodeName) ?? NO_PODS,
+      put: (storage, object) => this.put(storage, object),
+      drop: (storage, object) => this.drop(storage, object),
+      create: (def, object) => this.create(def, object),
+    };
+  }
 
   private coll(storage: string): Collection {
     const c = this.collections.get(storage);
@@ -158,10 +153,6 @@ export class KubeStore {
 
   get resourceVersion(): string {
     return String(this.revision);
-  }
-
-  private ctx(): BuildContext {
-    return { now: this.clock.now(), uid: () => this.newUid() };
   }
 
   /** Stores `object` as the next revision and keeps the indexes in step. */
@@ -196,103 +187,20 @@ export class KubeStore {
     if (storage === 'pods') {
       const node = (object as PodObject).spec?.nodeName;
       if (node !== undefined) this.podsByNode.get(node)?.delete(key);
-      this.terminating.delete(key);
+      this.evictions.onPodRemoved(key);
     }
-    if (storage === 'nodes') this.afterNodeRemoved(object);
-    if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE) {
-      this.kubelets.onLeaseDeleted(object.metadata.name ?? '', this.clock.now());
-    }
-  }
-
-  private afterNodeRemoved(node: NodeObject): void {
-    const name = node.metadata.name ?? '';
-    const now = this.clock.now();
-    // The garbage collector removes dependents whose owner is gone: the node's Lease.
-    const lease = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, name));
-    if (lease?.metadata.ownerReferences?.some((r) => r.uid === node.metadata.uid) === true) this.drop('leases', lease);
-    if ((this.podsByNode.get(name)?.size ?? 0) > 0) this.deletedNodes.set(name, now);
-    this.kubelets.onNodeDeleted(name, now);
+    this.nodeLifecycle.afterRemoved(storage, object);
   }
 
   /**
-   * Brings time-driven state up to now: pods whose grace period ran out on a live kubelet vanish,
-   * kubelets re-register deleted Nodes, the pod GC removes pods of Nodes gone for 40 s.
+   * Brings time-driven state up to now: kubelets re-register deleted Nodes, pods whose grace period
+   * ran out on a live kubelet vanish, the pod GC removes pods of Nodes gone for 40 s.
    */
   catchUp(): void {
     const now = this.clock.now();
-    this.kubelets.catchUp({
-      registerNode: (template, at) => this.reRegister(template, at),
-      ensureLease: (nodeName, at) => this.ensureLease(nodeName, at),
-    });
-    if (this.terminating.size > 0) {
-      for (const [key, deadline] of [...this.terminating]) {
-        if (deadline > now) continue;
-        const pod = this.coll('pods').get(key);
-        if (pod === undefined) {
-          this.terminating.delete(key);
-          continue;
-        }
-        const node = podNode(pod);
-        if (node !== undefined && !this.kubelets.isAlive(node, deadline) && this.coll('nodes').has(node)) continue;
-        if ((pod.metadata.finalizers?.length ?? 0) > 0) continue;
-        this.drop('pods', pod);
-      }
-    }
-    if (this.deletedNodes.size > 0) {
-      for (const [name, at] of [...this.deletedNodes]) {
-        if (this.coll('nodes').has(name)) {
-          this.deletedNodes.delete(name);
-          continue;
-        }
-        if (now < at + this.quarantineMs) continue;
-        this.deletedNodes.delete(name);
-        for (const key of [...(this.podsByNode.get(name) ?? [])]) {
-          const pod = this.coll('pods').get(key);
-          if (pod !== undefined) this.drop('pods', pod);
-        }
-      }
-    }
-  }
-
-  private reRegister(template: NodeObject, at: number): void {
-    const name = template.metadata.name ?? '';
-    if (this.coll('nodes').has(name)) return;
-    const stamp = formatTime(at);
-    const conditions = template.status?.conditions?.map((c) => ({
-      ...c,
-      lastHeartbeatTime: stamp,
-      lastTransitionTime: stamp,
-    }));
-    const node = this.put('nodes', {
-      ...template,
-      metadata: { ...template.metadata, uid: this.newUid(), creationTimestamp: stamp },
-      status: { ...template.status, ...(conditions === undefined ? {} : { conditions }) },
-    });
-    this.ensureLease(name, at, node.metadata.uid);
-  }
-
-  private ensureLease(nodeName: string, at: number, nodeUid?: string): void {
-    const existing = this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, nodeName));
-    const uid = nodeUid ?? this.coll('nodes').get(nodeName)?.metadata.uid;
-    if (existing !== undefined) {
-      if (uid !== undefined) {
-        this.put('leases', {
-          ...existing,
-          metadata: {
-            ...existing.metadata,
-            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid }],
-          },
-        });
-      }
-      return;
-    }
-    this.put(
-      'leases',
-      buildLease(
-        { nodeName, renewTime: at, createdAt: at, ...(uid === undefined ? {} : { nodeUid: uid }) },
-        this.ctx(),
-      ),
-    );
+    this.nodeLifecycle.catchUpKubelets();
+    this.evictions.finishGracePeriods(now);
+    this.nodeLifecycle.collectOrphanPods(now);
   }
 
   /** The object as it is now: kubelet heartbeats and PDB status are folded in lazily on read. */
@@ -303,46 +211,11 @@ export class KubeStore {
   }
 
   private refresh(storage: string, object: KubeObject): KubeObject {
-    let fresh = object;
-    if (storage === 'nodes') fresh = this.kubelets.refreshNode(object);
-    else if (storage === 'leases' && object.metadata.namespace === NODE_LEASE_NAMESPACE)
-      fresh = this.kubelets.refreshLease(object);
-    else if (storage === 'poddisruptionbudgets') fresh = this.withPdbStatus(object);
+    const fresh =
+      storage === 'poddisruptionbudgets'
+        ? this.evictions.withPdbStatus(object)
+        : this.nodeLifecycle.refresh(storage, object);
     return fresh === object ? object : this.put(storage, fresh);
-  }
-
-  private withPdbStatus(pdb: PdbObject): PdbObject {
-    const status = this.pdbStatus(pdb);
-    const previous = pdb.status;
-    const prevCondition = Array.isArray(previous?.['conditions'])
-      ? (previous['conditions'][0] as Record<string, unknown> | undefined)
-      : undefined;
-    const [condition] = status.conditions;
-    if (
-      condition !== undefined &&
-      prevCondition?.['status'] === condition.status &&
-      typeof prevCondition['lastTransitionTime'] === 'string'
-    ) {
-      condition.lastTransitionTime = prevCondition['lastTransitionTime'];
-    }
-    if (deepEqual(previous, status)) return pdb;
-    return { ...pdb, status };
-  }
-
-  private pdbStatus(pdb: PdbObject): PdbStatus {
-    const namespace = pdb.metadata.namespace ?? '';
-    const pods = [...this.coll('pods').keysFrom('', `${namespace}/`)].map((k) => this.coll('pods').get(k) as PodObject);
-    return computePdbStatus(
-      pdb,
-      pods,
-      (ns, kind, name, uid) => {
-        const storage = kind === 'ReplicaSet' ? 'replicasets' : kind === 'StatefulSet' ? 'statefulsets' : undefined;
-        if (storage === undefined) return undefined;
-        const owner = this.coll(storage).get(keyOf(ns, name));
-        return owner?.metadata.uid === uid ? owner : undefined;
-      },
-      formatTime(this.clock.now()),
-    );
   }
 
   private ensureNamespace(name: string): void {
@@ -670,7 +543,8 @@ export class KubeStore {
     const object = this.current(def.storage, key);
     if (object === undefined) throw notFound(gr, name);
     checkPreconditions(def, object, options.preconditions);
-    if (def.storage === 'pods') return this.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
+    if (def.storage === 'pods')
+      return this.evictions.deletePod(object, options.gracePeriodSeconds, options.dryRun === true);
     if ((object.metadata.finalizers?.length ?? 0) > 0) {
       if (object.metadata.deletionTimestamp !== undefined || options.dryRun === true)
         return { body: object, removed: false };
@@ -696,76 +570,14 @@ export class KubeStore {
     };
   }
 
-  /** Graceful pod deletion (pkg/registry/core/pod/strategy.go CheckGracefulDelete). */
-  private deletePod(pod: PodObject, requestedGrace: number | undefined, dryRun: boolean): DeleteResult {
-    const now = this.clock.now();
-    const phase = pod.status?.phase;
-    let grace = requestedGrace ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    // Unbound and finished pods have nothing to stop: they go at once.
-    if (pod.spec?.nodeName === undefined || phase === 'Succeeded' || phase === 'Failed') grace = 0;
-    if (grace < 0) grace = 1;
-    const key = keyOf(pod.metadata.namespace, pod.metadata.name ?? '');
-    const previous = pod.metadata.deletionGracePeriodSeconds;
-    if (pod.metadata.deletionTimestamp !== undefined && previous !== undefined && grace >= previous) {
-      return { body: pod, removed: false };
-    }
-    if (dryRun) return { body: pod, removed: grace === 0 };
-    if (grace === 0 && (pod.metadata.finalizers?.length ?? 0) === 0) {
-      const gone = {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 },
-      };
-      this.drop('pods', pod);
-      return { body: gone, removed: true };
-    }
-    const marked = this.put('pods', {
-      ...pod,
-      metadata: {
-        ...pod.metadata,
-        deletionTimestamp: formatTime(now + grace * 1000),
-        deletionGracePeriodSeconds: grace,
-      },
-    });
-    this.terminating.set(key, now + grace * 1000);
-    return { body: marked, removed: false };
-  }
-
   /** POST pods/<name>/eviction, with the rules of eviction.go. Returns the 201 Status. */
   evict(namespace: string, name: string, deleteOptions: DeleteOptions = {}): StatusBody {
     this.catchUp();
-    const podDef = resourceForStorage('pods');
-    const key = keyOf(namespace, name);
-    const pod = this.current('pods', key);
+    const pod = this.current('pods', keyOf(namespace, name));
     if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, name);
-    if (canIgnorePdb(pod)) {
-      checkPreconditions(podDef, pod, deleteOptions.preconditions);
-      this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
-      return successStatus(201);
-    }
-    const pdbs = [...this.coll('poddisruptionbudgets').keysFrom('', `${namespace}/`)].map((k) => {
-      const pdb = this.current('poddisruptionbudgets', k) as PdbObject;
-      return { pdb, status: this.pdbStatus(pdb) };
-    });
-    const verdict = decideEviction(pod, pdbs);
-    switch (verdict.kind) {
-      case 'multiple-pdbs':
-        throw new StatusError(
-          500,
-          undefined,
-          'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
-        );
-      case 'blocked':
-        throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0, [
-          {
-            reason: 'DisruptionBudget',
-            message: `The disruption budget ${verdict.pdb} needs ${verdict.desiredHealthy} healthy pods and has ${verdict.currentHealthy} currently`,
-          },
-        ]);
-      case 'delete':
-        break;
-    }
-    checkPreconditions(podDef, pod, deleteOptions.preconditions);
-    this.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
+    this.evictions.admit(pod);
+    checkPreconditions(resourceForStorage('pods'), pod, deleteOptions.preconditions);
+    this.evictions.deletePod(pod, deleteOptions.gracePeriodSeconds, deleteOptions.dryRun === true);
     return successStatus(201);
   }
 
@@ -826,118 +638,44 @@ export class KubeStore {
     }).items;
   }
 
-  // ---------- seeding (tests, sandbox) ----------
+  // ---------- seeding (tests, sandbox): seeding.ts ----------
 
   seedCluster(seed: ClusterSeed): void {
-    for (const object of seed.objects ?? []) this.seed(object);
-    for (const node of seed.nodes ?? []) this.seedNode(node);
-    for (const ds of seed.daemonSets ?? []) this.seedDaemonSet(ds);
-    for (const rs of seed.replicaSets ?? []) this.seedReplicaSet(rs);
-    for (const sts of seed.statefulSets ?? []) this.seedStatefulSet(sts);
-    for (const pod of seed.pods ?? []) this.seedPod(pod);
-    for (const pdb of seed.pdbs ?? []) this.seedPdb(pdb);
-    for (const lease of seed.leases ?? []) this.seedLease(lease);
+    this.seeding.seedCluster(seed);
   }
 
   /** Seeds any object as given (kind decides the resource); fills uid, creationTimestamp. */
   seed<T extends KubeObject>(object: T): T {
-    const def = RESOURCES.find(
-      (r) => r.kind === object.kind && apiVersionOf(r) === object.apiVersion && r.virtual !== true,
-    );
-    if (def === undefined) throw new Error(`cannot seed ${object.apiVersion} ${object.kind}: not a served resource`);
-    if (def.storage === 'events' && def.group !== '') throw new Error('seed events as core/v1 Events');
-    const created = this.create(def, object);
-    return created as T;
+    return this.seeding.seed(object);
   }
 
   seedNode(seed: NodeSeed): NodeObject {
-    const node = this.seed(buildNode(seed, this.ctx()));
-    const heartbeat = seed.lastHeartbeat === undefined ? this.clock.now() : seed.lastHeartbeat;
-    if (heartbeat !== null) {
-      this.seed(
-        buildLease(
-          {
-            nodeName: seed.name,
-            renewTime: heartbeat,
-            nodeUid: node.metadata.uid ?? '',
-            createdAt: parseTime(node.metadata.creationTimestamp) ?? this.clock.now(),
-          },
-          this.ctx(),
-        ),
-      );
-    }
-    const heartbeating = seed.heartbeating ?? true;
-    // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
-    // heartbeat is the Ready condition's (a node never heard from must not read as fresh).
-    this.kubelets.add(node, heartbeating, heartbeat ?? seed.readyHeartbeat ?? this.clock.now());
-    return node;
+    return this.seeding.seedNode(seed);
   }
 
   seedLease(seed: LeaseSeed): LeaseObject {
-    const nodeUid = seed.nodeUid ?? this.coll('nodes').get(seed.nodeName)?.metadata.uid;
-    return this.seed(buildLease({ ...seed, ...(nodeUid === undefined ? {} : { nodeUid }) }, this.ctx()));
+    return this.seeding.seedLease(seed);
   }
 
-  /**
-   * Seeds a pod; its controller (ReplicaSet, DaemonSet, StatefulSet) is created when missing, with
-   * one replica per seeded pod, so drain finds the DaemonSet and PDBs find their scale.
-   */
+  /** Seeds a pod, and its controller when missing (one replica per seeded pod). */
   seedPod(seed: PodSeed): PodObject {
-    const namespace = seed.namespace ?? 'default';
-    const refs: { ownerUid?: string; nodeUid?: string } = {};
-    if (seed.node !== undefined) {
-      const nodeUid = this.coll('nodes').get(seed.node)?.metadata.uid;
-      if (nodeUid !== undefined) refs.nodeUid = nodeUid;
-    }
-    if (seed.owner !== undefined) {
-      const owner = parseOwner(seed.owner);
-      const kind = owner.kind;
-      if (kind === 'ReplicaSet' || kind === 'DaemonSet' || kind === 'StatefulSet') {
-        const storage = `${kind.toLowerCase()}s`;
-        const key = keyOf(namespace, owner.name);
-        const found = this.coll(storage).get(key);
-        const existing = found === undefined ? undefined : (found as ScalableObject);
-        if (existing === undefined) {
-          const created = this.seedWorkload(kind, {
-            name: owner.name,
-            namespace,
-            replicas: 1,
-            ...(owner.uid === undefined ? {} : { uid: owner.uid }),
-          });
-          refs.ownerUid = created.metadata.uid ?? '';
-          this.autoReplicas.set(refs.ownerUid, 1);
-        } else {
-          refs.ownerUid = existing.metadata.uid ?? '';
-          const count = this.autoReplicas.get(refs.ownerUid);
-          if (count !== undefined) {
-            this.autoReplicas.set(refs.ownerUid, count + 1);
-            if (kind !== 'DaemonSet')
-              this.put(storage, { ...existing, spec: { ...existing.spec, replicas: count + 1 } });
-          }
-        }
-      }
-    }
-    return this.seed(buildPod(seed, this.ctx(), refs));
+    return this.seeding.seedPod(seed);
   }
 
   seedPdb(seed: PdbSeed): PdbObject {
-    return this.seed(buildPdb(seed, this.ctx()));
+    return this.seeding.seedPdb(seed);
   }
 
   seedDaemonSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('DaemonSet', seed);
+    return this.seeding.seedWorkload('DaemonSet', seed);
   }
 
   seedReplicaSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('ReplicaSet', seed);
+    return this.seeding.seedWorkload('ReplicaSet', seed);
   }
 
   seedStatefulSet(seed: WorkloadSeed): ScalableObject {
-    return this.seedWorkload('StatefulSet', seed);
-  }
-
-  private seedWorkload(kind: WorkloadKind, seed: WorkloadSeed): ScalableObject {
-    return this.seed(buildWorkload(kind, seed, this.ctx()));
+    return this.seeding.seedWorkload('StatefulSet', seed);
   }
 }
 

@@ -4,13 +4,8 @@ import { drainRecords } from './drain-records.js';
 import { MIRROR_POD_ANNOTATION, type NodeObject, type PodObject } from '../kube/index.js';
 import type { NodeExpectation, ScenarioExpect } from '../scenario/schema.js';
 import type { ReportView } from './operator.js';
-import type { StepRecord } from './run.js';
+import type { ExpectationResult, StepRecord } from './records.js';
 import type { Sandbox } from './sandbox.js';
-
-export interface ExpectationResult {
-  readonly passed: number;
-  readonly failures: readonly string[];
-}
 
 const isDaemonSetPod = (pod: PodObject) =>
   pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet' && o.controller === true) === true;

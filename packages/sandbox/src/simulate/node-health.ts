@@ -1,11 +1,11 @@
 // What the sandbox's machines and kubelets do about node health, for repair (DESIGN §1b): a kubelet or
 // the node monitoring agent posts a condition (a scenario's `condition` step), and a machine Auto
 // Scaling launched to replace an Unhealthy one joins the cluster once it runs. Kept apart from
-// world.ts and run.ts, which only call in here.
+// sandbox.ts and run.ts, which only call in here (with the parts of the sandbox they need).
 import type { AwsEmulator } from '../aws/index.js';
 import type { KubeEmulator } from '../kube/index.js';
 import type { ScenarioStep } from '../scenario/schema.js';
-import type { Sandbox } from './sandbox.js';
+import type { VirtualClock } from '../../../../lib/model/clock.js';
 
 export type PostedCondition = Extract<ScenarioStep, { condition: unknown }>['condition'];
 
@@ -14,7 +14,10 @@ export type PostedCondition = Extract<ScenarioStep, { condition: unknown }>['con
  * that changes takes the moment as its lastTransitionTime. Ready True means the kubelet is back (it
  * heartbeats again); Ready Unknown means it went quiet.
  */
-export function postCondition(sandbox: Sandbox, posted: PostedCondition): void {
+export function postCondition(
+  sandbox: { readonly kube: KubeEmulator; readonly clock: VirtualClock },
+  posted: PostedCondition,
+): void {
   const store = sandbox.kube.store;
   const node = store.getNode(posted.node);
   if (node === undefined) throw new Error(`condition step: node ${posted.node} does not exist (any more)`);

@@ -1,82 +1,26 @@
-// Runs a scenario's steps against the deployed stack (world.ts): an `event` goes on the bus and the
+// Runs a scenario's steps against the deployed stack (sandbox.ts): an `event` goes on the bus and the
 // stack's rules, queue and events function take it from there; a `sweep` is the schedule firing;
 // `advance` and `settle` move the clock while the functions, the queue and the drain workflow do
 // what they do; `drain`, `cordon` and `uncordon` are an operator at the keyboard.
-import { denialsOf, type Denial } from './denials.js';
+import { denialsOf } from './denials.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../../../lib/contract/function-logs.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
-import { drainRecords, type DrainRecord } from './drain-records.js';
+import { drainRecords } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
-import { checkExpectations, type ExpectationResult } from './expect.js';
+import { checkExpectations } from './expect.js';
 import { functionLogLines } from './function-logs.js';
 import { postCondition } from './node-health.js';
 import type { Operator, ReportView } from './operator.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
 
 export type { DrainRecord } from './drain-records.js';
+import type { Simulation, StepRecord } from './records.js';
 
-export type StepRecord<Report extends ReportView = ReportView> =
-  | {
-      readonly step: number;
-      readonly at: number;
-      readonly kind: 'sweep';
-      /** The sweep function's report (absent when the invocation failed). */
-      readonly report?: Report;
-      /** Why the invocation failed (a function error, a timeout). */
-      readonly failed?: string;
-    }
-  | {
-      readonly step: number;
-      readonly at: number;
-      readonly kind: 'event';
-      readonly detailType: string;
-      /** Which receive of the record this was (1 = first delivery; more after failures). */
-      readonly attempt: number;
-      readonly report?: Report;
-      readonly ignored?: string;
-      /** A poison event: the record fails on every receive and ends in the dead-letter queue. */
-      readonly rejected?: string;
-      /** The record failed this time and comes back after the visibility timeout. */
-      readonly failed?: string;
-      /** The record moved to the dead-letter queue. */
-      readonly deadLettered?: boolean;
-    }
-  | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
-  | { readonly step: number; readonly at: number; readonly kind: 'settle' }
-  | {
-      readonly step: number;
-      readonly at: number;
-      readonly kind: 'drain';
-      readonly node: string;
-      readonly status: string;
-      readonly message?: string;
-    }
-  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
-  | {
-      readonly step: number;
-      readonly at: number;
-      readonly kind: 'condition';
-      readonly node: string;
-      readonly type: string;
-      readonly status: string;
-    };
-
-export interface Simulation<Report extends ReportView = ReportView> {
-  readonly name: string;
-  readonly start: number;
-  /** Classification before the first step and after the last (dry-run sweeps: nothing mutated). */
-  readonly before: Report;
-  readonly after: Report;
-  readonly steps: readonly StepRecord<Report>[];
-  readonly drains: readonly DrainRecord[];
-  /** Calls the deployed IAM policies or the shipped RBAC refused. */
-  readonly denied: readonly Denial[];
-  readonly expectations?: ExpectationResult;
-}
+export type { Simulation, StepRecord };
 
 async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDir: string): Promise<unknown> {
   if ('inline' in step.event) return step.event.inline;

@@ -1,0 +1,69 @@
+// What a simulation records: each step (and each delivery of the queue meanwhile), and the whole run.
+import type { Denial } from './denials.js';
+import type { DrainRecord } from './drain-records.js';
+import type { ReportView } from './operator.js';
+
+export type StepRecord<Report extends ReportView = ReportView> =
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'sweep';
+      /** The sweep function's report (absent when the invocation failed). */
+      readonly report?: Report;
+      /** Why the invocation failed (a function error, a timeout). */
+      readonly failed?: string;
+    }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'event';
+      readonly detailType: string;
+      /** Which receive of the record this was (1 = first delivery; more after failures). */
+      readonly attempt: number;
+      readonly report?: Report;
+      readonly ignored?: string;
+      /** A poison event: the record fails on every receive and ends in the dead-letter queue. */
+      readonly rejected?: string;
+      /** The record failed this time and comes back after the visibility timeout. */
+      readonly failed?: string;
+      /** The record moved to the dead-letter queue. */
+      readonly deadLettered?: boolean;
+    }
+  | { readonly step: number; readonly at: number; readonly kind: 'advance'; readonly ms: number }
+  | { readonly step: number; readonly at: number; readonly kind: 'settle' }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'drain';
+      readonly node: string;
+      readonly status: string;
+      readonly message?: string;
+    }
+  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'condition';
+      readonly node: string;
+      readonly type: string;
+      readonly status: string;
+    };
+
+export interface Simulation<Report extends ReportView = ReportView> {
+  readonly name: string;
+  readonly start: number;
+  /** Classification before the first step and after the last (dry-run sweeps: nothing mutated). */
+  readonly before: Report;
+  readonly after: Report;
+  readonly steps: readonly StepRecord<Report>[];
+  readonly drains: readonly DrainRecord[];
+  /** Calls the deployed IAM policies or the shipped RBAC refused. */
+  readonly denied: readonly Denial[];
+  readonly expectations?: ExpectationResult;
+}
+
+/** How a scenario's `expect` held: how many held, and what each failure says. */
+export interface ExpectationResult {
+  readonly passed: number;
+  readonly failures: readonly string[];
+}

@@ -6,7 +6,8 @@ import { createAwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
 import { runDrain } from '../drain/driver.js';
 import { kubeDrainApi } from '../drain/kube-api.js';
-import { endLines, progressLine } from '../drain/report.js';
+import { podKey } from '../drain/api.js';
+import { endLines, progressLine, reasonCode } from '../drain/report.js';
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps } from '../drain/step.js';
@@ -27,7 +28,9 @@ import {
   type DrainWorkflowInput,
   type LifecycleRef,
 } from '../contract/drain-workflow.js';
+import type { ReportAction, RunReport } from '../report/report.js';
 import { CliError, EXIT } from './exit-codes.js';
+import type { Progress } from './progress.js';
 
 export interface LiveOptions {
   readonly kubeconfig?: string;
@@ -73,10 +76,9 @@ function regionOf(fromContext: string | undefined, flag: string | undefined): st
   return region;
 }
 
-export interface Live {
+/** The cluster alone, for the commands that call no AWS API (`drain`, `uncordon`). */
+export interface KubeLive {
   readonly kube: KubeConnection;
-  readonly cluster: string;
-  readonly region: string;
   /** The time the commands work on: the local clock, or the API server's once `followServerClock` found them apart. */
   readonly clock: Clock;
   /**
@@ -86,28 +88,30 @@ export interface Live {
    * positive), or undefined when the clocks agree or the server sends no Date.
    */
   followServerClock(): Promise<number | undefined>;
-  deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
   drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
-  /** Drains in this process, with progress on stderr (what `deps` uses when given no launcher). */
-  localDrains(settings: Settings): LocalDrainLauncher;
 }
 
-export function connect(options: LiveOptions): Live {
-  let kubeConfig: KubeConfig;
+export interface Live extends KubeLive {
+  readonly cluster: string;
+  readonly region: string;
+  deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
+  /** Drains in this process, their progress shown by `progress` (what `deps` uses when given no launcher). */
+  localDrains(settings: Settings, progress?: Progress): LocalDrainLauncher;
+}
+
+function loadKubeConfig(options: Pick<LiveOptions, 'kubeconfig' | 'context'>): KubeConfig {
   try {
-    kubeConfig = kubeConfigFromFile({
+    return kubeConfigFromFile({
       ...(options.kubeconfig ? { path: options.kubeconfig } : {}),
       ...(options.context ? { context: options.context } : {}),
     });
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), EXIT.error);
   }
-  const guessed = fromContextArn(kubeConfig);
-  const cluster = options.cluster ?? guessed.cluster;
-  if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
-  const region = regionOf(guessed.region, options.region);
+}
+
+function kubeLive(kubeConfig: KubeConfig): KubeLive {
   const kube = connectionFromKubeConfig(kubeConfig);
-  const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
   const clock = new OffsetClock();
   const followServerClock = async (): Promise<number | undefined> => {
     const offset = await serverClockOffset(kube);
@@ -122,31 +126,44 @@ export function connect(options: LiveOptions): Live {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(onProgress ? { onProgress } : {}),
   });
+  return { kube, clock, followServerClock, drainDeps };
+}
+
+/** The kubeconfig's cluster, without AWS: no cluster name or region needed. */
+export const connectKube = (options: Pick<LiveOptions, 'kubeconfig' | 'context'>): KubeLive =>
+  kubeLive(loadKubeConfig(options));
+
+export function connect(options: LiveOptions): Live {
+  const kubeConfig = loadKubeConfig(options);
+  const guessed = fromContextArn(kubeConfig);
+  const cluster = options.cluster ?? guessed.cluster;
+  if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
+  const region = regionOf(guessed.region, options.region);
+  const base = kubeLive(kubeConfig);
+  const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
   const deployed = options.drainStateMachineArn
     ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn)
     : undefined;
-  const localDrains = (settings: Settings) =>
+  const localDrains = (settings: Settings, progress?: Progress) =>
     new LocalDrainLauncher(
-      drainDeps(settings),
+      base.drainDeps(settings),
       new AutoScalingAdapter(aws.autoScaling),
       (line) => process.stderr.write(`${line}\n`),
       deployed,
+      progress,
     );
   return {
-    kube,
+    ...base,
     cluster,
     region,
-    clock,
-    followServerClock,
-    drainDeps,
     localDrains,
     deps: (settings, drains) =>
       wireReconciler({
         clusterName: cluster,
         region,
         settings,
-        clock,
-        kube,
+        clock: base.clock,
+        kube: base.kube,
         aws,
         drains: () => drains ?? localDrains(settings),
       }),
@@ -164,14 +181,48 @@ export function connect(options: LiveOptions): Live {
  */
 export class LocalDrainLauncher implements DrainLauncher {
   readonly local = true;
-  readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error' }[] = [];
+  /** How each drain this launcher ran ended: `detail` says so in a line (pods left, and why). */
+  readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error'; readonly detail?: string }[] =
+    [];
 
+  /**
+   * @param print a line that stays (a drain starting, ending, what it left)
+   * @param progress where each pass's progress goes (one updating line on a terminal, a line per
+   * change elsewhere); without it, every pass's progress is printed
+   */
   constructor(
     private readonly deps: DrainDeps,
     private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
     private readonly print: (line: string) => void,
     private readonly deployed?: Pick<DrainLauncher, 'status'>,
+    private readonly progress?: Pick<Progress, 'update' | 'end' | 'clear'>,
   ) {}
+
+  /** A line that stays, with the updating progress line cleared first. */
+  private say(line: string): void {
+    this.progress?.clear();
+    this.print(line);
+  }
+
+  /**
+   * The run's report with each drain this launcher ran shown as it ended (done when it drained,
+   * failed with what it left otherwise), not as `started`: the drain ran to its end before the report.
+   */
+  withDrainEnds<R extends Pick<RunReport, 'actions'>>(report: R): R {
+    const ends = new Map(this.outcomes.map((o) => [o.node, o]));
+    const actions = report.actions.map((action): ReportAction => {
+      const isDrain = action.kind === 'drain' || (action.kind === 'repair' && action.step === 'drain');
+      const end = action.node !== undefined ? ends.get(action.node) : undefined;
+      if (!isDrain || action.outcome !== 'started' || end === undefined || end.outcome === 'error') return action;
+      const { detail: _started, ...rest } = action;
+      return {
+        ...rest,
+        outcome: end.outcome === 'done' ? 'done' : 'failed',
+        detail: end.detail ?? (end.outcome === 'done' ? 'drained' : end.outcome),
+      };
+    });
+    return { ...report, actions };
+  }
 
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
     if (this.deployed) return this.deployed.status(executions);
@@ -189,22 +240,27 @@ export class LocalDrainLauncher implements DrainLauncher {
   }
 
   async launch(input: DrainWorkflowInput): Promise<'started'> {
-    this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
+    this.say(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
+    const progress = this.progress;
+    const onProgress = progress
+      ? (r: DrainStepResult) => progress.update(input.node, `  ${input.node}: ${progressLine(r.counts, r.blocked)}`)
+      : (r: DrainStepResult) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`);
     let output: DrainStepOutput | undefined;
+    let detail: string;
     try {
-      const result = await runDrain(
-        { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
-        drainRequestOf(input),
-      );
+      const result = await runDrain({ ...this.deps, onProgress }, drainRequestOf(input));
+      progress?.end(input.node);
       output = stepOutput(result, input);
-      this.print(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
+      detail = drainEnd(result);
+      this.say(`  ${input.node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
       for (const line of endLines(result.pods)) this.print(`    ${line}`);
     } catch (error) {
+      progress?.end(input.node);
       this.outcomes.push({ node: input.node, outcome: 'error' });
       await this.endLifecycle(input, 'error', input.lifecycle);
       throw error;
     }
-    this.outcomes.push({ node: input.node, outcome: output.outcome });
+    this.outcomes.push({ node: input.node, outcome: output.outcome, detail });
     await this.endLifecycle(input, output.outcome, output.lifecycle);
     return 'started';
   }
@@ -217,12 +273,25 @@ export class LocalDrainLauncher implements DrainLauncher {
     if (!lifecycle || !input.instanceId) return;
     const which = `${input.instanceId} (${lifecycle.group}/${lifecycle.hook})`;
     if (leavesLifecycleOpen(outcome)) {
-      this.print(
+      this.say(
         `  left the lifecycle action of ${which} open for you; complete it with: ${completeLifecycleCommand({ group: lifecycle.group, hook: lifecycle.hook, instance: input.instanceId })}`,
       );
       return;
     }
     await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
-    this.print(`  completed lifecycle action of ${which}: CONTINUE`);
+    this.say(`  completed lifecycle action of ${which}: CONTINUE`);
   }
+}
+
+/** Pods named in a drain's end at most; the rest are counted. */
+const END_NAMES = 3;
+
+/** How a drain ended, in a line for the report's OUTCOME column: `drained`, or its status and the pods it left. */
+export function drainEnd(result: DrainStepResult): string {
+  if (result.status === 'drained') return 'drained';
+  const left = result.pods.filter((r) => r.left !== undefined);
+  if (left.length === 0) return result.message ? `${result.status} — ${result.message}` : result.status;
+  const named = left.slice(0, END_NAMES).map((r) => `${podKey(r.pod)} (${reasonCode(r)})`);
+  if (left.length > END_NAMES) named.push(`${left.length - END_NAMES} more`);
+  return `${result.status} — ${left.length} pod${left.length === 1 ? '' : 's'} left: ${named.join(', ')}`;
 }

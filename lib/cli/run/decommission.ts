@@ -15,6 +15,7 @@ import type { Settings } from '../../settings.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connect, type Live } from '../live.js';
+import type { Progress } from '../progress.js';
 import { settingsFromFlags } from '../settings-flags.js';
 import { printDrainEnd } from './drain.js';
 import { followClock, liveOptions, nodeNotFound, out, progressOf, str } from './shared.js';
@@ -103,12 +104,11 @@ async function undo(
 
 async function drainNow(
   live: Live,
-  v: Record<string, unknown>,
+  progress: Progress,
   settings: Settings,
   node: NodeView,
   reason: string,
 ): Promise<number> {
-  const progress = progressOf(v);
   const result = await runOperatorDrain(
     live.drainDeps(settings, (r) => progress.update(node.name, `${node.name}: ${progressLine(r.counts, r.blocked)}`)),
     { node: node.name, reason, timeoutMs: settings.drainTimeout, expectedUid: node.uid },
@@ -125,7 +125,7 @@ export const runDecommissionCommand: CommandRun = async (v, [text]) => {
   if (undoing && v['now'] === true) throw new CliError('--undo and --now: pass one of them');
   if (undoing && str(v['reason']) !== undefined) throw new CliError('--reason is the tag’s value; --undo takes none');
   const settings = settingsFromFlags(v, false);
-  if (v['now'] === true) progressOf(v);
+  const progress = progressOf(v);
   const live = connect(liveOptions(v));
   await followClock(live);
   const nodes = new NodeClient(new KubeClient(live.kube));
@@ -150,5 +150,5 @@ export const runDecommissionCommand: CommandRun = async (v, [text]) => {
   const dnsName = known ? undefined : (await ec2.describeByIds([instanceId])).found[0]?.privateDnsName;
   const node = await nodeOf(nodes, instanceId, known, dnsName);
   if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
-  return drainNow(live, v, settings, node, reason);
+  return drainNow(live, progress, settings, node, reason);
 };

@@ -416,8 +416,9 @@ export class NodeReconciler extends Construct {
   }
 
   /**
-   * Lets an operator's role tag instances for decommissioning (`ec2-node-reconciler decommission`):
-   * ec2:CreateTags on any instance, for the decommission tag key only. The functions never tag.
+   * Lets an operator's role tag instances for decommissioning and remove the tag again
+   * (`ec2-node-reconciler decommission`, `decommission --undo`): ec2:CreateTags and ec2:DeleteTags
+   * on any instance, for the decommission tag key only. The functions never tag.
    */
   grantDecommission(grantee: iam.IGrantable): iam.Grant {
     const statement = decommissionTagStatement(this);

@@ -92,12 +92,13 @@ export function autoScalingStatements(
 }
 
 /**
- * ec2:CreateTags on instances, for the decommission tag key only: what an operator's role needs for
- * `ec2-node-reconciler decommission` (NodeReconciler.grantDecommission). The functions never tag.
+ * ec2:CreateTags and ec2:DeleteTags on instances, for the decommission tag key only: what an
+ * operator's role needs for `ec2-node-reconciler decommission` and `decommission --undo`
+ * (NodeReconciler.grantDecommission). The functions never tag.
  */
 export function decommissionTagStatement(scope: IConstruct): iam.PolicyStatement {
   return new iam.PolicyStatement({
-    actions: ['ec2:CreateTags'],
+    actions: ['ec2:CreateTags', 'ec2:DeleteTags'],
     resources: [instanceArn(scope, '*')],
     conditions: {
       'ForAllValues:StringEquals': { 'aws:TagKeys': [DECOMMISSION_TAG] },

@@ -149,4 +149,14 @@ export class Ec2Adapter {
     const [client, { CreateTagsCommand }] = await Promise.all([this.ec2(), import('@aws-sdk/client-ec2')]);
     await client.send(new CreateTagsCommand({ Resources: [id], Tags: [{ Key: DECOMMISSION_TAG, Value: reason }] }));
   }
+
+  /**
+   * Removes the decommission tag (the operator's `decommission --undo`), only with the value it was
+   * read with: EC2 deletes a tag given with a value only when it still has that value, so a tag set
+   * again since, by someone else, stays.
+   */
+  async untagDecommission(id: InstanceId, value: string): Promise<void> {
+    const [client, { DeleteTagsCommand }] = await Promise.all([this.ec2(), import('@aws-sdk/client-ec2')]);
+    await client.send(new DeleteTagsCommand({ Resources: [id], Tags: [{ Key: DECOMMISSION_TAG, Value: value }] }));
+  }
 }

@@ -11,6 +11,13 @@ export interface Command {
   readonly usage: string;
   /** Its own flags. */
   readonly options: Options;
+  /** How many positional arguments it takes at most (more are refused, naming them). @default 0 */
+  readonly positionals?: number;
+  /**
+   * Values a boolean flag takes written `--flag=VALUE` (kubectl style), beyond `true` and `false`,
+   * which every boolean flag takes: e.g. `{ 'dry-run': { client: true } }`. @default - true and false only
+   */
+  readonly flagValues?: Readonly<Record<string, Readonly<Record<string, boolean>>>>;
   /** Whether every setting is a flag too (`--heartbeat-grace 2m`, settings-flags.ts). @default false */
   readonly settings?: boolean;
   readonly help: string;
@@ -42,6 +49,15 @@ const CONNECTION_HELP = `Connection:
   --output-event-bus NAME
                         the reconciler's bus (stack output OutputEventBusName): drains run here
                         report Node Drained / Drain Failed on it, as the deployed workflow does`;
+/** The connection of the commands that call no AWS API: they read only the kubeconfig's flags. */
+const KUBE_CONNECTION_HELP = `Connection:
+  --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
+  --context NAME        kubeconfig context (default: the current one)
+  (--cluster, --region, --profile, --endpoint-url and --drain-state-machine are accepted, as by
+  every command that connects, and unused: this command calls no AWS API)`;
+const PROGRESS: Options = { progress: { type: 'string' } };
+const PROGRESS_HELP = `  --progress MODE       how a drain's progress shows on stderr: auto (the default: one line updated in
+                        place on a terminal, else a line each time it changes), tty, or plain`;
 const SETTINGS_HELP = `Settings (same names as the deployed configuration, in kebab case), e.g.:
   --heartbeat-grace 2m  --not-found-grace 10m  --min-node-age 10m  --max-deletions 10
   --max-deletion-percent 20  --rebalance cordon|drain|ignore  --drain-timeout 15m ...`;
@@ -59,16 +75,18 @@ const simulateCommand: Command = {
   -o, --output FORMAT   table (default) or json
   --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint
   --timings             print how long loading, seeding and running took (stderr)`,
+  positionals: 1,
   load: async () => (await import('./run/simulate.js')).runSimulate,
 };
 
 const sweepCommand: Command = {
   summary: 'sweep a real cluster with your kubeconfig and AWS credentials',
-  usage: 'sweep [--dry-run] [-o table|json] [connection] [settings]',
-  options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...CONNECTION },
+  usage: 'sweep [--dry-run] [-o table|json] [--progress MODE] [connection] [settings]',
+  options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...PROGRESS, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
   -o, --output FORMAT   table (default) or json
+${PROGRESS_HELP}
 ${CONNECTION_HELP}
 ${SETTINGS_HELP}`,
   load: async () => (await import('./run/reconcile.js')).runSweepCommand,
@@ -76,36 +94,108 @@ ${SETTINGS_HELP}`,
 
 const eventCommand: Command = {
   summary: 'handle one EventBridge event (from a file or stdin), the same path as the Lambda',
-  usage: 'event FILE|- [--dry-run] [-o table|json] [connection] [settings]',
-  options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...CONNECTION },
+  usage: 'event FILE|- [--dry-run] [-o table|json] [--progress MODE] [connection] [settings]',
+  options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...PROGRESS, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
   -o, --output FORMAT   table (default) or json
-A malformed event exits 2 naming the field, before anything is contacted.
+${PROGRESS_HELP}
+A malformed event exits 2 naming the field, before anything is contacted. A drain the event starts
+runs here to its end; the report shows how it ended, and one that did not drain exits 1.
 ${CONNECTION_HELP}`,
+  positionals: 1,
   load: async () => (await import('./run/reconcile.js')).runEventCommand,
 };
 
 const drainCommand: Command = {
   summary: 'cordon and drain one node with kubectl drain semantics, showing progress',
-  usage: 'drain NODE [--timeout 15m] [--reason TEXT] [connection] [settings]',
-  options: { timeout: { type: 'string' }, reason: { type: 'string' }, ...CONNECTION },
+  usage:
+    'drain NODE [--dry-run] [--pod-selector SELECTOR] [--grace-period SECONDS] [--timeout 15m] [--reason TEXT] [--progress MODE] [connection] [settings]',
+  options: {
+    'dry-run': { type: 'boolean' },
+    'pod-selector': { type: 'string' },
+    'grace-period': { type: 'string' },
+    timeout: { type: 'string' },
+    reason: { type: 'string' },
+    ...PROGRESS,
+    'ignore-daemonsets': { type: 'boolean' },
+    'delete-emptydir-data': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'disable-eviction': { type: 'boolean' },
+    ...CONNECTION,
+  },
+  flagValues: { 'dry-run': { client: true, none: false } },
+  positionals: 1,
   settings: true,
-  help: `  --timeout DURATION    stop and report what is left after this (default: the drainTimeout setting)
+  help: `  --dry-run             print what a drain would do with each pod (evict, skip, wait, refuse) and why,
+                        and change nothing: no cordon, no eviction, no record. Exits 1 when a drain
+                        would leave pods refused. kubectl's --dry-run=client is accepted
+  --pod-selector SELECTOR
+                        drain only the pods this label selector selects (app=web,tier!=db, as kubectl);
+                        the node is cordoned all the same
+  --grace-period SECONDS
+                        the grace period each eviction gives its pod (DeleteOptions.gracePeriodSeconds);
+                        -1 (the default): the pod's own. Like a pod's own, it is shortened to end
+                        before the timeout. (--grace-period pod|fit-deadline is the gracePeriod setting:
+                        pod never shortens a pod's own)
+  --timeout DURATION    stop and report what is left after this (default: the drainTimeout setting)
   --reason TEXT         recorded in the cordon annotation (default: "manual drain")
-${CONNECTION_HELP}`,
+${PROGRESS_HELP}
+kubectl drain's flags, accepted where they mean something here (this drain's defaults are
+kubectl drain --ignore-daemonsets --delete-emptydir-data --force: the reconciler drains unattended):
+  --ignore-daemonsets   changes nothing: DaemonSet pods are always left in place (their DaemonSet would
+                        recreate them at once). =false is refused: this drain never stops for them
+  --delete-emptydir-data
+                        evict pods with emptyDir volumes, whose data is lost: the setting
+                        --delete-empty-dir-data true (the default); =false leaves such pods, refused
+  --force               evict pods no controller manages, and pods of a deleted DaemonSet: the setting
+                        --evict-unreplicated true (the default); =false leaves such pods, refused
+  --disable-eviction    refused: this drain only evicts (policy/v1 Eviction), so PodDisruptionBudgets
+                        always hold
+Exits 0 when the node drained; 1 when it did not (pods left, the node replaced, gone, or uncordoned
+by someone else), or does not exist.
+${KUBE_CONNECTION_HELP}`,
   load: async () => (await import('./run/drain.js')).runDrainCommand,
 };
 
+const uncordonCommand: Command = {
+  summary: 'make a cordoned node schedulable again, whoever cordoned it, saying whose cordon it was',
+  usage: 'uncordon NODE [connection]',
+  options: { ...CONNECTION },
+  positionals: 1,
+  help: `Reverses the reconciler's own cordon (made for a signal), an operator's made through this CLI
+(drain, decommission --now), or anyone else's (kubectl cordon), and says which it was. With the
+reconciler's cordon go its marks (annotations), its taints (ec2-node-reconciler/…) and the
+load-balancer exclusion label it added. A drain the node records stays recorded: a drain still
+running stops at its next check (cancelled by the uncordon), and no sweep drains the node again for
+the same removal. The write is guarded by the node's uid and resourceVersion.
+Exits 0 when the node is schedulable (or already was); 1 when there is no such node.
+${KUBE_CONNECTION_HELP}`,
+  load: async () => (await import('./run/uncordon.js')).runUncordonCommand,
+};
+
 const decommissionCommand: Command = {
-  summary: 'mark an instance for decommissioning (tag); with --now, cordon and drain its node at once',
-  usage: 'decommission INSTANCE [--now] [--reason TEXT] [connection] [settings]',
-  options: { now: { type: 'boolean' }, reason: { type: 'string' }, ...CONNECTION },
+  summary: 'tag an instance for decommissioning (the next event or sweep drains it); --now drains at once; --undo',
+  usage: 'decommission INSTANCE|NODE [--now | --undo] [--reason TEXT] [--progress MODE] [connection] [settings]',
+  options: {
+    now: { type: 'boolean' },
+    undo: { type: 'boolean' },
+    reason: { type: 'string' },
+    ...PROGRESS,
+    ...CONNECTION,
+  },
+  positionals: 1,
   settings: true,
-  help: `  --now                 also cordon and drain the instance's node now (otherwise the next event or sweep does)
+  help: `  INSTANCE|NODE         an instance id (i-0123456789abcdef0), or a node's name (its instance is found
+                        from its providerID)
+  --now                 also cordon and drain the instance's node now (otherwise the next event or sweep does)
+  --undo                remove the tag (only with the value it has: one set again since stays); changes
+                        nothing when there is none. A cordon or drain already made stays: uncordon does that
   --reason TEXT         the tag's value (default: "decommissioned by <user>")
+${PROGRESS_HELP}
+Exits 1 when there is no such instance or node.
 ${CONNECTION_HELP}`,
-  load: async () => (await import('./run/drain.js')).runDecommissionCommand,
+  load: async () => (await import('./run/decommission.js')).runDecommissionCommand,
 };
 
 const invokeCommand: Command = {
@@ -139,6 +229,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   sweep: sweepCommand,
   event: eventCommand,
   drain: drainCommand,
+  uncordon: uncordonCommand,
   decommission: decommissionCommand,
   invoke: invokeCommand,
   rbac: rbacCommand,

@@ -2,7 +2,7 @@
 export const EXIT = {
   /** Done; every expectation held. */
   ok: 0,
-  /** Ran, but something needs attention: a failed expectation, a failed action, a drain left pods behind. */
+  /** Ran, but did not achieve what was asked: a failed expectation or action, a drain that did not drain, a node or instance that does not exist. */
   findings: 1,
   /** Bad input: unknown flag, malformed event or scenario file (the field is named). Nothing was changed. */
   usage: 2,

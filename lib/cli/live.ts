@@ -4,10 +4,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AutoScalingAdapter } from '../aws/autoscaling.js';
 import { createAwsClients } from '../aws/clients.js';
 import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-launcher.js';
-import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflow.js';
 import { OutputEventPublisher } from '../aws/output-events.js';
+import { podKey } from '../drain/api.js';
 import { drainDeps as buildDrainDeps } from '../drain/deps.js';
-import { endLines, progressLine } from '../drain/pod-report.js';
+import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflow.js';
+import { endLines, progressLine, reasonCode } from '../drain/pod-report.js';
 import type { DrainDeps } from '../drain/step.js';
 import type { DrainStepResult } from '../drain/step-result.js';
 import type { KubeConnection } from '../kube/client.js';
@@ -19,7 +20,9 @@ import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../contract/settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
 import type { DrainOutcome, DrainWorkflowInput } from '../contract/drain-workflow.js';
+import type { ReportAction, RunReport } from '../report/report.js';
 import { CliError, EXIT } from './exit-codes.js';
+import type { Progress } from './progress.js';
 
 export interface LiveOptions {
   readonly kubeconfig?: string;
@@ -67,10 +70,9 @@ function regionOf(fromContext: string | undefined, flag: string | undefined): st
   return region;
 }
 
-export interface Live {
+/** The cluster alone, for the commands that call no AWS API (`drain`, `uncordon`). */
+export interface KubeLive {
   readonly kube: KubeConnection;
-  readonly cluster: string;
-  readonly region: string;
   /** The time the commands work on: the local clock, or the API server's once `followServerClock` found them apart. */
   readonly clock: Clock;
   /**
@@ -80,11 +82,45 @@ export interface Live {
    * positive), or undefined when the clocks agree or the server sends no Date.
    */
   followServerClock(): Promise<number | undefined>;
-  deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
   drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
-  /** Drains in this process, with progress on stderr (what `deps` uses when given no launcher). */
-  localDrains(settings: Settings): LocalDrainLauncher;
 }
+
+export interface Live extends KubeLive {
+  readonly cluster: string;
+  readonly region: string;
+  deps(settings: Settings, drains?: DrainLauncher): ReconcilerDeps;
+  /** Drains in this process, their progress shown by `progress` (what `deps` uses when given no launcher). */
+  localDrains(settings: Settings, progress?: Progress): LocalDrainLauncher;
+}
+
+function loadKubeConfig(options: Pick<LiveOptions, 'kubeconfig' | 'context'>): KubeConfig {
+  try {
+    return kubeConfigFromFile({
+      ...(options.kubeconfig ? { path: options.kubeconfig } : {}),
+      ...(options.context ? { context: options.context } : {}),
+    });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), EXIT.error);
+  }
+}
+
+function kubeLive(kubeConfig: KubeConfig): KubeLive {
+  const kube = connectionFromKubeConfig(kubeConfig);
+  const clock = new OffsetClock();
+  const followServerClock = async (): Promise<number | undefined> => {
+    const offset = await serverClockOffset(kube);
+    if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_TOLERANCE_MS) return undefined;
+    clock.offsetMs = Math.round(offset);
+    return clock.offsetMs;
+  };
+  const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps =>
+    buildDrainDeps({ connection: kube, clock, settings, ...(onProgress ? { onProgress } : {}) });
+  return { kube, clock, followServerClock, drainDeps };
+}
+
+/** The kubeconfig's cluster, without AWS: no cluster name or region needed. */
+export const connectKube = (options: Pick<LiveOptions, 'kubeconfig' | 'context'>): KubeLive =>
+  kubeLive(loadKubeConfig(options));
 
 /** Publishes one output event, failing when EventBridge refused it after its retries. */
 const publishOn =
@@ -95,30 +131,13 @@ const publishOn =
   };
 
 export function connect(options: LiveOptions): Live {
-  let kubeConfig: KubeConfig;
-  try {
-    kubeConfig = kubeConfigFromFile({
-      ...(options.kubeconfig ? { path: options.kubeconfig } : {}),
-      ...(options.context ? { context: options.context } : {}),
-    });
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error), EXIT.error);
-  }
+  const kubeConfig = loadKubeConfig(options);
   const guessed = fromContextArn(kubeConfig);
   const cluster = options.cluster ?? guessed.cluster;
   if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
   const region = regionOf(guessed.region, options.region);
-  const kube = connectionFromKubeConfig(kubeConfig);
+  const base = kubeLive(kubeConfig);
   const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
-  const clock = new OffsetClock();
-  const followServerClock = async (): Promise<number | undefined> => {
-    const offset = await serverClockOffset(kube);
-    if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_TOLERANCE_MS) return undefined;
-    clock.offsetMs = Math.round(offset);
-    return clock.offsetMs;
-  };
-  const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps =>
-    buildDrainDeps({ connection: kube, clock, settings, ...(onProgress ? { onProgress } : {}) });
   const autoScaling = new AutoScalingAdapter(aws.autoScaling);
   const outputs = options.outputEventBus
     ? new OutputEventPublisher(aws.eventBridge, options.outputEventBus)
@@ -126,9 +145,9 @@ export function connect(options: LiveOptions): Live {
   const deployed = options.drainStateMachineArn
     ? new StepFunctionsDrainLauncher(aws.sfn, options.drainStateMachineArn)
     : undefined;
-  const localDrains = (settings: Settings) =>
+  const localDrains = (settings: Settings, progress?: Progress) =>
     new LocalDrainLauncher(
-      drainDeps(settings),
+      base.drainDeps(settings),
       {
         completeLifecycleAction: (instanceId, lifecycle) =>
           autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
@@ -136,22 +155,20 @@ export function connect(options: LiveOptions): Live {
       },
       (line) => process.stderr.write(`${line}\n`),
       deployed,
+      progress,
     );
   return {
-    kube,
+    ...base,
     cluster,
     region,
-    clock,
-    followServerClock,
-    drainDeps,
     localDrains,
     deps: (settings, drains) =>
       wireReconciler({
         clusterName: cluster,
         region,
         settings,
-        clock,
-        kube,
+        clock: base.clock,
+        kube: base.kube,
         aws,
         drains: () => drains ?? localDrains(settings),
       }),
@@ -169,15 +186,49 @@ export function connect(options: LiveOptions): Live {
  */
 export class LocalDrainLauncher implements DrainLauncher {
   readonly local = true;
-  readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error' }[] = [];
+  /** How each drain this launcher ran ended: `detail` says so in a line (pods left, and why). */
+  readonly outcomes: { readonly node: string; readonly outcome: DrainOutcome | 'error'; readonly detail?: string }[] =
+    [];
 
+  /**
+   * @param print a line that stays (a drain starting, ending, what it left)
+   * @param progress where each pass's progress goes (one updating line on a terminal, a line per
+   * change elsewhere); without it, every pass's progress is printed
+   */
   constructor(
     private readonly deps: DrainDeps,
     /** Completes lifecycle actions and, when a bus is known, reports outcomes, as the workflow does. */
     private readonly workflow: Omit<LocalWorkflowDeps, 'drain'>,
     private readonly print: (line: string) => void,
     private readonly deployed?: Pick<DrainLauncher, 'status'>,
+    private readonly progress?: Pick<Progress, 'update' | 'end' | 'clear'>,
   ) {}
+
+  /** A line that stays, with the updating progress line cleared first. */
+  private say(line: string): void {
+    this.progress?.clear();
+    this.print(line);
+  }
+
+  /**
+   * The run's report with each drain this launcher ran shown as it ended (done when it drained,
+   * failed with what it left otherwise), not as `started`: the drain ran to its end before the report.
+   */
+  withDrainEnds<R extends Pick<RunReport, 'actions'>>(report: R): R {
+    const ends = new Map(this.outcomes.map((o) => [o.node, o]));
+    const actions = report.actions.map((action): ReportAction => {
+      const isDrain = action.kind === 'drain' || (action.kind === 'repair' && action.step === 'drain');
+      const end = action.node !== undefined ? ends.get(action.node) : undefined;
+      if (!isDrain || action.outcome !== 'started' || end === undefined || end.outcome === 'error') return action;
+      const { detail: _started, ...rest } = action;
+      return {
+        ...rest,
+        outcome: end.outcome === 'done' ? 'done' : 'failed',
+        detail: end.detail ?? (end.outcome === 'done' ? 'drained' : end.outcome),
+      };
+    });
+    return { ...report, actions };
+  }
 
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
     if (this.deployed) return this.deployed.status(executions);
@@ -195,33 +246,49 @@ export class LocalDrainLauncher implements DrainLauncher {
   }
 
   async launch(input: DrainWorkflowInput): Promise<'started'> {
-    this.print(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
-    const end = await runLocalWorkflow(
-      {
-        ...this.workflow,
-        drain: { ...this.deps, onProgress: (r) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`) },
-      },
-      input,
-    );
-    this.outcomes.push({ node: input.node, outcome: end.outcome });
+    this.say(`draining ${input.node} (deadline ${input.deadline}): ${input.reason}`);
+    const progress = this.progress;
+    const onProgress = progress
+      ? (r: DrainStepResult) => progress.update(input.node, `  ${input.node}: ${progressLine(r.counts, r.blocked)}`)
+      : (r: DrainStepResult) => this.print(`  ${input.node}: ${progressLine(r.counts, r.blocked)}`);
+    const end = await runLocalWorkflow({ ...this.workflow, drain: { ...this.deps, onProgress } }, input);
+    progress?.end(input.node);
     if (end.result) {
       const { status, message } = end.result;
-      this.print(`  ${input.node}: ${status}${message ? ` — ${message}` : ''}`);
+      this.say(`  ${input.node}: ${status}${message ? ` — ${message}` : ''}`);
       for (const line of endLines(end.result.pods)) this.print(`    ${line}`);
     }
+    this.outcomes.push({
+      node: input.node,
+      outcome: end.outcome,
+      ...(end.result ? { detail: drainEnd(end.result) } : {}),
+    });
     const lifecycle = end.lifecycle;
     if (lifecycle && input.instanceId) {
       const which = `${input.instanceId} (${lifecycle.ref.group}/${lifecycle.ref.hook})`;
-      if (lifecycle.completed) this.print(`  completed lifecycle action of ${which}: CONTINUE`);
+      if (lifecycle.completed) this.say(`  completed lifecycle action of ${which}: CONTINUE`);
       else if (lifecycle.error === undefined)
-        this.print(`  left the lifecycle action of ${which} open for you; complete it with: ${lifecycle.completeWith}`);
-      else this.print(`  completing the lifecycle action of ${which} failed: ${lifecycle.error}`);
+        this.say(`  left the lifecycle action of ${which} open for you; complete it with: ${lifecycle.completeWith}`);
+      else this.say(`  completing the lifecycle action of ${which} failed: ${lifecycle.error}`);
     }
-    if (end.published) this.print(`  published ${end.published} on the reconciler's bus`);
-    if (end.publishError) this.print(`  publishing the outcome failed: ${end.publishError}`);
+    if (end.published) this.say(`  published ${end.published} on the reconciler's bus`);
+    if (end.publishError) this.say(`  publishing the outcome failed: ${end.publishError}`);
     // The run reports the launch as failed, as the workflow's execution fails.
     if (end.outcome === 'error') throw end.error;
     if (lifecycle?.error !== undefined) throw new Error(`completing the lifecycle action: ${lifecycle.error}`);
     return 'started';
   }
+}
+
+/** Pods named in a drain's end at most; the rest are counted. */
+const END_NAMES = 3;
+
+/** How a drain ended, in a line for the report's OUTCOME column: `drained`, or its status and the pods it left. */
+export function drainEnd(result: DrainStepResult): string {
+  if (result.status === 'drained') return 'drained';
+  const left = result.pods.filter((r) => r.left !== undefined);
+  if (left.length === 0) return result.message ? `${result.status} — ${result.message}` : result.status;
+  const named = left.slice(0, END_NAMES).map((r) => `${podKey(r.pod)} (${reasonCode(r)})`);
+  if (left.length > END_NAMES) named.push(`${left.length - END_NAMES} more`);
+  return `${result.status} — ${left.length} pod${left.length === 1 ? '' : 's'} left: ${named.join(', ')}`;
 }

@@ -8,7 +8,8 @@ import { didYouMean } from '../support/suggest.js';
 
 const EXIT_HELP = `Exit codes:
   0  done; every expectation held
-  1  ran, but something needs attention (failed expectation or action, pods left on a drained node)
+  1  ran, but did not achieve what was asked (a failed expectation or action, a drain that did not
+     drain, a node or instance that does not exist)
   2  bad input (unknown flag, malformed event or scenario: the field is named); nothing was changed
   3  could not run (no cluster access, no credentials, an API error)`;
 
@@ -56,6 +57,47 @@ function parseArgsMessage(error: TypeError & { code: unknown }, options: Options
   return error.message.split('\n')[0] ?? error.message;
 }
 
+/**
+ * `--flag=VALUE` for a boolean flag, which parseArgs refuses: `=true` (or one of the command's own
+ * words for it, such as kubectl's `--dry-run=client`) is the flag; `=false` says it is off, and the
+ * command sees `false`; any other value is refused, naming the values the flag takes.
+ */
+function booleanFlagValues(
+  args: readonly string[],
+  options: Options,
+  command: Command,
+): { args: string[]; off: Record<string, false> } {
+  const kept: string[] = [];
+  const off: Record<string, false> = {};
+  for (const [index, arg] of args.entries()) {
+    if (arg === '--') {
+      kept.push(...args.slice(index));
+      break;
+    }
+    const written = /^--([^=]+)=(.*)$/s.exec(arg);
+    const name = written?.[1];
+    if (name === undefined || options[name]?.type !== 'boolean') {
+      kept.push(arg);
+      continue;
+    }
+    const value = written?.[2] ?? '';
+    const words: Readonly<Record<string, boolean>> = { true: true, false: false, ...command.flagValues?.[name] };
+    const meaning = Object.hasOwn(words, value) ? words[value] : undefined;
+    if (meaning === undefined) {
+      const taken = Object.keys(words).map((word) => `--${name}=${word}`);
+      throw new CliError(`--${name}=${value}: --${name} takes no value, or one of ${taken.join(', ')}`);
+    }
+    if (meaning) kept.push(`--${name}`);
+    else off[name] = false;
+  }
+  return { args: kept, off };
+}
+
+function positionalsExpected(name: string, count: number): string {
+  const usage = COMMANDS[name]?.usage ?? name;
+  return count === 0 ? `${name} takes no arguments (usage: ${usage})` : `usage: ${usage}`;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v' || name === 'version') {
@@ -89,7 +131,15 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command.settings === true)
       options = { ...command.options, ...(await import('./settings-flags.js')).settingOptions() };
-    const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    const written = booleanFlagValues(rest, options, command);
+    const parsed = parseArgs({ args: written.args, options, allowPositionals: true, strict: true });
+    const values: Record<string, unknown> = { ...parsed.values, ...written.off };
+    const { positionals } = parsed;
+    const most = command.positionals ?? 0;
+    if (positionals.length > most) {
+      const extra = positionals.slice(most).map((p) => JSON.stringify(p));
+      throw new CliError(`unexpected argument ${extra.join(' ')}: ${positionalsExpected(name, most)}`);
+    }
     // The SDK's default credential chain (and the region of a profile) read AWS_PROFILE when a client is made.
     if (typeof values['profile'] === 'string') process.env['AWS_PROFILE'] = values['profile'];
     const run = await command.load();

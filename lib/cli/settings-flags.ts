@@ -55,15 +55,42 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
   setAt(child, rest, value);
 }
 
-/** Settings from flags, validated by the same schema as the deployed configuration. */
-export function settingsFromFlags(values: Record<string, unknown>, dryRun: boolean): Settings {
+/**
+ * Settings from flags, validated by the same schema as the deployed configuration. `aliases` maps a
+ * command's own flag to the setting flag it stands for (`{ timeout: 'drain-timeout' }`, kubectl's
+ * `{ force: 'evict-unreplicated' }`): the alias sets the setting, and an error names the flag as
+ * written; an alias and its setting flag that disagree are refused.
+ */
+export function settingsFromFlags(
+  values: Record<string, unknown>,
+  dryRun: boolean,
+  aliases: Readonly<Record<string, string>> = {},
+): Settings {
   const input: Record<string, unknown> = { dryRun };
+  const written = new Map<string, string>();
   for (const path of SETTING_PATHS) {
-    const value = values[flagOfPath(path)];
-    if (typeof value === 'string') setAt(input, path, coerce(value));
+    const flag = flagOfPath(path);
+    // Setting flags are string flags; a boolean under the same name (--dry-run) is the command's own.
+    const direct = typeof values[flag] === 'string' ? values[flag] : undefined;
+    const alias = Object.keys(aliases).find((a) => aliases[a] === flag && flagText(values[a]) !== undefined);
+    const aliased = alias !== undefined ? flagText(values[alias]) : undefined;
+    if (direct !== undefined && aliased !== undefined && direct !== aliased)
+      throw new CliError(`--${alias ?? ''} and --${flag} ${direct} say different things: pass one of them`);
+    const value = direct ?? aliased;
+    if (value === undefined) continue;
+    setAt(input, path, coerce(value));
+    written.set(flag, direct === undefined && alias !== undefined ? alias : flag);
   }
   const parsed = SettingsSchema.safeParse(input);
   if (!parsed.success)
-    throw new CliError(parsed.error.issues.map((i) => `--${flagOfPath(i.path)}: ${i.message}`).join('; '));
+    throw new CliError(
+      parsed.error.issues
+        .map((i) => `--${written.get(flagOfPath(i.path)) ?? flagOfPath(i.path)}: ${i.message}`)
+        .join('; '),
+    );
   return parsed.data;
 }
+
+/** A flag's value as settings read it: a string as written, a boolean flag (an alias) as true or false. */
+const flagText = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : undefined;

@@ -55,8 +55,11 @@ export interface RemovalOptions {
 
 /** The node calls are the node writer's (cordon, the drain's record); the rest reads and evicts pods. */
 export interface DrainApi extends NodeWriteApi {
-  /** Every pod bound to the node (all namespaces, all pages). */
-  listPodsOnNode(node: string): Promise<DrainPod[]>;
+  /**
+   * Every pod bound to the node (all namespaces, all pages); with `labelSelector` (the Kubernetes
+   * string form, e.g. `app=web,tier!=db`), only the pods it selects, as the API server filters them.
+   */
+  listPodsOnNode(node: string, labelSelector?: string): Promise<DrainPod[]>;
   /** Whether apps/v1 DaemonSet namespace/name exists; throws when the server cannot say. */
   daemonSetExists(namespace: string, name: string): Promise<boolean>;
   /** policy/v1 Eviction with a uid precondition. Throws only when no HTTP answer came back. */

@@ -100,12 +100,12 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
     getNode: (name) => nodes.getNode(name),
     patchNode: (name, patch) => nodes.patchNode(name, patch),
 
-    async listPodsOnNode(node) {
+    async listPodsOnNode(node, labelSelector) {
       const pods: DrainPod[] = [];
       let token: string | undefined;
       do {
         try {
-          const query = { fieldSelector: `spec.nodeName=${node}`, limit: pageSize, continue: token };
+          const query = { fieldSelector: `spec.nodeName=${node}`, labelSelector, limit: pageSize, continue: token };
           const page = await kube.call({ method: 'GET', path: kubePath('api/v1/pods'), query }, PodListSchema);
           pods.push(...page.items.map(toDrainPod));
           token = page.metadata.continue || undefined;

@@ -14,6 +14,10 @@ export interface OperatorDrain {
   readonly timeoutMs: number;
   /** The Node incarnation the operator means (decommission knows it from the instance). */
   readonly expectedUid?: string;
+  /** Drain only the pods this label selector selects (kubectl drain --pod-selector). @default every pod */
+  readonly podSelector?: string;
+  /** Seconds each pod is given to terminate (kubectl drain --grace-period). @default - the pod's own */
+  readonly gracePeriodSeconds?: number;
 }
 
 /**
@@ -48,5 +52,7 @@ export async function runOperatorDrain(deps: DrainDeps, drain: OperatorDrain): P
       ...(drain.expectedUid !== undefined ? { expectedUid: drain.expectedUid } : {}),
     },
     ...(claimed.kind === 'claimed' ? { execution } : {}),
+    ...(drain.podSelector !== undefined ? { podSelector: drain.podSelector } : {}),
+    ...(drain.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: drain.gracePeriodSeconds } : {}),
   });
 }

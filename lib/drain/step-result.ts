@@ -19,6 +19,17 @@ export interface DrainRequest {
    * it an earlier deadline or a lifecycle action, and the drain writes how it ended there.
    */
   readonly execution?: string;
+  /**
+   * A label selector (the Kubernetes string form): only the pods it selects are drained, as with
+   * `kubectl drain --pod-selector`; the node is cordoned all the same. @default every pod
+   */
+  readonly podSelector?: string;
+  /**
+   * Seconds each evicted pod is given to terminate instead of its own terminationGracePeriodSeconds
+   * (the eviction's DeleteOptions, as `kubectl drain --grace-period`); still shortened to fit the
+   * deadline under `gracePeriod: fit-deadline`. @default - the pod's own
+   */
+  readonly gracePeriodSeconds?: number;
 }
 
 /**

@@ -7,6 +7,7 @@ import { outcomeOf, type DrainRequest, type DrainStatus, type DrainStepResult } 
 import { LifecycleRefSchema } from '../contract/drain-workflow.js';
 import { cordon, type NodeWriteView } from '../kube/node-writes.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type RemovalOptions } from './api.js';
+import { lookUpDaemonSets } from './daemonsets.js';
 import { removePods, type Removal, type RemovalResult } from './evict.js';
 import type { DaemonSetLookup, Verdict } from './filters.js';
 import { planDrain, type DrainPlan, type PlannedPod } from './plan-drain.js';
@@ -58,34 +59,6 @@ interface StepMemory {
 }
 
 type PassResult = Omit<DrainStepResult, 'state'>;
-
-/**
- * Looks up each DaemonSet that owns an unfinished pod on the node (the DaemonSet filter needs no
- * other). Definite answers are kept for the rest of the step; failed lookups are tried again.
- */
-async function lookUpDaemonSets(
-  api: DrainApi,
-  pods: readonly DrainPod[],
-  cache: Map<string, DaemonSetLookup>,
-): Promise<void> {
-  const wanted = new Map<string, { namespace: string; name: string }>();
-  for (const pod of pods) {
-    if (pod.controller?.kind !== 'DaemonSet' || isFinished(pod)) continue;
-    const ref = { namespace: pod.namespace, name: pod.controller.name };
-    const known = cache.get(podKey(ref))?.state;
-    if (known === undefined || known === 'unknown') wanted.set(podKey(ref), ref);
-  }
-  const refs = [...wanted.values()];
-  const answers = await Promise.allSettled(refs.map(async (ref) => api.daemonSetExists(ref.namespace, ref.name)));
-  refs.forEach((ref, index) => {
-    const answer = answers[index];
-    const lookup: DaemonSetLookup =
-      answer?.status === 'fulfilled'
-        ? { state: answer.value ? 'present' : 'missing' }
-        : { state: 'unknown', error: errorText(answer?.reason) };
-    cache.set(podKey(ref), lookup);
-  });
-}
 
 /**
  * Takes what the event path announced on the Node: an earlier deadline (never a later one: a
@@ -178,7 +151,9 @@ function recordRemoval(
     delete record.attempts;
     delete record.retryAt;
     delete record.pdb;
-    if (options?.gracePeriodSeconds !== undefined) record.grace = { pod: podGrace, given: options.gracePeriodSeconds };
+    // Only a grace period shortened to fit the deadline is worth a note; one the operator asked for is not.
+    if (options?.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < podGrace)
+      record.grace = { pod: podGrace, given: options.gracePeriodSeconds };
     return;
   }
   if (outcome.kind === 'not-found' || outcome.kind === 'replaced') {
@@ -421,9 +396,9 @@ interface Listing {
   readonly listedUid: ReadonlyMap<string, string>;
 }
 
-async function listPods(api: DrainApi, node: string): Promise<DrainPod[]> {
+async function listPods(api: DrainApi, node: string, labelSelector: string | undefined): Promise<DrainPod[]> {
   try {
-    return await api.listPodsOnNode(node);
+    return await api.listPodsOnNode(node, labelSelector);
   } catch (cause) {
     throw new Error(`listing pods on node ${node}`, { cause });
   }
@@ -470,12 +445,15 @@ function applyVerdicts(planned: readonly PlannedPod[], state: WorkingState): voi
   }
 }
 
-const podGrace = (pod: DrainPod): number => pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+/** Seconds the pod is to be given: the request's grace period (the operator's --grace-period), else its own. */
+const podGrace = (pod: DrainPod, request: DrainRequest): number =>
+  request.gracePeriodSeconds ?? pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
 
 /** Evictions due now: pods still to go, and refused ones whose back-off is over. */
 function dueEvictions(
   plan: DrainPlan,
   state: WorkingState,
+  request: DrainRequest,
   now: number,
   deadline: number,
   settings: DrainSettings,
@@ -486,7 +464,11 @@ function dueEvictions(
       record?.stage === 'pending' ||
       (record !== undefined && isRetryStage(record.stage) && (record.retryAt ?? 0) <= now);
     if (!ready) return [];
-    const seconds = isFinished(pod) ? undefined : fittedGrace(podGrace(pod), now, deadline, settings);
+    const grace = podGrace(pod, request);
+    // A grace period the operator asked for goes with every eviction; a pod's own only when shortened.
+    const seconds = isFinished(pod)
+      ? undefined
+      : (fittedGrace(grace, now, deadline, settings) ?? request.gracePeriodSeconds);
     const options: RemovalOptions | undefined = seconds === undefined ? undefined : { gracePeriodSeconds: seconds };
     return [{ pod: podRef(pod), ...(options ? { options } : {}) }];
   });
@@ -521,6 +503,7 @@ function graceShortenings(
  */
 async function sendEvictions(
   deps: DrainDeps,
+  request: DrainRequest,
   due: readonly Removal[],
   listing: Listing,
   state: WorkingState,
@@ -539,9 +522,9 @@ async function sendEvictions(
     const pod = byUid.get(result.pod.uid);
     const record = state.pods.get(podKey(result.pod));
     if (!pod || !record) continue;
-    recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod));
+    recordRemoval(record, result, at, state, deps, memory, record.grace?.pod ?? podGrace(pod, request));
     if (result.outcome.kind === 'accepted')
-      graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod)) * 1000);
+      graceEnds.push(isFinished(pod) ? at : at + (result.options?.gracePeriodSeconds ?? podGrace(pod, request)) * 1000);
   }
   return graceEnds;
 }
@@ -617,7 +600,7 @@ async function pass(
   if (stop) return stop;
   const deadline = deadlineOf(request, state);
 
-  const pods = await listPods(api, request.node);
+  const pods = await listPods(api, request.node, request.podSelector);
   await lookUpDaemonSets(api, pods, memory.daemonSets);
   const now = clock.now();
   const listing = matchListing(pods, state);
@@ -633,10 +616,10 @@ async function pass(
   const deadlinePassed = now >= deadline;
   if (!deadlinePassed) {
     const due = [
-      ...dueEvictions(plan, state, now, deadline, settings),
+      ...dueEvictions(plan, state, request, now, deadline, settings),
       ...graceShortenings(plan, state, now, deadline, settings),
     ];
-    graceEnds.push(...(await sendEvictions(deps, due, listing, state, memory, deadline)));
+    graceEnds.push(...(await sendEvictions(deps, request, due, listing, state, memory, deadline)));
   }
 
   const plannedByKey = new Map(planned.map((p) => [podKey(p.pod), p]));

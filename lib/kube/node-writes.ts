@@ -12,6 +12,8 @@ import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_OPERATOR_VALUE,
   CORDONED_BY_VALUE,
+  DRAIN_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
   DRAIN_RECORD_ANNOTATIONS,
   EXCLUDE_FROM_LB_LABEL,
   LABEL_PREFIX,
@@ -291,6 +293,106 @@ export async function uncordon(api: NodeWriteApi, name: string, options: ReadOpt
       ? { patch: uncordonPatch(node), result: (patched, changed) => ({ kind: 'uncordoned', changed, node: patched }) }
       : { stop: { kind: 'not-ours' } },
   );
+}
+
+/** Whose cordon a Node carries, as the reconciler's mark on it says. */
+export type CordonOwner =
+  /** The reconciler's, made for a signal: a sweep may reverse it. */
+  | 'reconciler'
+  /** An operator's, made through the CLI (`drain`, `decommission --now`): no sweep reverses it. */
+  | 'operator-cli'
+  /** Anyone else's (`kubectl cordon`, another tool): no mark of ours. */
+  | 'other';
+
+export function cordonOwner(node: Pick<NodeView, 'annotations'>): CordonOwner {
+  const by = node.annotations[CORDONED_BY_ANNOTATION];
+  return by === CORDONED_BY_VALUE ? 'reconciler' : by === CORDONED_BY_OPERATOR_VALUE ? 'operator-cli' : 'other';
+}
+
+/** The marks of our cordon: they describe a cordon, and go when it goes. */
+const CORDON_MARKS = [
+  CORDONED_BY_ANNOTATION,
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
+  EXCLUDED_FROM_LB_ANNOTATION,
+] as const;
+
+/**
+ * Pure: the patch that makes the node schedulable at an operator's word, whoever cordoned it: the
+ * cordon goes, with our marks, the taints under our prefix and the load-balancer exclusion we added.
+ * The drain record stays: a drain still running sees the uncordon and stops (cancelled-by-uncordon),
+ * and the sweep knows this removal had its drain, so it does not cordon the node again for it.
+ * Undefined when the node is schedulable and carries nothing of ours.
+ */
+export function operatorUncordonPatch(node: NodeWriteView): NodePatch | undefined {
+  const marks = CORDON_MARKS.filter((key) => node.annotations[key] !== undefined);
+  const removeLabel =
+    node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
+  const kept = node.taints.filter((t) => !t.key.startsWith(OWN_TAINT_PREFIX));
+  const taints = kept.length === node.taints.length ? undefined : kept;
+  if (!node.unschedulable && marks.length === 0 && !removeLabel && taints === undefined) return undefined;
+  return {
+    ...(node.unschedulable ? { unschedulable: null } : {}),
+    ...(marks.length > 0 ? { annotations: Object.fromEntries(marks.map((key) => [key, null])) } : {}),
+    ...(removeLabel ? { labels: { [EXCLUDE_FROM_LB_LABEL]: null } } : {}),
+    ...(taints ? { taints, resourceVersion: node.resourceVersion } : {}),
+  };
+}
+
+export interface OperatorUncordonResult {
+  /** `already-schedulable`: the node was not cordoned (leftovers of ours may still have gone: `changed`). */
+  readonly kind: 'uncordoned' | 'already-schedulable';
+  /** The cordon reversed: whose it was, and the reason and time our mark recorded. */
+  readonly cordon?: { readonly owner: CordonOwner; readonly reason?: string; readonly at?: string };
+  /** Keys of the taints of ours removed. */
+  readonly removedTaints: readonly string[];
+  /** Whether the load-balancer exclusion label we added went. */
+  readonly removedLabel: boolean;
+  /** Whether a patch was sent. */
+  readonly changed: boolean;
+  /** The drain the node records (kept), and how it ended when it did. */
+  readonly drain?: { readonly execution: string; readonly outcome?: string };
+}
+
+/**
+ * Makes the node schedulable at an operator's word (the CLI's `uncordon`), whoever cordoned it, in
+ * one guarded read → decide → patch; says whose cordon it was and what of ours went with it.
+ */
+export async function uncordonForOperator(
+  api: NodeWriteApi,
+  name: string,
+  options: ReadOptions = {},
+): Promise<OperatorUncordonResult | Missing> {
+  return readDecidePatch<OperatorUncordonResult>(api, name, options, (node) => {
+    const patch = operatorUncordonPatch(node);
+    const reason = node.annotations[CORDON_REASON_ANNOTATION];
+    const at = node.annotations[CORDONED_AT_ANNOTATION];
+    const execution = node.annotations[DRAIN_ANNOTATION];
+    const outcome = node.annotations[DRAIN_OUTCOME_ANNOTATION];
+    const removedTaints = node.taints.filter((t) => t.key.startsWith(OWN_TAINT_PREFIX)).map((t) => t.key);
+    return {
+      patch,
+      result: (_patched, changed) => ({
+        kind: node.unschedulable ? 'uncordoned' : 'already-schedulable',
+        ...(node.unschedulable
+          ? {
+              cordon: {
+                owner: cordonOwner(node),
+                ...(reason !== undefined ? { reason } : {}),
+                ...(at !== undefined ? { at } : {}),
+              },
+            }
+          : {}),
+        removedTaints,
+        removedLabel: patch?.labels !== undefined,
+        changed,
+        ...(execution !== undefined && execution !== ''
+          ? { drain: { execution, ...(outcome !== undefined ? { outcome } : {}) } }
+          : {}),
+      }),
+    };
+  });
 }
 
 /** Why a write planned on an observation is moot when the Node is missing: what `act` reports. */

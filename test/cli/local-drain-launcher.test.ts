@@ -7,6 +7,7 @@ import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import type { LifecycleRef } from '../../lib/model/signal.js';
 import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import type { ReportAction } from '../../lib/report/report.js';
 import { pod } from '../drain/support/fake-api.js';
 import { harness, START } from '../drain/support/scenario.js';
 
@@ -84,7 +85,13 @@ describe('LocalDrainLauncher', () => {
     await u.drains.launch(u.input);
 
     expect(u.completed).toEqual([]);
-    expect(u.drains.outcomes).toEqual([{ node: 'node-a', outcome: 'cancelled-by-uncordon' }]);
+    expect(u.drains.outcomes).toEqual([
+      {
+        node: 'node-a',
+        outcome: 'cancelled-by-uncordon',
+        detail: 'cancelled-by-uncordon — 1 pod left: default/db-0 (blocked-by-pdb)',
+      },
+    ]);
     expect(
       u.lines.some((line) =>
         line.includes(
@@ -116,3 +123,42 @@ function bound(api: DrainApi): DrainApi {
     evictPod: (ref, options) => api.evictPod(ref, options),
   };
 }
+
+describe('LocalDrainLauncher, as the CLI shows it', () => {
+  it('should show progress through the progress line, once per change, and report the drain as it ended', async () => {
+    const l = launcher({ settings: { settings: { evictUnreplicated: false } } });
+    l.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 10 }));
+    l.cluster.addPod(pod('bare'));
+    const updates: string[] = [];
+    const drains = new LocalDrainLauncher(
+      l.deps,
+      { completeLifecycleAction: () => Promise.resolve() },
+      (line) => l.lines.push(line),
+      undefined,
+      { update: (_key, line) => updates.push(line), end: () => undefined, clear: () => undefined },
+    );
+
+    await drains.launch(l.input);
+
+    // One update a pass: the caller's Progress keeps only the changes.
+    expect(new Set(updates)).toEqual(
+      new Set([
+        '  node-a: evicted 1, terminating 1, left 1; blocked: default/bare (declares no controller (nothing would recreate it); set evictUnreplicated to evict it)',
+        '  node-a: evicted 1, terminating 0, left 1; blocked: default/bare (declares no controller (nothing would recreate it); set evictUnreplicated to evict it)',
+      ]),
+    );
+    expect(l.lines.some((line) => line.includes('evicted 1'))).toBe(false);
+    const actions: ReportAction[] = [
+      { kind: 'cordon', node: 'node-a', reason: 'spot', outcome: 'done' },
+      { kind: 'drain', node: 'node-a', reason: 'spot', outcome: 'started' },
+      { kind: 'drain', node: 'node-b', reason: 'spot', outcome: 'started' },
+    ];
+    const report = drains.withDrainEnds({ actions });
+    expect(report.actions.map((a) => [a.kind, a.node, a.outcome, a.detail])).toEqual([
+      ['cordon', 'node-a', 'done', undefined],
+      ['drain', 'node-a', 'failed', 'incomplete — 1 pod left: default/bare (unreplicated)'],
+      // Not a drain this launcher ran: as it was.
+      ['drain', 'node-b', 'started', undefined],
+    ]);
+  });
+});

@@ -138,6 +138,101 @@ current-context: demo
   });
 });
 
+// One after another: a subprocess each, on a machine of two shared cores.
+describe('drain, uncordon and decommission, refused before anything is contacted', () => {
+  // A cluster nothing listens at: a command that got as far as connecting would exit 3, not 2.
+  const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters: [ { name: demo, cluster: { server: "https://127.0.0.1:1" } } ]
+users: [ { name: demo, user: { token: t } } ]
+contexts: [ { name: demo, context: { cluster: demo, user: demo } } ]
+current-context: demo
+`,
+  );
+  const refused = async (args: string[], message: RegExp) => {
+    const result = await cliWith({ AWS_REGION: 'us-east-1' }, ...args, '--kubeconfig', kubeconfig);
+    expect(result.code, args.join(' ')).toBe(2);
+    expect(result.stderr, args.join(' ')).toMatch(message);
+  };
+  /** Each case in turn. */
+  const allRefused = async (cases: readonly (readonly [string[], RegExp])[]) => {
+    for (const [args, message] of cases) await refused(args, message);
+  };
+  const SLOW = 180_000;
+
+  it('should list uncordon among the commands, with help of its own', async () => {
+    const [main, own] = await Promise.all([cli('--help'), cli('uncordon', '--help')]);
+    expect(main.stdout).toMatch(/^ {2}uncordon {6}make a cordoned node schedulable again/m);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toMatch(/^Usage: ec2-node-reconciler uncordon NODE /);
+    expect(own.stdout).toContain("Reverses the reconciler's own cordon");
+  });
+
+  it(
+    'should refuse the kubectl drain flags whose meaning this drain does not have, naming why, and exit 2',
+    async () => {
+      await allRefused([
+        [
+          ['drain', 'n1', '--ignore-daemonsets=false'],
+          /^error: --ignore-daemonsets=false: this drain always leaves DaemonSet pods in place .* and never stops for them; drop the flag\n$/,
+        ],
+        [
+          ['drain', 'n1', '--disable-eviction'],
+          /^error: --disable-eviction: not supported: this drain only evicts \(policy\/v1 Eviction\), so PodDisruptionBudgets always hold/,
+        ],
+        [
+          ['drain', 'n1', '--dry-run=server'],
+          /^error: --dry-run=server: --dry-run takes no value, or one of --dry-run=true, --dry-run=false, --dry-run=client, --dry-run=none\n$/,
+        ],
+        [
+          ['drain', 'n1', '--force', '--evict-unreplicated', 'false'],
+          /^error: --force and --evict-unreplicated false say different things: pass one of them\n$/,
+        ],
+      ]);
+    },
+    SLOW,
+  );
+
+  it(
+    'should name the drain flag whose value is wrong, and exit 2',
+    async () => {
+      await allRefused([
+        [['drain', 'n1', '--grace-period', 'soon'], /^error: --grace-period: expected whole seconds/],
+        [['drain', 'n1', '--grace-period=-5'], /^error: --grace-period: expected 0 or more seconds, or -1/],
+        [
+          ['drain', 'n1', '--pod-selector', 'app in web'],
+          /^error: --pod-selector: not a label selector: "app in web" is not a requirement/,
+        ],
+        [['drain', 'n1', '--timeout', '5s'], /^error: --timeout: must be at least 1m/],
+        [['drain', 'n1', '--progress', 'fancy'], /^error: --progress: expected auto, tty, plain, got fancy\n$/],
+      ]);
+    },
+    SLOW,
+  );
+
+  it(
+    'should refuse arguments a command does not take, and options that contradict each other, and exit 2',
+    async () => {
+      await allRefused([
+        [['drain', 'n1', 'n2'], /^error: unexpected argument "n2": usage: drain NODE /],
+        [['uncordon'], /^error: uncordon: which node\? \(uncordon NODE\)\n$/],
+        [['sweep', 'now'], /^error: unexpected argument "now": sweep takes no arguments/],
+        [['decommission', 'i-zz', '--undo'], /^error: decommission: not an EC2 instance id: "i-zz"\n$/],
+        [['decommission', 'n1', '--undo', '--now'], /^error: --undo and --now: pass one of them\n$/],
+        [
+          ['decommission', 'n1', '--undo', '--reason', 'x'],
+          /^error: --reason is the tag’s value; --undo takes none\n$/,
+        ],
+      ]);
+    },
+    SLOW,
+  );
+});
+
 describe('closest', () => {
   it('should find words within two edits, or those the typed word begins, nearest first, and nothing far away', () => {
     expect(closest('swep', ['sweep', 'simulate', 'event'])).toEqual(['sweep']);

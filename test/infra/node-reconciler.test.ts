@@ -322,6 +322,7 @@ describe('NodeReconciler: IAM', () => {
       // Auto Scaling state comes by group (DescribeAutoScalingGroups), not by instance.
       for (const unused of [
         'ec2:CreateTags',
+        'ec2:DeleteTags',
         'ec2:DescribeTags',
         'autoscaling:RecordLifecycleActionHeartbeat',
         'autoscaling:DescribeAutoScalingInstances',
@@ -331,10 +332,11 @@ describe('NodeReconciler: IAM', () => {
     }
   });
 
-  it('should grant an operator role the decommission tag, for its key only, when asked', () => {
+  it('should grant an operator role the decommission tag and its removal, for its key only, when asked', () => {
     const { template: own, reconciler: other } = synthesizeWithOperator();
     const list = allStatements(own).filter(({ statement }) => actionsOf(statement).includes('ec2:CreateTags'));
     expect(list).toHaveLength(1);
+    expect(actionsOf(list[0]?.statement as Statement)).toEqual(['ec2:CreateTags', 'ec2:DeleteTags']);
     expect(list[0]?.statement.Condition).toEqual({
       'ForAllValues:StringEquals': { 'aws:TagKeys': ['ec2-node-reconciler/decommission'] },
       Null: { 'aws:TagKeys': 'false' },

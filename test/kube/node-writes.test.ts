@@ -5,7 +5,9 @@ import {
   cordonPatch,
   DRAIN_TAINT_KEY,
   EXCLUDED_FROM_LB_ANNOTATION,
+  operatorUncordonPatch,
   uncordon,
+  uncordonForOperator,
   uncordonPatch,
   type NodePatch,
 } from '../../lib/kube/node-writes.js';
@@ -14,6 +16,7 @@ import {
   CORDON_REASON_ANNOTATION,
   CORDONED_AT_ANNOTATION,
   CORDONED_BY_ANNOTATION,
+  DRAIN_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
 } from '../../lib/contract/labels.js';
 import { FakeCluster } from '../drain/support/fake-api.js';
@@ -205,5 +208,92 @@ describe('cordon and uncordon', () => {
     cluster.nodes.delete('n');
 
     expect(await cordon(cluster, 'n', { reason: 'x', observed }, clock)).toEqual({ kind: 'not-found' });
+  });
+});
+
+describe('uncordonForOperator', () => {
+  const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const };
+
+  it('should reverse the reconciler’s cordon with its marks, taint and label, keep the drain record, and say whose it was', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n', { taints: [foreign], labels: { team: 'a' }, annotations: { [DRAIN_ANNOTATION]: 'exec-1' } });
+    await cordon(
+      cluster,
+      'n',
+      { reason: 'spot', taint: { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }, excludeFromLoadBalancers: true },
+      clock,
+    );
+
+    const result = await uncordonForOperator(cluster, 'n');
+
+    expect(result).toEqual({
+      kind: 'uncordoned',
+      cordon: { owner: 'reconciler', reason: 'spot', at: '2026-01-01T12:00:00.000Z' },
+      removedTaints: [DRAIN_TAINT_KEY],
+      removedLabel: true,
+      changed: true,
+      drain: { execution: 'exec-1' },
+    });
+    expect(cluster.nodes.get('n')).toMatchObject({
+      unschedulable: false,
+      annotations: { [DRAIN_ANNOTATION]: 'exec-1' },
+      labels: { team: 'a' },
+      taints: [foreign],
+    });
+  });
+
+  it('should reverse an operator’s cordon, made by hand or through the CLI, and say which', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('kubectl', { unschedulable: true });
+    cluster.addNode('cli');
+    await cordon(cluster, 'cli', { reason: 'manual drain', by: 'operator' }, clock);
+
+    expect(await uncordonForOperator(cluster, 'kubectl')).toMatchObject({
+      kind: 'uncordoned',
+      cordon: { owner: 'other' },
+    });
+    expect(await uncordonForOperator(cluster, 'cli')).toMatchObject({
+      kind: 'uncordoned',
+      cordon: { owner: 'operator-cli', reason: 'manual drain' },
+    });
+    expect(cluster.nodes.get('kubectl')?.unschedulable).toBe(false);
+    expect(cluster.nodes.get('cli')).toMatchObject({ unschedulable: false, annotations: {} });
+  });
+
+  it('should change nothing on a schedulable node, yet clear a taint of ours left behind', async () => {
+    const { cluster } = setup();
+    cluster.addNode('clean');
+    cluster.addNode('left', { taints: [foreign, { key: DRAIN_TAINT_KEY, effect: 'NoSchedule' }] });
+
+    expect(await uncordonForOperator(cluster, 'clean')).toEqual({
+      kind: 'already-schedulable',
+      removedTaints: [],
+      removedLabel: false,
+      changed: false,
+    });
+    expect(await uncordonForOperator(cluster, 'left')).toMatchObject({
+      kind: 'already-schedulable',
+      removedTaints: [DRAIN_TAINT_KEY],
+      changed: true,
+    });
+    expect(cluster.nodes.get('left')?.taints).toEqual([foreign]);
+    expect(cluster.calls.filter((c) => c.op === 'patchNode').map((c) => c.name)).toEqual(['left']);
+  });
+
+  it('should guard its patch with the uid and resourceVersion it decided on, and report a missing node', async () => {
+    const { cluster } = setup();
+    const node = cluster.addNode('n', { unschedulable: true });
+    expect(operatorUncordonPatch(node)).toEqual({ unschedulable: null });
+    let racing = true;
+    // Someone else changes the node between the read and the patch: the guarded patch conflicts, is decided again.
+    cluster.failOn = (call) => {
+      if (call.op !== 'patchNode' || !racing) return undefined;
+      racing = false;
+      cluster.addNode('n', { ...node, resourceVersion: '99', labels: { changed: 'yes' } });
+      return undefined;
+    };
+    expect(await uncordonForOperator(cluster, 'n')).toMatchObject({ kind: 'uncordoned', changed: true });
+    expect(cluster.calls.filter((c) => c.op === 'getNode')).toHaveLength(2);
+    expect(await uncordonForOperator(cluster, 'nope')).toEqual({ kind: 'not-found' });
   });
 });

@@ -1,70 +1,120 @@
-// `drain` and `decommission`: an operator's cordon and drain, with kubectl drain semantics.
-import { Ec2Adapter } from '../../aws/ec2.js';
-import { createAwsClients } from '../../aws/clients.js';
-import { DECOMMISSION_TAG } from '../../contract/labels.js';
+// `drain NODE`: an operator's cordon and drain with kubectl drain semantics, or with --dry-run the
+// drain's verdict on each pod and nothing written.
+import { podKey } from '../../drain/api.js';
+import type { VerdictCode } from '../../drain/filters.js';
 import { runOperatorDrain } from '../../drain/operator-drain.js';
+import type { DrainPlan, PlannedPod } from '../../drain/plan-drain.js';
+import { previewDrain } from '../../drain/preview.js';
 import { endLines, progressLine } from '../../drain/pod-report.js';
-import { KubeClient } from '../../kube/client.js';
-import { NodeFinder } from '../../kube/find-node.js';
-import { NodeClient } from '../../kube/nodes.js';
-import { isInstanceId, type InstanceId } from '../../model/instance-id.js';
+import type { DrainDeps } from '../../drain/step.js';
+import type { DrainStepResult } from '../../drain/step-result.js';
 import type { CommandRun } from '../command-run.js';
-import { CliError, EXIT } from '../exit-codes.js';
-import { connect } from '../live.js';
+import { drainFlags, DRAIN_SETTING_ALIASES, type DrainFlags } from '../drain-flags.js';
+import { EXIT, CliError } from '../exit-codes.js';
+import { connectKube } from '../live.js';
 import { settingsFromFlags } from '../settings-flags.js';
-import { err, followClock, liveOptions, out, str } from './shared.js';
+import { table } from '../table.js';
+import { followClock, liveOptions, nodeNotFound, out, progressOf, str } from './shared.js';
+
+/** The kubectl flag that lets a drain evict a pod it refuses, by the filter that refused it. */
+const OVERRIDE: Partial<Record<VerdictCode, string>> = {
+  unreplicated: '--force',
+  'daemonset-missing': '--force',
+  'local-storage': '--delete-emptydir-data',
+};
+
+/** Why, in the words of this command: a refusal ends with the flag that overrides it. */
+function why(planned: PlannedPod): string {
+  const { verdict, notes } = planned;
+  if (verdict.action === 'refuse') {
+    const flag = OVERRIDE[verdict.code];
+    return flag ? `${verdict.reason}; pass ${flag} to evict it` : `${verdict.reason}; ${verdict.hint ?? ''}`;
+  }
+  if (verdict.action === 'evict') return notes.length > 0 ? notes.map((n) => n.reason).join('; ') : '';
+  return verdict.reason;
+}
+
+const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** The dry run's report: whether the node would be cordoned, each pod's verdict and why, and the end. */
+export function formatDryRun(
+  node: { readonly name: string; readonly unschedulable: boolean },
+  plan: DrainPlan,
+  flags: DrainFlags,
+): string {
+  const target = `node/${node.name}`;
+  const lines = [
+    `${target} ${node.unschedulable ? 'is cordoned already' : 'would be cordoned'} (dry run: nothing is changed)`,
+  ];
+  const rows: [string, PlannedPod][] = [
+    ...plan.toEvict.map((p): [string, PlannedPod] => ['evict', p]),
+    ...plan.waiting.map((p): [string, PlannedPod] => ['wait for', p]),
+    ...plan.skipped.map((p): [string, PlannedPod] => ['skip', p]),
+    ...plan.refused.map((p): [string, PlannedPod] => ['refuse', p]),
+  ];
+  const selected = flags.podSelector !== undefined ? ` selected by ${flags.podSelector}` : '';
+  if (rows.length === 0) lines.push(`no pods${selected} on the node`);
+  else {
+    if (selected) lines.push(`pods${selected}:`);
+    lines.push(
+      table(
+        ['POD', 'WOULD', 'WHY'],
+        rows.map(([would, planned]) => [podKey(planned.pod), would, why(planned)]),
+        100,
+      ),
+    );
+  }
+  if (flags.gracePeriodSeconds !== undefined)
+    lines.push(`each eviction would give its pod ${flags.gracePeriodSeconds}s to terminate`);
+  const tally = [
+    count(plan.toEvict.length, 'eviction'),
+    ...(plan.waiting.length > 0 ? [`${plan.waiting.length} waited for`] : []),
+    `${plan.skipped.length} skipped`,
+  ].join(', ');
+  lines.push(
+    plan.refused.length === 0
+      ? `${target} would be drained (dry run): ${tally}`
+      : `${target} would not be drained (dry run): ${count(plan.refused.length, 'pod')} refused; ${tally}`,
+  );
+  return lines.join('\n');
+}
+
+async function dryRun(deps: DrainDeps, node: string, flags: DrainFlags): Promise<number> {
+  const preview = await previewDrain(deps, node, flags.podSelector);
+  if (!preview) return nodeNotFound(node);
+  out(formatDryRun(preview.node, preview.plan, flags));
+  // As kubectl drain --dry-run: a drain that would leave pods refused did not pass.
+  return preview.plan.refused.length === 0 ? EXIT.ok : EXIT.findings;
+}
 
 export const runDrainCommand: CommandRun = async (v, [node]) => {
   if (!node) throw new CliError('drain: which node? (drain NODE)');
-  const settings = settingsFromFlags({ ...v, ...(str(v['timeout']) ? { 'drain-timeout': v['timeout'] } : {}) }, false);
-  const live = connect({ ...liveOptions(v), cluster: str(v['cluster']) ?? 'unnamed' });
+  const { flags, settingValues } = drainFlags(v);
+  const settings = settingsFromFlags(settingValues, false, DRAIN_SETTING_ALIASES);
+  const progress = progressOf(v);
+  const live = connectKube(liveOptions(v));
   await followClock(live);
-  const result = await runOperatorDrain(
-    live.drainDeps(settings, (r) => err(`${node}: ${progressLine(r.counts, r.blocked)}`)),
-    {
-      node,
-      reason: str(v['reason']) ?? 'manual drain',
-      timeoutMs: settings.drainTimeout,
-    },
+  if (flags.dryRun) return dryRun(live.drainDeps(settings), node, flags);
+  const deps = live.drainDeps(settings, (r: DrainStepResult) =>
+    progress.update(node, `${node}: ${progressLine(r.counts, r.blocked)}`),
   );
-  out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
-  for (const line of endLines(result.pods)) out(`  ${line}`);
+  // As kubectl: a node that does not exist is an error before anything, not a drain that found nothing.
+  if (!(await deps.api.getNode(node))) return nodeNotFound(node);
+  const result = await runOperatorDrain(deps, {
+    node,
+    reason: str(v['reason']) ?? 'manual drain',
+    timeoutMs: settings.drainTimeout,
+    ...(flags.podSelector !== undefined ? { podSelector: flags.podSelector } : {}),
+    ...(flags.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: flags.gracePeriodSeconds } : {}),
+  });
+  progress.end(node);
+  printDrainEnd(node, result);
   // Like kubectl drain: anything but a drained node (pods left, a replaced or vanished node, an uncordon) exits 1.
   return result.status === 'drained' ? EXIT.ok : EXIT.findings;
 };
 
-export const runDecommissionCommand: CommandRun = async (v, [id]) => {
-  if (!isInstanceId(id)) throw new CliError(`decommission: not an EC2 instance id: ${JSON.stringify(id ?? '')}`);
-  const instanceId: InstanceId = id;
-  const settings = settingsFromFlags(v, false);
-  const live = connect(liveOptions(v));
-  await followClock(live);
-  const reason = str(v['reason']) ?? `decommissioned by ${process.env['USER'] ?? 'operator'}`;
-  const ec2 = new Ec2Adapter(
-    createAwsClients({ region: live.region, ...(str(v['endpoint-url']) ? { endpoint: str(v['endpoint-url']) } : {}) })
-      .ec2,
-  );
-  await ec2.tagDecommission(instanceId, reason);
-  out(`tagged ${instanceId} with ${DECOMMISSION_TAG}=${reason}`);
-  if (v['now'] !== true) return EXIT.ok;
-  const lookup = await ec2.describeByIds([instanceId]);
-  const dnsName = lookup.found[0]?.privateDnsName;
-  // The operator named the instance: its Node may be looked for everywhere, by name too.
-  const { node } = await new NodeFinder(new NodeClient(new KubeClient(live.kube))).find(instanceId, {
-    ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}),
-    scan: true,
-  });
-  if (!node) throw new CliError(`no Node found for ${instanceId}`, EXIT.findings);
-  const result = await runOperatorDrain(
-    live.drainDeps(settings, (r) => err(`${node.name}: ${progressLine(r.counts, r.blocked)}`)),
-    {
-      node: node.name,
-      reason,
-      timeoutMs: settings.drainTimeout,
-      expectedUid: node.uid,
-    },
-  );
-  out(`${node.name}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
+/** How an operator's drain ended, and what it left: on stdout. */
+export function printDrainEnd(node: string, result: DrainStepResult): void {
+  out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
   for (const line of endLines(result.pods)) out(`  ${line}`);
-  return result.status === 'drained' ? EXIT.ok : EXIT.findings;
-};
+}

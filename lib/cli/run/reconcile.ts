@@ -6,18 +6,17 @@ import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connect } from '../live.js';
 import { settingsFromFlags } from '../settings-flags.js';
-import { drainsExit, followClock, liveOptions, out, outputMode, printReport, worst } from './shared.js';
+import { drainsExit, followClock, liveOptions, out, outputMode, printReport, progressOf, worst } from './shared.js';
 
 export const runSweepCommand: CommandRun = async (v) => {
   const mode = outputMode(v);
   const settings = settingsFromFlags(v, v['dry-run'] === true);
+  const progress = progressOf(v);
   const live = connect(liveOptions(v));
   await followClock(live);
-  const drains = live.localDrains(settings);
-  return worst(
-    printReport(await runSweep(live.deps(settings, drains), { region: live.region }), mode),
-    drainsExit(drains),
-  );
+  const drains = live.localDrains(settings, progress);
+  const report = await runSweep(live.deps(settings, drains), { region: live.region });
+  return worst(printReport(drains.withDrainEnds(report), mode), drainsExit(drains));
 };
 
 async function readInput(file: string): Promise<string> {
@@ -48,11 +47,11 @@ export const runEventCommand: CommandRun = async (v, [file]) => {
     return EXIT.ok;
   }
   const settings = settingsFromFlags(v, v['dry-run'] === true);
+  const progress = progressOf(v);
   const live = connect(liveOptions(v));
   await followClock(live);
-  const drains = live.localDrains(settings);
-  return worst(
-    printReport(await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region }), mode),
-    drainsExit(drains),
-  );
+  const drains = live.localDrains(settings, progress);
+  const report = await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region });
+  // The drains ran to their end in this process: the report says how each ended, and one that did not drain exits 1.
+  return worst(printReport(drains.withDrainEnds(report), mode), drainsExit(drains));
 };

@@ -3,12 +3,27 @@ import type { RunReport } from '../../report/report.js';
 import { humanDuration } from '../../model/duration.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatRunReport } from '../format-report.js';
-import type { Live, LiveOptions, LocalDrainLauncher } from '../live.js';
+import type { KubeLive, LiveOptions, LocalDrainLauncher } from '../live.js';
+import { Progress, PROGRESS_FLAG_VALUES, progressMode } from '../progress.js';
 
 export const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 export const err = (text: string) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** kubectl's words for a node that does not exist, and exit 1: what was asked of it cannot be done. */
+export function nodeNotFound(name: string): number {
+  err(`Error from server (NotFound): nodes "${name}" not found`);
+  return EXIT.findings;
+}
+
+/** Drain progress on stderr, as `--progress` asks (auto: one updating line on a terminal). */
+export function progressOf(v: Record<string, unknown>): Progress {
+  const flag = str(v['progress']) ?? 'auto';
+  const mode = PROGRESS_FLAG_VALUES.find((m) => m === flag);
+  if (mode === undefined) throw new CliError(`--progress: expected ${PROGRESS_FLAG_VALUES.join(', ')}, got ${flag}`);
+  return new Progress(process.stderr, progressMode(mode, process.stderr));
+}
 
 /** The connection flags (commands.ts CONNECTION) as `connect`'s options. */
 export const liveOptions = (v: Record<string, unknown>): LiveOptions => ({
@@ -40,7 +55,7 @@ export function printReport(report: RunReport, mode: 'table' | 'json'): number {
  * Works on the API server's time when it is not this machine's (a skewed clock, or a served sandbox
  * whose clock runs on from its scenario's end), saying so on stderr.
  */
-export async function followClock(live: Live): Promise<void> {
+export async function followClock(live: KubeLive): Promise<void> {
   const offset = await live.followServerClock();
   if (offset === undefined) return;
   const ahead = offset > 0 ? 'ahead of' : 'behind';

@@ -1,20 +1,22 @@
 // The drain workflow's task: one drain step bounded by the invocation's remaining time; the state
-// machine waits and calls again until done or past the deadline.
+// machine waits and calls again until done or past the deadline. Once the workflow has completed the
+// drain's lifecycle action, it calls again with a notice: the Event that says so goes on the Node.
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
 import { kubeDrainApi } from '../lib/drain/kube-api.js';
 import { KubeClient } from '../lib/kube/client.js';
+import { NodeEventRecorder } from '../lib/kube/events.js';
 import { drainSettings } from '../lib/drain/settings.js';
 import { sleepOn } from '../lib/model/clock.js';
 import { endLines } from '../lib/drain/report.js';
 import type { DrainStepResult } from '../lib/drain/step-result.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
-import { runDrainStep } from '../lib/lambda/drain-step.js';
+import { recordDrainNotice, runDrainStep, type DrainNoticeOutput } from '../lib/lambda/drain-step.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordDrainStepMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
-import type { DrainStepOutput } from '../lib/contract/drain-workflow.js';
+import { isDrainNotice, type DrainStepOutput } from '../lib/contract/drain-workflow.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -24,7 +26,13 @@ const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
 /** A heartbeat call gets this long, retries included: it must not eat the step. */
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 
-async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
+async function step(payload: unknown, context: Context): Promise<DrainStepOutput | DrainNoticeOutput> {
+  if (isDrainNotice(payload)) {
+    const kube = new KubeClient(await runtime.kubeConnection(), timeLeftIn(context));
+    const recorded = await recordDrainNotice(payload, new NodeEventRecorder(kube, runtime.clock));
+    logger.info('drain notice recorded', { event: recorded.recorded });
+    return recorded;
+  }
   let last: DrainStepResult | undefined;
   const deps = {
     api: kubeDrainApi(new KubeClient(await runtime.kubeConnection(), timeLeftIn(context))),

@@ -18,6 +18,24 @@ export const EVENT_REASONS = {
   'mark-unhealthy': 'InstanceMarkedUnhealthy',
 } as const satisfies Record<Exclude<Action['kind'], 'report' | 'repair'>, string>;
 
+/**
+ * The Event of a lifecycle action completed at the end of a drain (by the drain workflow, or by the
+ * CLI's local drain): on the Node the drain started on.
+ */
+export function lifecycleCompletedEvent(
+  drain: { readonly node: string; readonly nodeUid: string; readonly instanceId?: string },
+  lifecycle: { readonly group: string; readonly hook: string },
+  outcome: string,
+): NodeEvent {
+  return {
+    node: drain.node,
+    uid: drain.nodeUid,
+    reason: EVENT_REASONS['complete-lifecycle'],
+    type: 'Normal',
+    message: `completed lifecycle action ${lifecycle.group}/${lifecycle.hook} of ${drain.instanceId ?? 'the instance'} with CONTINUE: its drain ended ${outcome}`,
+  };
+}
+
 /** A repair's reasons, one per step, and its stand-down (DESIGN §1b). */
 export const REPAIR_EVENT_REASONS = {
   drain: 'RepairStarted',

@@ -12,6 +12,7 @@ import { drainSettings } from '../drain/settings.js';
 import type { DrainDeps } from '../drain/step.js';
 import type { DrainStepResult } from '../drain/step-result.js';
 import { KubeClient, type KubeConnection } from '../kube/client.js';
+import { NodeEventRecorder } from '../kube/events.js';
 import { connectionFromKubeConfig, kubeConfigFromFile } from '../kube/kubeconfig.js';
 import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../kube/server-clock.js';
 import type { Clock } from '../model/clock.js';
@@ -19,6 +20,8 @@ import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler } from '../pipeline/wire.js';
 import type { Settings } from '../settings.js';
 import type { DrainExecutionState } from '../model/observation.js';
+import { lifecycleCompletedEvent } from '../report/notify.js';
+import { errorText } from '../support/errors.js';
 import {
   completeLifecycleCommand,
   leavesLifecycleOpen,
@@ -131,6 +134,7 @@ export function connect(options: LiveOptions): Live {
       new AutoScalingAdapter(aws.autoScaling),
       (line) => process.stderr.write(`${line}\n`),
       deployed,
+      new NodeEventRecorder(new KubeClient(kube), clock),
     );
   return {
     kube,
@@ -171,6 +175,8 @@ export class LocalDrainLauncher implements DrainLauncher {
     private readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction'>,
     private readonly print: (line: string) => void,
     private readonly deployed?: Pick<DrainLauncher, 'status'>,
+    /** Where the LifecycleActionCompleted Event goes, as the workflow's notice records it. */
+    private readonly events?: Pick<NodeEventRecorder, 'record'>,
   ) {}
 
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
@@ -224,5 +230,10 @@ export class LocalDrainLauncher implements DrainLauncher {
     }
     await this.autoScaling.completeLifecycleAction(input.instanceId, lifecycle, 'CONTINUE');
     this.print(`  completed lifecycle action of ${which}: CONTINUE`);
+    try {
+      await this.events?.record(lifecycleCompletedEvent(input, lifecycle, outcome));
+    } catch (error) {
+      this.print(`  could not record LifecycleActionCompleted on ${input.node}: ${errorText(error)}`);
+    }
   }
 }

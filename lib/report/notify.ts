@@ -129,7 +129,7 @@ export function notificationsFor(
   for (const { action, outcome, detail } of outcomes) {
     if (outcome === 'dry-run' || outcome === 'unchanged') continue;
     const node = 'node' in action ? action.node : undefined;
-    const uid = 'uid' in action ? action.uid : undefined;
+    const uid = 'uid' in action ? action.uid : action.kind === 'complete-lifecycle' ? action.nodeUid : undefined;
     if (action.kind === 'report') {
       if (node)
         kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });

@@ -55,6 +55,24 @@ describe('Kubernetes Events of the deployed stack', () => {
     }
   });
 
+  it('should tell a drained Node of its drain once, and of the lifecycle action completed when the reclaim came', async () => {
+    const { sandbox, failures } = await run('drained-removal-not-drained-again');
+    try {
+      expect(failures).toEqual([]);
+      const told = nodeEvents(sandbox).filter((e) => e.node === 'ip-10-30-9-1.eu-west-1.compute.internal');
+      expect(told.map((e) => `${e.reason} ${e.type} x${String(e.count)}`).sort()).toEqual([
+        'DrainStarted Normal x1',
+        'LifecycleActionCompleted Normal x1',
+        'NodeCordoned Normal x1',
+      ]);
+      expect(told.find((e) => e.reason === 'LifecycleActionCompleted')?.message).toMatch(
+        /terminating i-0bb0000000000f101.*; its drain demo-i-0bb0000000000f101-5b0d4a2e-1c9f-4e7a-9d1b-3f2e8c7af101 has ended$/,
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('should tell nothing of a lifecycle action the drain left open for the operator', async () => {
     const { sandbox, failures } = await run('operator-uncordon-cancels-drain');
     try {

@@ -135,6 +135,7 @@ function planPair(
       p.report();
       return;
     case 'not-ec2':
+    case 'gone':
       return;
     default: {
       const unreachable: never = pair.condition;

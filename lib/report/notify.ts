@@ -52,6 +52,8 @@ const triggersDetail = (triggers: readonly RepairTrigger[]) =>
 
 export const DIVERGENCE_REASONS = {
   'stale-object': 'CircuitBreakerTripped',
+  // Never reported: a machine without a Node has no object to tell.
+  gone: 'MachineGone',
   'unresponsive-machine': 'UnresponsiveMachine',
   'unregistered-machine': 'UnregisteredMachine',
   'identity-conflict': 'IdentityConflict',

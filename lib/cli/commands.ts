@@ -44,7 +44,7 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
-  usage: 'simulate FILE [--check] [-o table|json] [--serve] [--timings]',
+  usage: 'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings]',
   options: {
     check: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
@@ -52,7 +52,7 @@ const simulateCommand: Command = {
     timings: { type: 'boolean' },
   },
   help: `  --check               print only the expectation results
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
   --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint
   --timings             print how long loading, seeding and running took (stderr)`,
   load: async () => (await import('./run/simulate.js')).runSimulate,
@@ -60,11 +60,11 @@ const simulateCommand: Command = {
 
 const sweepCommand: Command = {
   summary: 'sweep a real cluster with your kubeconfig and AWS credentials',
-  usage: 'sweep [--dry-run] [-o table|json] [connection] [settings]',
+  usage: 'sweep [--dry-run] [-o table|wide|json] [connection] [settings]',
   options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
 ${CONNECTION_HELP}
 ${SETTINGS_HELP}`,
   load: async () => (await import('./run/reconcile.js')).runSweepCommand,
@@ -72,11 +72,11 @@ ${SETTINGS_HELP}`,
 
 const eventCommand: Command = {
   summary: 'handle one EventBridge event (from a file or stdin), the same path as the Lambda',
-  usage: 'event FILE|- [--dry-run] [-o table|json] [connection] [settings]',
+  usage: 'event FILE|- [--dry-run] [-o table|wide|json] [connection] [settings]',
   options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
 A malformed event exits 2 naming the field, before anything is contacted.
 ${CONNECTION_HELP}`,
   load: async () => (await import('./run/reconcile.js')).runEventCommand,
@@ -106,7 +106,7 @@ ${CONNECTION_HELP}`,
 
 const invokeCommand: Command = {
   summary: 'invoke the deployed sweep function and print its report',
-  usage: 'invoke --function NAME [--dry-run] [-o table|json] [--region REGION] [--profile NAME]',
+  usage: 'invoke --function NAME [--dry-run] [-o table|wide|json] [--region REGION] [--profile NAME]',
   options: {
     function: { type: 'string' },
     'dry-run': { type: 'boolean' },
@@ -117,7 +117,7 @@ const invokeCommand: Command = {
   },
   help: `  --function NAME       the sweep function (the stack output SweepFunctionName)
   --dry-run             ask the function to plan and report only (without it, the deployed dryRun setting applies)
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
   --profile NAME        AWS profile of the shared config and credentials files (default: $AWS_PROFILE)`,
   load: async () => (await import('./run/invoke.js')).runInvokeCommand,
 };

@@ -7,10 +7,12 @@ import { endLines } from '../lib/drain/pod-report.js';
 import type { DrainStepResult } from '../lib/drain/step-result.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
-import { runDrainStepTask } from '../lib/lambda/drain-step-task.js';
+import { recordDrainNotice, runDrainStepTask, type DrainNoticeOutput } from '../lib/lambda/drain-step-task.js';
+import { KubeClient } from '../lib/kube/client.js';
+import { NodeEventRecorder } from '../lib/kube/events.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
 import { createTelemetry, recordDrainStepMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
-import type { DrainStepOutput } from '../lib/contract/drain-workflow.js';
+import { isDrainNotice, type DrainStepOutput } from '../lib/contract/drain-workflow.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
@@ -20,7 +22,13 @@ const autoScaling = new AutoScalingAdapter(runtime.aws.autoScaling);
 /** A heartbeat call gets this long, retries included: it must not eat the step. */
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 
-async function step(payload: unknown, context: Context): Promise<DrainStepOutput> {
+async function step(payload: unknown, context: Context): Promise<DrainStepOutput | DrainNoticeOutput> {
+  if (isDrainNotice(payload)) {
+    const kube = new KubeClient(await runtime.kubeConnection(), timeLeftIn(context));
+    const recorded = await recordDrainNotice(payload, new NodeEventRecorder(kube, runtime.clock));
+    logger.info('drain notice recorded', { event: recorded.recorded });
+    return recorded;
+  }
   let last: DrainStepResult | undefined;
   const deps = await runtime.drainDeps(config.settings, {
     ...timeLeftIn(context),

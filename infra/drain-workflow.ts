@@ -2,7 +2,8 @@
 //   drain step → outcome? → (heartbeat) → wait → drain step …
 // until the step reports an end (done, incomplete, deadline, node-replaced, node-gone,
 // cancelled-by-uncordon) or fails, completes the ASG lifecycle action (CONTINUE) when the drain has
-// one — on every end but an operator's uncordon — and ends with an output event. Written in
+// one — on every end but an operator's uncordon — and has the drain-step function tell the Node so
+// (LifecycleActionCompleted), and ends with an output event. Written in
 // JSONata with workflow variables: `$input` is the execution input (DrainWorkflowInput), `$step`
 // the last DrainStepOutput.
 //
@@ -19,6 +20,7 @@ import { Construct } from 'constructs';
 import {
   COMPLETE_LIFECYCLE_COMMAND,
   DRAIN_OUTCOMES,
+  LIFECYCLE_COMPLETED_NOTICE,
   LIFECYCLE_LEFT_OPEN,
   type DrainEnd,
 } from '../lib/contract/drain-workflow.js';
@@ -74,6 +76,17 @@ export const LIFECYCLE = '($exists($step.lifecycle) ? $step.lifecycle : $input.l
  * whereas a Step Functions field that evaluates to undefined fails the state.
  */
 export const DRAIN_STEP_PAYLOAD = jsonata(`{'input': $input, 'state': $step.state, 'lifecycle': ${LIFECYCLE}}`);
+
+/**
+ * The DrainNotice payload after the lifecycle action was completed: the drain-step function records
+ * the LifecycleActionCompleted Event on the Node. Group and hook only: the token stays in the workflow.
+ */
+export const LIFECYCLE_NOTICE_PAYLOAD = jsonata(
+  `{'notice': '${LIFECYCLE_COMPLETED_NOTICE}', 'input': $input, 'lifecycle': {'group': ${LIFECYCLE}.group, 'hook': ${LIFECYCLE}.hook}, 'outcome': $outcome}`,
+);
+
+/** The notice task's bound: recording one Event, a cold start included. */
+export const NOTICE_TIMEOUT = Duration.seconds(60);
 
 /**
  * The longest Wait between two steps, whatever the step asks (it asks for a few seconds, at most its
@@ -224,6 +237,18 @@ export class DrainWorkflow extends Construct {
       assign: { lifecycleCompleted: true },
     });
 
+    // The Node is told that its lifecycle action was completed (the function records the Event); a
+    // notice that fails is caught: an Event never fails the drain, nor delays its output event for long.
+    const notice = tasks.LambdaInvoke.jsonata(this, 'LifecycleNotice', {
+      stateName: 'Record lifecycle completed',
+      lambdaFunction: props.drainStepFunction,
+      payload: sfn.TaskInput.fromText(LIFECYCLE_NOTICE_PAYLOAD),
+      outputs: {},
+      taskTimeout: sfn.Timeout.duration(NOTICE_TIMEOUT),
+      retryOnServiceExceptions: false,
+    });
+    notice.addRetry({ errors: ['States.ALL'], maxAttempts: 2, interval: Duration.seconds(2), backoffRate: 2 });
+
     const report = putOutputEvent(this, 'ReportOutcome', {
       stateName: 'Report outcome',
       bus: props.outputBus,
@@ -273,7 +298,9 @@ export class DrainWorkflow extends Construct {
       errors: ['States.ALL'],
       assign: { lifecycleCompleted: false, lifecycleError: jsonata('$states.errorOutput') },
     });
-    complete.next(report);
+    complete.next(notice);
+    notice.addCatch(report, { errors: ['States.ALL'] });
+    notice.next(report);
     report.next(
       sfn.Choice.jsonata(this, 'WasDrained', { stateName: 'Drained?' })
         .when(sfn.Condition.jsonata(jsonata("$outcome = 'done' and $lifecycleError = null")), drained)

@@ -507,10 +507,11 @@ export function demoScenarioYaml(): string {
     '  lifecycleActions:',
     `    - { instance: ${cast.scaleIn.id}, result: CONTINUE }`,
     '  conditions:      # as the final sweep saw them',
-    // The healthy nodes, plus the two terminated machines whose Nodes the first sweep deleted (EC2
-    // still returns a terminated instance for about an hour: a machine with no Node, in sync).
-    `    in-sync: ${machines.filter((m) => m.node && m.schedulable && !Object.values(cast).includes(m)).length + 2}`,
+    // The healthy nodes in sync; the two terminated machines whose Nodes the first sweep deleted are
+    // gone (EC2 still returns a terminated instance for about an hour: a machine with no Node).
+    `    in-sync: ${machines.filter((m) => m.node && m.schedulable && !Object.values(cast).includes(m)).length}`,
     '    stale-object: 2',
+    '    gone: 2',
     '    slated-for-removal: 1',
     '    stopped-machine: 1',
     '    unresponsive-machine: 1',

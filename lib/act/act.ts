@@ -243,6 +243,11 @@ async function startDrain(
     execution: action.execution,
     ...(action.lifecycle ? { lifecycle: action.lifecycle } : {}),
   });
+  if (launched === 'already-ran')
+    return {
+      outcome: 'moot',
+      detail: `drain ${action.execution} has already run and ended: a drain is never started twice under one name`,
+    };
   return { outcome: launched };
 }
 

@@ -4,7 +4,12 @@ import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
 import { executionOf, type DrainWorkflowInput } from '../contract/drain-workflow.js';
 
-export type LaunchOutcome = 'started' | 'already-running';
+/**
+ * `already-running`: a drain runs under that name (this removal's, started by another run);
+ * `already-ran`: one ran under that name and has ended — names are unique for 90 days, so nothing
+ * was started, and nothing runs.
+ */
+export type LaunchOutcome = 'started' | 'already-running' | 'already-ran';
 
 /** Starts drains and says how they are doing; the sandbox and the CLI have local implementations that loop the same step. */
 export interface DrainLauncher {
@@ -20,8 +25,9 @@ const STATUS_CONCURRENCY = 5;
 
 /**
  * Starts the drain workflow with a deterministic execution name, so a duplicate event starts
- * nothing: Step Functions answers the same name and input idempotently, and a different input
- * under the same name with ExecutionAlreadyExists — a drain for that cause already exists.
+ * nothing: Step Functions answers the same name and input idempotently while the execution runs,
+ * and with ExecutionAlreadyExists for a different input, or for an execution that has ended — which
+ * one is asked (DescribeExecution), so an ended drain is never reported as running.
  */
 export class StepFunctionsDrainLauncher implements DrainLauncher {
   constructor(
@@ -41,9 +47,15 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
       );
       return 'started';
     } catch (error) {
-      if (error instanceof ExecutionAlreadyExists) return 'already-running';
+      if (error instanceof ExecutionAlreadyExists) return this.existing(name);
       throw error;
     }
+  }
+
+  /** How the execution of that name is: running, or ended; running when that cannot be told (it exists). */
+  private async existing(name: string): Promise<'already-running' | 'already-ran'> {
+    const state = (await this.status([name])).get(name);
+    return state?.status === 'ended' ? 'already-ran' : 'already-running';
   }
 
   /** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<name>`. */

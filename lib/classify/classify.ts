@@ -301,7 +301,7 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
   const ours = owner.kind === 'ours';
   const base = { instance, instanceId: instance.id, signals: [] as Signal[], ours };
   if (instance.state === 'terminated')
-    return { ...base, condition: 'in-sync', reason: `${instance.id} has no Node object: instance is terminated` };
+    return { ...base, condition: 'gone', reason: `${instance.id} is terminated and has no Node object` };
   if (!ours) {
     const whose = owner.kind === 'foreign' ? `another cluster's (${owner.by})` : 'not tagged for this cluster';
     return {

@@ -64,7 +64,7 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
-  usage: 'simulate FILE [--check] [-o table|json] [--serve] [--timings]',
+  usage: 'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings]',
   options: {
     check: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
@@ -72,7 +72,7 @@ const simulateCommand: Command = {
     timings: { type: 'boolean' },
   },
   help: `  --check               print only the expectation results
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
   --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint
   --timings             print how long loading, seeding and running took (stderr)`,
   positionals: 1,
@@ -81,11 +81,11 @@ const simulateCommand: Command = {
 
 const sweepCommand: Command = {
   summary: 'sweep a real cluster with your kubeconfig and AWS credentials',
-  usage: 'sweep [--dry-run] [-o table|json] [--progress MODE] [connection] [settings]',
+  usage: 'sweep [--dry-run] [-o table|wide|json] [--progress MODE] [connection] [settings]',
   options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...PROGRESS, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
 ${PROGRESS_HELP}
 ${CONNECTION_HELP}
 ${SETTINGS_HELP}`,
@@ -94,11 +94,11 @@ ${SETTINGS_HELP}`,
 
 const eventCommand: Command = {
   summary: 'handle one EventBridge event (from a file or stdin), the same path as the Lambda',
-  usage: 'event FILE|- [--dry-run] [-o table|json] [--progress MODE] [connection] [settings]',
+  usage: 'event FILE|- [--dry-run] [-o table|wide|json] [--progress MODE] [connection] [settings]',
   options: { 'dry-run': { type: 'boolean' }, output: { type: 'string', short: 'o' }, ...PROGRESS, ...CONNECTION },
   settings: true,
   help: `  --dry-run             plan and report, change nothing
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
 ${PROGRESS_HELP}
 A malformed event exits 2 naming the field, before anything is contacted. A drain the event starts
 runs here to its end; the report shows how it ended, and one that did not drain exits 1.
@@ -200,7 +200,7 @@ ${CONNECTION_HELP}`,
 
 const invokeCommand: Command = {
   summary: 'invoke the deployed sweep function and print its report',
-  usage: 'invoke --function NAME [--dry-run] [-o table|json] [--region REGION] [--profile NAME]',
+  usage: 'invoke --function NAME [--dry-run] [-o table|wide|json] [--region REGION] [--profile NAME]',
   options: {
     function: { type: 'string' },
     'dry-run': { type: 'boolean' },
@@ -211,7 +211,7 @@ const invokeCommand: Command = {
   },
   help: `  --function NAME       the sweep function (the stack output SweepFunctionName)
   --dry-run             ask the function to plan and report only (without it, the deployed dryRun setting applies)
-  -o, --output FORMAT   table (default) or json
+  -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
   --profile NAME        AWS profile of the shared config and credentials files (default: $AWS_PROFILE)`,
   load: async () => (await import('./run/invoke.js')).runInvokeCommand,
 };

@@ -1,10 +1,12 @@
 import type { RunReport } from '../report/report.js';
-import { table } from './table.js';
+import { cellWidth, table, type TableStyle } from './table.js';
 
 /** The correspondence table: node, instance, condition, why. */
-export function correspondenceTable(report: RunReport): string {
+export function correspondenceTable(report: RunReport, style: TableStyle = {}): string {
   const rows = report.rows.map((r) => [r.node ?? '(no node)', r.instanceId ?? '—', r.condition, r.reason]);
-  return rows.length === 0 ? '(no nodes, no instances)' : table(['NODE', 'INSTANCE', 'CONDITION', 'WHY'], rows, 70);
+  return rows.length === 0
+    ? '(no nodes, no instances)'
+    : table(['NODE', 'INSTANCE', 'CONDITION', 'WHY'], rows, cellWidth(70, style));
 }
 
 export function conditionSummary(report: RunReport): string {
@@ -14,12 +16,12 @@ export function conditionSummary(report: RunReport): string {
     .join(', ');
 }
 
-/** A whole run report for a terminal: the table, then actions, skips and errors. */
-export function formatRunReport(report: RunReport): string {
+/** A whole run report for a terminal: the table, then actions, skips and errors (cut to fit, unless `wide`). */
+export function formatRunReport(report: RunReport, style: TableStyle = {}): string {
   const lines = [
     `${report.kind} of ${report.cluster} at ${report.startedAt}${report.dryRun ? ' (dry run: nothing changed)' : ''} — ${report.durationMs} ms`,
     '',
-    correspondenceTable(report),
+    correspondenceTable(report, style),
     '',
   ];
   const actions = report.actions.filter((a) => a.kind !== 'report');
@@ -33,7 +35,7 @@ export function formatRunReport(report: RunReport): string {
           a.detail ? `${a.outcome}: ${a.detail}` : a.outcome,
           a.reason,
         ]),
-        70,
+        cellWidth(70, style),
       ),
       '',
     );
@@ -47,7 +49,7 @@ export function formatRunReport(report: RunReport): string {
           s.node ?? s.instanceId ?? '',
           s.reason,
         ]),
-        80,
+        cellWidth(80, style),
       ),
       '',
     );

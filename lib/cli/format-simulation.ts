@@ -5,7 +5,7 @@ import type {
   StepRecord as SandboxStep,
 } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
-import { offset, table } from './table.js';
+import { cellWidth, offset, table, type TableStyle } from './table.js';
 
 type Simulation = SandboxSimulation<RunReport>;
 type StepRecord = SandboxStep<RunReport>;
@@ -68,14 +68,14 @@ function stepLines(step: StepRecord, start: number): string[][] {
 const FOLD_ABOVE = 20;
 
 /** The correspondence table, with the uneventful in-sync rows of a big cluster folded away. */
-function condensedTable(report: RunReport, involved: ReadonlySet<string>): string {
-  if (report.rows.length <= FOLD_ABOVE) return correspondenceTable(report);
+function condensedTable(report: RunReport, involved: ReadonlySet<string>, style: TableStyle): string {
+  if (report.rows.length <= FOLD_ABOVE) return correspondenceTable(report, style);
   const shown = report.rows.filter(
     (r) => r.condition !== 'in-sync' || involved.has(r.node ?? '') || involved.has(r.instanceId ?? ''),
   );
   const folded = report.rows.length - shown.length;
-  if (folded === 0) return correspondenceTable(report);
-  return `${correspondenceTable({ ...report, rows: shown })}\n… and ${folded} more in-sync (nothing happened to them; -o json lists every row)`;
+  if (folded === 0) return correspondenceTable(report, style);
+  return `${correspondenceTable({ ...report, rows: shown }, style)}\n… and ${folded} more in-sync (nothing happened to them; -o json lists every row)`;
 }
 
 /** Pods named in a DRAINS row at most (-o json lists them all). */
@@ -96,8 +96,8 @@ function drainNotes(d: DrainRecord): string {
   return notes.join('; ');
 }
 
-/** The demo and `simulate -o table`: before, timeline, drains, after, summary. */
-export function formatSimulation(sim: Simulation): string {
+/** The demo and `simulate -o table` (or `-o wide`: no cell cut): before, timeline, drains, after, summary. */
+export function formatSimulation(sim: Simulation, style: TableStyle = {}): string {
   const involved = new Set<string>(sim.drains.flatMap((d) => [d.node, d.instanceId ?? '']));
   for (const step of sim.steps) {
     if ((step.kind !== 'sweep' && step.kind !== 'event') || !step.report) continue;
@@ -117,19 +117,19 @@ export function formatSimulation(sim: Simulation): string {
     `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()})`,
     '',
     'BEFORE',
-    condensedTable(sim.before, involved),
+    condensedTable(sim.before, involved, style),
     '',
     'TIMELINE',
-    table(['TIME', 'SOURCE', 'ACTION', 'TARGET', 'WHY'], timeline, 70),
+    table(['TIME', 'SOURCE', 'ACTION', 'TARGET', 'WHY'], timeline, cellWidth(70, style)),
     '',
   ];
   if (drains.length > 0)
-    lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'LEFT / NOTES'], drains, 70), '');
+    lines.push('DRAINS', table(['NODE', 'RESULT', 'WHEN', 'PODS', 'LEFT / NOTES'], drains, cellWidth(70, style)), '');
   if (sim.denied.length > 0) {
     const rows = sim.denied.map((d) => [offset(d.at, sim.start), d.api === 'aws' ? 'IAM' : 'RBAC', d.call, d.by]);
-    lines.push('DENIED', table(['TIME', 'BY', 'CALL', 'CALLER'], rows, 90), '');
+    lines.push('DENIED', table(['TIME', 'BY', 'CALL', 'CALLER'], rows, cellWidth(90, style)), '');
   }
-  lines.push('AFTER', condensedTable(sim.after, involved), '');
+  lines.push('AFTER', condensedTable(sim.after, involved, style), '');
   const deletes = sim.steps
     .flatMap((s) => ('report' in s && s.report ? s.report.actions : []))
     .filter((a) => a.kind === 'delete' && a.outcome === 'done').length;

@@ -11,7 +11,8 @@ import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflo
 import { endLines, progressLine, reasonCode } from '../drain/pod-report.js';
 import type { DrainDeps } from '../drain/step.js';
 import type { DrainStepResult } from '../drain/step-result.js';
-import type { KubeConnection } from '../kube/client.js';
+import { KubeClient, type KubeConnection } from '../kube/client.js';
+import { NodeEventRecorder } from '../kube/events.js';
 import { connectionFromKubeConfig, kubeConfigFromFile } from '../kube/kubeconfig.js';
 import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../kube/server-clock.js';
 import type { Clock } from '../model/clock.js';
@@ -152,6 +153,7 @@ export function connect(options: LiveOptions): Live {
         completeLifecycleAction: (instanceId, lifecycle) =>
           autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
         ...(outputs ? { publish: publishOn(outputs), place: { region } } : {}),
+        events: new NodeEventRecorder(new KubeClient(base.kube), base.clock),
       },
       (line) => process.stderr.write(`${line}\n`),
       deployed,
@@ -271,6 +273,7 @@ export class LocalDrainLauncher implements DrainLauncher {
         this.say(`  left the lifecycle action of ${which} open for you; complete it with: ${lifecycle.completeWith}`);
       else this.say(`  completing the lifecycle action of ${which} failed: ${lifecycle.error}`);
     }
+    if (end.eventError) this.say(`  could not record LifecycleActionCompleted on ${input.node}: ${end.eventError}`);
     if (end.published) this.say(`  published ${end.published} on the reconciler's bus`);
     if (end.publishError) this.say(`  publishing the outcome failed: ${end.publishError}`);
     // The run reports the launch as failed, as the workflow's execution fails.

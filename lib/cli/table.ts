@@ -1,4 +1,12 @@
-/** A plain-text table: columns padded to their widest cell, long cells cut with an ellipsis. */
+/** How tables are printed: `wide` (`-o wide`) prints every cell whole, as `kubectl get -o wide` shows more. */
+export interface TableStyle {
+  readonly wide?: boolean;
+}
+
+/** A cell's most characters: `cut` in the default output, no limit in the wide one. */
+export const cellWidth = (cut: number, style: TableStyle = {}): number => (style.wide === true ? Infinity : cut);
+
+/** A plain-text table: columns padded to their widest cell, cells longer than `maxWidth` cut with an ellipsis. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[], maxWidth = 60): string {
   const cut = (cell: string) => (cell.length > maxWidth ? `${cell.slice(0, maxWidth - 1)}…` : cell);
   const cells = [headers, ...rows].map((row) => row.map(cut));

@@ -49,6 +49,25 @@ export const DrainStepInputSchema = z.object({
 export type DrainStepInput = z.infer<typeof DrainStepInputSchema>;
 
 /**
+ * What the workflow tells the drain-step function once it has completed the drain's lifecycle
+ * action: the function records the LifecycleActionCompleted Event on the Node (Step Functions cannot
+ * reach Kubernetes). The token stays out: it is a credential for an action that is done.
+ */
+export const LIFECYCLE_COMPLETED_NOTICE = 'lifecycle-completed';
+export const DrainNoticeSchema = z.object({
+  notice: z.literal(LIFECYCLE_COMPLETED_NOTICE),
+  input: DrainWorkflowInputSchema,
+  lifecycle: LifecycleRefSchema.omit({ token: true }),
+  /** How the drain ended: a DrainEnd, or `error` (the step kept failing) or `unexpected`. */
+  outcome: z.string().min(1),
+});
+export type DrainNotice = z.infer<typeof DrainNoticeSchema>;
+
+/** Whether a drain-step payload is the workflow's notice (it names one) rather than a step. */
+export const isDrainNotice = (payload: unknown): boolean =>
+  typeof payload === 'object' && payload !== null && 'notice' in payload;
+
+/**
  * How a drain step ends. `continue`: wait and step again. Every other outcome ends the drain:
  * `done` (every pod the drain had to remove is gone), `incomplete` (pods refused or blocked are
  * left), `deadline` (the deadline passed while pods were still to go or terminating),

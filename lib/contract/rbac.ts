@@ -24,8 +24,9 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   // tell a DaemonSet pod from an orphan, as kubectl drain does
   { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
-  // Kubernetes Events on the Node for every action and divergence
-  { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+  // Kubernetes Events on the Node for every action and divergence; a repeat is counted on the one
+  // Event (read, then patch count and lastTimestamp), as the kubelet does, not created anew
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'] },
 ];
 
 /** Node heartbeats, readable only in their own namespace (a Role, not cluster-wide). */

@@ -14,6 +14,8 @@ import {
 } from '../contract/drain-workflow.js';
 import type { OutputDetailType } from '../contract/output-events.js';
 import type { InstanceId } from '../model/instance-id.js';
+import type { NodeEventRecorder } from '../kube/events.js';
+import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
 import { runDrain } from './driver.js';
 import { drainRequestOf, stepOutput } from './step-output.js';
@@ -29,6 +31,8 @@ export interface LocalWorkflowDeps {
     detail: Record<string, unknown>,
     resources: readonly string[],
   ) => Promise<void>;
+  /** Where the LifecycleActionCompleted Kubernetes Event goes, as the workflow's notice records it. */
+  readonly events?: Pick<NodeEventRecorder, 'record'>;
   /** For the instance ARN of the event's `resources`. */
   readonly place?: { readonly region: string; readonly accountId?: string };
 }
@@ -49,6 +53,8 @@ export interface LocalWorkflowEnd {
     /** Completing it failed: why (the hook then waits for its timeout). */
     readonly error?: string;
   };
+  /** Recording the LifecycleActionCompleted Event failed: why (nothing else depends on it). */
+  readonly eventError?: string;
   /** The output event's detail-type, when it was published. */
   readonly published?: OutputDetailType;
   /** Publishing failed: why (the drain's end stands). */
@@ -71,6 +77,7 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
 
   const ref = output?.lifecycle ?? input.lifecycle;
   let lifecycle: LocalWorkflowEnd['lifecycle'];
+  let eventError: string | undefined;
   if (ref && input.instanceId) {
     const completeWith = completeLifecycleCommand({ group: ref.group, hook: ref.hook, instance: input.instanceId });
     if (leavesLifecycleOpen(outcome)) lifecycle = { ref, completed: false, completeWith };
@@ -78,6 +85,11 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
       try {
         await deps.completeLifecycleAction(input.instanceId, ref);
         lifecycle = { ref, completed: true };
+        try {
+          await deps.events?.record(lifecycleCompletedEvent(input, ref, outcome));
+        } catch (error) {
+          eventError = errorText(error);
+        }
       } catch (error) {
         lifecycle = { ref, completed: false, completeWith, error: errorText(error) };
       }
@@ -90,6 +102,7 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
     ...(output ? { output } : {}),
     ...(failure !== undefined ? { error: failure } : {}),
     ...(lifecycle ? { lifecycle } : {}),
+    ...(eventError !== undefined ? { eventError } : {}),
   };
   if (!deps.publish) return end;
   const detailType: OutputDetailType = outcome === 'done' ? 'Node Drained' : 'Drain Failed';

@@ -2,7 +2,14 @@ import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
-import { DrainStepInputSchema, type DrainStepOutput, type LifecycleRef } from '../contract/drain-workflow.js';
+import type { NodeEventRecorder } from '../kube/events.js';
+import { lifecycleCompletedEvent } from '../report/notify.js';
+import {
+  DrainNoticeSchema,
+  DrainStepInputSchema,
+  type DrainStepOutput,
+  type LifecycleRef,
+} from '../contract/drain-workflow.js';
 
 /** Time kept back from the invocation for returning the state. */
 export const STEP_MARGIN_MS = 10_000;
@@ -51,4 +58,26 @@ export async function runDrainStepTask(
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);
   const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));
   return { ...stepOutput(result, input), ...(heartbeatAt ? { heartbeatAt } : {}) };
+}
+
+/** What recording a notice returns to the workflow (which keeps nothing of it). */
+export interface DrainNoticeOutput {
+  readonly recorded: string;
+}
+
+/**
+ * The workflow's notice that it completed the drain's lifecycle action: the LifecycleActionCompleted
+ * Event on the Node the drain started on. A failure fails the task, which the workflow catches: an
+ * Event that could not be recorded never fails the drain.
+ */
+export async function recordDrainNotice(
+  payload: unknown,
+  events: Pick<NodeEventRecorder, 'record'>,
+): Promise<DrainNoticeOutput> {
+  const parsed = DrainNoticeSchema.safeParse(payload);
+  if (!parsed.success) throw new Error(`invalid drain notice: ${describeIssues(parsed.error)}`);
+  const { input, lifecycle, outcome } = parsed.data;
+  const event = lifecycleCompletedEvent(input, lifecycle, outcome);
+  await events.record(event);
+  return { recorded: event.reason };
 }

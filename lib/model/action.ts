@@ -79,6 +79,12 @@ export type Action =
       readonly lifecycle: LifecycleRef;
       readonly result: 'CONTINUE' | 'ABANDON';
       readonly reason: string;
+      /**
+       * The machine's Node, when it has one: told by an Event. No target to guard: completing the
+       * action never depends on the Node (it may be gone, or replaced, by then).
+       */
+      readonly node?: string;
+      readonly nodeUid?: string;
     }
   | {
       readonly kind: 'mark-unhealthy';

@@ -2,10 +2,15 @@ import type { InstanceId } from './instance-id.js';
 import type { InstanceView, NodeView } from './observation.js';
 import type { LifecycleRef, Signal } from './signal.js';
 
-/** The conditions of DESIGN §1: every (machine, node) pair is in exactly one. */
+/**
+ * The conditions of DESIGN §1: every (machine, node) pair is in exactly one. `gone`: a terminated
+ * machine without a Node object — the correspondence is over, nothing to do, but not in sync either
+ * (EC2 returns a terminated instance for about an hour).
+ */
 export const CONDITIONS = [
   'in-sync',
   'stale-object',
+  'gone',
   'slated-for-removal',
   'stopped-machine',
   'unresponsive-machine',

@@ -1,5 +1,6 @@
 import type { DrainClaimRequest, Plan, SkippedAction } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
+import type { Signal } from '../model/signal.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
 import type { Settings } from '../contract/settings.js';
@@ -134,6 +135,7 @@ function planPair(
       p.report();
       return;
     case 'not-ec2':
+    case 'gone':
       return;
     default: {
       const unreachable: never = pair.condition;
@@ -245,16 +247,36 @@ function planOwnUncordon(
  * Whether what slates the machine now is another removal than the one the recorded drain was for:
  * an operator's own drain is no removal's; maintenance is not a removal; a machine started since
  * lives a new life; and a signal announced after the record is news (a duplicate or late delivery
- * of the signal that made the record is not).
+ * of the signal that made the record is not) — unless the recorded drain left the node drained and
+ * it is still cordoned: then the later signal is the same machine on its way out (the state change
+ * to shutting-down after a spot warning, the lifecycle action of the reclaim), and there is nothing
+ * left to drain.
  */
-function isNewRemoval(pair: ClassifiedPair, claim: DrainClaim): boolean {
+function isNewRemoval(pair: ClassifiedPair, node: NodeView, claim: DrainClaim): boolean {
   if (claim.for === 'manual') return true;
   // A repair drained the machine for it to go: the removal that follows (the group replacing it) is
   // that repair's, unless an operator stopped the repair; then the machine stayed, and anything new is.
   if (claim.for === 'repair') return claim.outcome === 'cancelled-by-uncordon' || isRestarted(pair, claim);
   if (claim.for === 'maintenance' && pair.purpose === 'removal') return true;
   if (isRestarted(pair, claim)) return true;
-  return claim.at !== undefined && pair.signals.some((s) => s.observedAt > (claim.at ?? Infinity));
+  if (claim.outcome === 'done' && node.unschedulable) return false;
+  return newsTo(pair, claim).length > 0;
+}
+
+/** The signals announced after the drain record was made. */
+const newsTo = (pair: ClassifiedPair, claim: DrainClaim): readonly Signal[] =>
+  claim.at === undefined ? [] : pair.signals.filter((s) => s.observedAt > (claim.at ?? Infinity));
+
+/**
+ * What names a drain's execution: the newest signal that slates the machine (the one that is news to
+ * an earlier record, never a redelivery of the signal that made it), else the sweep's minute.
+ */
+function drainCause(pair: ClassifiedPair, now: number): string {
+  const newest = pair.signals.reduce<Signal | undefined>(
+    (latest, s) => (latest === undefined || s.observedAt > latest.observedAt ? s : latest),
+    undefined,
+  );
+  return newest?.eventId ?? sweepCause(now);
 }
 
 /** The machine was started since the record was made: a new life. */
@@ -271,7 +293,10 @@ function planSlated(p: PairPlanner): void {
   const drain = node ? recordedDrain(node, p.ctx, p.now) : undefined;
   // The operator stopped this removal's drain to keep the machine: its lifecycle action is theirs.
   const takenOver =
-    drain !== undefined && drain.claim.outcome === 'cancelled-by-uncordon' && !isNewRemoval(pair, drain.claim);
+    drain !== undefined &&
+    node !== undefined &&
+    drain.claim.outcome === 'cancelled-by-uncordon' &&
+    !isNewRemoval(pair, node, drain.claim);
   /** CONTINUE now (no drain will do it); refused when a lookup failed, the instance is not ours, or the operator took it over. */
   const completeNow = (why: string): void => {
     if (!lifecycle || instanceId === undefined) return;
@@ -289,6 +314,7 @@ function planSlated(p: PairPlanner): void {
         lifecycle,
         result: 'CONTINUE',
         reason: `${pair.reason}; ${why}`,
+        ...(node ? { node: node.name, nodeUid: node.uid } : {}),
       });
   };
 
@@ -312,7 +338,7 @@ function planSlated(p: PairPlanner): void {
   if (
     drain &&
     drain.state.status !== 'absent' &&
-    !(drain.state.status === 'ended' && isNewRemoval(pair, drain.claim))
+    !(drain.state.status === 'ended' && isNewRemoval(pair, node, drain.claim))
   ) {
     planRecordedRemoval(p, node, drain.claim, drain.state, completeNow);
     return;
@@ -342,7 +368,7 @@ function planSlated(p: PairPlanner): void {
     completeNow('the deadline has passed');
     return;
   }
-  const cause = pair.signals[0]?.eventId ?? sweepCause(now);
+  const cause = drainCause(pair, now);
   const launchedAt = pair.instance?.launchedAt;
   const claim: DrainClaimRequest = {
     execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId ?? node.name, cause)}`,

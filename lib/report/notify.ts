@@ -18,6 +18,24 @@ export const EVENT_REASONS = {
   'mark-unhealthy': 'InstanceMarkedUnhealthy',
 } as const satisfies Record<Exclude<Action['kind'], 'report' | 'repair'>, string>;
 
+/**
+ * The Event of a lifecycle action completed at the end of a drain (by the drain workflow, or by the
+ * CLI's local drain): on the Node the drain started on.
+ */
+export function lifecycleCompletedEvent(
+  drain: { readonly node: string; readonly nodeUid: string; readonly instanceId?: string },
+  lifecycle: { readonly group: string; readonly hook: string },
+  outcome: string,
+): NodeEvent {
+  return {
+    node: drain.node,
+    uid: drain.nodeUid,
+    reason: EVENT_REASONS['complete-lifecycle'],
+    type: 'Normal',
+    message: `completed lifecycle action ${lifecycle.group}/${lifecycle.hook} of ${drain.instanceId ?? 'the instance'} with CONTINUE: its drain ended ${outcome}`,
+  };
+}
+
 /** A repair's reasons, one per step, and its stand-down (DESIGN §1b). */
 export const REPAIR_EVENT_REASONS = {
   drain: 'RepairStarted',
@@ -34,6 +52,8 @@ const triggersDetail = (triggers: readonly RepairTrigger[]) =>
 
 export const DIVERGENCE_REASONS = {
   'stale-object': 'CircuitBreakerTripped',
+  // Never reported: a machine without a Node has no object to tell.
+  gone: 'MachineGone',
   'unresponsive-machine': 'UnresponsiveMachine',
   'unregistered-machine': 'UnregisteredMachine',
   'identity-conflict': 'IdentityConflict',
@@ -111,7 +131,7 @@ export function notificationsFor(
   for (const { action, outcome, detail } of outcomes) {
     if (outcome === 'dry-run' || outcome === 'unchanged') continue;
     const node = 'node' in action ? action.node : undefined;
-    const uid = 'uid' in action ? action.uid : undefined;
+    const uid = 'uid' in action ? action.uid : action.kind === 'complete-lifecycle' ? action.nodeUid : undefined;
     if (action.kind === 'report') {
       if (node)
         kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });

@@ -206,6 +206,17 @@ describe('classify', () => {
       reason: /registrationGrace/,
     },
     {
+      name: 'a terminated machine with no node: gone, not in sync',
+      world: anObservation({ instances: [anInstance(1, { state: 'terminated', launchedAt: NOW - HOUR })] }),
+      expected: 'gone',
+      reason: /^i-\w+ is terminated and has no Node object$/,
+    },
+    {
+      name: 'a terminated machine of another cluster with no node: gone too',
+      world: anObservation({ instances: [anInstance(1, { state: 'terminated', tags: {} })] }),
+      expected: 'gone',
+    },
+    {
       name: 'a terminated machine with a fresh heartbeat',
       world: anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { state: 'terminated' })] }),
       expected: 'identity-conflict',

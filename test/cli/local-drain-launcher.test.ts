@@ -6,6 +6,7 @@ import type { DrainApi } from '../../lib/drain/api.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import type { LifecycleRef } from '../../lib/model/signal.js';
+import type { NodeEvent } from '../../lib/kube/events.js';
 import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import type { ReportAction } from '../../lib/report/report.js';
 import { pod } from '../drain/support/fake-api.js';
@@ -14,16 +15,31 @@ import { harness, START } from '../drain/support/scenario.js';
 const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
 const LIFECYCLE = { group: 'ng-a', hook: 'drain-hook' };
 
-function launcher(options: { settings?: Parameters<typeof harness>[0]; api?: (base: DrainApi) => DrainApi } = {}) {
+function launcher(
+  options: {
+    settings?: Parameters<typeof harness>[0];
+    api?: (base: DrainApi) => DrainApi;
+    /** Recording Events fails (RBAC, the API server). */
+    eventsFail?: boolean;
+  } = {},
+) {
   const h = harness(options.settings);
   const completed: { lifecycle: LifecycleRef; result: string }[] = [];
   const lines: string[] = [];
+  const events: NodeEvent[] = [];
   const drains = new LocalDrainLauncher(
     { ...h.deps, api: options.api ? options.api(h.cluster) : h.cluster },
     {
       completeLifecycleAction: (_instance, lifecycle) => {
         completed.push({ lifecycle, result: 'CONTINUE' });
         return Promise.resolve();
+      },
+      events: {
+        record: (event) => {
+          if (options.eventsFail) return Promise.reject(new Error('events is forbidden'));
+          events.push(event);
+          return Promise.resolve();
+        },
       },
     },
     (line) => lines.push(line),
@@ -38,7 +54,7 @@ function launcher(options: { settings?: Parameters<typeof harness>[0]; api?: (ba
     cause: 'evt-1',
     lifecycle: LIFECYCLE,
   };
-  return { ...h, drains, completed, lines, input };
+  return { ...h, drains, completed, lines, events, input };
 }
 
 describe('LocalDrainLauncher', () => {
@@ -54,6 +70,27 @@ describe('LocalDrainLauncher', () => {
 
     expect(l.completed).toEqual([{ lifecycle: handedOver, result: 'CONTINUE' }]);
     expect(l.drains.allDrained()).toBe(true);
+    // The Node is told, as the workflow's notice tells it.
+    expect(l.events).toEqual([
+      {
+        node: 'node-a',
+        uid: 'node-uid-node-a',
+        reason: 'LifecycleActionCompleted',
+        type: 'Normal',
+        message: `completed lifecycle action ng-b/other-hook of ${INSTANCE} with CONTINUE: its drain ended done`,
+      },
+    ]);
+  });
+
+  it('should say so, and still count the drain, when the LifecycleActionCompleted Event cannot be recorded', async () => {
+    const l = launcher({ eventsFail: true });
+    l.cluster.addNode('node-a');
+
+    await l.drains.launch(l.input);
+
+    expect(l.completed.map((c) => c.result)).toEqual(['CONTINUE']);
+    expect(l.drains.allDrained()).toBe(true);
+    expect(l.lines).toContain('  could not record LifecycleActionCompleted on node-a: events is forbidden');
   });
 
   it('should complete the lifecycle action but report not drained when refused pods are left', async () => {
@@ -85,6 +122,7 @@ describe('LocalDrainLauncher', () => {
     await u.drains.launch(u.input);
 
     expect(u.completed).toEqual([]);
+    expect(u.events).toEqual([]);
     expect(u.drains.outcomes).toEqual([
       {
         node: 'node-a',
@@ -110,6 +148,9 @@ describe('LocalDrainLauncher', () => {
 
     expect(l.completed.map((c) => c.result)).toEqual(['CONTINUE']);
     expect(l.drains.allDrained()).toBe(false);
+    expect(l.events.map((e) => e.message)).toEqual([
+      `completed lifecycle action ng-a/drain-hook of ${INSTANCE} with CONTINUE: its drain ended error`,
+    ]);
   });
 });
 

@@ -49,7 +49,7 @@ function serve(): Promise<Served> {
       const ended = /its clock runs at wall speed from the scenario's end, (\S+):/.exec(stdout);
       if (exports === null || sweep === null || ended === null) return;
       clearTimeout(timer);
-      // The scenario's own last sweep, as the simulation printed it ("after: in-sync 37, …, unresponsive-machine 1, …").
+      // The scenario's own last sweep, as the simulation printed it ("after: in-sync 33, gone 4, …, unresponsive-machine 1, …").
       const after = [...stdout.matchAll(/after:.*?unresponsive-machine (\d+)/g)].at(-1);
       resolve({
         kubeconfig: sweep[1] ?? '',

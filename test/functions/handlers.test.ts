@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import type { RunReport } from '../../lib/report/report.js';
-import { drainExecutionName, type DrainStepOutput } from '../../lib/contract/drain-workflow.js';
+import {
+  drainExecutionName,
+  DrainStepOutputSchema,
+  LIFECYCLE_COMPLETED_NOTICE,
+  type DrainStepOutput,
+} from '../../lib/contract/drain-workflow.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 
 const SPOT = 'i-0aaaaaaaaaaaaaaa1';
@@ -37,6 +42,8 @@ let handlers: {
   events: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
   sweep: (event: unknown, context: Context) => Promise<RunReport>;
   drainStep: (event: unknown, context: Context) => Promise<DrainStepOutput>;
+  /** The same function, given the workflow's notice. */
+  drainNotice: (event: unknown, context: Context) => Promise<unknown>;
 };
 
 function fixture(name: string): Record<string, unknown> {
@@ -54,7 +61,13 @@ beforeAll(async () => {
     import('../../functions/sweep.js'),
     import('../../functions/drain-step.js'),
   ]);
-  handlers = { events: events.handler, sweep: sweep.handler, drainStep: drainStep.handler };
+  handlers = {
+    events: events.handler,
+    sweep: sweep.handler,
+    // The step's answer is the contract's (DrainStepOutputSchema), read as the workflow reads it.
+    drainStep: async (event, context) => DrainStepOutputSchema.parse(await drainStep.handler(event, context)),
+    drainNotice: (event, context) => drainStep.handler(event, context),
+  };
 });
 
 afterAll(async () => {
@@ -256,5 +269,59 @@ describe('drain-step handler (the Step Functions task)', () => {
     expect(sandbox.aws.requestLog.entries.slice(before).map((e) => e.operation)).not.toContain(
       'RecordLifecycleActionHeartbeat',
     );
+  });
+});
+
+describe('drain-step handler, given the workflow’s notice that it completed the lifecycle action', () => {
+  const nodeEvents = (reason: string) =>
+    sandbox.kube.store
+      .list(sandbox.kube.store.resource('events', ''), { namespace: 'default' })
+      .items.filter((e) => e['reason'] === reason);
+
+  it('should record LifecycleActionCompleted on the Node the drain started on, once per repeat', async () => {
+    const uid = sandbox.kube.store.getNode(node(DRAIN))?.metadata.uid ?? '';
+    const notice = {
+      notice: LIFECYCLE_COMPLETED_NOTICE,
+      input: {
+        cluster: 'demo',
+        node: node(DRAIN),
+        nodeUid: uid,
+        instanceId: DRAIN,
+        deadline: new Date(sandbox.clock.now() + 600_000).toISOString(),
+        reason: 'ASG scale-in',
+        cause: 'evt-5',
+        lifecycle: { group: 'eks-ng-1', hook: 'drain', token: TOKEN },
+      },
+      lifecycle: { group: 'eks-ng-1', hook: 'drain' },
+      outcome: 'done',
+    };
+
+    const answer = await handlers.drainNotice(notice, lambdaContext(sandbox, 'drain-step'));
+
+    expect(answer).toEqual({ recorded: 'LifecycleActionCompleted' });
+    const [event, ...others] = nodeEvents('LifecycleActionCompleted');
+    expect(others).toEqual([]);
+    expect(event).toMatchObject({
+      type: 'Normal',
+      count: 1,
+      involvedObject: { kind: 'Node', name: node(DRAIN), uid },
+      message: `completed lifecycle action eks-ng-1/drain of ${DRAIN} with CONTINUE: its drain ended done`,
+    });
+    // The token completes the action: it is no part of what the Node is told.
+    expect(JSON.stringify(event)).not.toContain(TOKEN);
+
+    await handlers.drainNotice(notice, lambdaContext(sandbox, 'drain-step'));
+    expect(nodeEvents('LifecycleActionCompleted').map((e) => e['count'])).toEqual([2]);
+  });
+
+  it('should refuse a notice without the lifecycle action, naming the field, and record nothing', async () => {
+    const before = nodeEvents('LifecycleActionCompleted').length;
+    await expect(
+      handlers.drainNotice(
+        { notice: LIFECYCLE_COMPLETED_NOTICE, input: { cluster: 'demo' }, outcome: 'done' },
+        lambdaContext(sandbox, 'drain-step'),
+      ),
+    ).rejects.toThrow(/invalid drain notice: .*lifecycle/);
+    expect(nodeEvents('LifecycleActionCompleted')).toHaveLength(before);
   });
 });

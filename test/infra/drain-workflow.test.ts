@@ -11,11 +11,18 @@ import {
   FAILURE_ERRORS,
   LIFECYCLE,
   LIFECYCLE_NOT_COMPLETED,
+  LIFECYCLE_NOTICE_PAYLOAD,
   MAX_WAIT_SECONDS,
   STEP_OUTCOMES,
 } from '../../infra/drain-workflow.js';
 import { LAMBDA_SERVICE_ERRORS, worstHeartbeatGap } from '../../infra/heartbeat-gap.js';
-import { DRAIN_OUTCOMES, DrainStepInputSchema, DrainStepOutputSchema } from '../../lib/contract/drain-workflow.js';
+import {
+  DRAIN_OUTCOMES,
+  DrainNoticeSchema,
+  DrainStepInputSchema,
+  DrainStepOutputSchema,
+  LIFECYCLE_COMPLETED_NOTICE,
+} from '../../lib/contract/drain-workflow.js';
 import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/contract/output-events.js';
 import { joinedJson, only } from './support/template.js';
 
@@ -318,7 +325,7 @@ describe('drain workflow', () => {
       },
     ]);
     expect(hook.Default).toBe('Report outcome');
-    expect(state('Complete lifecycle action').Next).toBe('Report outcome');
+    expect(state('Complete lifecycle action').Next).toBe('Record lifecycle completed');
     // Completing is retried, then the failure is caught: the event says why, and the execution fails.
     expect(state('Complete lifecycle action').Retry).toEqual([
       expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 3 }),
@@ -329,6 +336,26 @@ describe('drain workflow', () => {
         Assign: { lifecycleCompleted: false, lifecycleError: '{% $states.errorOutput %}' },
       }),
     ]);
+  });
+
+  it('should have the drain-step function tell the Node of a completed lifecycle action, without the token, and report whatever comes of it', () => {
+    const notice = state('Record lifecycle completed');
+    expect(notice.Resource).toMatch(/:states:::lambda:invoke$/);
+    const payload = (notice.Arguments as { Payload: string }).Payload;
+    expect(payload).toBe(LIFECYCLE_NOTICE_PAYLOAD);
+    expect(payload).not.toContain('token');
+    expect(notice.TimeoutSeconds).toBe(60);
+    expect(notice.Next).toBe('Report outcome');
+    expect(notice.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Report outcome' })]);
+    // The payload is the contract's notice, whatever the drain's lifecycle action and outcome.
+    const sample = {
+      notice: LIFECYCLE_COMPLETED_NOTICE,
+      input: { cluster: 'c', node: 'n', nodeUid: 'u', deadline: '2026-11-29T12:00:00Z', reason: 'r', cause: 'c' },
+      lifecycle: { group: 'g', hook: 'h' },
+      outcome: 'error',
+    };
+    expect(DrainNoticeSchema.safeParse(sample).success).toBe(true);
+    expect(payload).toContain(`'notice': '${LIFECYCLE_COMPLETED_NOTICE}'`);
   });
 
   it('should end with an output event of the contract: Node Drained at done, Drain Failed otherwise', () => {

@@ -214,6 +214,55 @@ describe('plan', () => {
     ]);
   });
 
+  describe('a removal whose drain has ended, and a later signal of the machine', () => {
+    const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok' };
+    /** Node 1 as its spot warning's drain left it: recorded at NOW - 2m, ended with `outcome`. */
+    const drained = (outcome: string, unschedulable = true) =>
+      aNode(1, {
+        unschedulable,
+        annotations: {
+          'ec2-node-reconciler/drain': 'demo-i-1-evt-spot',
+          'ec2-node-reconciler/drain-at': new Date(NOW - 2 * MINUTE).toISOString(),
+          'ec2-node-reconciler/drain-for': 'removal',
+          'ec2-node-reconciler/drain-outcome': outcome,
+        },
+      });
+    const later = [
+      aSignal('spot-interruption', 1, { observedAt: NOW - 2 * MINUTE, eventId: 'evt-spot' }),
+      aSignal('asg-terminate-lifecycle-action', 1, { observedAt: NOW - MINUTE, eventId: 'evt-reclaim', lifecycle }),
+      aSignal('state-change', 1, { observedAt: NOW - 30_000, eventId: 'evt-shutting-down', state: 'shutting-down' }),
+    ];
+
+    it('should not drain again a node its drain left drained and cordoned, and complete the lifecycle action at once, telling the Node', () => {
+      const result = planFor(
+        anObservation({ nodes: [drained('done')], instances: [anInstance(1)], scope: 'event' }),
+        later,
+      );
+      expect(result.actions).toEqual([
+        expect.objectContaining({
+          kind: 'complete-lifecycle',
+          lifecycle,
+          result: 'CONTINUE',
+          node: aNode(1).name,
+          nodeUid: 'uid-1',
+        }),
+      ]);
+      expect(result.skipped).toEqual([
+        expect.objectContaining({ kind: 'drain', reason: expect.stringMatching(/already had its drain/) as string }),
+      ]);
+    });
+
+    it('should drain again, named after the newest signal, when the drain left pods or the node was uncordoned since', () => {
+      for (const node of [drained('incomplete'), drained('done', false)]) {
+        const result = planFor(anObservation({ nodes: [node], instances: [anInstance(1)], scope: 'event' }), later);
+        const drain = result.actions.find((a) => a.kind === 'drain');
+        expect(drain, node.annotations['ec2-node-reconciler/drain-outcome']).toEqual(
+          expect.objectContaining({ mode: 'start', cause: 'evt-shutting-down', replaces: 'demo-i-1-evt-spot' }),
+        );
+      }
+    });
+  });
+
   it('should taint a stopped machine once, never delete it', () => {
     const world = anObservation({
       nodes: [stale(1)],

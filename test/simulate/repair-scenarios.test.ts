@@ -52,6 +52,12 @@ describe('repair scenarios, beyond their expectations', () => {
     try {
       const blocked = nodeEvents(sandbox).filter((e) => e.startsWith('RepairBlocked'));
       expect(new Set(blocked).size).toBe(3);
+      // One Event a Node, counted again by the second sweep (as the kubelet counts its repeats).
+      const counts = sandbox.kube.store
+        .list(sandbox.kube.store.resource('events', ''), { namespace: 'default' })
+        .items.filter((e) => e['reason'] === 'RepairBlocked')
+        .map((e) => e['count']);
+      expect(counts).toEqual([2, 2, 2]);
       const published = outputEvents(sandbox).filter((e) => e.detailType === 'Node Repair Blocked');
       expect(published).toHaveLength(6);
       expect(published[0]?.detail).toEqual(

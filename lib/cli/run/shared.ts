@@ -3,6 +3,7 @@ import type { RunReport } from '../../report/report.js';
 import { humanDuration } from '../../model/duration.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatRunReport } from '../format-report.js';
+import type { TableStyle } from '../table.js';
 import type { KubeLive, LiveOptions, LocalDrainLauncher } from '../live.js';
 import { Progress, PROGRESS_FLAG_VALUES, progressMode } from '../progress.js';
 
@@ -36,18 +37,26 @@ export const liveOptions = (v: Record<string, unknown>): LiveOptions => ({
   ...(str(v['output-event-bus']) ? { outputEventBus: str(v['output-event-bus']) } : {}),
 });
 
-export function outputMode(v: Record<string, unknown>): 'table' | 'json' {
+/** `-o`: a table whose long cells are cut to fit (the default), the same table with every cell whole, or the report as JSON. */
+export const OUTPUT_MODES = ['table', 'wide', 'json'] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+const isOutputMode = (mode: string): mode is OutputMode => (OUTPUT_MODES as readonly string[]).includes(mode);
+
+export function outputMode(v: Record<string, unknown>): OutputMode {
   const mode = str(v['output']) ?? 'table';
-  if (mode !== 'table' && mode !== 'json') throw new CliError(`-o/--output: expected table or json, got ${mode}`);
+  if (!isOutputMode(mode)) throw new CliError(`-o/--output: expected ${OUTPUT_MODES.join(', ')}, got ${mode}`);
   return mode;
 }
+
+/** How a table-printing mode prints its tables. */
+export const tableStyle = (mode: Exclude<OutputMode, 'json'>): TableStyle => ({ wide: mode === 'wide' });
 
 /** Exit 1 when a drain run in this process ended other than drained. */
 export const drainsExit = (drains: LocalDrainLauncher): number => (drains.allDrained() ? EXIT.ok : EXIT.findings);
 export const worst = (...codes: number[]): number => Math.max(...codes);
 
-export function printReport(report: RunReport, mode: 'table' | 'json'): number {
-  out(mode === 'json' ? JSON.stringify(report, null, 2) : formatRunReport(report));
+export function printReport(report: RunReport, mode: OutputMode): number {
+  out(mode === 'json' ? JSON.stringify(report, null, 2) : formatRunReport(report, tableStyle(mode)));
   return report.errors.length > 0 || report.actions.some((a) => a.outcome === 'failed') ? EXIT.findings : EXIT.ok;
 }
 

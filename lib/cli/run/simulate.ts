@@ -9,7 +9,7 @@ import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';
 import { cliOperator } from '../simulation-operator.js';
-import { err, out, outputMode } from './shared.js';
+import { err, out, outputMode, tableStyle } from './shared.js';
 
 export const runSimulate: CommandRun = async (v, [file]) => {
   if (!file) throw new CliError('simulate: which scenario? (simulate FILE)');
@@ -43,7 +43,7 @@ export const runSimulate: CommandRun = async (v, [file]) => {
             ].join('\n')
         : `${simulation.name}: no expectations`,
     );
-  } else out(mode === 'json' ? JSON.stringify(simulation, null, 2) : formatSimulation(simulation));
+  } else out(mode === 'json' ? JSON.stringify(simulation, null, 2) : formatSimulation(simulation, tableStyle(mode)));
   const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
   if (!serve) return code;
   const kubeconfig = await sandbox.kube.writeKubeconfig(

@@ -89,6 +89,18 @@ describe('DescribeInstances', () => {
     expect(instance?.StateReason?.Code).toBe('Client.UserInitiatedShutdown');
   });
 
+  it('should launch a stopped instance again when it starts: a new LaunchTime, shown by the next describe', async () => {
+    world.aws.state.seedInstance(anInstance(1, { state: 'stopped', launchedAgo: '3h' }));
+    const launchTime = async () =>
+      instancesOf(await world.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId(1)] })))[0]?.LaunchTime;
+    expect((await launchTime())?.getTime()).toBe(START - 3 * 3_600_000);
+    world.clock.advance(60_000);
+
+    world.aws.state.setInstanceState(instanceId(1), 'running');
+
+    expect((await launchTime())?.getTime()).toBe(START + 60_000);
+  });
+
   it('should forget terminated instances after the retention time, as EC2 does after about an hour', async () => {
     world.aws.state.seedInstance(anInstance(1, { state: 'terminated' }));
     world.clock.advance(3_600_000);

@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../../lib/model/clock.js';
 import { toInstanceId } from '../../../../lib/model/instance-id.js';
 import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
-import type { DrainStepOutput, DrainWorkflowInput } from '../../../../lib/contract/drain-workflow.js';
+import {
+  isDrainNotice,
+  LIFECYCLE_COMPLETED_NOTICE,
+  type DrainStepOutput,
+  type DrainWorkflowInput,
+} from '../../../../lib/contract/drain-workflow.js';
 import { HEARTBEAT_START_SECONDS } from '../../../../infra/heartbeat-gap.js';
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 
@@ -59,6 +64,8 @@ interface Stubs {
   readonly sdk: { action: string; at: number; parameters: unknown; by: 'workflow' | 'step' }[];
   readonly events: { detailType: string; detail: Record<string, unknown> }[];
   readonly steps: unknown[];
+  /** The notices the workflow sent the drain-step function (LifecycleActionCompleted on the Node). */
+  readonly notices: unknown[];
 }
 
 /** An attempt Lambda refused: the handler never ran (no heartbeat). */
@@ -82,10 +89,15 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
   const sdk: Stubs['sdk'] = [];
   const events: Stubs['events'] = [];
   const steps: unknown[] = [];
+  const notices: unknown[] = [];
   let index = 0;
   const tasks: TaskHandlers = {
     lambdaInvoke: async (args, ctx) => {
       expect(args.FunctionName).toBe(drainStep.arn);
+      if (isDrainNotice(args.Payload)) {
+        notices.push(args.Payload);
+        return { recorded: 'LifecycleActionCompleted' };
+      }
       const answer = script[Math.min(index++, script.length - 1)];
       if (answer instanceof StatesError && answer.error.startsWith('Lambda.')) throw answer;
       steps.push(args.Payload);
@@ -113,7 +125,7 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
       return Promise.resolve({ Entries: Entries.map((_, n) => ({ EventId: `ev-${n}` })), FailedEntryCount: 0 });
     },
   };
-  return { tasks, sdk, events, steps };
+  return { tasks, sdk, events, steps, notices };
 }
 
 async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowInput = INPUT, stepSeconds = 0) {
@@ -150,7 +162,7 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should drain, heartbeat at every step, complete the lifecycle action and end Drained', async () => {
-    const { result, sdk, events, steps, states, workflow } = await drain([
+    const { result, sdk, events, steps, notices, states, workflow } = await drain([
       step('continue', 40),
       step('continue', 40),
       step('continue', 40),
@@ -178,6 +190,21 @@ describe('the synthesized drain workflow', () => {
       detailType: 'Node Drained',
       detail: { outcome: 'done', lifecycle: { group: 'eks-ng-1', hook: 'drain', completed: true } },
     });
+    // Once completed, the Node is told (by the drain-step function), before the output event; never the token.
+    expect(notices).toEqual([
+      {
+        notice: LIFECYCLE_COMPLETED_NOTICE,
+        input: INPUT,
+        lifecycle: { group: 'eks-ng-1', hook: 'drain' },
+        outcome: 'done',
+      },
+    ]);
+    expect(states.slice(-5, -1)).toEqual([
+      'Complete lifecycle action',
+      'Record lifecycle completed',
+      'Report outcome',
+      'Drained?',
+    ]);
     // The step gets the workflow input and the lifecycle action to heartbeat, then the previous step's state.
     expect(steps[0]).toEqual({ input: INPUT, lifecycle: INPUT.lifecycle });
     expect(steps[1]).toEqual({ input: INPUT, state: { round: 1 }, lifecycle: INPUT.lifecycle });
@@ -214,7 +241,8 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should complete the action and end Deadline passed when the step reports the deadline', async () => {
-    const { result, events, workflow } = await drain([step('deadline')]);
+    const { result, events, workflow, notices } = await drain([step('deadline')]);
+    expect(notices).toEqual([expect.objectContaining({ outcome: 'deadline' })]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
     expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
       expect.objectContaining({ LifecycleActionToken: 'token-1', LifecycleActionResult: 'CONTINUE' }),
@@ -232,10 +260,11 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should complete the lifecycle action and report Drain Failed when the step fails its tries', async () => {
-    const { result, events, steps, states, workflow } = await drain([
+    const { result, events, steps, states, workflow, notices } = await drain([
       new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
     ]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(notices).toEqual([expect.objectContaining({ outcome: 'error' })]);
     expect(steps).toHaveLength(3); // one try and two retries (States.TaskFailed)
     expect(states).toContain('Complete lifecycle action');
     expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
@@ -293,6 +322,7 @@ describe('the synthesized drain workflow', () => {
       });
       const result = await runToCompletion(execution, clock);
       expect(completions, outcome).toBe(4); // one try and three retries
+      expect(stub.notices, outcome).toEqual([]); // not completed: nothing to tell the Node
       expect(result, outcome).toMatchObject({ status: 'FAILED', error });
       expect(stub.events, outcome).toHaveLength(1);
       expect(stub.events[0]?.detail.lifecycle, outcome).toEqual({
@@ -306,17 +336,51 @@ describe('the synthesized drain workflow', () => {
   });
 
   it('should leave the lifecycle action open after an operator uncordoned the node, and say so', async () => {
-    const { result, sdk, events } = await drain([step('continue', 30), step('cancelled-by-uncordon')]);
+    const { result, sdk, events, notices } = await drain([step('continue', 30), step('cancelled-by-uncordon')]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainCancelledByUncordon' });
     expect(sdk.map((c) => c.action)).not.toContain('completeLifecycleAction');
+    expect(notices).toEqual([]);
     expect(events[0]?.detail.lifecycle).toMatchObject({ completed: false });
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
+  });
+
+  it('should end Drained all the same when telling the Node fails (an Event never fails the drain)', async () => {
+    const clock = new VirtualClock(START);
+    const stub = stubs(clock, [step('done')]);
+    const { lambdaInvoke } = stub.tasks;
+    if (!lambdaInvoke) throw new Error('the stubs invoke the drain step');
+    let notices = 0;
+    const tasks: TaskHandlers = {
+      ...stub.tasks,
+      lambdaInvoke: (args, ctx) => {
+        if (!isDrainNotice(args.Payload)) return lambdaInvoke(args, ctx);
+        notices++;
+        return Promise.reject(new StatesError('Error', '{"errorMessage":"events is forbidden"}'));
+      },
+    };
+    const execution = startExecution({
+      definition: machine.definition,
+      input: INPUT,
+      clock,
+      tasks,
+      stateMachineArn: machine.arn,
+      name: 'notice-fails',
+    });
+    const result = await runToCompletion(execution, clock);
+    expect(notices).toBe(3); // one try and two retries
+    expect(result.status).toBe('SUCCEEDED');
+    expect(stub.events).toEqual([
+      expect.objectContaining({
+        detailType: 'Node Drained',
+        detail: expect.objectContaining({ outcome: 'done' }) as unknown,
+      }),
+    ]);
   });
 
   it('should heartbeat and complete the lifecycle action the Node handed over to the drain, when its input had none', async () => {
     const { lifecycle: _lifecycle, ...noHook } = INPUT;
     const handedOver = { group: 'eks-ng-2', hook: 'late-hook' };
-    const { result, sdk, steps, workflow } = await drain(
+    const { result, sdk, steps, workflow, notices } = await drain(
       [
         step('continue', 70, { lifecycle: handedOver }),
         step('continue', 30, { lifecycle: handedOver }),
@@ -334,6 +398,7 @@ describe('the synthesized drain workflow', () => {
       LifecycleActionResult: 'CONTINUE',
       InstanceId: INPUT.instanceId,
     });
+    expect(notices).toEqual([expect.objectContaining({ lifecycle: handedOver })]);
   });
 
   it('should still complete the lifecycle action and report Drain Failed when a step answers over the 256 KiB payload limit', async () => {

@@ -173,14 +173,14 @@ function instanceXml(i: InstanceRecord): XmlInput[] {
 }
 
 /**
- * An instance's `item`, rendered once and again only when what it shows changes (state, reasons,
+ * An instance's `item`, rendered once and again only when what it shows changes (state, launch time, reasons,
  * tags): a 100,000-instance listing re-renders nothing that did not change.
  */
 const rendered = new WeakMap<InstanceRecord, { readonly key: string; readonly xml: XmlRaw }>();
 function instanceItem(i: InstanceRecord): XmlRaw {
   let tags = '';
   for (const [k, v] of i.tags) tags += `${k}\u0000${v}\u0000`;
-  const key = `${i.state}\u0001${i.transitionReason}\u0001${i.stateReason?.code ?? ''}\u0001${i.stateReason?.message ?? ''}\u0001${tags}`;
+  const key = `${i.state}\u0001${i.launchedAt}\u0001${i.transitionReason}\u0001${i.stateReason?.code ?? ''}\u0001${i.stateReason?.message ?? ''}\u0001${tags}`;
   const cached = rendered.get(i);
   if (cached?.key === key) return cached.xml;
   const xml = renderFragment(el('item', ...instanceXml(i)));

@@ -32,7 +32,8 @@ export interface InstanceRecord {
   readonly privateIpAddress: string;
   readonly subnetId: string;
   readonly vpcId: string;
-  readonly launchedAt: number;
+  /** LaunchTime: set again each time a stopped instance starts, as EC2 does. */
+  launchedAt: number;
   readonly spotInstanceRequestId?: string;
   readonly tags: Map<string, string>;
   readonly scheduledEvents: InstanceEventRecord[];
@@ -213,6 +214,7 @@ export class InstanceStore {
     if (state === 'running' || state === 'pending') {
       record.transitionReason = '';
       record.stateReason = undefined;
+      if (from === 'stopped') record.launchedAt = at;
     }
     this.feed.emit({ kind: 'instance-state', at, instanceId: record.id, from, to: state });
   }

@@ -152,7 +152,7 @@ export function connect(options: LiveOptions): Live {
       {
         completeLifecycleAction: (instanceId, lifecycle) =>
           autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
-        ...(outputs ? { publish: publishOn(outputs), place: { region } } : {}),
+        ...(outputs ? { publish: publishOn(outputs) } : {}),
         events: new NodeEventRecorder(new KubeClient(base.kube), base.clock),
       },
       (line) => process.stderr.write(`${line}\n`),
@@ -172,6 +172,7 @@ export function connect(options: LiveOptions): Live {
         clock: base.clock,
         kube: base.kube,
         aws,
+        ...(options.outputEventBus ? { outputBusName: options.outputEventBus } : {}),
         drains: () => drains ?? localDrains(settings),
       }),
   };
@@ -271,14 +272,16 @@ export class LocalDrainLauncher implements DrainLauncher {
       if (lifecycle.completed) this.say(`  completed lifecycle action of ${which}: CONTINUE`);
       else if (lifecycle.error === undefined)
         this.say(`  left the lifecycle action of ${which} open for you; complete it with: ${lifecycle.completeWith}`);
-      else this.say(`  completing the lifecycle action of ${which} failed: ${lifecycle.error}`);
+      else this.say(`  completing the lifecycle action of ${which} failed: ${lifecycle.error.Cause}`);
     }
     if (end.eventError) this.say(`  could not record LifecycleActionCompleted on ${input.node}: ${end.eventError}`);
     if (end.published) this.say(`  published ${end.published} on the reconciler's bus`);
     if (end.publishError) this.say(`  publishing the outcome failed: ${end.publishError}`);
     // The run reports the launch as failed, as the workflow's execution fails.
     if (end.outcome === 'error') throw end.error;
-    if (lifecycle?.error !== undefined) throw new Error(`completing the lifecycle action: ${lifecycle.error}`);
+    if (lifecycle?.error !== undefined) throw new Error(`completing the lifecycle action: ${lifecycle.error.Cause}`);
+    // An outcome nobody heard of is a failed run too: the workflow's execution fails when its PutEvents does.
+    if (end.publishError !== undefined) throw new Error(`publishing the drain's outcome: ${end.publishError}`);
     return 'started';
   }
 }

@@ -13,9 +13,22 @@ import type { RunReport } from '../report/report.js';
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Reconciler deps signed as the sweep function's role, as a warm container would build them. */
+/**
+ * One warm runtime per sandbox (its clock is its identity): the BEFORE and AFTER snapshots share
+ * the endpoint and token it caches, as the old sandbox's sweep runtime did, so a fault injected on
+ * DescribeCluster later in a scenario does not fail the AFTER picture.
+ */
+const runtimes = new WeakMap<OperatorAccess['clock'], WarmRuntime>();
+
+/** Reconciler deps signed as the sweep function's role, from a warm runtime kept per sandbox. */
 export function reconcilerDepsIn(access: OperatorAccess): Promise<ReconcilerDeps> {
-  const runtime = new WarmRuntime(
+  const runtime = runtimes.get(access.clock) ?? newRuntime(access);
+  runtimes.set(access.clock, runtime);
+  return runtime.reconcilerDeps(access.settings);
+}
+
+function newRuntime(access: OperatorAccess): WarmRuntime {
+  return new WarmRuntime(
     {
       clusterName: access.clusterName,
       region: access.region,
@@ -25,7 +38,6 @@ export function reconcilerDepsIn(access: OperatorAccess): Promise<ReconcilerDeps
     access.clock,
     { endpoint: access.aws.endpoint, credentials: access.aws.credentials },
   );
-  return runtime.reconcilerDeps(access.settings);
 }
 
 export const cliOperator: Operator<RunReport> = {

@@ -17,9 +17,8 @@ import type { InstanceId } from '../model/instance-id.js';
 import type { NodeEventRecorder } from '../kube/events.js';
 import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
-import { runDrain } from './driver.js';
 import { drainRequestOf, stepOutput } from './step-output.js';
-import type { DrainDeps } from './step.js';
+import { drainStep, type DrainDeps } from './step.js';
 import type { DrainStepResult } from './step-result.js';
 
 export interface LocalWorkflowDeps {
@@ -33,8 +32,6 @@ export interface LocalWorkflowDeps {
   ) => Promise<void>;
   /** Where the LifecycleActionCompleted Kubernetes Event goes, as the workflow's notice records it. */
   readonly events?: Pick<NodeEventRecorder, 'record'>;
-  /** For the instance ARN of the event's `resources`. */
-  readonly place?: { readonly region: string; readonly accountId?: string };
 }
 
 /** How the local workflow ended: as the execution's Drained / Not drained, with what it did about the lifecycle action. */
@@ -50,8 +47,8 @@ export interface LocalWorkflowEnd {
     readonly completed: boolean;
     /** Left open after an operator's uncordon: the command that completes it. */
     readonly completeWith?: string;
-    /** Completing it failed: why (the hook then waits for its timeout). */
-    readonly error?: string;
+    /** Completing it failed: why (the hook then waits for its timeout), as Step Functions' error output. */
+    readonly error?: ErrorOutput;
   };
   /** Recording the LifecycleActionCompleted Event failed: why (nothing else depends on it). */
   readonly eventError?: string;
@@ -61,18 +58,35 @@ export interface LocalWorkflowEnd {
   readonly publishError?: string;
 }
 
+/** The workflow's retries of a failing drain step (infra/drain-workflow.ts HANDLER_RETRY): 5 s, then 10 s. */
+export const STEP_RETRY_DELAYS_MS = [5_000, 10_000] as const;
+/** A step's budget here: no invocation ends it, so the drain's own pace decides. */
+const LOCAL_STEP_BUDGET_MS = 60_000;
+
 export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWorkflowInput): Promise<LocalWorkflowEnd> {
-  let outcome: LocalWorkflowEnd['outcome'];
+  let outcome: LocalWorkflowEnd['outcome'] = 'continue';
+  // The last step that ended: after a failure, the workflow still reports from it (`$step`).
   let result: DrainStepResult | undefined;
   let output: DrainStepOutput | undefined;
   let failure: unknown;
-  try {
-    result = await runDrain(deps.drain, drainRequestOf(input));
-    output = stepOutput(result, input);
-    outcome = output.outcome;
-  } catch (error) {
-    outcome = 'error';
-    failure = error;
+  const request = drainRequestOf(input);
+  let state: unknown;
+  let retries = 0;
+  while (outcome === 'continue') {
+    try {
+      result = await drainStep(deps.drain, request, state, LOCAL_STEP_BUDGET_MS);
+      retries = 0;
+      output = stepOutput(result, input);
+      outcome = output.outcome;
+      state = result.state;
+      if (outcome === 'continue') await deps.drain.sleep(result.nextCheckAfterMs);
+    } catch (error) {
+      const delay = STEP_RETRY_DELAYS_MS[retries++];
+      if (delay === undefined) {
+        outcome = 'error';
+        failure = error;
+      } else await deps.drain.sleep(delay);
+    }
   }
 
   const ref = output?.lifecycle ?? input.lifecycle;
@@ -91,7 +105,7 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
           eventError = errorText(error);
         }
       } catch (error) {
-        lifecycle = { ref, completed: false, completeWith, error: errorText(error) };
+        lifecycle = { ref, completed: false, completeWith, error: errorOutput(error) };
       }
     }
   }
@@ -106,18 +120,25 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
   };
   if (!deps.publish) return end;
   const detailType: OutputDetailType = outcome === 'done' ? 'Node Drained' : 'Drain Failed';
-  const region = deps.place?.region;
-  const resources =
-    input.instanceId && region
-      ? [`arn:aws:ec2:${region}:${deps.place?.accountId ?? ''}:instance/${input.instanceId}`]
-      : [];
   try {
-    await deps.publish(detailType, outcomeDetail(input, end), resources);
+    // No `resources`, as the workflow's PutEvents entry has none: the detail names the instance.
+    await deps.publish(detailType, outcomeDetail(input, end), []);
     return { ...end, published: detailType };
   } catch (error) {
     return { ...end, publishError: errorText(error) };
   }
 }
+
+/** An error as a Step Functions state's error output (`$states.errorOutput`): its name and its cause. */
+export interface ErrorOutput {
+  readonly Error: string;
+  readonly Cause: string;
+}
+
+export const errorOutput = (error: unknown): ErrorOutput => ({
+  Error: error instanceof Error ? error.name : 'Error',
+  Cause: errorText(error),
+});
 
 /** The detail of the workflow's output event (infra/drain-workflow.ts OUTPUT_DETAIL), field for field. */
 function outcomeDetail(input: DrainWorkflowInput, end: LocalWorkflowEnd): Record<string, unknown> {
@@ -132,7 +153,7 @@ function outcomeDetail(input: DrainWorkflowInput, end: LocalWorkflowEnd): Record
     deadline: end.output?.deadline ?? input.deadline,
     outcome: end.outcome,
     ...(end.output ? { summary: end.output.summary } : {}),
-    ...(end.error !== undefined ? { error: errorText(end.error) } : {}),
+    ...(end.error !== undefined ? { error: errorOutput(end.error) } : {}),
     ...(lifecycle
       ? {
           lifecycle: {

@@ -30,7 +30,6 @@ function setup(options: { settings?: Parameters<typeof harness>[0]; completeFail
       published.push({ detailType, detail, resources });
       return Promise.resolve();
     },
-    place: { region: 'us-east-1', accountId: '111122223333' },
   };
   const input: DrainWorkflowInput = {
     cluster: 'demo',
@@ -59,7 +58,8 @@ describe('runLocalWorkflow', () => {
     expect(s.completed).toEqual([s.input.lifecycle]);
     expect(s.published.map((p) => p.detailType)).toEqual(['Node Drained']);
     const [event] = s.published;
-    expect(event?.resources).toEqual([`arn:aws:ec2:us-east-1:111122223333:instance/${INSTANCE}`]);
+    // As the workflow's PutEvents entry: no resources, the detail names the instance.
+    expect(event?.resources).toEqual([]);
     const lifecycleKeys = ['group', 'hook', 'completed', 'error', 'completeWith'];
     const topKeys = WORKFLOW_DETAIL_KEYS.filter((k) => k !== undefined && !lifecycleKeys.includes(k));
     // Every key the local detail has is one the workflow sends, and the always-present ones are there.
@@ -92,7 +92,7 @@ describe('runLocalWorkflow', () => {
     const end = await runLocalWorkflow(s.deps, s.input);
 
     expect(end.lifecycle?.completed).toBe(false);
-    expect(end.lifecycle?.error).toContain('No active Lifecycle Action');
+    expect(end.lifecycle?.error?.Cause).toContain('No active Lifecycle Action');
     expect(end.lifecycle?.completeWith).toContain('--lifecycle-hook-name drain-hook');
     const published = s.published[0]?.detail['lifecycle'] as { completed?: boolean; completeWith?: string } | undefined;
     expect(published?.completed).toBe(false);
@@ -127,6 +127,24 @@ describe('runLocalWorkflow', () => {
     expect(end.outcome).toBe('error');
     expect(s.completed).toHaveLength(1);
     expect(s.published[0]).toMatchObject({ detailType: 'Drain Failed' });
-    expect(String(s.published[0]?.detail['error'])).toContain('boom');
+    // As `$states.errorOutput`: the error's name and its cause.
+    expect(s.published[0]?.detail['error']).toMatchObject({ Error: 'Error' });
+    expect(JSON.stringify(s.published[0]?.detail['error'])).toContain('boom');
+  });
+
+  it('should retry a failing step twice (5 s, then 10 s) as the workflow does, and drain when it recovers', async () => {
+    const s = setup({});
+    s.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
+    let calls = 0;
+    const api = s.deps.drain.api;
+    const flaky = Object.assign(Object.create(api) as DrainApi, {
+      listPodsOnNode: (node: string) =>
+        ++calls <= 2 ? Promise.reject(new Error('connection reset')) : api.listPodsOnNode(node),
+    });
+
+    const end = await runLocalWorkflow({ ...s.deps, drain: { ...s.deps.drain, api: flaky } }, s.input);
+
+    expect(end.outcome).toBe('done');
+    expect(s.published.map((p) => p.detailType)).toEqual(['Node Drained']);
   });
 });

@@ -21,7 +21,10 @@
 //
 // The emulator reads these events in AWS's own vocabulary (source and detail-type as AWS documents
 // them), not through the reconciler's signal registry: what AWS does does not depend on the code
-// under test. An event it cannot read (a field missing or of the wrong kind) changes nothing.
+// under test. Only an event AWS could have sent changes the world: a whole envelope (version "0",
+// an id, a 12-digit account, an RFC 3339 UTC time, a region, resources) with the detail fields it
+// acts on well-formed (instance ids, states, a UUID lifecycle token). A scenario's malformed event
+// (a poison-event test) is not from AWS: nothing happened to any machine, and it changes nothing.
 import { isInstanceId } from '../../../../lib/model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
 import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
@@ -58,9 +61,30 @@ function instanceIdFromArn(arn: unknown): string | undefined {
   return instanceId(match?.[1]);
 }
 
+const ACCOUNT = /^\d{12}$/;
+const EVENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** EventBridge writes `time` as RFC 3339 in UTC, to the second. */
+const EVENT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The envelope every event AWS delivers has, whole. */
+const isAwsEnvelope = (event: Record<string, unknown>): boolean =>
+  event.version === '0' &&
+  typeof event.id === 'string' &&
+  EVENT_ID.test(event.id) &&
+  typeof event.account === 'string' &&
+  ACCOUNT.test(event.account) &&
+  typeof event.time === 'string' &&
+  EVENT_TIME.test(event.time) &&
+  Number.isFinite(Date.parse(event.time)) &&
+  typeof event.region === 'string' &&
+  event.region.length > 0 &&
+  Array.isArray(event.resources) &&
+  event.resources.every((r) => typeof r === 'string');
+
 /** Applies the world change an AWS event stands for. */
 export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
-  if (!isRecord(event) || !isRecord(event.detail)) return;
+  if (!isRecord(event) || !isRecord(event.detail) || !isAwsEnvelope(event)) return;
   const { detail } = event;
   const state = sandbox.aws.state;
   const now = sandbox.clock.now();
@@ -121,6 +145,7 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
     case 'asg-terminate-lifecycle-action': {
       const id = instanceId(detail.EC2InstanceId);
       const token = text(detail.LifecycleActionToken);
+      if (token !== undefined && !UUID.test(token)) return;
       const member = id === undefined ? undefined : state.autoScaling.member(id);
       if (id === undefined || member?.lifecycleState !== 'InService') return;
       const hook = state.autoScaling.hooksOf(member.group)?.find((h) => h.name === text(detail.LifecycleHookName));

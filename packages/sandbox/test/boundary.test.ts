@@ -1,0 +1,79 @@
+// The sandbox's boundary with the product, resolved path by path (the lint rule reads specifiers as
+// written; this resolves them, `..` and dynamic imports included): the sandbox reaches the
+// product's model and deploy contract only, those two reach nothing else of the product, and in
+// the product only the command line's simulate path reaches the sandbox.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.(ts|mts|mjs)$/.test(name) ? [path] : [];
+  });
+}
+
+/** Each file's imports: relative ones resolved to repository paths, packages as written. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(SPECIFIER)].map(([, spec = '']) =>
+    spec.startsWith('.')
+      ? relative(ROOT, resolve(dirname(file), spec))
+          .split(sep)
+          .join('/')
+      : spec,
+  );
+}
+
+const within = (path: string, ...folders: string[]) => folders.some((f) => path.startsWith(`${f}/`));
+
+describe('the sandbox boundary', () => {
+  it('should reach into the product only for lib/model and lib/contract', () => {
+    const crossings = sources(join(ROOT, 'packages/sandbox/src')).flatMap((file) =>
+      importsOf(file)
+        .filter(
+          (target) =>
+            target.startsWith('lib/') ||
+            target.startsWith('..') ||
+            /^(infra|functions|test|scripts|bin)\//.test(target),
+        )
+        .filter((target) => !within(target, 'lib/model', 'lib/contract'))
+        .map((target) => `${relative(ROOT, file)} -> ${target}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it('should keep lib/model and lib/contract free of the rest of the product', () => {
+    const crossings = ['lib/model', 'lib/contract'].flatMap((folder) =>
+      sources(join(ROOT, folder)).flatMap((file) =>
+        importsOf(file)
+          .filter((target) => !target.startsWith('node:') && (target.includes('/') || target.startsWith('.')))
+          .filter((target) => /^(lib|infra|functions|packages|test)\//.test(target) || target.startsWith('..'))
+          .filter((target) => !within(target, 'lib/model', 'lib/contract'))
+          .map((target) => `${relative(ROOT, file)} -> ${target}`),
+      ),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it('should be reached from the product only by the command line simulate path', () => {
+    const allowed = new Set([
+      'lib/cli/run/simulate.ts',
+      'lib/cli/simulation-operator.ts',
+      'lib/cli/format-simulation.ts',
+    ]);
+    const reaching = ['lib', 'functions', 'infra'].flatMap((folder) =>
+      sources(join(ROOT, folder))
+        .filter((file) =>
+          importsOf(file).some((t) => t.startsWith('@ec2-node-reconciler/sandbox') || within(t, 'packages/sandbox')),
+        )
+        .map((file) => relative(ROOT, file).split(sep).join('/')),
+    );
+    expect(reaching.filter((file) => !allowed.has(file))).toEqual([]);
+  });
+});

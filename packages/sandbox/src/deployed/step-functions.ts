@@ -119,6 +119,7 @@ export class StepFunctionsService {
     });
     const running: RunningExecution = { record, machine, execution };
     this.executions.set(record.arn, running);
+    this.deps.aws.state.stepFunctions.attachHistory(record.arn, () => execution.history);
     void execution.result().then((result) => {
       running.result = result;
       this.deps.aws.state.stepFunctions.finish(record.arn, {

@@ -6,6 +6,7 @@
 export { parseDefinition, type Definition, type State } from './asl.js';
 export { StatesError, STATES_ERRORS, errorMatches } from './errors.js';
 export { evaluateTemplate, type EvaluationScope } from './jsonata.js';
+export { END_EVENT_TYPES } from './history.js';
 export {
   Execution,
   integrationOf,

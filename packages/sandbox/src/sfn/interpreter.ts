@@ -21,26 +21,13 @@ import {
   type WaitState,
 } from './asl.js';
 import { errorMatches, STATES_ERRORS, StatesError } from './errors.js';
+import { END_EVENT_TYPES, type ExecutionStatus, type HistoryEvent } from './history.js';
 import { evaluateTemplate, type EvaluationScope } from './jsonata.js';
 
 /** Step Functions' payload quota: 256 KiB of UTF-8 JSON. */
 export const PAYLOAD_LIMIT_BYTES = 256 * 1024;
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
-
-export interface HistoryEvent {
-  readonly id: number;
-  /** Step Functions' HistoryEventType names: `ExecutionStarted`, `TaskStateEntered`, `TaskScheduled`, … */
-  readonly type: string;
-  readonly timestamp: number;
-  readonly stateName?: string;
-  readonly input?: unknown;
-  readonly output?: unknown;
-  readonly resource?: string;
-  readonly parameters?: unknown;
-  readonly error?: string;
-  readonly cause?: string;
-}
+export type { ExecutionStatus, HistoryEvent } from './history.js';
 
 export interface ExecutionResult {
   readonly status: Exclude<ExecutionStatus, 'RUNNING'>;
@@ -359,12 +346,7 @@ export class Execution {
     this.statusValue = result.status;
     this.executionAbort.abort();
     this.timers.clear();
-    const type = {
-      SUCCEEDED: 'ExecutionSucceeded',
-      FAILED: 'ExecutionFailed',
-      TIMED_OUT: 'ExecutionTimedOut',
-      ABORTED: 'ExecutionAborted',
-    }[result.status];
+    const type = END_EVENT_TYPES[result.status];
     this.record({ type, output: result.output, error: result.error, cause: result.cause });
     this.busy = 0;
     this.idleWaiters.splice(0).forEach((resolve) => resolve());

@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../../lib/model/clock.js';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { runToCompletion, startExecution } from '../../src/sfn/index.js';
 import { describeWithOracle, findAwsCli, runCli, type AwsCli, type CliResult } from './support/oracles.js';
-import { anInstance, instanceId, startWorld, type World } from './support/world.js';
+import { anInstance, instanceId, START, startWorld, type World } from './support/world.js';
 
 const cli = findAwsCli();
 const MACHINE_ARN = 'arn:aws:states:us-east-1:111122223333:stateMachine:drain';
@@ -358,6 +360,146 @@ function cliSuite(cli: AwsCli): void {
         expect(same.executionArn).toBe(first.executionArn);
         failed(other, 'ExecutionAlreadyExists');
         expect(described).toMatchObject({ status: 'RUNNING', input: '{"a":1}' });
+      }));
+
+    it('should list executions newest first, by status and page by page, and read an execution’s history either way', () =>
+      withWorld(async (world) => {
+        world.aws.state.seedStateMachine({ name: 'drain' });
+        const arnOf = (name: string) => `${MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
+        const steps = world.aws.state.stepFunctions;
+        for (const name of ['first', 'second', 'third']) {
+          await world.sfn.send(new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name, input: '{"n":1}' }));
+          world.clock.advance(60_000);
+        }
+        // `second` ran in the interpreter (its history is the interpreter's), then ended; `first` failed.
+        const run = startExecution({
+          definition: {
+            QueryLanguage: 'JSONata',
+            StartAt: 'Drain step',
+            States: {
+              'Drain step': {
+                Type: 'Task',
+                Resource: 'arn:aws:states:::lambda:invoke',
+                Arguments: { FunctionName: 'drain-step', Payload: '{% $states.input %}' },
+                Next: 'Drained',
+              },
+              Drained: { Type: 'Succeed' },
+            },
+          },
+          input: { n: 1 },
+          clock: world.clock,
+          name: 'second',
+          tasks: { lambdaInvoke: () => Promise.resolve({ outcome: 'done', left: 0 }) },
+        });
+        const result = await runToCompletion(run, world.clock);
+        steps.attachHistory(arnOf('second'), () => run.history);
+        steps.finish(arnOf('second'), {
+          status: 'SUCCEEDED',
+          at: result.stopDate,
+          output: JSON.stringify(result.output),
+        });
+        steps.finish(arnOf('first'), {
+          status: 'FAILED',
+          at: world.clock.now(),
+          error: 'DrainIncomplete',
+          cause: 'pods left',
+        });
+
+        const [all, running, paged, missing, history, newest, failedHistory, unknown] = await Promise.all([
+          aws(world, 'stepfunctions', 'list-executions', '--state-machine-arn', MACHINE_ARN),
+          aws(
+            world,
+            'stepfunctions',
+            'list-executions',
+            '--state-machine-arn',
+            MACHINE_ARN,
+            '--status-filter',
+            'RUNNING',
+          ),
+          aws(world, 'stepfunctions', 'list-executions', '--state-machine-arn', MACHINE_ARN, '--page-size', '1'),
+          aws(world, 'stepfunctions', 'list-executions', '--state-machine-arn', MACHINE_ARN.replace(':drain', ':nope')),
+          aws(world, 'stepfunctions', 'get-execution-history', '--execution-arn', arnOf('second')),
+          aws(
+            world,
+            'stepfunctions',
+            'get-execution-history',
+            '--execution-arn',
+            arnOf('second'),
+            '--reverse-order',
+            '--max-items',
+            '2',
+          ),
+          aws(world, 'stepfunctions', 'get-execution-history', '--execution-arn', arnOf('first')),
+          aws(world, 'stepfunctions', 'get-execution-history', '--execution-arn', arnOf('nope')),
+        ]);
+
+        type Listed = {
+          executions: { name: string; status: string; startDate: string | number; stopDate?: string | number }[];
+        };
+        // v1 prints the wire's epoch seconds as they came, v2 ISO 8601.
+        const epochMs = (t: string | number) => (typeof t === 'number' ? t * 1000 : Date.parse(t));
+        const listed = ok(all) as Listed;
+        expect(listed.executions.map((e) => [e.name, e.status])).toEqual([
+          ['third', 'RUNNING'],
+          ['second', 'SUCCEEDED'],
+          ['first', 'FAILED'],
+        ]);
+        expect(listed.executions.map((e) => epochMs(e.startDate))).toEqual([START + 120_000, START + 60_000, START]);
+        expect(listed.executions.map((e) => e.stopDate === undefined)).toEqual([true, false, false]);
+        expect((ok(running) as Listed).executions.map((e) => e.name)).toEqual(['third']);
+        expect((ok(paged) as Listed).executions.map((e) => e.name)).toEqual(['third', 'second', 'first']);
+        expect(world.aws.requestLog.filter({ operation: 'ListExecutions' }).map((e) => e.params)).toContainEqual({
+          stateMachineArn: MACHINE_ARN,
+          maxResults: 1,
+          nextToken: expect.any(String) as unknown,
+        });
+        failed(missing, 'StateMachineDoesNotExist');
+
+        type History = {
+          events: {
+            id: number;
+            type: string;
+            previousEventId: number;
+            timestamp: string | number;
+            stateEnteredEventDetails?: { name: string; input: string };
+            taskSucceededEventDetails?: { resourceType: string; resource: string; output: string };
+            executionFailedEventDetails?: { error: string; cause: string };
+          }[];
+          NextToken?: string;
+        };
+        const events = (ok(history) as History).events;
+        expect(events.map((e) => e.type)).toEqual([
+          'ExecutionStarted',
+          'TaskStateEntered',
+          'TaskScheduled',
+          'TaskSucceeded',
+          'TaskStateExited',
+          'SucceedStateEntered',
+          'SucceedStateExited',
+          'ExecutionSucceeded',
+        ]);
+        expect(events.map((e) => e.previousEventId)).toEqual(events.map((e) => e.id - 1));
+        expect(events[1]?.stateEnteredEventDetails).toEqual({
+          name: 'Drain step',
+          input: '{"n":1}',
+          inputDetails: { truncated: false },
+        });
+        const succeeded = events.find((e) => e.type === 'TaskSucceeded')?.taskSucceededEventDetails;
+        expect(succeeded).toMatchObject({ resourceType: 'lambda', resource: 'invoke' });
+        expect(JSON.parse(succeeded?.output ?? '{}')).toMatchObject({ Payload: { outcome: 'done', left: 0 } });
+        const latest = ok(newest) as History;
+        expect(latest.events.map((e) => e.type)).toEqual(['ExecutionSucceeded', 'SucceedStateExited']);
+        expect(latest.NextToken).toEqual(expect.any(String));
+        // An execution nobody ran in the interpreter: what its record tells.
+        expect((ok(failedHistory) as History).events).toMatchObject([
+          { type: 'ExecutionStarted', id: 1 },
+          {
+            type: 'ExecutionFailed',
+            id: 2,
+            executionFailedEventDetails: { error: 'DrainIncomplete', cause: 'pods left' },
+          },
+        ]);
+        failed(unknown, 'ExecutionDoesNotExist');
       }));
 
     it('should invoke a function and write its result, or its error with FunctionError', () =>

@@ -23,7 +23,12 @@ import {
 } from '@aws-sdk/client-ec2';
 import { CreateClusterCommand, DescribeClusterCommand } from '@aws-sdk/client-eks';
 import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { CreateStateMachineCommand, DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  ListExecutionsCommand,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { afterAll, beforeAll, beforeEach, afterEach, expect, it } from 'vitest';
 import { describeWithOracle, motoMissing, motoVersion, startMoto, type Moto } from './support/oracles.js';
@@ -421,6 +426,53 @@ describeWithOracle(`moto differential (moto ${missing ? 'missing' : motoVersion(
       [{ error: 'StateMachineDoesNotExist' }, { error: 'StateMachineDoesNotExist' }],
       [{ error: 'InvalidArn' }, { error: 'InvalidArn' }],
       [{ error: 'ExecutionDoesNotExist' }, { error: 'ExecutionDoesNotExist' }],
+    ]);
+  });
+
+  it('should list executions alike: the most recent first, by status, and refuse an unknown or malformed machine', async () => {
+    const machine = await motoClients.sfn.send(
+      new CreateStateMachineCommand({
+        name: 'listed',
+        roleArn: ROLE,
+        definition: JSON.stringify({ StartAt: 'Wait', States: { Wait: { Type: 'Wait', Seconds: 3600, End: true } } }),
+      }),
+    );
+    world.aws.state.seedStateMachine({ name: 'listed' });
+    const stateMachineArn = machine.stateMachineArn ?? '';
+    for (const name of ['older', 'newer']) {
+      await both((c) => c.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: '{}' })));
+      // Start dates are whole seconds apart on both sides (moto's clock is the wall's, ours virtual).
+      world.clock.advance(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    }
+    const list = (statusFilter?: 'RUNNING' | 'SUCCEEDED') =>
+      both(async (c) => {
+        const out = await c.sfn.send(
+          new ListExecutionsCommand({ stateMachineArn, ...(statusFilter ? { statusFilter } : {}) }),
+        );
+        return (out.executions ?? []).map((e) => [e.name, e.status, e.executionArn, e.stateMachineArn]);
+      });
+
+    const [all, running, succeeded] = await Promise.all([list(), list('RUNNING'), list('SUCCEEDED')]);
+    const errors = await Promise.all([
+      both((c) =>
+        outcome(
+          c.sfn.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn.replace(':listed', ':other') })),
+        ),
+      ),
+      both((c) => outcome(c.sfn.send(new ListExecutionsCommand({ stateMachineArn: 'bogus' })))),
+    ]);
+
+    expect(all[1]).toEqual(all[0]);
+    expect(all[1].map(([name, status]) => [name, status])).toEqual([
+      ['newer', 'RUNNING'],
+      ['older', 'RUNNING'],
+    ]);
+    expect(running[1]).toEqual(running[0]);
+    expect(succeeded).toEqual([[], []]);
+    expect(errors).toEqual([
+      [{ error: 'StateMachineDoesNotExist' }, { error: 'StateMachineDoesNotExist' }],
+      [{ error: 'InvalidArn' }, { error: 'InvalidArn' }],
     ]);
   });
 

@@ -11,7 +11,12 @@ import {
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand } from '@aws-sdk/client-eks';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  StartExecutionCommand,
+  type HistoryEvent,
+} from '@aws-sdk/client-sfn';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -567,6 +572,49 @@ describe('Step Functions', () => {
     const error = await errorOf(world.sfn.send(new StartExecutionCommand(input)));
 
     expect(error.name).toBe(code);
+  });
+
+  it('should page a history that grows between pages without repeating or skipping an event, and leave data out when asked', async () => {
+    world.aws.state.seedStateMachine({ name: 'drain' });
+    const { executionArn = '' } = await world.sfn.send(
+      new StartExecutionCommand({ stateMachineArn: MACHINE_ARN, name: 'run', input: '{"a":1}' }),
+    );
+    const history = [
+      { id: 1, type: 'ExecutionStarted', timestamp: START, input: { a: 1 } },
+      { id: 2, type: 'WaitStateEntered', timestamp: START, stateName: 'Wait', input: { a: 1 } },
+      { id: 3, type: 'WaitStateExited', timestamp: START + 5_000, stateName: 'Wait', output: { a: 1 } },
+    ];
+    world.aws.state.stepFunctions.attachHistory(executionArn, () => history);
+    const page = (nextToken?: string) =>
+      world.sfn.send(
+        new GetExecutionHistoryCommand({
+          executionArn,
+          reverseOrder: true,
+          maxResults: 2,
+          ...(nextToken ? { nextToken } : {}),
+        }),
+      );
+    const ids = (events: HistoryEvent[] | undefined) => (events ?? []).map((e) => e.id);
+
+    const first = await page();
+    history.push({ id: 4, type: 'TaskStateEntered', timestamp: START + 5_000, stateName: 'Step', input: { a: 1 } });
+    const second = await page(first.nextToken);
+    const metadata = await world.sfn.send(
+      new GetExecutionHistoryCommand({ executionArn, includeExecutionData: false }),
+    );
+
+    expect(ids(first.events)).toEqual([3, 2]);
+    expect(ids(second.events)).toEqual([1]);
+    expect(second.nextToken).toBeUndefined();
+    expect(first.events?.[0]?.timestamp?.getTime()).toBe(START + 5_000);
+    expect(metadata.events?.map((e) => [e.type, e.stateEnteredEventDetails ?? e.executionStartedEventDetails])).toEqual(
+      [
+        ['ExecutionStarted', {}],
+        ['WaitStateEntered', { name: 'Wait' }],
+        ['WaitStateExited', undefined],
+        ['TaskStateEntered', { name: 'Step' }],
+      ],
+    );
   });
 
   it('should answer ExecutionDoesNotExist for an unknown execution', async () => {

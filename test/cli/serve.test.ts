@@ -2,71 +2,28 @@
 // kubectl (drain, apply of the reconciler's RBAC, auth can-i --list --as, get events), the AWS CLI's
 // `eks get-token`, and the CLI's own `sweep`. Everything runs as separate processes through the
 // real binaries, as on an operator's machine.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { kubectl } from '@ec2-node-reconciler/sandbox/test/kube/kubectl.js';
+import { serveScenario, type Served as BaseServed } from '../support/served.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/ec2-node-reconciler.mjs');
 const DEMO = join(ROOT, 'test/scenarios/demo.yaml');
 
-type Served = {
-  kubeconfig: string;
-  endpoint: string;
-  env: NodeJS.ProcessEnv;
-  cluster: string;
-  unresponsiveAtEnd: number;
-  endedAt: number;
-};
+type Served = BaseServed & { unresponsiveAtEnd: number; endedAt: number };
 
-let child: ChildProcess | undefined;
 let served: Served;
 
-/** Starts the served demo and reads, from what it prints, how to reach it. */
-function serve(): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'simulate', DEMO, '--serve'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the sandbox did not start serving within 120 s:\n${stdout}\n${stderr}`)),
-      120_000,
-    );
-    proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('exit', (code) =>
-      reject(new Error(`simulate --serve exited (${String(code)}) before serving:\n${stdout}\n${stderr}`)),
-    );
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const exports = /export AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+) AWS_REGION=(\S+)/.exec(stdout);
-      const sweep = /ec2-node-reconciler sweep --kubeconfig (\S+) --cluster (\S+) --endpoint-url (\S+)/.exec(stdout);
-      const ended = /its clock runs at wall speed from the scenario's end, (\S+):/.exec(stdout);
-      if (exports === null || sweep === null || ended === null) return;
-      clearTimeout(timer);
-      // The scenario's own last sweep, as the simulation printed it ("after: in-sync 33, gone 4, …, unresponsive-machine 1, …").
-      const after = [...stdout.matchAll(/after:.*?unresponsive-machine (\d+)/g)].at(-1);
-      resolve({
-        kubeconfig: sweep[1] ?? '',
-        cluster: sweep[2] ?? '',
-        endpoint: sweep[3] ?? '',
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: exports[1],
-          AWS_SECRET_ACCESS_KEY: exports[2],
-          AWS_REGION: exports[3],
-          AWS_DEFAULT_REGION: exports[3],
-        },
-        unresponsiveAtEnd: Number(after?.[1] ?? 0),
-        endedAt: Date.parse(ended[1] ?? ''),
-      });
-    });
-  });
+/** Starts the served demo and reads, from what it prints, how to reach it and where its scenario ended. */
+async function serve(): Promise<Served> {
+  const base = await serveScenario(DEMO);
+  const ended = /its clock runs at wall speed from the scenario's end, (\S+):/.exec(base.stdout);
+  // The scenario's own last sweep, as the simulation printed it ("after: in-sync 33, gone 4, …, unresponsive-machine 1, …").
+  const after = [...base.stdout.matchAll(/after:.*?unresponsive-machine (\d+)/g)].at(-1);
+  return { ...base, unresponsiveAtEnd: Number(after?.[1] ?? 0), endedAt: Date.parse(ended?.[1] ?? '') };
 }
 
 type Run = { code: number; stdout: string; stderr: string };
@@ -114,11 +71,8 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  const proc = child;
-  if (proc === undefined || proc.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  proc.kill('SIGINT');
-  await exited;
+  // Unset when serving failed (serveScenario stopped the process then).
+  await (served as Served | undefined)?.stop();
 });
 
 describe('simulate demo.yaml --serve, driven by the real binaries', () => {

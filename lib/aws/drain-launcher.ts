@@ -3,6 +3,7 @@ import type { DrainExecutionState } from '../model/observation.js';
 import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
 import { executionOf, type DrainWorkflowInput } from '../contract/drain-workflow.js';
+import { drainExecutionArn } from './drain-executions.js';
 
 /**
  * `already-running`: a drain runs under that name (this removal's, started by another run);
@@ -60,7 +61,7 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
 
   /** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<name>`. */
   executionArn(name: string): string {
-    return `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    return drainExecutionArn(this.stateMachineArn, name);
   }
 
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {

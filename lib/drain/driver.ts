@@ -8,6 +8,8 @@ export interface DriverOptions {
   readonly onStep?: (result: DrainStepResult, step: number) => void;
   /** The state to resume from (e.g. one a crashed run left behind); undefined starts afresh. */
   readonly state?: unknown;
+  /** Waits before trying a failed step again, one per retry (the workflow's: 5 s, then 10 s); none by default. */
+  readonly retryDelaysMs?: readonly number[];
 }
 
 /**
@@ -21,8 +23,18 @@ export async function runDrain(
 ): Promise<DrainStepResult> {
   const budget = options.stepBudgetMs ?? 60_000;
   let state: unknown = options.state;
+  let retries = 0;
   for (let step = 1; ; step++) {
-    const result = await drainStep(deps, request, state, budget);
+    let result: DrainStepResult;
+    try {
+      result = await drainStep(deps, request, state, budget);
+      retries = 0;
+    } catch (error) {
+      const delay = options.retryDelaysMs?.[retries++];
+      if (delay === undefined) throw error;
+      await deps.sleep(delay);
+      continue;
+    }
     options.onStep?.(result, step);
     if (result.status !== 'in-progress') return result;
     state = result.state;

@@ -18,7 +18,8 @@ import type { NodeEventRecorder } from '../kube/events.js';
 import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
 import { drainRequestOf, stepOutput } from './step-output.js';
-import { drainStep, type DrainDeps } from './step.js';
+import { runDrain } from './driver.js';
+import type { DrainDeps } from './step.js';
 import type { DrainStepResult } from './step-result.js';
 
 export interface LocalWorkflowDeps {
@@ -60,33 +61,25 @@ export interface LocalWorkflowEnd {
 
 /** The workflow's retries of a failing drain step (infra/drain-workflow.ts HANDLER_RETRY): 5 s, then 10 s. */
 export const STEP_RETRY_DELAYS_MS = [5_000, 10_000] as const;
-/** A step's budget here: no invocation ends it, so the drain's own pace decides. */
-const LOCAL_STEP_BUDGET_MS = 60_000;
 
 export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWorkflowInput): Promise<LocalWorkflowEnd> {
-  let outcome: LocalWorkflowEnd['outcome'] = 'continue';
+  let outcome: LocalWorkflowEnd['outcome'];
   // The last step that ended: after a failure, the workflow still reports from it (`$step`).
   let result: DrainStepResult | undefined;
   let output: DrainStepOutput | undefined;
   let failure: unknown;
-  const request = drainRequestOf(input);
-  let state: unknown;
-  let retries = 0;
-  while (outcome === 'continue') {
-    try {
-      result = await drainStep(deps.drain, request, state, LOCAL_STEP_BUDGET_MS);
-      retries = 0;
-      output = stepOutput(result, input);
-      outcome = output.outcome;
-      state = result.state;
-      if (outcome === 'continue') await deps.drain.sleep(result.nextCheckAfterMs);
-    } catch (error) {
-      const delay = STEP_RETRY_DELAYS_MS[retries++];
-      if (delay === undefined) {
-        outcome = 'error';
-        failure = error;
-      } else await deps.drain.sleep(delay);
-    }
+  try {
+    await runDrain(deps.drain, drainRequestOf(input), {
+      retryDelaysMs: STEP_RETRY_DELAYS_MS,
+      onStep: (step) => {
+        result = step;
+        output = stepOutput(step, input);
+      },
+    });
+    outcome = output?.outcome ?? 'error';
+  } catch (error) {
+    outcome = 'error';
+    failure = error;
   }
 
   const ref = output?.lifecycle ?? input.lifecycle;

@@ -541,10 +541,10 @@ export class NodeReconciler extends Construct {
       );
     }
     const concurrency = props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency;
-    if (!Token.isUnresolved(concurrency) && concurrency * KUBE_SEATS.perInvocation > KUBE_SEATS.eventsGoal) {
+    if (!Token.isUnresolved(concurrency) && concurrency * KUBE_SEATS.perInvocation > KUBE_SEATS.goal) {
       annotations.addWarningV2(
         'ec2-node-reconciler:eventConcurrencyHigh',
-        `eventMaxConcurrency ${concurrency} lets the events function keep ${concurrency * KUBE_SEATS.perInvocation} Kubernetes requests in flight (${KUBE_SEATS.perInvocation} per invocation), over ${KUBE_SEATS.eventsGoal} of the ${KUBE_SEATS.globalDefault} seats API Priority and Fairness gives the reconciler's identity: a storm of interruptions can crowd out the rest of it (drains, sweeps) and be throttled.`,
+        `eventMaxConcurrency ${concurrency} lets the events function keep ${concurrency * KUBE_SEATS.perInvocation} Kubernetes requests in flight (${KUBE_SEATS.perInvocation} per invocation), over ${KUBE_SEATS.goal} of the ${KUBE_SEATS.globalDefault} seats API Priority and Fairness gives the reconciler's identity: a storm of interruptions can crowd out the rest of it (drains, sweeps) and be throttled.`,
       );
     }
     if (Token.isUnresolved(this.clusterName) && !props.autoScalingGroupNames) {

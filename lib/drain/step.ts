@@ -49,6 +49,21 @@ export interface DrainDeps {
 const DEFAULT_GRACE_SECONDS = 30;
 /** Kubelets report a little after the grace period ends: look again just after it. */
 const GRACE_END_MARGIN_MS = 100;
+/**
+ * Drains a storm starts together (an SQS batch's) evict together and would all look again the
+ * moment their pods' grace periods end: each Node looks at its own offset within this spread
+ * instead (a digest of its name, so a drain's timing repeats), and a few hundred drains send their
+ * checks over a second rather than in one burst on the API server's seats. kubectl polls once a
+ * second: no look comes later than kubectl's would.
+ */
+const GRACE_END_SPREAD_MS = 900;
+
+/** FNV-1a of the Node's name, as an offset within GRACE_END_SPREAD_MS. */
+export function checkOffsetMs(node: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < node.length; i++) hash = Math.imul(hash ^ node.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % GRACE_END_SPREAD_MS;
+}
 
 const IsoDateSchema = z.iso.datetime({ offset: true });
 
@@ -562,6 +577,7 @@ function passStatus(reports: readonly PodReport[], deadlinePassed: boolean): Dra
 
 /** How long until the next check: the first back-off or grace period to end, the poll interval, never past the deadline. */
 function nextCheckAfter(
+  node: string,
   reports: readonly PodReport[],
   state: WorkingState,
   listing: Listing,
@@ -581,7 +597,8 @@ function nextCheckAfter(
     waits.push(settings.pollIntervalMs);
   // A grace period ending before the next poll is worth a look just after it (kubectl polls every second);
   // one already over (a kubelet that does not answer) is not worth more than the usual poll.
-  for (const end of graceEnds) if (end > now) waits.push(end - now + GRACE_END_MARGIN_MS);
+  const margin = GRACE_END_MARGIN_MS + checkOffsetMs(node);
+  for (const end of graceEnds) if (end > now) waits.push(end - now + margin);
   return Math.max(0, Math.min(deadline - now, ...(waits.length > 0 ? waits : [settings.pollIntervalMs])));
 }
 
@@ -638,7 +655,9 @@ async function pass(
     pods: everyPod,
     counts: countReports(everyPod),
     nextCheckAfterMs:
-      status === 'in-progress' ? nextCheckAfter(first, state, listing, graceEnds, clock.now(), deadline, settings) : 0,
+      status === 'in-progress'
+        ? nextCheckAfter(request.node, first, state, listing, graceEnds, clock.now(), deadline, settings)
+        : 0,
     deadline,
     ...(state.lifecycle ? { lifecycle: state.lifecycle } : {}),
   };

@@ -1,5 +1,5 @@
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
-import { drainStep, type DrainDeps } from '../drain/step.js';
+import { checkOffsetMs, drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';
@@ -54,6 +54,9 @@ export async function runDrainStepTask(
       options.onHeartbeatFailed?.(error, lifecycle);
     }
   }
+  // A storm starts a batch's drains together: the first step of each looks at its own offset
+  // within a second (as its later looks do, step.ts), so they do not reach the API server in one burst.
+  if (state === undefined) await deps.sleep(checkOffsetMs(input.node));
   // The heartbeat's time comes out of the step's budget.
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);
   const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));

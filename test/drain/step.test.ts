@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { podKey, type DrainApi, type PodRef } from '../../lib/drain/api.js';
 import { runDrain } from '../../lib/drain/driver.js';
 import type { PodReport } from '../../lib/drain/pod-report.js';
-import { drainStep } from '../../lib/drain/step.js';
+import { checkOffsetMs, drainStep } from '../../lib/drain/step.js';
 import type { DrainStepResult } from '../../lib/drain/step-result.js';
 import { CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';
 import { pod } from './support/fake-api.js';
@@ -256,3 +256,16 @@ function bind(api: DrainApi): DrainApi {
     evictPod: (ref, options) => api.evictPod(ref, options),
   };
 }
+
+describe('checkOffsetMs: drains started together look again apart', () => {
+  it('should give every Node its own offset within 900 ms, the same one every time', () => {
+    const names = Array.from({ length: 500 }, (_, i) => `ip-10-0-${i >> 8}-${i & 255}.ec2.internal`);
+    const offsets = names.map(checkOffsetMs);
+
+    expect(offsets.every((o) => Number.isInteger(o) && o >= 0 && o < 900)).toBe(true);
+    expect(names.map(checkOffsetMs)).toEqual(offsets);
+    // Spread over the second: no tenth of it holds more than a fifth of the Nodes.
+    const tenths = Array.from({ length: 9 }, (_, t) => offsets.filter((o) => Math.floor(o / 100) === t).length);
+    expect(Math.max(...tenths)).toBeLessThan(100);
+  });
+});

@@ -32,8 +32,8 @@ describe('the events function’s event source, against the API budgets', () => 
   it('should keep its Kubernetes requests in flight within 20 of API Priority and Fairness’s 49 seats', () => {
     const concurrency = mapping().ScalingConfig?.MaximumConcurrency ?? Number.POSITIVE_INFINITY;
     const inFlight = concurrency * KUBE_SEATS.perInvocation;
-    expect(inFlight).toBeLessThanOrEqual(KUBE_SEATS.eventsGoal);
-    expect(KUBE_SEATS.eventsGoal).toBeLessThan(KUBE_SEATS.globalDefault);
+    expect(inFlight).toBeLessThanOrEqual(KUBE_SEATS.goal);
+    expect(KUBE_SEATS.goal).toBeLessThan(KUBE_SEATS.globalDefault);
   });
 
   it('should ask EC2 at most half the DescribeInstances bucket’s refill a second, leaving the rest to every other caller', () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface BenchResult {
   readonly name: string;
-  readonly unit: 's' | 'ms' | 'MiB' | 'MB' | 'x' | 'count';
+  readonly unit: 's' | 'ms' | 'MiB' | 'MB' | 'x' | 'count' | '%' | '/s';
   readonly value: number;
   readonly goal: number;
   readonly better: 'lower' | 'higher';
@@ -52,6 +52,10 @@ export const EXPECTED_RESULTS = [
   'drain-110-pods-requests-ratio-vs-kubectl',
   'simulate-100k-seed',
   'cdk-synth-offline',
+  'storm-500-spot-cordoned-within-deadline-pct',
+  'storm-500-spot-max-ec2-describe-per-s',
+  'storm-500-spot-max-kube-inflight',
+  'refresh-200-lifecycle-completed-pct',
 ] as const;
 
 /** A plain-text table of results against their goals (the bench's last words). */

@@ -8,7 +8,7 @@ export const TABLE_END = '<!-- bench-table:end -->';
 
 const ResultSchema = z.object({
   name: z.string().min(1),
-  unit: z.enum(['s', 'ms', 'MiB', 'MB', 'x', 'count']),
+  unit: z.enum(['s', 'ms', 'MiB', 'MB', 'x', 'count', '%', '/s']),
   value: z.number(),
   goal: z.number(),
   better: z.enum(['lower', 'higher']),

@@ -36,6 +36,8 @@ export interface LambdaServiceDeps {
   readonly aws: AwsEmulator;
   /** Variables laid over every function's template environment (the scenario's settings). */
   readonly environment: Readonly<Record<string, string>>;
+  /** Virtual milliseconds each request of a function to an endpoint (`host:port`) takes; none: no time at all. */
+  readonly latency?: Readonly<Record<string, number>>;
   /** The credentials a function's role session gets (what Lambda puts in its environment). */
   readonly credentialsFor: (fn: FunctionSpec) => {
     readonly accessKeyId: string;
@@ -84,6 +86,7 @@ export class LambdaService {
             // The one difference from AWS: every service answers at the emulator.
             AWS_ENDPOINT_URL: aws.endpoint,
           },
+          ...(deps.latency ? { latency: deps.latency } : {}),
         },
         { clock: deps.clock, clockBuffer: deps.clockBuffer, activity: deps.activity },
       );

@@ -1,5 +1,9 @@
 // Lambda's SQS event source mapping, as the template configures it: batches of visible messages
-// (BatchSize, up to MaximumConcurrency batches at once) go to the function as an SQS event; with
+// go to the function as an SQS event, at most MaximumConcurrency batches at once. A batch is
+// gathered while a slot is free: it goes once it holds BatchSize messages, or once the batching
+// window (MaximumBatchingWindowInSeconds) has passed since its first message was there; with no
+// window, at once. So each slot starts at most one batch a window, and a storm's messages wait in
+// the queue while every slot is busy, as they do in Lambda. With
 // ReportBatchItemFailures the messages the function names in `batchItemFailures` stay in the queue
 // and the others are deleted; a function error, a timeout or an answer that is not a valid
 // partial-batch response fails the whole batch. Failed messages come back after the queue's
@@ -58,11 +62,13 @@ export class QueuePoller {
     return this.inFlight > 0;
   }
 
+  /** The batch being gathered: when its window opened (its first message was visible to a free slot). */
+  private gatheringSince: number | undefined;
+
   private pollAt(at: number): void {
     if (!this.deps.mapping.enabled || this.scheduled.has(at)) return;
     this.scheduled.add(at);
-    // The batching window: the mapping waits that long to fill a batch (0: it polls as messages arrive).
-    this.deps.clock.schedule(at + this.deps.mapping.batchingWindowSeconds * 1000, () => {
+    this.deps.clock.schedule(at, () => {
       this.scheduled.delete(at);
       this.poll();
     });
@@ -71,9 +77,23 @@ export class QueuePoller {
   private poll(): void {
     const { clock, queue, mapping } = this.deps;
     const limit = mapping.maximumConcurrency ?? Number.POSITIVE_INFINITY;
+    const windowMs = mapping.batchingWindowSeconds * 1000;
     while (this.inFlight < limit) {
+      const now = clock.now();
+      if (queue.visibleCount(now) === 0) {
+        this.gatheringSince = undefined;
+        return;
+      }
+      const since = (this.gatheringSince ??= now);
+      const full = queue.visibleCount(now) >= mapping.batchSize;
+      if (!full && now < since + windowMs) {
+        // The window closes later: come back then (a full batch, or a slot set free, comes back sooner).
+        this.pollAt(since + windowMs);
+        return;
+      }
+      this.gatheringSince = undefined;
       const dead = queue.deadLetters.length;
-      const batch = queue.receive(clock.now(), mapping.batchSize);
+      const batch = queue.receive(now, mapping.batchSize);
       for (const letter of queue.deadLetters.slice(dead)) {
         this.deliveries.push({
           message: letter.message,
@@ -84,7 +104,7 @@ export class QueuePoller {
           ...(letter.lastError !== undefined ? { batchError: letter.lastError } : {}),
         });
       }
-      if (batch.length === 0) return;
+      if (batch.length === 0) continue;
       this.inFlight += 1;
       void this.deliver(batch).finally(() => {
         this.inFlight -= 1;

@@ -60,6 +60,13 @@ export class SignalQueue {
     return this.inFlight.length;
   }
 
+  /** Records receivable at `now` (those due for the dead-letter queue included). */
+  visibleCount(now: number): number {
+    let count = 0;
+    for (const record of this.inFlight) if (record.visibleAt <= now) count += 1;
+    return count;
+  }
+
   /** When the next record becomes receivable (a failed one coming back, or one moving to the DLQ). */
   nextVisibleAt(): number | undefined {
     return this.inFlight.length === 0 ? undefined : Math.min(...this.inFlight.map((r) => r.visibleAt));

@@ -7,6 +7,7 @@ export {
   type ListResult,
   type DeleteOptions,
   type StoreOptions,
+  type StoredChange,
 } from './store.js';
 export type { ClusterSeed } from './seeding.js';
 export {

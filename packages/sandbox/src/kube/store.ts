@@ -84,6 +84,9 @@ export type WriteOptions = { dryRun?: boolean; subresource?: string };
 /** Deleting answers the object (pods, and anything still finalizing) or a Status (the rest). */
 export type DeleteResult = { body: KubeObject | StatusBody; removed: boolean };
 
+/** One object as it was stored (storage: `nodes`, `pods`, …), at the clock's time. */
+export type StoredChange = { readonly storage: string; readonly object: KubeObject; readonly at: number };
+
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', NODE_LEASE_NAMESPACE] as const;
 
 const STORAGES = [...new Set(RESOURCES.filter((r) => r.virtual !== true).map((r) => r.storage))];
@@ -105,6 +108,8 @@ export class KubeStore {
   private readonly nodeLifecycle: NodeLifecycle;
   private readonly evictions: Evictions;
   private readonly seeding: Seeding;
+  /** Told of every object stored (written or seeded), as it is stored: how a measurement sees when things changed. */
+  private readonly observers = new Set<(change: StoredChange) => void>();
 
   constructor(
     readonly clock: Clock,
@@ -175,7 +180,14 @@ export class KubeStore {
     }
     coll.set(key, stored);
     this.changedAt.set(storage, this.revision);
+    for (const observer of this.observers) observer({ storage, object: stored, at: this.clock.now() });
     return stored;
+  }
+
+  /** Calls `observer` with every object stored from now on; returns a function that stops it. */
+  observe(observer: (change: StoredChange) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   private drop(storage: string, object: KubeObject): void {

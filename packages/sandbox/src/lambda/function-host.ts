@@ -35,6 +35,8 @@ export interface HostedFunction {
   readonly assetPath: string;
   /** Everything the function's process sees: the template's variables and the runtime's (credentials, region…). */
   readonly environment: Readonly<Record<string, string>>;
+  /** Virtual milliseconds a request to each endpoint (`host:port`) takes (LoadRequest.latency). */
+  readonly latency?: Readonly<Record<string, number>>;
 }
 
 export type InvocationResult =
@@ -262,6 +264,7 @@ export class FunctionHost {
       instance: `${this.fn.name}-${++this.instanceSeq}-${Math.random().toString(36).slice(2)}`,
       handlerExport: exportName,
       environment: this.fn.environment,
+      ...(this.fn.latency ? { latency: this.fn.latency } : {}),
     };
     const env = Environment.start(
       thread,

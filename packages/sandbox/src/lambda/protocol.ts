@@ -25,6 +25,11 @@ export interface LoadRequest {
   /** The exported handler's name (`index.handler` → `handler`). */
   readonly handlerExport: string;
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * Virtual milliseconds each HTTP request to an endpoint (`host:port`) takes before it reaches
+   * it: the network and the server's work, which the emulators answer in no virtual time.
+   */
+  readonly latency?: Readonly<Record<string, number>>;
 }
 
 export interface WorkerData {

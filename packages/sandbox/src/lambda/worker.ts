@@ -4,6 +4,8 @@
 // move the clock. The thread outlives a world: the next environment it runs is a fresh instance of
 // a bundle with its own environment variables, while the runtime's modules (the AWS SDK, as Lambda
 // provides it) stay loaded. Built to plain JavaScript by runtime-build.ts.
+import http from 'node:http';
+import https from 'node:https';
 import { enableCompileCache, registerHooks } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import zlib from 'node:zlib';
@@ -36,6 +38,38 @@ registerHooks({
 });
 
 const timers = installVirtualTime(now);
+
+/**
+ * Request latency on the virtual clock. Every HTTP request goes out through an Agent's addRequest
+ * (the SDK's NodeHttpHandler and node:http(s).request alike); for an endpoint with a latency, the
+ * request waits that long on a virtual timer before it is handed to the agent, so a chain of k
+ * requests takes k latencies of virtual time and concurrent ones overlap. While it waits the
+ * thread has only the timer left (no socket yet): the world moves the clock to it.
+ */
+let latency = new Map<string, number>();
+{
+  type AddRequest = (this: http.Agent, request: http.ClientRequest, options: Record<string, unknown>) => void;
+  const agent = http.Agent.prototype as unknown as { addRequest: AddRequest };
+  const addRequest = agent.addRequest;
+  agent.addRequest = function (request, options) {
+    const host = typeof options['host'] === 'string' ? options['host'] : 'localhost';
+    const port = String(options['port'] ?? (this instanceof https.Agent ? 443 : 80));
+    const ms = latency.get(`${host}:${port}`) ?? 0;
+    if (ms <= 0) {
+      addRequest.call(this, request, options);
+      return;
+    }
+    timers.add(
+      () => {
+        // Given up on while it waited (a timeout): it never leaves.
+        if (!request.destroyed) addRequest.call(this, request, options);
+      },
+      ms,
+      [],
+      false,
+    );
+  };
+}
 
 /**
  * Chunks the thread's zlib streams are working on. zlib runs in libuv's thread pool, which
@@ -169,6 +203,7 @@ async function load(request: LoadRequest): Promise<void> {
   timers.reset();
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, request.environment);
+  latency = new Map(Object.entries(request.latency ?? {}));
   handler = undefined;
   takeLogs();
   try {

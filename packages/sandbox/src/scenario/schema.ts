@@ -1,4 +1,4 @@
-// The scenario file format v1.1 (docs/scenarios.md), exactly: unknown keys are errors.
+// The scenario file format v1.2 (docs/scenarios.md), exactly: unknown keys are errors.
 import * as z from 'zod';
 import { CONDITIONS } from '../../../../lib/model/condition.js';
 import { DurationSchema } from '../../../../lib/model/duration.js';
@@ -125,8 +125,18 @@ const EventStepSchema = z
     ]),
   })
   .strict();
+/** v1.2: many events, each put on the bus at its own `time` (a storm), without waiting for one to be handled before the next. */
+const EventsStepSchema = z
+  .object({
+    events: z.union([
+      z.object({ file: z.string().min(1) }).strict(),
+      z.object({ inline: z.array(z.record(z.string(), z.unknown())).min(1) }).strict(),
+    ]),
+  })
+  .strict();
 const StepSchema = z.union([
   EventStepSchema,
+  EventsStepSchema,
   z.object({ sweep: z.object({}).strict().nullable() }).strict(),
   z.object({ advance: Duration }).strict(),
   z.object({ settle: z.object({}).strict().nullable() }).strict(),
@@ -222,6 +232,17 @@ export const ScenarioSchema = z
     pdbs: z.array(PdbSchema).default([]),
     steps: z.array(StepSchema).default([{ sweep: {} }]),
     faults: z.array(FaultSchema).default([]),
+    /**
+     * v1.2: virtual milliseconds each request of the deployed functions takes to AWS and to the
+     * Kubernetes API (network and server time); default 0: requests take no virtual time.
+     */
+    latency: z
+      .object({
+        aws: z.number().int().min(0).max(60_000).default(0),
+        kube: z.number().int().min(0).max(60_000).default(0),
+      })
+      .strict()
+      .optional(),
     expect: ExpectSchema.optional(),
   })
   .strict();

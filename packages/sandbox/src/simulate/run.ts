@@ -28,6 +28,64 @@ async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDi
   return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }
 
+/** An `events` step's events: inline, or a file holding a JSON array of them. */
+async function readEvents(step: Extract<ScenarioStep, { events: unknown }>, baseDir: string): Promise<unknown[]> {
+  if ('inline' in step.events) return step.events.inline;
+  const path = resolve(baseDir, step.events.file);
+  const events = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  if (!Array.isArray(events)) throw new Error(`${step.events.file}: expected a JSON array of EventBridge events`);
+  return events;
+}
+
+const detailTypeOf = (event: unknown): string =>
+  isRecord(event) && typeof event['detail-type'] === 'string' ? event['detail-type'] : '(unknown)';
+
+/**
+ * Puts events on the bus each at its own `time` (now, when that has passed or cannot be read), as
+ * EC2 sends a storm of them, applying what each stands for then; the step lasts until every copy
+ * the rules queued has been delivered once. Events no rule matches are recorded as dropped.
+ */
+async function runEvents<Report extends ReportView>(
+  sandbox: Sandbox,
+  events: readonly unknown[],
+  index: number,
+): Promise<StepRecord<Report>[]> {
+  const { clock, driver, queue, poller } = sandbox;
+  const deliveredFrom = poller.deliveries.length;
+  const dropped: StepRecord<Report>[] = [];
+  let sent = 0;
+  let waiting = events.length;
+  const put = (event: unknown): void => {
+    waiting -= 1;
+    applyEventEffects(sandbox, event);
+    const before = queue.size;
+    if (sandbox.putEvent(event).length === 0)
+      dropped.push({
+        step: index,
+        at: clock.now(),
+        kind: 'event',
+        detailType: detailTypeOf(event),
+        attempt: 0,
+        ignored: 'no rule of the stack matches it: EventBridge drops it',
+      });
+    sent += queue.size - before;
+  };
+  for (const event of events) {
+    const at = isRecord(event) && typeof event['time'] === 'string' ? Date.parse(event['time']) : Number.NaN;
+    if (Number.isFinite(at) && at > clock.now()) clock.schedule(at, () => put(event));
+    else put(event);
+  }
+  if (!poller.polling) {
+    await driver.runUntil(() => waiting === 0, 'putting the events on the bus');
+    return dropped;
+  }
+  await driver.runUntil(
+    () => waiting === 0 && poller.deliveries.slice(deliveredFrom).filter((d) => d.attempt === 1).length >= sent,
+    'delivering the events',
+  );
+  return dropped;
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -142,6 +200,7 @@ async function runStep<Report extends ReportView>(
     postCondition(sandbox, step.condition);
     return [{ step: index, at, kind: 'condition', ...step.condition }];
   }
+  if ('events' in step) return runEvents(sandbox, await readEvents(step, baseDir), index);
   const event = await readEvent(step, baseDir);
   // The event reports what AWS did (or will do): EC2 must agree before the reconciler looks.
   applyEventEffects(sandbox, event);

@@ -221,6 +221,12 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     clockView[0] = now;
   });
   const activity = new Activity();
+  // Request latency on the virtual clock (scenario `latency`): what makes "in flight" and "per second" mean something.
+  const endpointOf = (url: string) => new URL(url).host;
+  const latency = scenario.latency && {
+    [endpointOf(aws.endpoint)]: scenario.latency.aws,
+    [endpointOf(kube.url)]: scenario.latency.kube,
+  };
   const lambda = new LambdaService({
     stack,
     clock,
@@ -228,6 +234,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     activity,
     aws,
     environment: settingsVariable(settings),
+    ...(latency ? { latency } : {}),
     credentialsFor: (fn) => session(fn.roleArn, fn.name),
   });
   // An injected fault on Lambda's Invoke API hits the services' calls too (the Scheduler's, the event source mapping's).

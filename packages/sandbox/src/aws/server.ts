@@ -122,6 +122,8 @@ export function createAwsServer(deps: ServerDeps): Server {
     let errorCode: string | undefined;
     let principal: string | undefined;
     let denied: true | undefined;
+    // What becomes of the connection: an answer, a reset before the call is served, or an answer lost after it was.
+    let connection: 'answer' | 'reset' | 'lost' = 'answer';
     try {
       if (deps.iam) {
         // Conditions read the account as it is now (tags, group membership): settle it first.
@@ -134,17 +136,26 @@ export function createAwsServer(deps: ServerDeps): Server {
         }
       }
       // AWS decides on IAM before the service does anything: a fault only meets calls IAM let through.
-      const decision = deps.faults.decide(service, call.operation);
+      const decision = deps.faults.decide(service, call.operation, {
+        ...(scope?.accessKeyId !== undefined ? { accessKeyId: scope.accessKeyId } : {}),
+        params: call.params,
+      });
       if (decision?.kind === 'throttle') throw call.service.throttlingError();
       if (decision?.kind === 'fail') throw new AwsError(decision.code, decision.message, decision.status);
-      state.settle();
-      reply = await call.invoke(ctx);
+      if (decision?.kind === 'reset' || decision?.kind === 'lost') connection = decision.kind;
+      if (connection === 'reset') reply = { status: 0, headers: {}, body: '' };
+      else {
+        state.settle();
+        reply = await call.invoke(ctx);
+      }
     } catch (error) {
       const awsError = asAwsError(error);
       errorCode = awsError.code;
       reply = call.renderError(awsError, requestId);
     }
-    send(res, reply, requestId);
+    if (connection === 'answer') send(res, reply, requestId);
+    else req.socket.destroy();
+    if (connection === 'reset') errorCode = 'ConnectionReset';
     record({
       at,
       service,

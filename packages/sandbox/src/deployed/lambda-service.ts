@@ -114,6 +114,9 @@ export class LambdaService {
     const fault = this.deps.aws.faults.decide('lambda', 'Invoke');
     if (fault === undefined) return undefined;
     if (fault.kind === 'throttle') return new AwsError('TooManyRequestsException', 'Rate Exceeded.', 429);
+    // A service's own call has no connection of ours to drop: it meets a service error instead.
+    if (fault.kind === 'reset' || fault.kind === 'lost')
+      return new AwsError('ServiceException', 'the connection to Lambda was reset', 500);
     return new AwsError(fault.code === 'InternalError' ? 'ServiceException' : fault.code, fault.message, fault.status);
   }
 

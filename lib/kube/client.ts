@@ -5,6 +5,7 @@ import type * as z from 'zod';
 import { PRODUCT_NAME } from '../contract/product.js';
 import { describeIssues } from '../model/zod-issues.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
+import { ByteCollector, BytePool } from '../support/byte-pool.js';
 import { textWithoutArrays } from './skim.js';
 
 /**
@@ -135,6 +136,8 @@ export class KubeClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly connection: Promise<KubeConnection>;
+  /** Where answers are assembled, reused from one to the next (byte-pool.ts). */
+  private readonly buffers = new BytePool();
 
   /**
    * @param connection the API server and credentials, or the promise of them: a cold Lambda asks
@@ -228,13 +231,16 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
         this.options.onResponse?.({ status: res.statusCode ?? 0, headers: res.headers });
-        const failed = (error: Error) =>
+        const collected = new ByteCollector(this.buffers);
+        const failed = (error: Error) => {
+          collected.release();
           reject(
             new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, {
               cause: error,
               transient: isTransient(error),
             }),
           );
+        };
         res.on('error', failed);
         // Decompressed off the main thread (zlib works in libuv's pool) while the next chunks arrive,
         // in large chunks: with zlib's 16 KB default, handing over a 5 MB page's 300 chunks cost as
@@ -243,20 +249,20 @@ export class KubeClient {
           res.headers['content-encoding'] === 'gzip'
             ? res.pipe(createGunzip({ chunkSize: GUNZIP_CHUNK })).on('error', failed)
             : res;
-        const chunks: Buffer[] = [];
         const head = options.onContinue && res.statusCode === 200 ? new ListHead(options.onContinue) : undefined;
         body.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          collected.add(chunk);
           head?.add(chunk);
         });
         const retryAfter = res.headers['retry-after'];
         body.on('end', () => {
-          const bytes = Buffer.concat(chunks);
+          const bytes = collected.bytes();
           const status = res.statusCode ?? 0;
           const text =
             options.emptyArrays && status === 200
               ? textWithoutArrays(bytes, options.emptyArrays)
               : bytes.toString('utf8');
+          collected.release();
           resolve({ status, text, ...(retryAfter !== undefined ? { retryAfter } : {}) });
         });
       });

@@ -21,6 +21,7 @@ import { Construct } from 'constructs';
 import { SettingsSchema, type Settings, type SettingsInput } from '../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../lib/contract/env.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { EVENT_SOURCE, KUBE_SEATS } from '../lib/contract/api-budgets.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
 import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
@@ -134,17 +135,28 @@ export interface NodeReconcilerProps {
   readonly removalPolicy?: RemovalPolicy;
 
   /**
-   * Events handed to one invocation of the events function (1–10).
+   * Events handed to one invocation of the events function (1–10,000; above 10 it needs an
+   * `eventBatchingWindow` of at least 1 s). One invocation looks its whole batch up at once: one
+   * DescribeInstances for up to 200 instances.
    *
-   * @default 10
+   * @default 25
    */
   readonly eventBatchSize?: number;
 
   /**
-   * Most concurrent invocations of the events function (2–1000): bounds the load a burst of
-   * interruptions puts on the Kubernetes API server.
+   * How long the event source gathers events before it invokes the events function (0–300 s): a
+   * storm's events arrive in batches, so EC2 is asked once a batch instead of once an event.
    *
-   * @default 5
+   * @default Duration.seconds(1)
+   */
+  readonly eventBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations of the events function (2–1000): bounds the load a burst of
+   * interruptions puts on EC2 (a DescribeInstances per invocation) and on the Kubernetes API server
+   * (8 requests in flight per invocation).
+   *
+   * @default 2
    */
   readonly eventMaxConcurrency?: number;
 
@@ -225,8 +237,9 @@ export const DEFAULTS = {
   sweepSchedule: scheduler.ScheduleExpression.rate(Duration.minutes(10)),
   logRetention: logs.RetentionDays.ONE_MONTH,
   removalPolicy: RemovalPolicy.RETAIN,
-  eventBatchSize: 10,
-  eventMaxConcurrency: 5,
+  eventBatchSize: EVENT_SOURCE.batchSize,
+  eventBatchingWindow: Duration.seconds(EVENT_SOURCE.batchingWindowSeconds),
+  eventMaxConcurrency: EVENT_SOURCE.maxConcurrency,
   createAccessEntries: true,
   tracing: false,
   maxDrainDuration: Duration.days(1),
@@ -352,6 +365,7 @@ export class NodeReconciler extends Construct {
     functions.events.addEventSource(
       new sources.SqsEventSource(this.queue, {
         batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
+        maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
         maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
         reportBatchItemFailures: true,
       }),
@@ -526,6 +540,13 @@ export class NodeReconciler extends Construct {
           `a hook can lapse mid-drain and Auto Scaling apply its default result. Give your hooks a heartbeat timeout of at least ${2 * gap.seconds} s, or shorten lifecycleHeartbeatInterval.`,
       );
     }
+    const concurrency = props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency;
+    if (!Token.isUnresolved(concurrency) && concurrency * KUBE_SEATS.perInvocation > KUBE_SEATS.eventsGoal) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:eventConcurrencyHigh',
+        `eventMaxConcurrency ${concurrency} lets the events function keep ${concurrency * KUBE_SEATS.perInvocation} Kubernetes requests in flight (${KUBE_SEATS.perInvocation} per invocation), over ${KUBE_SEATS.eventsGoal} of the ${KUBE_SEATS.globalDefault} seats API Priority and Fairness gives the reconciler's identity: a storm of interruptions can crowd out the rest of it (drains, sweeps) and be throttled.`,
+      );
+    }
     if (Token.isUnresolved(this.clusterName) && !props.autoScalingGroupNames) {
       annotations.addWarningV2(
         'ec2-node-reconciler:tokenClusterName',
@@ -589,8 +610,16 @@ function validate(props: NodeReconcilerProps): Validated {
       problems.push(`${name}: ${value} must be a whole number from ${min} to ${max}`);
     }
   };
-  integerIn('eventBatchSize', props.eventBatchSize, 1, 10);
+  integerIn('eventBatchSize', props.eventBatchSize, 1, 10_000);
   integerIn('eventMaxConcurrency', props.eventMaxConcurrency, 2, 1000);
+  const window = props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow;
+  if (!window.isUnresolved()) {
+    const seconds = window.toSeconds();
+    if (seconds > 300) problems.push(`eventBatchingWindow: ${window.toHumanString()} must be at most 5 minutes`);
+    const batchSize = props.eventBatchSize ?? DEFAULTS.eventBatchSize;
+    if (!Token.isUnresolved(batchSize) && batchSize > 10 && seconds < 1)
+      problems.push(`eventBatchSize: ${batchSize} above 10 needs an eventBatchingWindow of at least 1 second`);
+  }
 
   for (const [name, list] of [
     ['autoScalingGroupNames', props.autoScalingGroupNames],

@@ -93,8 +93,9 @@ describe('NodeReconciler: signal queue', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [id(reconciler.queue), 'Arn'] },
       FunctionName: { Ref: id(reconciler.eventsFunction) },
-      BatchSize: 10,
-      ScalingConfig: { MaximumConcurrency: 5 },
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 2 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
   });

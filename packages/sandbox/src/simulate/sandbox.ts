@@ -134,6 +134,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     idSeed: scenario.name,
     credentials: [DEFAULT_CREDENTIALS, ...sessions.values()],
     iam,
+    // EC2's token buckets, shared by every caller of the account as in AWS (on the virtual clock).
+    rateLimits: true,
   });
   // EKS access entries: who the API server takes a role's sessions for.
   const entries = deployment.accessEntries;

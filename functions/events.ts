@@ -46,6 +46,9 @@ async function recordHandler(record: SQSRecord, context?: Context): Promise<void
   }
 }
 
+// A batch whose every record failed is answered with every record in batchItemFailures, like any
+// other, not thrown (Powertools' default): the queue redelivers the same records either way, and a
+// batch of poison messages is not a function error (EventsFunctionErrors).
 export const handler = middy((event: SQSEvent, context: Context) =>
-  processPartialResponse(event, recordHandler, processor, { context }),
+  processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false }),
 ).use(await telemetryMiddlewares({ logger, metrics }));

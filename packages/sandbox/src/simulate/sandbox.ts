@@ -113,6 +113,13 @@ export interface SandboxOptions {
    * that show what a rule removed does.
    */
   readonly alterRbac?: (manifests: Record<string, unknown>[]) => Record<string, unknown>[];
+  /**
+   * Whose AWS credentials the operator's commands (snapshots, `drain` steps) sign with: the sweep
+   * role's session, as the reconciler itself would (the default), or the sandbox's administrator,
+   * for tests that change the roles and must tell the functions' calls from the operator's.
+   * @default 'sweep-role'
+   */
+  readonly operatorAws?: 'sweep-role' | 'administrator';
 }
 
 /** The functions' RECONCILER_SETTINGS for the scenario: as a deployment with these settings would set it. */
@@ -406,7 +413,10 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       settings: override ?? settings,
       drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '',
       kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
-      aws: { endpoint: aws.endpoint, credentials: sweepCredentials },
+      aws: {
+        endpoint: aws.endpoint,
+        credentials: options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
+      },
     }),
     close: async () => {
       await Promise.all([lambda.close(), closeAll()]);

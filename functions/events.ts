@@ -24,25 +24,27 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
   recordEventProcessed(metrics);
-  // Every line about a record names its message, so a record that keeps failing can be followed to the DLQ.
-  logger.appendKeys({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
+  // Every line about a record names its message, so a record that keeps failing can be followed to the
+  // DLQ. The processor handles a batch's records concurrently: keys appended to the one logger would be
+  // another record's by the time a line is written, so each record logs through a child of its own.
+  const recordLogger = logger.createChild({
+    persistentKeys: { messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount },
+  });
   try {
     // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
     const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
     const report = await handleEventRecord(
       record.body,
       () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)),
-      logger,
+      recordLogger,
       placeOf(context, config.region),
       { lastReceive },
     );
     if (report) recordRunMetrics(metrics, report);
   } catch (error) {
     // The batch response names only the message: why it failed is said here, once.
-    logger.warn(EVENT_RECORD_LOG.failed, { error: error instanceof Error ? error : new Error(String(error)) });
+    recordLogger.warn(EVENT_RECORD_LOG.failed, { error: error instanceof Error ? error : new Error(String(error)) });
     throw error;
-  } finally {
-    logger.removeKeys(['messageId', 'receiveCount']);
   }
 }
 

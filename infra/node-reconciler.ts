@@ -5,12 +5,11 @@
 //   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
 //   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
 //   dashboard and alarms; IAM roles; EKS access entries and the RBAC manifest
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -30,11 +29,14 @@ import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
 import {
   acknowledgeAutoScalingFindings,
-  ASG_MUTATIONS,
   autoScalingStatements,
   decommissionTagStatement,
+  EVENT_ASG_MUTATIONS,
+  EVENT_READS,
+  EVENT_SOURCE_QUEUE_ACTIONS,
   LIFECYCLE_HEARTBEAT,
-  UNSCOPABLE_READS,
+  SWEEP_ASG_MUTATIONS,
+  SWEEP_READS,
 } from './permissions.js';
 import { SignalRules } from './signal-rules.js';
 
@@ -362,14 +364,15 @@ export class NodeReconciler extends Construct {
       lifecycleHookNames: props.lifecycleHookNames,
       skipRebalance: settings.rebalance === 'ignore',
     });
-    functions.events.addEventSource(
-      new sources.SqsEventSource(this.queue, {
-        batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
-        maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
-        maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    // SqsEventSource's mapping (the same id), without its grantConsumeMessages: only what the mapping needs.
+    functions.events.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
+      maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
+      maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    this.queue.grant(functions.events, ...EVENT_SOURCE_QUEUE_ACTIONS);
 
     // Sweep: the scheduler invokes the sweep function; a missed run is covered by the next one.
     // Its own role, not the stack-wide one the target would share between reconcilers.
@@ -398,15 +401,19 @@ export class NodeReconciler extends Construct {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [
-      this.roles.events,
-      this.roles.sweep,
-    ]);
+    const eventsPolicy = this.grantReconcilerPermissions('EventsPolicy', this.roles.events, clusterName, asgScope, {
+      reads: EVENT_READS,
+      asgMutations: EVENT_ASG_MUTATIONS,
+    });
+    const sweepPolicy = this.grantReconcilerPermissions('SweepPolicy', this.roles.sweep, clusterName, asgScope, {
+      reads: SWEEP_READS,
+      asgMutations: SWEEP_ASG_MUTATIONS,
+    });
     const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
     // No invocation before its permissions: CloudFormation would otherwise create a function (and start
     // its queue's event source) before the separate policy is attached, and its first runs be denied.
-    functions.events.node.addDependency(reconcilerPolicy);
-    functions.sweep.node.addDependency(reconcilerPolicy);
+    functions.events.node.addDependency(eventsPolicy);
+    functions.sweep.node.addDependency(sweepPolicy);
     functions.drainStep.node.addDependency(drainStepPolicy);
 
     this.clusterAccess = new ClusterAccess(this, 'ClusterAccess', {
@@ -444,17 +451,23 @@ export class NodeReconciler extends Construct {
     });
   }
 
-  /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
+  /**
+   * The event and sweep functions run the same pipeline (DESIGN §2) over different scopes: the
+   * cluster, the drain workflow and the output bus alike, and the reads and Auto Scaling mutations
+   * of their own scope (an event observes its instances only; only a sweep sees whole groups).
+   */
   private grantReconcilerPermissions(
+    id: string,
+    role: iam.IRole,
     clusterName: string,
     asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
-    roles: iam.IRole[],
+    scope: { readonly reads: readonly string[]; readonly asgMutations: readonly string[] },
   ): iam.Policy {
-    const policy = new iam.Policy(this, 'ReconcilerPolicy', {
-      roles,
+    const policy = new iam.Policy(this, id, {
+      roles: [role],
       statements: [
-        new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
-        ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
+        new iam.PolicyStatement({ actions: [...scope.reads], resources: ['*'] }),
+        ...autoScalingStatements(this, scope.asgMutations, asgScope),
         new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
         new iam.PolicyStatement({
           actions: ['states:StartExecution'],
@@ -467,7 +480,7 @@ export class NodeReconciler extends Construct {
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, '*'),
-      reason: `${UNSCOPABLE_READS.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
+      reason: `${scope.reads.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),

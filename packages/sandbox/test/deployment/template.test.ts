@@ -111,8 +111,9 @@ describe('the deployed stack', () => {
     expect(mapping).toMatchObject({
       functionName: fn('Events').name,
       eventSourceArn: byLogicalId(deployment.queues, 'demoQueue').arn,
-      batchSize: 10,
-      maximumConcurrency: 5,
+      batchSize: 25,
+      batchingWindowSeconds: 1,
+      maximumConcurrency: 2,
       reportBatchItemFailures: true,
     });
   });

@@ -8,26 +8,44 @@ import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/c
 import { wildcardResourceFinding } from './findings.js';
 
 /**
- * Lifecycle and health actions the event and sweep functions take on Auto Scaling groups (all support
- * the autoScalingGroup resource type): completing an action a sweep found, or one whose drain already
- * ended, and the opt-in mark-unhealthy. They never heartbeat: the drain workflow and its step do.
+ * Lifecycle and health actions the sweep function takes on Auto Scaling groups (all support the
+ * autoScalingGroup resource type): completing an action it found in Terminating:Wait, or one whose
+ * drain already ended, and the opt-in mark-unhealthy (repair, unregistered machines: only a sweep
+ * sees a whole group, lib/plan/plan.ts). Neither function heartbeats: the drain workflow and its step do.
  */
-export const ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
+export const SWEEP_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
+
+/** The events function completes a lifecycle action its event names when no drain is needed (an excluded node, a drain that ended). */
+export const EVENT_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction'] as const;
 
 /** The lifecycle heartbeat, recorded by the drain-step function at the start of each invocation and by the workflow while it waits. */
 export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
 
 /**
- * Read-only lookups the event and sweep functions make that support no resource-level permissions
- * (Service Authorization Reference): instances and their scheduled events, the groups' members with
- * each one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks
- * (a sweep completes only ours, lib/observe/enrich.ts).
+ * Read-only lookups the sweep makes that support no resource-level permissions (Service
+ * Authorization Reference): instances and their scheduled events, the groups' members with each
+ * one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks (a
+ * sweep completes only ours, lib/observe/enrich.ts).
  */
-export const UNSCOPABLE_READS = [
+export const SWEEP_READS = [
   'ec2:DescribeInstances',
   'ec2:DescribeInstanceStatus',
   'autoscaling:DescribeAutoScalingGroups',
   'autoscaling:DescribeLifecycleHooks',
+] as const;
+
+/** An event observes only its instances (lib/observe/signals.ts): DescribeInstances by id, no resource-level permissions. */
+export const EVENT_READS = ['ec2:DescribeInstances'] as const;
+
+/**
+ * What Lambda's event source mapping needs of the events function's role to consume the signal
+ * queue: the three the Lambda and SQS guides name (AWSLambdaSQSQueueExecutionRole's), not CDK's
+ * grantConsumeMessages, which adds sqs:ChangeMessageVisibility and sqs:GetQueueUrl that nothing calls.
+ */
+export const EVENT_SOURCE_QUEUE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
 ] as const;
 
 export interface AutoScalingScope {

@@ -42,6 +42,11 @@ export interface LambdaServiceDeps {
     readonly secretAccessKey: string;
     readonly sessionToken?: string;
   };
+  /**
+   * What Lambda does with an invocation's log lines: writes them to the function's log group as the
+   * function's role (CloudWatch Logs CreateLogStream for a new stream, PutLogEvents). Undefined: kept only.
+   */
+  readonly deliverLogs?: (fn: FunctionSpec, result: InvocationResult) => void;
 }
 
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
@@ -125,7 +130,7 @@ export class LambdaService {
     const host = this.host(nameOrArn);
     if (!host) throw new AwsError('ResourceNotFoundException', `Function not found: ${nameOrArn}`, 404);
     try {
-      return await host.invoke(payload);
+      return this.delivered(host, await host.invoke(payload));
     } catch (error) {
       if (error instanceof FunctionThrottled)
         throw new AwsError(
@@ -189,7 +194,7 @@ export class LambdaService {
     activity.release();
     void run.then(
       (result) => {
-        invocation.results.push(result);
+        invocation.results.push(this.delivered(host, result));
         if (result.ok) return end('succeeded');
         const retry = invocation.attempts - 1;
         const delay = ASYNC_RETRY_DELAYS_MS[retry];
@@ -209,6 +214,11 @@ export class LambdaService {
         end('failed');
       },
     );
+  }
+
+  private delivered(host: FunctionHost, result: InvocationResult): InvocationResult {
+    this.deps.deliverLogs?.(this.spec(host.fn.name), result);
+    return result;
   }
 
   private spec(name: string): FunctionSpec {

@@ -44,6 +44,7 @@ const FunctionProps = z.object({
   ReservedConcurrentExecutions: z.coerce.number().optional(),
   Environment: z.object({ Variables: z.record(z.string(), z.string()).default({}) }).optional(),
   Architectures: z.array(z.string()).optional(),
+  LoggingConfig: z.object({ LogGroup: z.string().optional() }).loose().optional(),
 });
 
 export interface FunctionSpec {
@@ -68,6 +69,8 @@ export interface FunctionSpec {
   readonly dependsOn: readonly string[];
   /** The bundled code's directory in the cloud assembly (`aws:asset:path`), when the template was bundled. */
   readonly assetPath?: string;
+  /** Where Lambda writes the function's logs, as the function's role: its LoggingConfig, else `/aws/lambda/<name>`. */
+  readonly logGroupName: string;
 }
 
 /** Lambda's documented defaults for asynchronous invocation: two retries, events kept six hours. */
@@ -163,6 +166,15 @@ const StateMachineProps = z.object({
   RoleArn: z.string(),
   DefinitionString: z.string().optional(),
   Definition: z.record(z.string(), z.unknown()).optional(),
+  LoggingConfiguration: z
+    .object({
+      Level: z.string().optional(),
+      Destinations: z
+        .array(z.object({ CloudWatchLogsLogGroup: z.object({ LogGroupArn: z.string() }).optional() }))
+        .default([]),
+    })
+    .loose()
+    .optional(),
 });
 
 export interface StateMachineSpec {
@@ -173,6 +185,8 @@ export interface StateMachineSpec {
   readonly roleArn: string;
   /** The ASL definition, parsed. */
   readonly definition: Readonly<Record<string, unknown>>;
+  /** The log groups its LoggingConfiguration sends execution logs to (none when logging is off). */
+  readonly logDestinations: readonly string[];
 }
 
 const ScheduleProps = z.object({
@@ -359,6 +373,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       async: { ...(configured ?? LAMBDA_ASYNC_DEFAULTS), explicit: configured !== undefined },
       dependsOn: asList(resource.DependsOn),
       assetPath: assetPathOf(resource.Metadata?.['aws:asset:path'], fn.Code?.S3Key),
+      logGroupName: fn.LoggingConfig?.LogGroup ?? `/aws/lambda/${name}`,
     };
   });
 
@@ -426,6 +441,12 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       type: machine.StateMachineType,
       roleArn: machine.RoleArn,
       definition: parse(z.record(z.string(), z.unknown()), `${id} definition`, definition),
+      logDestinations:
+        machine.LoggingConfiguration?.Level === 'OFF'
+          ? []
+          : (machine.LoggingConfiguration?.Destinations ?? []).flatMap((d) =>
+              d.CloudWatchLogsLogGroup ? [d.CloudWatchLogsLogGroup.LogGroupArn] : [],
+            ),
     };
   });
 

@@ -27,13 +27,12 @@ import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
 import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
+import { DRAIN_STEP_PERMISSIONS, RECONCILER_PERMISSIONS, UNSCOPABLE_READS } from '../lib/contract/permissions.js';
 import {
   acknowledgeAutoScalingFindings,
-  ASG_MUTATIONS,
-  autoScalingStatements,
   decommissionTagStatement,
-  LIFECYCLE_HEARTBEAT,
-  UNSCOPABLE_READS,
+  permissionStatements,
+  type PermissionResources,
 } from './permissions.js';
 import { SignalRules } from './signal-rules.js';
 
@@ -438,18 +437,7 @@ export class NodeReconciler extends Construct {
   ): iam.Policy {
     const policy = new iam.Policy(this, 'ReconcilerPolicy', {
       roles,
-      statements: [
-        new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
-        ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        new iam.PolicyStatement({
-          actions: ['states:StartExecution'],
-          resources: [this.drainStateMachine.stateMachineArn],
-        }),
-        // One removal, one drain: whether the drain a Node names still runs.
-        new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.drainExecutionsArn()] }),
-        new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
-      ],
+      statements: permissionStatements(this, RECONCILER_PERMISSIONS, this.permissionResources(clusterName), asgScope),
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, '*'),
@@ -471,13 +459,20 @@ export class NodeReconciler extends Construct {
   ): iam.Policy {
     const policy = new iam.Policy(this, 'DrainStepPolicy', {
       roles: [this.roles.drainStep],
-      statements: [
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        ...autoScalingStatements(this, [LIFECYCLE_HEARTBEAT], asgScope),
-      ],
+      statements: permissionStatements(this, DRAIN_STEP_PERMISSIONS, this.permissionResources(clusterName), asgScope),
     });
     acknowledgeAutoScalingFindings(policy, asgScope);
     return policy;
+  }
+
+  /** The ARNs the permissions of lib/contract/permissions.ts name. */
+  private permissionResources(clusterName: string): PermissionResources {
+    return {
+      cluster: clusterArn(this, clusterName),
+      drainStateMachine: this.drainStateMachine.stateMachineArn,
+      drainExecutions: this.drainExecutionsArn(),
+      outputBus: this.outputBus.eventBusArn,
+    };
   }
 
   /** `arn:…:states:<region>:<account>:execution:<drain state machine>:*`. */

@@ -5,6 +5,7 @@
 // configuration says (1 min, then 2 min), and after throttling until the event is too old.
 import type { VirtualClock } from '../../../../lib/model/clock.js';
 import { AwsError } from '../aws/errors.js';
+import { stableHex } from '../aws/ids.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { FunctionSpec } from '../deployment/template.js';
 import type { Activity } from '../lambda/activity.js';
@@ -44,6 +45,9 @@ export interface LambdaServiceDeps {
   };
 }
 
+/** Where a function's logs go: its LoggingConfig's group, else Lambda's `/aws/lambda/<name>`. */
+const logGroupOf = (fn: FunctionSpec): string => fn.logGroup ?? `/aws/lambda/${fn.name}`;
+
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
 export const failed = (result: InvocationResult): boolean => !result.ok;
 
@@ -73,7 +77,7 @@ export class LambdaService {
             AWS_LAMBDA_FUNCTION_NAME: fn.name,
             AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
             AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
-            AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.name}`,
+            AWS_LAMBDA_LOG_GROUP_NAME: logGroupOf(fn),
             AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime ?? 'nodejs24.x'}`,
             LAMBDA_TASK_ROOT: '/var/task',
             _HANDLER: fn.handler ?? 'index.handler',
@@ -97,6 +101,18 @@ export class LambdaService {
           throw Object.assign(new Error(result.error.errorMessage), { name: result.error.errorType });
         },
         (payload) => this.invokeAsync(fn.name, payload),
+        {
+          ...(fn.runtime !== undefined ? { runtime: fn.runtime } : {}),
+          role: fn.roleArn,
+          ...(fn.handler !== undefined ? { handler: fn.handler } : {}),
+          ...(fn.description !== undefined ? { description: fn.description } : {}),
+          timeoutSeconds: fn.timeoutSeconds,
+          memoryMb: fn.memoryMb,
+          environment: { ...fn.environment, ...deps.environment },
+          ...(fn.vpc !== undefined ? { vpc: fn.vpc } : {}),
+          logGroup: logGroupOf(fn),
+          ...(fn.architectures !== undefined ? { architectures: fn.architectures } : {}),
+        },
       );
     }
   }
@@ -122,7 +138,7 @@ export class LambdaService {
     const host = this.host(nameOrArn);
     if (!host) throw new AwsError('ResourceNotFoundException', `Function not found: ${nameOrArn}`, 404);
     try {
-      return await host.invoke(payload);
+      return await this.run(host, payload);
     } catch (error) {
       if (error instanceof FunctionThrottled)
         throw new AwsError(
@@ -182,7 +198,7 @@ export class LambdaService {
     invocation.attempts += 1;
     // The queue's hand-off is work the clock must wait for until the invocation holds its own.
     activity.acquire();
-    const run = host.invoke(invocation.payload);
+    const run = this.run(host, invocation.payload);
     activity.release();
     void run.then(
       (result) => {
@@ -206,6 +222,25 @@ export class LambdaService {
         end('failed');
       },
     );
+  }
+
+  /**
+   * One invocation of the host, its log lines written to CloudWatch Logs as Lambda writes them
+   * (between START and END lines, in the function's group), for `aws logs` and doctor to read.
+   */
+  private async run(host: FunctionHost, payload: unknown): Promise<InvocationResult> {
+    const result = await host.invoke(payload);
+    const spec = this.spec(host.fn.name);
+    const { clock, aws } = this.deps;
+    const day = new Date(clock.now()).toISOString().slice(0, 10).replaceAll('-', '/');
+    const id = result.requestId;
+    aws.state.logs.append(
+      logGroupOf(spec),
+      `${day}/[$LATEST]${stableHex(`log-stream:${spec.name}`, 32)}`,
+      [`START RequestId: ${id} Version: $LATEST`, ...result.logs, `END RequestId: ${id}`],
+      clock.now(),
+    );
+    return result;
   }
 
   private spec(name: string): FunctionSpec {

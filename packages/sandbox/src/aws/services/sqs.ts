@@ -98,6 +98,7 @@ export const sqsJsonService: JsonService = {
   protocol: 'json',
   jsonVersion: '1.0',
   targetPrefix: 'AmazonSQS',
+  queryErrorCodes: QUERY_CODES,
   throttlingError: () => new AwsError('RequestThrottled', 'Rate exceeded'),
   operations: {
     GetQueueAttributes: (params, ctx) => {

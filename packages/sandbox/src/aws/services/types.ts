@@ -118,6 +118,11 @@ export interface JsonService extends ServiceBase {
   readonly jsonVersion: '1.0' | '1.1';
   readonly targetPrefix: string;
   readonly operations: Readonly<Record<string, JsonOperation>>;
+  /**
+   * A service that moved from the query protocol (SQS) answers errors with their old code too, in
+   * `x-amzn-query-error: <code>;<Sender|Receiver>`, which clients read first ("awsQueryCompatible").
+   */
+  readonly queryErrorCodes?: Readonly<Record<string, string>>;
 }
 
 export interface RestJsonService extends ServiceBase {

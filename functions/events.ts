@@ -1,12 +1,20 @@
-// SQS batch of EventBridge events → the event path. A bad record fails alone (partial batch
-// response); after the queue's retries it lands in the DLQ. Nothing is dropped.
+// SQS batch of EventBridge events → the event path. The batch's instances are observed together
+// (one DescribeInstances, one Node lookup pass); each record still succeeds or fails on its own
+// (partial batch response): a bad record fails alone, and after the queue's retries it lands in
+// the DLQ. Nothing is dropped.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { readFunctionConfig } from '../lib/lambda/config.js';
-import { handleEventRecord } from '../lib/lambda/handle-event-record.js';
+import {
+  handleEventBatch,
+  settleRecord,
+  type EventRecord,
+  type RecordOutcome,
+} from '../lib/lambda/handle-event-batch.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
+import type { RunReport } from '../lib/report/report.js';
 import {
   createTelemetry,
   recordEventProcessed,
@@ -15,37 +23,44 @@ import {
 } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
-import { EVENT_RECORD_LOG } from '../lib/contract/function-logs.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
 const { logger, metrics } = createTelemetry(config.clusterName);
 const processor = new BatchProcessor(EventType.SQS);
 
-async function recordHandler(record: SQSRecord, context?: Context): Promise<void> {
-  recordEventProcessed(metrics);
-  // Every line about a record names its message, so a record that keeps failing can be followed to the DLQ.
-  logger.appendKeys({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
-  try {
+const eventRecord = (record: SQSRecord): EventRecord => {
+  const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+  return {
+    messageId: record.messageId,
+    body: record.body,
+    receiveCount,
     // On its last delivery a record is not failed for what only waiting would fix (it would go to the DLQ): that is reported.
-    const lastReceive = Number(record.attributes.ApproximateReceiveCount) >= SIGNAL_QUEUE.maxReceiveCount;
-    const report = await handleEventRecord(
-      record.body,
-      () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)),
-      logger,
-      placeOf(context, config.region),
-      { lastReceive },
-    );
-    if (report) recordRunMetrics(metrics, report);
-  } catch (error) {
-    // The batch response names only the message: why it failed is said here, once.
-    logger.warn(EVENT_RECORD_LOG.failed, { error: error instanceof Error ? error : new Error(String(error)) });
-    throw error;
-  } finally {
-    logger.removeKeys(['messageId', 'receiveCount']);
-  }
-}
+    lastReceive: receiveCount >= SIGNAL_QUEUE.maxReceiveCount,
+  };
+};
 
-export const handler = middy((event: SQSEvent, context: Context) =>
-  processPartialResponse(event, recordHandler, processor, { context }),
-).use(await telemetryMiddlewares({ logger, metrics }));
+export const handler = middy(async (event: SQSEvent, context: Context) => {
+  const outcomes = await handleEventBatch(
+    event.Records.map(eventRecord),
+    () => runtime.reconcilerDeps(config.settings, timeLeftIn(context)),
+    placeOf(context, config.region),
+  );
+  // Events about one machine share a report: its metrics count once.
+  const counted = new Set<RunReport>();
+  const settle = (record: SQSRecord): void => {
+    recordEventProcessed(metrics);
+    const outcome: RecordOutcome | undefined = outcomes.get(record.messageId);
+    // As before batching: a run's metrics count when its record is done with (a failed one comes back).
+    const report = outcome?.kind === 'reconciled' ? outcome.report : undefined;
+    if (report && !counted.has(report)) {
+      counted.add(report);
+      recordRunMetrics(metrics, report);
+    }
+    settleRecord(eventRecord(record), outcome, logger);
+  };
+  // A batch whose every record failed is answered with every record in batchItemFailures, like any
+  // other, not thrown (Powertools' default): the queue redelivers the same records either way, and a
+  // batch of poison messages is not a function error (EventsFunctionErrors).
+  return processPartialResponse(event, settle, processor, { context, throwOnFullBatchFailure: false });
+}).use(await telemetryMiddlewares({ logger, metrics }));

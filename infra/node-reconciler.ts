@@ -5,12 +5,11 @@
 //   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
 //   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
 //   dashboard and alarms; IAM roles; EKS access entries and the RBAC manifest
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -21,13 +20,20 @@ import { Construct } from 'constructs';
 import { SettingsSchema, type Settings, type SettingsInput } from '../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../lib/contract/env.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { EVENT_SOURCE, KUBE_SEATS } from '../lib/contract/api-budgets.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
 import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
 import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
-import { DRAIN_STEP_PERMISSIONS, RECONCILER_PERMISSIONS, UNSCOPABLE_READS } from '../lib/contract/permissions.js';
+import {
+  DRAIN_STEP_PERMISSIONS,
+  EVENT_SOURCE_QUEUE_PERMISSION,
+  EVENTS_POLICY_PERMISSIONS,
+  SWEEP_POLICY_PERMISSIONS,
+  type Permission,
+} from '../lib/contract/permissions.js';
 import {
   acknowledgeAutoScalingFindings,
   decommissionTagStatement,
@@ -133,17 +139,28 @@ export interface NodeReconcilerProps {
   readonly removalPolicy?: RemovalPolicy;
 
   /**
-   * Events handed to one invocation of the events function (1–10).
+   * Events handed to one invocation of the events function (1–10,000; above 10 it needs an
+   * `eventBatchingWindow` of at least 1 s). One invocation looks its whole batch up at once: one
+   * DescribeInstances for up to 200 instances.
    *
-   * @default 10
+   * @default 25
    */
   readonly eventBatchSize?: number;
 
   /**
-   * Most concurrent invocations of the events function (2–1000): bounds the load a burst of
-   * interruptions puts on the Kubernetes API server.
+   * How long the event source gathers events before it invokes the events function (0–300 s): a
+   * storm's events arrive in batches, so EC2 is asked once a batch instead of once an event.
    *
-   * @default 5
+   * @default Duration.seconds(1)
+   */
+  readonly eventBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations of the events function (2–1000): bounds the load a burst of
+   * interruptions puts on EC2 (a DescribeInstances per invocation) and on the Kubernetes API server
+   * (8 requests in flight per invocation).
+   *
+   * @default 2
    */
   readonly eventMaxConcurrency?: number;
 
@@ -224,8 +241,9 @@ export const DEFAULTS = {
   sweepSchedule: scheduler.ScheduleExpression.rate(Duration.minutes(10)),
   logRetention: logs.RetentionDays.ONE_MONTH,
   removalPolicy: RemovalPolicy.RETAIN,
-  eventBatchSize: 10,
-  eventMaxConcurrency: 5,
+  eventBatchSize: EVENT_SOURCE.batchSize,
+  eventBatchingWindow: Duration.seconds(EVENT_SOURCE.batchingWindowSeconds),
+  eventMaxConcurrency: EVENT_SOURCE.maxConcurrency,
   createAccessEntries: true,
   tracing: false,
   maxDrainDuration: Duration.days(1),
@@ -348,13 +366,15 @@ export class NodeReconciler extends Construct {
       lifecycleHookNames: props.lifecycleHookNames,
       skipRebalance: settings.rebalance === 'ignore',
     });
-    functions.events.addEventSource(
-      new sources.SqsEventSource(this.queue, {
-        batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
-        maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    // SqsEventSource's mapping (the same id), without its grantConsumeMessages: only what the mapping needs.
+    functions.events.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
+      maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
+      maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    this.queue.grant(functions.events, ...EVENT_SOURCE_QUEUE_PERMISSION.actions);
 
     // Sweep: the scheduler invokes the sweep function; a missed run is covered by the next one.
     // Its own role, not the stack-wide one the target would share between reconcilers.
@@ -383,15 +403,25 @@ export class NodeReconciler extends Construct {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [
+    const eventsPolicy = this.grantReconcilerPermissions(
+      'EventsPolicy',
       this.roles.events,
+      clusterName,
+      asgScope,
+      EVENTS_POLICY_PERMISSIONS,
+    );
+    const sweepPolicy = this.grantReconcilerPermissions(
+      'SweepPolicy',
       this.roles.sweep,
-    ]);
+      clusterName,
+      asgScope,
+      SWEEP_POLICY_PERMISSIONS,
+    );
     const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
     // No invocation before its permissions: CloudFormation would otherwise create a function (and start
     // its queue's event source) before the separate policy is attached, and its first runs be denied.
-    functions.events.node.addDependency(reconcilerPolicy);
-    functions.sweep.node.addDependency(reconcilerPolicy);
+    functions.events.node.addDependency(eventsPolicy);
+    functions.sweep.node.addDependency(sweepPolicy);
     functions.drainStep.node.addDependency(drainStepPolicy);
 
     this.clusterAccess = new ClusterAccess(this, 'ClusterAccess', {
@@ -429,19 +459,26 @@ export class NodeReconciler extends Construct {
     });
   }
 
-  /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
+  /**
+   * The event and sweep functions run the same pipeline (DESIGN §2) over different scopes: the
+   * cluster, the drain workflow and the output bus alike, and the reads and Auto Scaling mutations
+   * of their own scope (an event observes its instances only; only a sweep sees whole groups).
+   */
   private grantReconcilerPermissions(
+    id: string,
+    role: iam.IRole,
     clusterName: string,
     asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
-    roles: iam.IRole[],
+    permissions: readonly Permission[],
   ): iam.Policy {
-    const policy = new iam.Policy(this, 'ReconcilerPolicy', {
-      roles,
-      statements: permissionStatements(this, RECONCILER_PERMISSIONS, this.permissionResources(clusterName), asgScope),
+    const policy = new iam.Policy(this, id, {
+      roles: [role],
+      statements: permissionStatements(this, permissions, this.permissionResources(clusterName), asgScope),
     });
+    const unscopable = permissions.filter((p) => p.on === 'any').flatMap((p) => p.actions);
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, '*'),
-      reason: `${UNSCOPABLE_READS.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
+      reason: `${unscopable.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),
@@ -472,6 +509,7 @@ export class NodeReconciler extends Construct {
       drainStateMachine: this.drainStateMachine.stateMachineArn,
       drainExecutions: this.drainExecutionsArn(),
       outputBus: this.outputBus.eventBusArn,
+      signalQueue: this.queue.queueArn,
     };
   }
 
@@ -519,6 +557,13 @@ export class NodeReconciler extends Construct {
         `lifecycleHookTimeout (${hookTimeout.toHumanString()}) is under twice the drain workflow's worst-case gap between lifecycle heartbeats ` +
           `(${gap.seconds} s: a ${gap.attemptSeconds} s drain step attempt, ${gap.handlerRetryDelaySeconds} s before its retry and ${gap.serviceRetrySeconds} s of Lambda throttling retries, or the ${interval} heartbeat interval): ` +
           `a hook can lapse mid-drain and Auto Scaling apply its default result. Give your hooks a heartbeat timeout of at least ${2 * gap.seconds} s, or shorten lifecycleHeartbeatInterval.`,
+      );
+    }
+    const concurrency = props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency;
+    if (!Token.isUnresolved(concurrency) && concurrency * KUBE_SEATS.perInvocation > KUBE_SEATS.eventsGoal) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:eventConcurrencyHigh',
+        `eventMaxConcurrency ${concurrency} lets the events function keep ${concurrency * KUBE_SEATS.perInvocation} Kubernetes requests in flight (${KUBE_SEATS.perInvocation} per invocation), over ${KUBE_SEATS.eventsGoal} of the ${KUBE_SEATS.globalDefault} seats API Priority and Fairness gives the reconciler's identity: a storm of interruptions can crowd out the rest of it (drains, sweeps) and be throttled.`,
       );
     }
     if (Token.isUnresolved(this.clusterName) && !props.autoScalingGroupNames) {
@@ -584,8 +629,16 @@ function validate(props: NodeReconcilerProps): Validated {
       problems.push(`${name}: ${value} must be a whole number from ${min} to ${max}`);
     }
   };
-  integerIn('eventBatchSize', props.eventBatchSize, 1, 10);
+  integerIn('eventBatchSize', props.eventBatchSize, 1, 10_000);
   integerIn('eventMaxConcurrency', props.eventMaxConcurrency, 2, 1000);
+  const window = props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow;
+  if (!window.isUnresolved()) {
+    const seconds = window.toSeconds();
+    if (seconds > 300) problems.push(`eventBatchingWindow: ${window.toHumanString()} must be at most 5 minutes`);
+    const batchSize = props.eventBatchSize ?? DEFAULTS.eventBatchSize;
+    if (!Token.isUnresolved(batchSize) && batchSize > 10 && seconds < 1)
+      problems.push(`eventBatchSize: ${batchSize} above 10 needs an eventBatchingWindow of at least 1 second`);
+  }
 
   for (const [name, list] of [
     ['autoScalingGroupNames', props.autoScalingGroupNames],

@@ -33,6 +33,7 @@ export interface SimulationResources {
   readonly clusterArn: string;
   readonly drainStateMachineArn: string;
   readonly outputBusArn: string;
+  readonly signalQueueArn: string;
   /** The cluster's groups; none found: a group tagged `eks:cluster-name=<cluster>` stands for them. */
   readonly groups: readonly ClusterGroup[];
   readonly region: string;
@@ -60,6 +61,12 @@ const tagContext = (tags: Readonly<Record<string, string>>): ContextEntry[] =>
     { key: `aws:ResourceTag/${key}`, values: [value] },
   ]);
 
+/** `https://sqs.<region>.amazonaws.com/<account>/<name>` → `arn:<partition>:sqs:<region>:<account>:<name>`. */
+export function queueArnOf(queueUrl: string, partition: string): string | undefined {
+  const match = /^https:\/\/sqs\.([a-z0-9-]+)\.[^/]+\/(\d{12})\/([^/?]+)$/.exec(queueUrl);
+  return match ? `arn:${partition}:sqs:${match[1] ?? ''}:${match[2] ?? ''}:${match[3] ?? ''}` : undefined;
+}
+
 function executionArn(stateMachineArn: string): string {
   return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:ec2-node-reconciler-doctor`;
 }
@@ -73,6 +80,7 @@ export function simulationsFor(permissions: readonly Permission[], resources: Si
     drainStateMachine: [resources.drainStateMachineArn, 'the drain workflow'],
     drainExecutions: [executionArn(resources.drainStateMachineArn), 'the drain workflow’s executions'],
     outputBus: [resources.outputBusArn, 'the output bus'],
+    signalQueue: [resources.signalQueueArn, 'the signal queue'],
   };
   return permissions.flatMap((permission): Simulation[] => {
     const actions = permission.actions;

@@ -138,7 +138,10 @@ export function kubeDrainApi(kube: KubeClient, options: KubeDrainApiOptions = {}
         deleteOptions: deleteOptions(pod, options),
       };
       try {
-        await kube.call({ method: 'POST', path: podPath(pod, 'eviction'), body }, IgnoredAnswer);
+        await kube.call(
+          { method: 'POST', path: podPath(pod, 'eviction'), body, throttleIsRefusal: true },
+          IgnoredAnswer,
+        );
         return { kind: 'accepted' };
       } catch (error) {
         return removalOutcome(error, pod, 'evicting');

@@ -4,6 +4,8 @@ import { createGunzip } from 'node:zlib';
 import type * as z from 'zod';
 import { PRODUCT_NAME } from '../contract/product.js';
 import { describeIssues } from '../model/zod-issues.js';
+import { Slots } from '../support/bounded.js';
+import { ByteCollector, BytePool } from '../support/byte-pool.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
 import { textWithoutArrays } from './skim.js';
 
@@ -30,6 +32,11 @@ export interface KubeRequest {
   readonly body?: unknown;
   /** For PATCH: `application/strategic-merge-patch+json`, `application/merge-patch+json` or `application/json-patch+json`. */
   readonly contentType?: string;
+  /**
+   * A 429 to this write is the resource's own answer, never retried here: an eviction a
+   * PodDisruptionBudget forbids (sometimes with `Retry-After: 10`, eviction.go) is the drain's to wait on.
+   */
+  readonly throttleIsRefusal?: boolean;
 }
 
 export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
@@ -95,10 +102,19 @@ export interface KubeClientOptions {
   /**
    * Further attempts of a GET that was throttled (429: API Priority and Fairness), met a server
    * error (5xx: an API server restarting behind its load balancer) or a broken connection, as
-   * client-go retries them. Writes are never retried here: their callers own what a refusal means
-   * (an eviction's 429 is a PodDisruptionBudget). @default 3
+   * client-go retries them; and of a write refused with 429 and a Retry-After header: API Priority
+   * and Fairness refused it before it ran (an eviction's 429 is a PodDisruptionBudget's, the
+   * caller's: KubeRequest.throttleIsRefusal). Other failed writes are never retried here: their
+   * callers own what a refusal means. Every wait is the server's Retry-After (capped at
+   * MAX_RETRY_WAIT_MS) when it gives one. @default 3
    */
   readonly retries?: number;
+  /**
+   * Requests in flight at once from this client, the others waiting their turn (an invocation's
+   * share of the API server's API Priority and Fairness seats: DESIGN §3, lib/contract/api-budgets.ts).
+   * @default unlimited
+   */
+  readonly maxInFlight?: number;
   /** How to wait before a retry (a VirtualClock's sleep in the sandbox). @default real time */
   readonly sleep?: (ms: number) => Promise<void>;
   /**
@@ -120,6 +136,18 @@ export function retryDelayMs(retryAfter: string | undefined, attempt: number): n
 
 const isRetryableStatus = (status: number): boolean => status === 429 || (status >= 500 && status <= 504);
 
+/**
+ * A read may be sent again after any retryable answer; a write only after a 429 with Retry-After,
+ * API Priority and Fairness refusing it before it ran (apiserver's priority-and-fairness filter).
+ */
+const mayRetry = (request: KubeRequest, answer: Answer): boolean =>
+  request.method === 'GET'
+    ? isRetryableStatus(answer.status)
+    : answer.status === 429 &&
+      request.throttleIsRefusal !== true &&
+      answer.retryAfter !== undefined &&
+      answer.retryAfter.trim() !== '';
+
 type Answer = { status: number; text: string; retryAfter?: string };
 
 const USER_AGENT = PRODUCT_NAME;
@@ -135,6 +163,9 @@ export class KubeClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly connection: Promise<KubeConnection>;
+  /** Where answers are assembled, reused from one to the next (byte-pool.ts). */
+  private readonly buffers = new BytePool();
+  private readonly slots?: Slots;
 
   /**
    * @param connection the API server and credentials, or the promise of them: a cold Lambda asks
@@ -151,6 +182,7 @@ export class KubeClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 3;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    if (options.maxInFlight !== undefined) this.slots = new Slots(options.maxInFlight);
   }
 
   /**
@@ -186,24 +218,36 @@ export class KubeClient {
   }
 
   private async sendWithRetries(request: KubeRequest, options: CallOptions): Promise<Answer> {
-    const retries = request.method === 'GET' ? this.retries : 0;
     const remaining = () => this.options.remainingMs?.() ?? Number.POSITIVE_INFINITY;
     // A retry is worth starting only if its wait leaves time for an answer.
-    const canRetry = (attempt: number, waitMs: number) => attempt <= retries && waitMs < remaining();
-    for (let attempt = 1; ; attempt++) {
+    const canRetry = (attempt: number, waitMs: number) => attempt <= this.retries && waitMs < remaining();
+    // Each attempt takes a slot while it is out, never while it waits to be retried.
+    const attempt = () => {
       const left = remaining();
-      if (left <= 0) throw new KubeTransportError(`${request.method} ${request.path}: no time left in this invocation`);
+      if (left <= 0)
+        return Promise.reject(
+          new KubeTransportError(`${request.method} ${request.path}: no time left in this invocation`),
+        );
+      return this.send(request, Math.min(this.timeoutMs, left), options);
+    };
+    for (let n = 1; ; n++) {
       let answer: Answer;
       try {
-        answer = await this.send(request, Math.min(this.timeoutMs, left), options);
+        answer = await (this.slots ? this.slots.run(attempt) : attempt());
       } catch (error) {
-        const wait = retryDelayMs(undefined, attempt);
-        if (!(error instanceof KubeTransportError) || !error.transient || !canRetry(attempt, wait)) throw error;
+        const wait = retryDelayMs(undefined, n);
+        if (
+          request.method !== 'GET' ||
+          !(error instanceof KubeTransportError) ||
+          !error.transient ||
+          !canRetry(n, wait)
+        )
+          throw error;
         await this.sleep(wait);
         continue;
       }
-      const wait = retryDelayMs(answer.retryAfter, attempt);
-      if (!isRetryableStatus(answer.status) || !canRetry(attempt, wait)) return answer;
+      const wait = retryDelayMs(answer.retryAfter, n);
+      if (!mayRetry(request, answer) || !canRetry(n, wait)) return answer;
       await this.sleep(wait);
     }
   }
@@ -228,13 +272,16 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
         this.options.onResponse?.({ status: res.statusCode ?? 0, headers: res.headers });
-        const failed = (error: Error) =>
+        const collected = new ByteCollector(this.buffers);
+        const failed = (error: Error) => {
+          collected.release();
           reject(
             new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, {
               cause: error,
               transient: isTransient(error),
             }),
           );
+        };
         res.on('error', failed);
         // Decompressed off the main thread (zlib works in libuv's pool) while the next chunks arrive,
         // in large chunks: with zlib's 16 KB default, handing over a 5 MB page's 300 chunks cost as
@@ -243,20 +290,20 @@ export class KubeClient {
           res.headers['content-encoding'] === 'gzip'
             ? res.pipe(createGunzip({ chunkSize: GUNZIP_CHUNK })).on('error', failed)
             : res;
-        const chunks: Buffer[] = [];
         const head = options.onContinue && res.statusCode === 200 ? new ListHead(options.onContinue) : undefined;
         body.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          collected.add(chunk);
           head?.add(chunk);
         });
         const retryAfter = res.headers['retry-after'];
         body.on('end', () => {
-          const bytes = Buffer.concat(chunks);
+          const bytes = collected.bytes();
           const status = res.statusCode ?? 0;
           const text =
             options.emptyArrays && status === 200
               ? textWithoutArrays(bytes, options.emptyArrays)
               : bytes.toString('utf8');
+          collected.release();
           resolve({ status, text, ...(retryAfter !== undefined ? { retryAfter } : {}) });
         });
       });

@@ -20,6 +20,11 @@ export interface FindOptions {
    * verified here like any other.
    */
   readonly read?: ReadonlyMap<string, NodeView | undefined>;
+  /**
+   * The listing a scan reads, shared by the finds of one pass (an SQS batch's instances): one list
+   * of every Node however many of them scan. Default: a listing of its own.
+   */
+  readonly listAll?: () => Promise<readonly NodeView[]>;
 }
 
 export interface FoundNode {
@@ -94,7 +99,7 @@ export class NodeFinder {
     }
     if (options.scan) {
       // Names that do not follow the private DNS name (custom --hostname-override): scan.
-      const all = await this.nodes.listNodes();
+      const all = await (options.listAll ?? (() => this.nodes.listNodes()))();
       const match = all.find((n) => nodeBelongsTo(n, instanceId, options.privateDnsName));
       if (match) return { node: this.remember(instanceId, match), unlinked: [] };
       for (const node of all)

@@ -11,6 +11,7 @@ import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import type { Settings } from '../contract/settings.js';
+import { KUBE_SEATS } from '../contract/api-budgets.js';
 import type { FunctionConfig } from './config.js';
 import { drainDeps } from '../drain/deps.js';
 import type { DrainDeps } from '../drain/step.js';
@@ -69,7 +70,10 @@ export class WarmRuntime {
       connection: await this.kubeConnection(),
       clock: this.clock,
       settings,
-      ...(extras.remainingMs ? { client: { remainingMs: extras.remainingMs } } : {}),
+      client: {
+        maxInFlight: KUBE_SEATS.perInvocation,
+        ...(extras.remainingMs ? { remainingMs: extras.remainingMs } : {}),
+      },
       ...(extras.onProgress ? { onProgress: extras.onProgress } : {}),
     });
   }
@@ -106,6 +110,8 @@ export class WarmRuntime {
         kube,
         aws: this.aws,
         nodeNameHints: this.nodeNameHints,
+        // An invocation's share of the API server's seats (lib/contract/api-budgets.ts).
+        kubeMaxInFlight: KUBE_SEATS.perInvocation,
         ...(remainingMs ? { remainingMs } : {}),
         ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),
         drains:

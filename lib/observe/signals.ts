@@ -1,8 +1,11 @@
 import { ownershipOf } from '../classify/ownership.js';
 import type { InstanceId } from '../model/instance-id.js';
-import type { InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
+import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
 import { formatDuration } from '../model/duration.js';
+import { errorText } from '../support/errors.js';
+import { DRAIN_ANNOTATION } from '../contract/labels.js';
+import type { InstanceLookup } from '../aws/ec2.js';
 import { drainStates } from './drains.js';
 import type { ObserveDeps } from './deps.js';
 
@@ -38,23 +41,44 @@ async function readHint(deps: ObserveDeps, name: string): Promise<HintRead> {
 }
 
 /**
+ * What one pass found for one instance: its Node (when found), Nodes that may be its own, their
+ * Leases; or why looking for its Node failed (then nothing is decided for the instance this time).
+ */
+type InstanceLook =
+  | { readonly nodes: readonly NodeView[]; readonly leases: ReadonlyMap<string, LeaseView> }
+  | { readonly failed: string };
+
+/**
+ * What one lookup pass saw about a set of instances (an SQS batch's): one DescribeInstances per
+ * 200 ids, one search for each instance's Node (sharing one listing of every Node among those
+ * that need a scan), one question about the drains the Nodes found name. `observationFor` cuts
+ * from it what one event, or one group of events about the same machines, is about.
+ */
+export interface SignalBatchObservation {
+  readonly lookup: InstanceLookup;
+  readonly looks: ReadonlyMap<InstanceId, InstanceLook>;
+  readonly drains: ReadonlyMap<string, DrainExecutionState>;
+}
+
+/**
  * Observes only what the signals are about (DESIGN §3): each instance (by the `instance-id`
  * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease (fetched
- * together when the Node is named after the private DNS name). Round trips, the event path's cost:
+ * together when the Node is named after the private DNS name). Round trips, the event path's cost,
+ * the same for one instance or a batch of them (their reads go out together):
  * - warm, the container remembers the instance's Node: GET node ∥ GET lease ∥ DescribeInstances,
  *   then act on the Node read, once verified against EC2's answer (providerID, or the names
  *   DESIGN §1 allows) — the same checks as any Node found;
  * - otherwise: DescribeInstances (∥ DescribeCluster on a cold start), then GET node ∥ GET lease.
  * How far the Node is looked for depends on whose instance it is (DESIGN §1a): another cluster's
  * costs its DescribeInstances and nothing more (what a warm hint read is dropped); an untagged one a
- * GET by name; only this cluster's a list of every Node when its Node is not named after it.
+ * GET by name; only this cluster's a list of every Node when its Node is not named after it (one
+ * list for the whole pass).
  */
-export async function observeSignals(
+export async function observeSignalBatch(
   deps: ObserveDeps,
-  signals: readonly Signal[],
-  options: ObserveSignalsOptions = {},
-): Promise<ObservedSignals> {
-  const ids = [...new Set(signals.map((s) => s.instanceId))];
+  instanceIds: readonly InstanceId[],
+): Promise<SignalBatchObservation> {
+  const ids = [...new Set(instanceIds)];
   const hinted = new Map<InstanceId, Promise<HintRead>>();
   for (const id of ids) {
     const hint = deps.finder.hint(id);
@@ -62,48 +86,106 @@ export async function observeSignals(
   }
   const lookup = await deps.ec2.describeByIds(ids);
   const byId = new Map<InstanceId, InstanceView>(lookup.found.map((i) => [i.id, i]));
+  let listing: Promise<readonly NodeView[]> | undefined;
+  const listAll = (): Promise<readonly NodeView[]> => (listing ??= deps.nodes.listNodes());
 
-  const nodes = new Map<string, NodeView>();
-  const leases = new Map<string, LeaseView>();
+  /** The search for one instance's Node; undefined for another cluster's instance (never looked for). */
+  const lookFor = async (id: InstanceId): Promise<InstanceLook | undefined> => {
+    const instance = byId.get(id);
+    const owner = instance ? ownershipOf(instance, deps) : undefined;
+    if (owner?.kind === 'foreign') return undefined;
+    const ours = owner?.kind === 'ours';
+    // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
+    const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
+    const early = await hinted.get(id);
+    const read = new Map<string, NodeView | undefined>(early?.node ? [[early.name, early.node.value]] : []);
+    const leasesRead = new Map<string, LeaseView | undefined>(early?.lease ? [[early.name, early.lease.value]] : []);
+    const leaseOf = (name: string): Promise<LeaseView | undefined> =>
+      leasesRead.has(name) ? Promise.resolve(leasesRead.get(name)) : deps.leases.getLease(name);
+    // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
+    const [found, guessedLease] = await Promise.all([
+      deps.finder.find(id, {
+        ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}),
+        scan: ours,
+        read,
+        listAll,
+      }),
+      dnsName ? leaseOf(dnsName) : undefined,
+    ]);
+    if (dnsName) leasesRead.set(dnsName, guessedLease);
+    const nodes = [...found.unlinked];
+    const leases = new Map<string, LeaseView>();
+    const node = found.node;
+    if (node) {
+      nodes.push(node);
+      const lease = await leaseOf(node.name);
+      if (lease) leases.set(node.name, lease);
+    }
+    return { nodes, leases };
+  };
+
+  const looks = new Map<InstanceId, InstanceLook>();
   await Promise.all(
     ids
       .filter((id) => !lookup.errors.has(id))
       .map(async (id) => {
-        const instance = byId.get(id);
-        const owner = instance ? ownershipOf(instance, deps) : undefined;
-        if (owner?.kind === 'foreign') return;
-        const ours = owner?.kind === 'ours';
-        // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
-        const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
-        const early = await hinted.get(id);
-        const read = new Map<string, NodeView | undefined>(early?.node ? [[early.name, early.node.value]] : []);
-        const leasesRead = new Map<string, LeaseView | undefined>(
-          early?.lease ? [[early.name, early.lease.value]] : [],
-        );
-        const leaseOf = (name: string): Promise<LeaseView | undefined> =>
-          leasesRead.has(name) ? Promise.resolve(leasesRead.get(name)) : deps.leases.getLease(name);
-        // Nodes are usually named after the private DNS name: ask for that Lease at the same time.
-        const [found, guessedLease] = await Promise.all([
-          deps.finder.find(id, { ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}), scan: ours, read }),
-          dnsName ? leaseOf(dnsName) : undefined,
-        ]);
-        if (dnsName) leasesRead.set(dnsName, guessedLease);
-        for (const node of found.unlinked) nodes.set(node.name, node);
-        const node = found.node;
-        if (!node) return;
-        nodes.set(node.name, node);
-        const lease = await leaseOf(node.name);
-        if (lease) leases.set(node.name, lease);
+        // A Node that could not be read fails its own instance, not the whole pass.
+        try {
+          const look = await lookFor(id);
+          if (look) looks.set(id, look);
+        } catch (error) {
+          looks.set(id, { failed: errorText(error) });
+        }
       }),
   );
 
-  const drains = await drainStates(deps, [...nodes.values()]);
+  const drains = await drainStates(
+    deps,
+    [...looks.values()].flatMap((look) => ('nodes' in look ? look.nodes : [])),
+  );
+  return { lookup, looks, drains: drains.states };
+}
+
+/**
+ * What `signals` are about, cut from a pass that looked at (at least) their instances: the
+ * observation an event run classifies, and what could not be observed for them.
+ */
+export function observationFor(
+  batch: SignalBatchObservation,
+  signals: readonly Signal[],
+  deps: Pick<ObserveDeps, 'clock' | 'settings'>,
+  options: ObserveSignalsOptions = {},
+): ObservedSignals {
+  const ids = new Set(signals.map((s) => s.instanceId));
+  const { lookup } = batch;
+  const nodes = new Map<string, NodeView>();
+  const leases = new Map<string, LeaseView>();
+  // A failed Node search is a failed lookup (DESIGN §1a): the pair is `unknown`, nothing mutates it.
+  const lookupErrors = new Map([...lookup.errors].filter(([id]) => ids.has(id)));
+  for (const id of ids) {
+    const look = batch.looks.get(id);
+    if (look === undefined) continue;
+    if ('failed' in look) {
+      lookupErrors.set(id, `looking for its Node: ${look.failed}`);
+      continue;
+    }
+    for (const node of look.nodes) nodes.set(node.name, node);
+    for (const [name, lease] of look.leases) leases.set(name, lease);
+  }
+  const drains = new Map<string, DrainExecutionState>();
+  for (const node of nodes.values()) {
+    const execution = node.annotations[DRAIN_ANNOTATION];
+    const state = execution === undefined ? undefined : batch.drains.get(execution);
+    if (execution !== undefined && state !== undefined) drains.set(execution, state);
+  }
+  const notFound = lookup.notFound.filter((id) => ids.has(id));
+
   const now = deps.clock.now();
   // EC2 reads are eventually consistent: a machine just launched may not be returned yet. Until the
   // event is notFoundGrace old, its absence is not an answer: try again rather than lose the event
   // (on the queue's last delivery it is reported instead, so the event is not dead-lettered for it).
   const unseen = signals
-    .filter((s) => lookup.notFound.includes(s.instanceId))
+    .filter((s) => notFound.includes(s.instanceId))
     .map((s) => ({ s, age: now - s.observedAt }))
     .map(({ s, age }) => ({
       young: age < deps.settings.notFoundGrace,
@@ -111,9 +193,11 @@ export async function observeSignals(
     }));
   const retryUnseen = options.lastReceive !== true;
   const errors = [
-    ...[...lookup.errors].map(([id, error]) => `looking up ${id} failed: ${error}`),
+    ...[...lookupErrors].map(([id, error]) => `looking up ${id} failed: ${error}`),
     ...unseen.filter((u) => u.young && retryUnseen).map((u) => `${u.text}: trying again`),
-    ...drains.errors,
+    ...[...drains].flatMap(([name, state]) =>
+      state.status === 'unknown' ? [`asking about drain ${name} failed: ${state.error}`] : [],
+    ),
   ];
   const reported = unseen.filter((u) => !u.young || !retryUnseen).map((u) => `${u.text}: nothing done for it`);
 
@@ -122,13 +206,26 @@ export async function observeSignals(
       scope: 'event',
       nodes: [...nodes.values()],
       leases,
-      instances: lookup.found,
-      notFound: new Set(lookup.notFound),
-      lookupErrors: lookup.errors,
+      instances: lookup.found.filter((i) => ids.has(i.id)),
+      notFound: new Set(notFound),
+      lookupErrors,
       clusterInstancesComplete: false,
-      drains: drains.states,
+      drains,
     },
     errors: [...new Set(errors)],
     reported: [...new Set(reported)],
   };
+}
+
+/** One event's observation: a pass over its own instances (observeSignalBatch), cut for its signals. */
+export async function observeSignals(
+  deps: ObserveDeps,
+  signals: readonly Signal[],
+  options: ObserveSignalsOptions = {},
+): Promise<ObservedSignals> {
+  const batch = await observeSignalBatch(
+    deps,
+    signals.map((s) => s.instanceId),
+  );
+  return observationFor(batch, signals, deps, options);
 }

@@ -3,7 +3,7 @@ import { classify } from '../classify/classify.js';
 import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import type { Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
-import { observeSignals, type ObserveSignalsOptions } from '../observe/signals.js';
+import { observationFor, observeSignalBatch, observeSignals, type ObserveSignalsOptions } from '../observe/signals.js';
 import { observeSweep } from '../observe/sweep.js';
 import { plan } from '../plan/plan.js';
 import { startNotifying } from '../report/notify.js';
@@ -89,4 +89,41 @@ export async function runSignals(
   // A failed lookup leaves no pair to classify (the node is not looked for without EC2's answer):
   // observeSignals says so, and the event is not passed off as handled.
   return reconcile('event', deps, () => observeSignals(deps, signals, options), signals, options);
+}
+
+/** The signals of one or more events decided together (events about the same machines), and how their records are delivered. */
+export interface SignalGroup {
+  readonly signals: readonly Signal[];
+  readonly delivery?: ObserveSignalsOptions;
+}
+
+/**
+ * Several events' signals (an SQS batch), observed in one pass (observeSignalBatch: one
+ * DescribeInstances per 200 instances, one search per Node) and then decided and acted on group by
+ * group, each with its own report, as if it had come alone: a group's failure is its own. Groups
+ * must not share instances (the caller puts events about one machine in one group), so no two
+ * plans act on one Node. One group is exactly `runSignals`.
+ */
+export async function runSignalBatch(
+  deps: ReconcilerDeps,
+  groups: readonly SignalGroup[],
+  options: RunOptions = {},
+): Promise<RunReport[]> {
+  if (groups.length === 0) return [];
+  const observed = observeSignalBatch(
+    deps,
+    groups.flatMap((g) => g.signals.map((s) => s.instanceId)),
+  );
+  // An observation that failed as a whole (wiring, a bug) fails every group with it.
+  return Promise.all(
+    groups.map((group) =>
+      reconcile(
+        'event',
+        deps,
+        async () => observationFor(await observed, group.signals, deps, group.delivery),
+        group.signals,
+        options,
+      ),
+    ),
+  );
 }

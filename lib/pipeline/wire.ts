@@ -43,6 +43,8 @@ export interface WireOptions {
   readonly nodeNameHints?: Map<InstanceId, string>;
   /** Milliseconds the invocation has left; Kubernetes calls never outlive it (KubeClientOptions.remainingMs). */
   readonly remainingMs?: () => number;
+  /** Kubernetes requests in flight at once (KubeClientOptions.maxInFlight). @default unlimited */
+  readonly kubeMaxInFlight?: number;
 }
 
 /** The real adapters over one Kubernetes connection and one set of AWS clients, with API calls counted. */
@@ -52,6 +54,7 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
     onRequest: countKubeRequests(apiCalls),
     sleep: sleepOn(options.clock),
     ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+    ...(options.kubeMaxInFlight !== undefined ? { maxInFlight: options.kubeMaxInFlight } : {}),
   });
   const aws = countAwsRequests(options.aws, apiCalls);
   const nodes = new NodeClient(kube);

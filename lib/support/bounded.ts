@@ -28,3 +28,34 @@ export async function mapBounded<T, R>(
   if (failure) throw failure.error;
   return results;
 }
+
+/**
+ * At most `limit` tasks running at once, the others waiting their turn in order: the requests of
+ * one client, however many callers share it (an SQS batch's lookups, a drain's evictions).
+ */
+export class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`slots: limit must be a whole number ≥ 1, got ${limit}`);
+  }
+
+  /** Tasks running now. */
+  get busy(): number {
+    return this.running;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running += 1;
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next in line (running stays counted), or is given back.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
+}

@@ -140,7 +140,7 @@ describe('doctor against a served sandbox', () => {
     ])
       expect(ran.stdout).toMatch(new RegExp(`^✓ ${check} `, 'm'));
     expect(ran.stdout).toMatch(
-      /✓ rbac +events, sweep, drain-step roles +as groups ec2-node-reconciler: all 13 permissions/,
+      /✓ rbac +events, sweep, drain-step roles +as groups ec2-node-reconciler: all 12 permissions/,
     );
     expect(ran.stdout).toMatch(/^\d+ passed$/m);
     expect(ran.code).toBe(0);

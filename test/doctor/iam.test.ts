@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readFailed, readOk } from '../../lib/doctor/check.js';
 import { checkIam, representativeGroup, simulationsFor, type SimulationResources } from '../../lib/doctor/iam.js';
-import { DRAIN_STEP_PERMISSIONS, RECONCILER_PERMISSIONS } from '../../lib/contract/permissions.js';
+import { DRAIN_STEP_PERMISSIONS, SWEEP_POLICY_PERMISSIONS } from '../../lib/contract/permissions.js';
 
 const RESOURCES: SimulationResources = {
   cluster: 'demo',
   clusterArn: 'arn:aws:eks:eu-west-1:111122223333:cluster/demo',
   drainStateMachineArn: 'arn:aws:states:eu-west-1:111122223333:stateMachine:drain',
   outputBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/out',
+  signalQueueArn: 'arn:aws:sqs:eu-west-1:111122223333:signals',
   groups: [
     {
       name: 'ng-a',
@@ -21,7 +22,7 @@ const RESOURCES: SimulationResources = {
 
 describe('simulationsFor', () => {
   it('should simulate every action of the role on the resource it is called on, a group with its tags as context', () => {
-    const simulations = simulationsFor(RECONCILER_PERMISSIONS, RESOURCES);
+    const simulations = simulationsFor(SWEEP_POLICY_PERMISSIONS, RESOURCES);
 
     expect(simulations.map((s) => [s.actions, s.resourceArns ?? '*', s.on])).toEqual([
       [

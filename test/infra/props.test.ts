@@ -66,7 +66,21 @@ describe('NodeReconciler props: validation', () => {
   });
 
   it.each<[string, Partial<NodeReconcilerProps>, RegExp]>([
-    ['eventBatchSize above 10', { eventBatchSize: 11 }, /eventBatchSize: 11 must be a whole number from 1 to 10/],
+    [
+      'eventBatchSize above 10,000',
+      { eventBatchSize: 10_001 },
+      /eventBatchSize: 10001 must be a whole number from 1 to 10000/,
+    ],
+    [
+      'eventBatchSize above 10 without a batching window',
+      { eventBatchSize: 11, eventBatchingWindow: Duration.seconds(0) },
+      /eventBatchSize: 11 above 10 needs an eventBatchingWindow of at least 1 second/,
+    ],
+    [
+      'an eventBatchingWindow over 5 minutes',
+      { eventBatchingWindow: Duration.minutes(6) },
+      /eventBatchingWindow: 6 minutes must be at most 5 minutes/,
+    ],
     [
       'eventMaxConcurrency below 2',
       { eventMaxConcurrency: 1 },
@@ -148,6 +162,11 @@ describe('NodeReconciler props: warnings', () => {
       /lifecycleHookTimeout \(1 hour\) is under twice .* \(3656 s.*the 1 hour heartbeat interval\)/,
     ],
     [
+      'an event concurrency that lets the events function hold more than 20 Kubernetes seats',
+      { eventMaxConcurrency: 3 },
+      /eventMaxConcurrency 3 lets the events function keep 24 Kubernetes requests in flight \(8 per invocation\), over 20 of the 49 seats/,
+    ],
+    [
       'a drain limit shorter than the repair drain timeout',
       { settings: { repair: { enabled: true, drainTimeout: '2h' } }, maxDrainDuration: Duration.hours(1) },
       /maxDrainDuration .* shorter than settings\.repair\.drainTimeout/,
@@ -181,7 +200,7 @@ describe('NodeReconciler props: effects', () => {
     const asg = allStatements(template).filter(({ statement }) =>
       actionsOf(statement).includes('autoscaling:CompleteLifecycleAction'),
     );
-    expect(asg.length).toBe(2); // the functions' policy and the state machine's
+    expect(asg.length).toBe(3); // the events function's policy, the sweep's and the state machine's
     for (const { statement } of asg) {
       expect(statement.Condition).toBeUndefined();
       expect(resourcesOfStatement(statement)).toEqual([
@@ -301,6 +320,7 @@ describe('NodeReconciler props: effects', () => {
       props: {
         sweepSchedule: scheduler.ScheduleExpression.rate(Duration.minutes(5)),
         eventBatchSize: 5,
+        eventBatchingWindow: Duration.seconds(0),
         eventMaxConcurrency: 20,
         outputEventBusName: 'reconciler-events',
         logRetention: logs.RetentionDays.ONE_WEEK,
@@ -310,6 +330,7 @@ describe('NodeReconciler props: effects', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(5 minutes)' });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 5,
+      MaximumBatchingWindowInSeconds: 0,
       ScalingConfig: { MaximumConcurrency: 20 },
     });
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'reconciler-events' });

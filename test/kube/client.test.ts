@@ -121,9 +121,14 @@ describe('what the server answers', () => {
   const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
   let server: Server;
   let url: string;
+  /** Requests the server holds right now, and the most it held at once. */
+  let active = 0;
+  let peakConcurrency = 0;
 
   beforeAll(async () => {
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      peakConcurrency = Math.max(peakConcurrency, ++active);
+      res.once('close', () => active--);
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
@@ -160,6 +165,7 @@ describe('what the server answers', () => {
     seen.length = 0;
     waits.length = 0;
     answers.length = 0;
+    peakConcurrency = 0;
   });
   afterAll(() => {
     server.closeAllConnections();
@@ -349,16 +355,79 @@ describe('what the server answers', () => {
     expect(seen).toHaveLength(3);
   });
 
-  it('should never retry a write: an eviction’s 429 is a PodDisruptionBudget, for the drain to handle', async () => {
+  it('should retry a write that API Priority and Fairness refused (429 with Retry-After), after that wait', async () => {
+    answers.push({
+      status: 429,
+      body: JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests' }),
+      headers: { 'Retry-After': '1' },
+    });
+    answer = { status: 200, body: JSON.stringify({ metadata: { name: 'n', uid: 'u' } }) };
+    const cordon = {
+      method: 'PATCH',
+      path: kubePath('api/v1/nodes', 'n'),
+      contentType: 'application/merge-patch+json',
+      body: { spec: { unschedulable: true } },
+    } as const;
+
+    const node = await client({ retries: 3 }).call(cordon, NodeSchema);
+
+    expect(node.metadata.name).toBe('n');
+    expect(seen.map((r) => r.method)).toEqual(['PATCH', 'PATCH']);
+    expect(waits).toEqual([1_000]);
+  });
+
+  it('should never retry any other refused write: a 429 without Retry-After, a 5xx, a conflict', async () => {
+    const patch = { method: 'PATCH', path: kubePath('api/v1/nodes', 'n'), body: {} } as const;
+    for (const refusal of [
+      { status: 429, body: JSON.stringify({ kind: 'Status', code: 429 }) },
+      { status: 503, body: JSON.stringify({ kind: 'Status', code: 503 }), headers: { 'Retry-After': '1' } },
+      { status: 409, body: JSON.stringify({ kind: 'Status', code: 409 }), headers: { 'Retry-After': '1' } },
+    ]) {
+      answer = refusal;
+      seen.length = 0;
+      await expect(client({ retries: 3 }).call(patch, z.unknown())).rejects.toMatchObject({ status: refusal.status });
+      expect(seen).toHaveLength(1);
+    }
+    expect(waits).toEqual([]);
+  });
+
+  it('should never retry an eviction’s 429, Retry-After or not: a PodDisruptionBudget’s, for the drain to handle', async () => {
     answer = {
       status: 429,
       body: JSON.stringify({ kind: 'Status', code: 429, message: 'Cannot evict pod' }),
       headers: { 'Retry-After': '10' },
     };
-    const eviction = { method: 'POST', path: '/api/v1/namespaces/default/pods/web-1/eviction', body: {} } as const;
+    const eviction = {
+      method: 'POST',
+      path: '/api/v1/namespaces/default/pods/web-1/eviction',
+      body: {},
+      throttleIsRefusal: true,
+    } as const;
     await expect(client({ retries: 3 }).call(eviction, z.unknown())).rejects.toMatchObject({ status: 429 });
     expect(seen).toHaveLength(1);
     expect(waits).toEqual([]);
+  });
+
+  it('should keep at most maxInFlight requests out at once, sending the others as answers come back', async () => {
+    answer = { status: 200, body: '{}', delayMs: 30 };
+    let out = 0;
+    let most = 0;
+    const limited = client({ maxInFlight: 3 });
+    const track = async (i: number) => {
+      out++;
+      most = Math.max(most, out);
+      try {
+        return await limited.call({ method: 'GET', path: `/api/v1/nodes/n${i}` }, z.unknown());
+      } finally {
+        out--;
+      }
+    };
+
+    await Promise.all(Array.from({ length: 8 }, (_, i) => track(i)));
+
+    expect(seen).toHaveLength(8);
+    expect(most).toBe(8);
+    expect(peakConcurrency).toBe(3);
   });
 
   it('should wait the Retry-After it is given, within a cap, else a second per attempt', () => {

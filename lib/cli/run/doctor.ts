@@ -46,7 +46,7 @@ import {
 } from '../../doctor/delivery.js';
 import { checkEndpoint } from '../../doctor/endpoint.js';
 import { checkFunction, type FunctionFacts } from '../../doctor/functions.js';
-import { checkIam, simulationsFor } from '../../doctor/iam.js';
+import { checkIam, queueArnOf, simulationsFor } from '../../doctor/iam.js';
 import { checkLastSweep, lookbackMs } from '../../doctor/last-sweep.js';
 import { checkRbac, requiredPermissions } from '../../doctor/rbac.js';
 import { checkStack, deployCommand } from '../../doctor/stack.js';
@@ -239,14 +239,21 @@ export const runDoctorCommand: CommandRun = async (v) => {
   const scope = deployedScope(events ?? readOk(undefined));
 
   const groups = await readClusterGroups(clients, cluster, scope.groups);
+  const signalQueueArn =
+    outputs.queueUrl === undefined ? undefined : queueArnOf(outputs.queueUrl, partitionOf(clusterFacts.arn));
   for (const role of roles) {
     const permissions = FUNCTION_PERMISSIONS[PERMISSIONS_OF[role.label] ?? 'events'];
-    if (!groups.ok || outputs.drainStateMachineArn === undefined || outputs.outputEventBusName === undefined) {
+    if (
+      !groups.ok ||
+      outputs.drainStateMachineArn === undefined ||
+      outputs.outputEventBusName === undefined ||
+      signalQueueArn === undefined
+    ) {
       checks.push(
         couldNotRead(
           'iam',
           `${role.label} role`,
-          groups.ok ? 'the stack has no drain workflow or bus output' : groups.error,
+          groups.ok ? 'the stack has no drain workflow, bus or queue output' : groups.error,
           'autoscaling:DescribeAutoScalingGroups',
         ),
       );
@@ -257,6 +264,7 @@ export const runDoctorCommand: CommandRun = async (v) => {
       clusterArn: clusterFacts.arn,
       drainStateMachineArn: outputs.drainStateMachineArn,
       outputBusArn: `arn:${partitionOf(outputs.drainStateMachineArn)}:events:${region}:${caller.account}:event-bus/${outputs.outputEventBusName}`,
+      signalQueueArn,
       groups: groups.value,
       region,
       accountId: caller.account,

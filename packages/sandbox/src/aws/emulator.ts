@@ -6,6 +6,7 @@ import { Faults, type FaultOptions } from './faults.js';
 import type { IamAuthorizer } from './iam/authorizer.js';
 import { parsePolicy } from './iam/policy.js';
 import { stableHex } from './ids.js';
+import { Ec2RateLimiter } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
 import { createAwsServer } from './server.js';
 import { DEFAULT_CREDENTIALS, identityOf, type EmulatorCredential } from './sigv4.js';
@@ -40,6 +41,12 @@ export interface AwsEmulatorOptions {
    * @default - no authorization (every call is allowed)
    */
   readonly iam?: IamAuthorizer;
+  /**
+   * Throttles EC2 as EC2 does: a token bucket per action (its category's size and refill), account
+   * and Region, on the emulator's clock; a request without a token gets RequestLimitExceeded (503).
+   * @default false (every request is served)
+   */
+  readonly rateLimits?: boolean;
 }
 
 /** What an SDK v3 client needs to talk to the emulator: `new EC2Client(aws.clientConfig())`. */
@@ -68,6 +75,8 @@ export interface AwsEmulator {
   readonly credentials: readonly EmulatorCredential[];
   /** The policies calls are authorized under, when IAM is enforced. */
   readonly iam?: IamAuthorizer;
+  /** EC2's token buckets, when `rateLimits` is on (its `throttled` lists every request it refused). */
+  readonly rateLimits?: Ec2RateLimiter;
   /** Client settings signed with the first configured credential pair. */
   clientConfig(): EmulatorClientConfig;
   /**
@@ -129,7 +138,16 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     otherRegions.set(signingRegion, empty);
     return empty;
   };
-  const server = createAwsServer({ stateFor, faults, requestLog, counters, credentials, iam: options.iam });
+  const rateLimits = options.rateLimits === true ? new Ec2RateLimiter(clock) : undefined;
+  const server = createAwsServer({
+    stateFor,
+    faults,
+    requestLog,
+    counters,
+    credentials,
+    iam: options.iam,
+    ...(rateLimits ? { ec2RateLimits: { limiter: rateLimits, accountId } } : {}),
+  });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -153,6 +171,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     faults,
     credentials,
     iam: options.iam,
+    ...(rateLimits ? { rateLimits } : {}),
     clientConfig: () => ({
       endpoint,
       region,

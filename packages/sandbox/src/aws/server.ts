@@ -5,6 +5,7 @@ import type { Counters } from './counters.js';
 import { AwsError, asAwsError } from './errors.js';
 import type { Faults } from './faults.js';
 import type { IamAuthorizer } from './iam/authorizer.js';
+import type { Ec2RateLimiter } from './rate-limits.js';
 import { IdSource } from './ids.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { route } from './router.js';
@@ -23,9 +24,14 @@ export interface ServerDeps {
   readonly credentials: readonly EmulatorCredential[];
   /** When given, every routed call is authorized under the caller's policies before anything else happens to it. */
   readonly iam?: IamAuthorizer;
+  /** When given, EC2 requests take tokens from EC2's buckets for their account and Region, or are refused as EC2 refuses them. */
+  readonly ec2RateLimits?: { readonly limiter: Ec2RateLimiter; readonly accountId: string };
 }
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 class BodyTooLarge extends Error {}
 
@@ -127,6 +133,14 @@ export function createAwsServer(deps: ServerDeps): Server {
     let principal: string | undefined;
     let denied: true | undefined;
     try {
+      // Every request EC2 receives for an account and Region counts against its bucket, whatever
+      // becomes of it next (IAM may still refuse it).
+      if (deps.ec2RateLimits && service === 'ec2')
+        deps.ec2RateLimits.limiter.admit(
+          { accountId: deps.ec2RateLimits.accountId, region: state.region },
+          call.operation,
+          isRecord(call.params) ? call.params : {},
+        );
       if (deps.iam) {
         // Conditions read the account as it is now (tags, group membership): settle it first.
         state.settle();

@@ -43,10 +43,13 @@ export interface LambdaServiceDeps {
     readonly secretAccessKey: string;
     readonly sessionToken?: string;
   };
+  /**
+   * Whether Lambda may write an invocation's log lines to `stream` of the function's log group, as
+   * the function's role (CloudWatch Logs CreateLogStream for a new stream, PutLogEvents). Refused,
+   * they are lost. Undefined: always written.
+   */
+  readonly mayDeliverLogs?: (fn: FunctionSpec, stream: string) => boolean;
 }
-
-/** Where a function's logs go: its LoggingConfig's group, else Lambda's `/aws/lambda/<name>`. */
-const logGroupOf = (fn: FunctionSpec): string => fn.logGroup ?? `/aws/lambda/${fn.name}`;
 
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
 export const failed = (result: InvocationResult): boolean => !result.ok;
@@ -77,7 +80,7 @@ export class LambdaService {
             AWS_LAMBDA_FUNCTION_NAME: fn.name,
             AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
             AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
-            AWS_LAMBDA_LOG_GROUP_NAME: logGroupOf(fn),
+            AWS_LAMBDA_LOG_GROUP_NAME: fn.logGroupName,
             AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime ?? 'nodejs24.x'}`,
             LAMBDA_TASK_ROOT: '/var/task',
             _HANDLER: fn.handler ?? 'index.handler',
@@ -110,7 +113,7 @@ export class LambdaService {
           memoryMb: fn.memoryMb,
           environment: { ...fn.environment, ...deps.environment },
           ...(fn.vpc !== undefined ? { vpc: fn.vpc } : {}),
-          logGroup: logGroupOf(fn),
+          logGroup: fn.logGroupName,
           ...(fn.architectures !== undefined ? { architectures: fn.architectures } : {}),
         },
       );
@@ -138,7 +141,7 @@ export class LambdaService {
     const host = this.host(nameOrArn);
     if (!host) throw new AwsError('ResourceNotFoundException', `Function not found: ${nameOrArn}`, 404);
     try {
-      return await this.run(host, payload);
+      return this.delivered(host, await host.invoke(payload));
     } catch (error) {
       if (error instanceof FunctionThrottled)
         throw new AwsError(
@@ -198,11 +201,11 @@ export class LambdaService {
     invocation.attempts += 1;
     // The queue's hand-off is work the clock must wait for until the invocation holds its own.
     activity.acquire();
-    const run = this.run(host, invocation.payload);
+    const run = host.invoke(invocation.payload);
     activity.release();
     void run.then(
       (result) => {
-        invocation.results.push(result);
+        invocation.results.push(this.delivered(host, result));
         if (result.ok) return end('succeeded');
         const retry = invocation.attempts - 1;
         const delay = ASYNC_RETRY_DELAYS_MS[retry];
@@ -225,18 +228,20 @@ export class LambdaService {
   }
 
   /**
-   * One invocation of the host, its log lines written to CloudWatch Logs as Lambda writes them
-   * (between START and END lines, in the function's group), for `aws logs` and doctor to read.
+   * An invocation's log lines written to CloudWatch Logs as Lambda writes them (between START and
+   * END lines, in the function's group, one stream per function and day), for `aws logs` and doctor.
    */
-  private async run(host: FunctionHost, payload: unknown): Promise<InvocationResult> {
-    const result = await host.invoke(payload);
+  private delivered(host: FunctionHost, result: InvocationResult): InvocationResult {
+    if (result.logs.length === 0) return result;
     const spec = this.spec(host.fn.name);
     const { clock, aws } = this.deps;
     const day = new Date(clock.now()).toISOString().slice(0, 10).replaceAll('-', '/');
+    const stream = `${day}/[$LATEST]${stableHex(`log-stream:${spec.name}`, 32)}`;
+    if (this.deps.mayDeliverLogs?.(spec, stream) === false) return result;
     const id = result.requestId;
     aws.state.logs.append(
-      logGroupOf(spec),
-      `${day}/[$LATEST]${stableHex(`log-stream:${spec.name}`, 32)}`,
+      spec.logGroupName,
+      stream,
       [`START RequestId: ${id} Version: $LATEST`, ...result.logs, `END RequestId: ${id}`],
       clock.now(),
     );

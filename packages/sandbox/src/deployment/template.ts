@@ -55,7 +55,7 @@ const FunctionProps = z.object({
   VpcConfig: z
     .object({ SubnetIds: z.array(z.string()).default([]), SecurityGroupIds: z.array(z.string()).default([]) })
     .optional(),
-  LoggingConfig: z.object({ LogGroup: z.string().optional(), LogFormat: z.string().optional() }).optional(),
+  LoggingConfig: z.object({ LogGroup: z.string().optional() }).loose().optional(),
 });
 
 export interface FunctionSpec {
@@ -84,8 +84,8 @@ export interface FunctionSpec {
   readonly architectures?: readonly string[];
   /** Where it runs, when in a VPC. */
   readonly vpc?: { readonly subnetIds: readonly string[]; readonly securityGroupIds: readonly string[] };
-  /** Its log group (LoggingConfig.LogGroup); none: Lambda's `/aws/lambda/<name>`. */
-  readonly logGroup?: string;
+  /** Where Lambda writes the function's logs, as the function's role: its LoggingConfig, else `/aws/lambda/<name>`. */
+  readonly logGroupName: string;
 }
 
 /** Lambda's documented defaults for asynchronous invocation: two retries, events kept six hours. */
@@ -183,6 +183,15 @@ const StateMachineProps = z.object({
   RoleArn: z.string(),
   DefinitionString: z.string().optional(),
   Definition: z.record(z.string(), z.unknown()).optional(),
+  LoggingConfiguration: z
+    .object({
+      Level: z.string().optional(),
+      Destinations: z
+        .array(z.object({ CloudWatchLogsLogGroup: z.object({ LogGroupArn: z.string() }).optional() }))
+        .default([]),
+    })
+    .loose()
+    .optional(),
 });
 
 export interface StateMachineSpec {
@@ -193,6 +202,8 @@ export interface StateMachineSpec {
   readonly roleArn: string;
   /** The ASL definition, parsed. */
   readonly definition: Readonly<Record<string, unknown>>;
+  /** The log groups its LoggingConfiguration sends execution logs to (none when logging is off). */
+  readonly logDestinations: readonly string[];
 }
 
 const ScheduleProps = z.object({
@@ -404,7 +415,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       ...(fn.VpcConfig !== undefined
         ? { vpc: { subnetIds: fn.VpcConfig.SubnetIds, securityGroupIds: fn.VpcConfig.SecurityGroupIds } }
         : {}),
-      ...(fn.LoggingConfig?.LogGroup !== undefined ? { logGroup: fn.LoggingConfig.LogGroup } : {}),
+      logGroupName: fn.LoggingConfig?.LogGroup ?? `/aws/lambda/${name}`,
     };
   });
 
@@ -473,6 +484,12 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       type: machine.StateMachineType,
       roleArn: machine.RoleArn,
       definition: parse(z.record(z.string(), z.unknown()), `${id} definition`, definition),
+      logDestinations:
+        machine.LoggingConfiguration?.Level === 'OFF'
+          ? []
+          : (machine.LoggingConfiguration?.Destinations ?? []).flatMap((d) =>
+              d.CloudWatchLogsLogGroup ? [d.CloudWatchLogsLogGroup.LogGroupArn] : [],
+            ),
     };
   });
 

@@ -65,8 +65,11 @@ export function runCli(
   endpoint: string,
   args: readonly string[],
   region = 'us-east-1',
+  /** More of the CLI's environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE…). */
+  extraEnv: Readonly<Record<string, string>> = {},
 ): Promise<CliResult> {
   const env: Record<string, string> = {
+    ...extraEnv,
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     AWS_ACCESS_KEY_ID: DEFAULT_CREDENTIALS.accessKeyId,

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { readFailed, readOk } from '../../lib/doctor/check.js';
-import { checkIam, representativeGroup, simulationsFor, type SimulationResources } from '../../lib/doctor/iam.js';
-import { DRAIN_STEP_PERMISSIONS, SWEEP_POLICY_PERMISSIONS } from '../../lib/contract/permissions.js';
+import {
+  checkIam,
+  queueArnOf,
+  representativeGroup,
+  simulationsFor,
+  type SimulationResources,
+} from '../../lib/doctor/iam.js';
+import {
+  DRAIN_STEP_PERMISSIONS,
+  FUNCTION_PERMISSIONS,
+  SWEEP_POLICY_PERMISSIONS,
+} from '../../lib/contract/permissions.js';
 
 const RESOURCES: SimulationResources = {
   cluster: 'demo',
@@ -53,6 +63,37 @@ describe('simulationsFor', () => {
       { key: 'autoscaling:ResourceTag/eks:cluster-name', values: ['demo'] },
       { key: 'aws:ResourceTag/eks:cluster-name', values: ['demo'] },
     ]);
+  });
+
+  it('should simulate the events role on what an event needs only, and the mapping’s three actions on the queue', () => {
+    const simulations = simulationsFor(FUNCTION_PERMISSIONS.events, RESOURCES);
+    const actions = simulations.flatMap((s) => s.actions);
+
+    expect(simulations[0]).toMatchObject({ actions: ['ec2:DescribeInstances'], on: '*' });
+    expect(simulations[1]).toMatchObject({ actions: ['autoscaling:CompleteLifecycleAction'], on: 'group ng-a' });
+    expect(simulations.at(-1)).toMatchObject({
+      actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      resourceArns: [RESOURCES.signalQueueArn],
+      on: 'the signal queue',
+    });
+    // What main's least-privilege split took from the events role is not asked of it.
+    for (const sweepOnly of [
+      'ec2:DescribeInstanceStatus',
+      'autoscaling:DescribeAutoScalingGroups',
+      'autoscaling:DescribeLifecycleHooks',
+      'autoscaling:SetInstanceHealth',
+    ])
+      expect(actions).not.toContain(sweepOnly);
+  });
+
+  it('should take a queue’s ARN from its URL, and nothing from a URL of another shape', () => {
+    expect(queueArnOf('https://sqs.eu-west-1.amazonaws.com/111122223333/signals', 'aws')).toBe(
+      'arn:aws:sqs:eu-west-1:111122223333:signals',
+    );
+    expect(queueArnOf('https://sqs.cn-north-1.amazonaws.com.cn/111122223333/q', 'aws-cn')).toBe(
+      'arn:aws-cn:sqs:cn-north-1:111122223333:q',
+    );
+    expect(queueArnOf('http://localhost:4566/000000000000/q', 'aws')).toBeUndefined();
   });
 
   it('should stand for the cluster’s groups with one tagged as the cluster’s when none was found', () => {

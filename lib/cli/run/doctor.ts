@@ -239,8 +239,17 @@ export const runDoctorCommand: CommandRun = async (v) => {
   const scope = deployedScope(events ?? readOk(undefined));
 
   const groups = await readClusterGroups(clients, cluster, scope.groups);
+  // The queues are read now (their checks come later, in delivery order): IAM needs the queue's ARN.
+  const [queue, deadLetter] = await Promise.all([
+    outputs.queueUrl === undefined ? undefined : readQueue(clients, outputs.queueUrl),
+    outputs.deadLetterQueueUrl === undefined ? undefined : readQueue(clients, outputs.deadLetterQueueUrl),
+  ]);
   const signalQueueArn =
-    outputs.queueUrl === undefined ? undefined : queueArnOf(outputs.queueUrl, partitionOf(clusterFacts.arn));
+    queue?.ok === true && queue.value.arn !== ''
+      ? queue.value.arn
+      : outputs.queueUrl === undefined
+        ? undefined
+        : queueArnOf(outputs.queueUrl, partitionOf(clusterFacts.arn));
   for (const role of roles) {
     const permissions = FUNCTION_PERMISSIONS[PERMISSIONS_OF[role.label] ?? 'events'];
     if (
@@ -294,11 +303,7 @@ export const runDoctorCommand: CommandRun = async (v) => {
     }),
   );
 
-  if (outputs.queueUrl !== undefined && outputs.deadLetterQueueUrl !== undefined) {
-    const [queue, deadLetter] = await Promise.all([
-      readQueue(clients, outputs.queueUrl),
-      readQueue(clients, outputs.deadLetterQueueUrl),
-    ]);
+  if (queue !== undefined && deadLetter !== undefined && outputs.deadLetterQueueUrl !== undefined) {
     if (queue.ok) {
       const [rules, mappings] = await Promise.all([
         readQueueRules(clients, queue.value.arn),

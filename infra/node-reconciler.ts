@@ -28,15 +28,17 @@ import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type 
 import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
 import {
+  DRAIN_STEP_PERMISSIONS,
+  EVENT_SOURCE_QUEUE_PERMISSION,
+  EVENTS_POLICY_PERMISSIONS,
+  SWEEP_POLICY_PERMISSIONS,
+  type Permission,
+} from '../lib/contract/permissions.js';
+import {
   acknowledgeAutoScalingFindings,
-  autoScalingStatements,
   decommissionTagStatement,
-  EVENT_ASG_MUTATIONS,
-  EVENT_READS,
-  EVENT_SOURCE_QUEUE_ACTIONS,
-  LIFECYCLE_HEARTBEAT,
-  SWEEP_ASG_MUTATIONS,
-  SWEEP_READS,
+  permissionStatements,
+  type PermissionResources,
 } from './permissions.js';
 import { SignalRules } from './signal-rules.js';
 
@@ -372,7 +374,7 @@ export class NodeReconciler extends Construct {
       maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
       reportBatchItemFailures: true,
     });
-    this.queue.grant(functions.events, ...EVENT_SOURCE_QUEUE_ACTIONS);
+    this.queue.grant(functions.events, ...EVENT_SOURCE_QUEUE_PERMISSION.actions);
 
     // Sweep: the scheduler invokes the sweep function; a missed run is covered by the next one.
     // Its own role, not the stack-wide one the target would share between reconcilers.
@@ -401,14 +403,20 @@ export class NodeReconciler extends Construct {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    const eventsPolicy = this.grantReconcilerPermissions('EventsPolicy', this.roles.events, clusterName, asgScope, {
-      reads: EVENT_READS,
-      asgMutations: EVENT_ASG_MUTATIONS,
-    });
-    const sweepPolicy = this.grantReconcilerPermissions('SweepPolicy', this.roles.sweep, clusterName, asgScope, {
-      reads: SWEEP_READS,
-      asgMutations: SWEEP_ASG_MUTATIONS,
-    });
+    const eventsPolicy = this.grantReconcilerPermissions(
+      'EventsPolicy',
+      this.roles.events,
+      clusterName,
+      asgScope,
+      EVENTS_POLICY_PERMISSIONS,
+    );
+    const sweepPolicy = this.grantReconcilerPermissions(
+      'SweepPolicy',
+      this.roles.sweep,
+      clusterName,
+      asgScope,
+      SWEEP_POLICY_PERMISSIONS,
+    );
     const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
     // No invocation before its permissions: CloudFormation would otherwise create a function (and start
     // its queue's event source) before the separate policy is attached, and its first runs be denied.
@@ -461,26 +469,16 @@ export class NodeReconciler extends Construct {
     role: iam.IRole,
     clusterName: string,
     asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
-    scope: { readonly reads: readonly string[]; readonly asgMutations: readonly string[] },
+    permissions: readonly Permission[],
   ): iam.Policy {
     const policy = new iam.Policy(this, id, {
       roles: [role],
-      statements: [
-        new iam.PolicyStatement({ actions: [...scope.reads], resources: ['*'] }),
-        ...autoScalingStatements(this, scope.asgMutations, asgScope),
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        new iam.PolicyStatement({
-          actions: ['states:StartExecution'],
-          resources: [this.drainStateMachine.stateMachineArn],
-        }),
-        // One removal, one drain: whether the drain a Node names still runs.
-        new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.drainExecutionsArn()] }),
-        new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
-      ],
+      statements: permissionStatements(this, permissions, this.permissionResources(clusterName), asgScope),
     });
+    const unscopable = permissions.filter((p) => p.on === 'any').flatMap((p) => p.actions);
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, '*'),
-      reason: `${scope.reads.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
+      reason: `${unscopable.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),
@@ -498,13 +496,21 @@ export class NodeReconciler extends Construct {
   ): iam.Policy {
     const policy = new iam.Policy(this, 'DrainStepPolicy', {
       roles: [this.roles.drainStep],
-      statements: [
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        ...autoScalingStatements(this, [LIFECYCLE_HEARTBEAT], asgScope),
-      ],
+      statements: permissionStatements(this, DRAIN_STEP_PERMISSIONS, this.permissionResources(clusterName), asgScope),
     });
     acknowledgeAutoScalingFindings(policy, asgScope);
     return policy;
+  }
+
+  /** The ARNs the permissions of lib/contract/permissions.ts name. */
+  private permissionResources(clusterName: string): PermissionResources {
+    return {
+      cluster: clusterArn(this, clusterName),
+      drainStateMachine: this.drainStateMachine.stateMachineArn,
+      drainExecutions: this.drainExecutionsArn(),
+      outputBus: this.outputBus.eventBusArn,
+      signalQueue: this.queue.queueArn,
+    };
   }
 
   /** `arn:…:states:<region>:<account>:execution:<drain state machine>:*`. */

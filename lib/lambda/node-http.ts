@@ -4,9 +4,10 @@
 // 70 ms cold start for classes nothing here uses. Required instead, the same module object costs
 // ~4 ms. Only the names the bundled code imports are exported: any other fails the build.
 import type * as Http from 'node:http';
-import { createRequire } from 'node:module';
+// Not named `createRequire`: the bundles' banner (infra/functions.ts) declares that name at their top.
+import { createRequire as requireFrom } from 'node:module';
 
-const http = createRequire(import.meta.url)('node:http') as typeof Http;
+const http = requireFrom(import.meta.url)('node:http') as typeof Http;
 
 export default http;
 export const { STATUS_CODES } = http;

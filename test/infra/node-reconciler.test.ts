@@ -160,8 +160,11 @@ describe('NodeReconciler: functions', () => {
         [FUNCTION_ENV.settings]: '{}',
         POWERTOOLS_SERVICE_NAME: 'ec2-node-reconciler',
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
-        NODE_OPTIONS: '--enable-source-maps',
       });
+      // Stack traces through the shipped source maps; the sweep's young generation sized for its pages (infra/functions.ts).
+      expect(variables['NODE_OPTIONS']).toBe(
+        fn === functions.sweep ? '--enable-source-maps --max-semi-space-size=32' : '--enable-source-maps',
+      );
       const env = Object.fromEntries(
         Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : 'token']),
       );

@@ -9,6 +9,7 @@ import type { Ec2RateLimiter } from './rate-limits.js';
 import { IdSource } from './ids.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { route } from './router.js';
+import { GLOBAL_SERVICES } from './services/names.js';
 import type { EmulatorCredential } from './sigv4.js';
 import type { AwsState } from './state/index.js';
 import type { HttpReply, IncomingRequest, RequestContext } from './services/types.js';
@@ -84,7 +85,9 @@ export function createAwsServer(deps: ServerDeps): Server {
       body,
     };
     const routed = route(request);
-    const state = deps.stateFor(routed?.scope?.region);
+    // IAM is the account's, not a region's: the CLI signs it for us-east-1 whatever the profile's region.
+    const global = routed !== undefined && GLOBAL_SERVICES.includes(routed.call.service.name);
+    const state = deps.stateFor(global ? undefined : routed?.scope?.region);
     const at = state.now();
     if (!routed) {
       const error = new AwsError(
@@ -123,6 +126,7 @@ export function createAwsServer(deps: ServerDeps): Server {
       accessKeyId: scope?.accessKeyId,
       signingRegion: scope?.region,
       credentials: deps.credentials,
+      ...(deps.iam ? { iam: deps.iam } : {}),
     };
     let reply: HttpReply;
     let errorCode: string | undefined;

@@ -5,6 +5,7 @@
 // configuration says (1 min, then 2 min), and after throttling until the event is too old.
 import type { VirtualClock } from '../../../../lib/model/clock.js';
 import { AwsError } from '../aws/errors.js';
+import { stableHex } from '../aws/ids.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { FunctionSpec } from '../deployment/template.js';
 import type { Activity } from '../lambda/activity.js';
@@ -43,10 +44,11 @@ export interface LambdaServiceDeps {
     readonly sessionToken?: string;
   };
   /**
-   * What Lambda does with an invocation's log lines: writes them to the function's log group as the
-   * function's role (CloudWatch Logs CreateLogStream for a new stream, PutLogEvents). Undefined: kept only.
+   * Whether Lambda may write an invocation's log lines to `stream` of the function's log group, as
+   * the function's role (CloudWatch Logs CreateLogStream for a new stream, PutLogEvents). Refused,
+   * they are lost. Undefined: always written.
    */
-  readonly deliverLogs?: (fn: FunctionSpec, result: InvocationResult) => void;
+  readonly mayDeliverLogs?: (fn: FunctionSpec, stream: string) => boolean;
 }
 
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
@@ -78,7 +80,7 @@ export class LambdaService {
             AWS_LAMBDA_FUNCTION_NAME: fn.name,
             AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
             AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
-            AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.name}`,
+            AWS_LAMBDA_LOG_GROUP_NAME: fn.logGroupName,
             AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime ?? 'nodejs24.x'}`,
             LAMBDA_TASK_ROOT: '/var/task',
             _HANDLER: fn.handler ?? 'index.handler',
@@ -102,6 +104,18 @@ export class LambdaService {
           throw Object.assign(new Error(result.error.errorMessage), { name: result.error.errorType });
         },
         (payload) => this.invokeAsync(fn.name, payload),
+        {
+          ...(fn.runtime !== undefined ? { runtime: fn.runtime } : {}),
+          role: fn.roleArn,
+          ...(fn.handler !== undefined ? { handler: fn.handler } : {}),
+          ...(fn.description !== undefined ? { description: fn.description } : {}),
+          timeoutSeconds: fn.timeoutSeconds,
+          memoryMb: fn.memoryMb,
+          environment: { ...fn.environment, ...deps.environment },
+          ...(fn.vpc !== undefined ? { vpc: fn.vpc } : {}),
+          logGroup: fn.logGroupName,
+          ...(fn.architectures !== undefined ? { architectures: fn.architectures } : {}),
+        },
       );
     }
   }
@@ -216,8 +230,24 @@ export class LambdaService {
     );
   }
 
+  /**
+   * An invocation's log lines written to CloudWatch Logs as Lambda writes them (between START and
+   * END lines, in the function's group, one stream per function and day), for `aws logs` and doctor.
+   */
   private delivered(host: FunctionHost, result: InvocationResult): InvocationResult {
-    this.deps.deliverLogs?.(this.spec(host.fn.name), result);
+    if (result.logs.length === 0) return result;
+    const spec = this.spec(host.fn.name);
+    const { clock, aws } = this.deps;
+    const day = new Date(clock.now()).toISOString().slice(0, 10).replaceAll('-', '/');
+    const stream = `${day}/[$LATEST]${stableHex(`log-stream:${spec.name}`, 32)}`;
+    if (this.deps.mayDeliverLogs?.(spec, stream) === false) return result;
+    const id = result.requestId;
+    aws.state.logs.append(
+      spec.logGroupName,
+      stream,
+      [`START RequestId: ${id} Version: $LATEST`, ...result.logs, `END RequestId: ${id}`],
+      clock.now(),
+    );
     return result;
   }
 

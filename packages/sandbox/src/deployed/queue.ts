@@ -60,6 +60,12 @@ export class SignalQueue {
     return this.inFlight.length;
   }
 
+  /** Messages receivable at `now`, and those hidden (in flight, or back after their visibility timeout). */
+  countsAt(now: number): { readonly visible: number; readonly notVisible: number } {
+    const visible = this.inFlight.filter((r) => r.visibleAt <= now).length;
+    return { visible, notVisible: this.inFlight.length - visible };
+  }
+
   /** When the next record becomes receivable (a failed one coming back, or one moving to the DLQ). */
   nextVisibleAt(): number | undefined {
     return this.inFlight.length === 0 ? undefined : Math.min(...this.inFlight.map((r) => r.visibleAt));

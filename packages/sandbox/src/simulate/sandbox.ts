@@ -15,7 +15,7 @@ import { IamAuthorizer, roleKey } from '../aws/iam/index.js';
 import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
 import { deploy, drainStepFunction, type DeployedStack } from '../deployed/deploy.js';
 import type { Deployment, FunctionSpec } from '../deployment/template.js';
-import type { InvocationResult } from '../lambda/function-host.js';
+import { recordDeployment } from '../deployed/account.js';
 import { WorldDriver } from '../deployed/driver.js';
 import { LambdaService, type AsyncInvocation } from '../deployed/lambda-service.js';
 import { QueuePoller } from '../deployed/queue-poller.js';
@@ -165,8 +165,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     // EC2's token buckets, shared by every caller of the account as in AWS (on the virtual clock).
     rateLimits: true,
   });
-  // EKS access entries: who the API server takes a role's sessions for.
-  const entries = deployment.accessEntries;
   const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
   const kube = await startKubeEmulator({
     clock,
@@ -182,9 +180,16 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         if (!verified.ok) return null;
         // The cluster's creator (the sandbox's own credentials) is its admin, as EKS's bootstrapClusterCreatorAdminPermissions makes it.
         if (verified.arn === creatorArn) return { name: verified.arn, groups: ['system:masters'] };
+        // The access entry of the caller's role as EKS holds it now (an operator may have deleted or changed it).
         const role = roleKey(verified.arn);
-        const entry = role === undefined ? undefined : entries.find((e) => roleKey(e.principalArn) === role);
-        return entry ? { name: entry.username ?? verified.arn, groups: [...entry.kubernetesGroups] } : null;
+        const entry =
+          role === undefined
+            ? undefined
+            : aws.state.accessEntries.of(clusterName).find((e) => roleKey(e.principalArn) === role);
+        const session = /\/([^/]+)$/.exec(verified.arn)?.[1] ?? '';
+        return entry
+          ? { name: entry.username.replaceAll('{{SessionName}}', session), groups: [...entry.kubernetesGroups] }
+          : null;
       },
     },
     rbac: options.alterRbac ? options.alterRbac(rbacManifests()) : rbacManifests(),
@@ -267,18 +272,16 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     if (machine.logDestinations.length > 0)
       for (const action of STATE_MACHINE_LOG_DELIVERY_ACTIONS) serviceMay(machine.roleArn, action, '*');
   // Lambda writes each function's log lines to its log group as the function's role: a stream per
-  // function here (one per execution environment in Lambda), then its events. Refused, they are lost.
+  // function and day here (one per execution environment in Lambda), then its events. Refused, they are lost.
   const streamsCreated = new Set<string>();
-  const deliverLogs = (fn: FunctionSpec, result: InvocationResult): void => {
-    if (result.logs.length === 0) return;
+  const mayDeliverLogs = (fn: FunctionSpec, stream: string): boolean => {
     const principal = session(fn.roleArn, fn.name).arn ?? fn.roleArn;
-    const stream = `arn:${partition}:logs:${region}:${accountId}:log-group:${fn.logGroupName}:log-stream:sandbox/[$LATEST]${fn.name}`;
-    if (!streamsCreated.has(fn.name) && serviceMay(principal, 'logs:CreateLogStream', stream))
-      streamsCreated.add(fn.name);
-    if (streamsCreated.has(fn.name)) serviceMay(principal, 'logs:PutLogEvents', stream);
+    const arn = `arn:${partition}:logs:${region}:${accountId}:log-group:${fn.logGroupName}:log-stream:${stream}`;
+    if (!streamsCreated.has(arn) && serviceMay(principal, 'logs:CreateLogStream', arn)) streamsCreated.add(arn);
+    return streamsCreated.has(arn) && serviceMay(principal, 'logs:PutLogEvents', arn);
   };
   const lambda = new LambdaService({
-    deliverLogs,
+    mayDeliverLogs,
     stack,
     clock,
     clockBuffer,
@@ -355,6 +358,23 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   );
   const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
 
+  // What the APIs say about the deployment (stack, access entries, rules, queues, schedule, mapping).
+  const deadLetterArn = queueSpec.deadLetter?.targetArn;
+  recordDeployment(
+    aws.state,
+    deployment,
+    {
+      queueCounts: (arn) =>
+        arn === queue.arn
+          ? { ...queue.countsAt(clock.now()), delayed: 0 }
+          : arn === deadLetterArn
+            ? { visible: queue.deadLetters.length, notVisible: 0, delayed: 0 }
+            : undefined,
+      functionArn: (nameOrArn) => lambda.host(nameOrArn)?.fn.arn ?? nameOrArn,
+    },
+    start,
+  );
+
   return {
     scenario,
     clock,
@@ -371,13 +391,15 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     driver,
     seededNodes,
     putEvent(event) {
-      const matched = deployment.rules.filter(
-        (rule) =>
-          rule.enabled &&
-          rule.eventBusName === 'default' &&
-          rule.eventPattern !== undefined &&
-          matchesPattern(rule.eventPattern, event),
-      );
+      // The rules as EventBridge holds them now: one an operator disabled routes nothing.
+      const matched = aws.state.eventBus
+        .rules('default')
+        .filter(
+          (rule) =>
+            rule.state === 'ENABLED' &&
+            rule.eventPattern !== undefined &&
+            matchesPattern(JSON.parse(rule.eventPattern) as unknown, event),
+        );
       const detailType =
         typeof event === 'object' && event !== null && 'detail-type' in event
           ? String(event['detail-type'])

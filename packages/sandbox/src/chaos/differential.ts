@@ -4,8 +4,8 @@
 // its clock up first), and a `settle` lasts as long in the faulted world as it took the plain one,
 // so the inputs (events, sweeps, an operator's commands) come at the same moments in both, as the
 // world outside does not wait for a struggling reconciler. When the steps are done the faults stop,
-// and both worlds get the same tail: a settle, then TAIL_SWEEPS rounds of (sweep, settle), each
-// sweep at the same moment in both, and a quiet TAIL_QUIET_MS. Then their end states must be
+// and both worlds get the same tail: a settle, then TAIL_SWEEPS rounds of (TAIL_SWEEP_EVERY_MS,
+// sweep, settle), each sweep at the same moment in both, and a quiet TAIL_QUIET_MS. Then their end states must be
 // identical, but where the scenario marks an outcome deadline-bound; and in each world every event
 // must end once, taken or dead-lettered.
 import type { LoadedScenario } from '../scenario/load.js';
@@ -29,6 +29,12 @@ import { ISSUE_16_CHAOS, type ChaosProfile, type FaultCounts } from './profile.j
 
 /** The sweeps (each followed by a settle) both worlds get after the faults stop: the same for every scenario. */
 export const TAIL_SWEEPS = 2;
+/**
+ * The time before each of them: the deployed schedule's rate (rate(10 minutes)), so that what a
+ * late drain set going (a machine's shutdown after its lifecycle action completed) is over when
+ * the sweep looks.
+ */
+export const TAIL_SWEEP_EVERY_MS = 600_000;
 /**
  * Then both worlds wait this long with nothing but the cluster's own machinery at work (the pod GC
  * after 40 s, a kubelet re-registering within 10 s, a group's replacement running 30 s after
@@ -112,6 +118,7 @@ export async function runDifferential<Report extends ReportView>(
     await both({ settle: {} }, tail);
     for (let round = 0; round < TAIL_SWEEPS; round++) {
       await align(worlds);
+      await both({ advance: TAIL_SWEEP_EVERY_MS }, tail);
       await both({ sweep: {} }, tail);
       await both({ settle: {} }, tail);
     }

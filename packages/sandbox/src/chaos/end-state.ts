@@ -5,8 +5,10 @@
 // the emulators, never the reconciler's reports: the oracle judges with its own code.
 import {
   CORDONED_AT_ANNOTATION,
+  DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
+  LABEL_PREFIX,
 } from '../../../../lib/contract/labels.js';
 import { controllerOf, type PodObject } from '../kube/index.js';
 import type { DeadlineBound } from '../scenario/schema.js';
@@ -22,6 +24,13 @@ const MOMENT_ANNOTATIONS: ReadonlySet<string> = new Set([
   DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
 ]);
+
+/**
+ * The drain record's execution name says which signal started the drain (an event's id, a sweep's
+ * minute): under faults another signal may get there first. Compared as present or absent; the
+ * drain's outcome is compared by its node (EndState.drains).
+ */
+const IDENTITY_ANNOTATIONS: ReadonlySet<string> = new Set([DRAIN_ANNOTATION]);
 
 /** The objects as seeded, before the first step: an end state tells the seeded incarnations from later ones. */
 export interface SeededIdentity {
@@ -62,6 +71,9 @@ function replacementsKey(pod: PodObject): string {
   const owner = controllerOf(pod);
   return `${pod.metadata.namespace ?? 'default'}/${owner ? `${owner.kind}/${owner.name}` : (pod.metadata.name ?? '')} (replacements)`;
 }
+/** The labels or annotations under our prefix: the only ones of a joined node that carry no name of its own. */
+const ours = (record: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(record).filter(([k]) => k.startsWith(`${LABEL_PREFIX}/`)));
 const sorted = <T>(values: readonly T[]): T[] => [...values].sort();
 const sortedRecord = (record: Readonly<Record<string, string>> | undefined): Record<string, string> =>
   Object.fromEntries(Object.entries(record ?? {}).sort(([x], [y]) => x.localeCompare(y)));
@@ -93,10 +105,12 @@ export interface EndState {
   readonly deletions: Readonly<Record<string, number>>;
   /** Instances marked Unhealthy in their group. */
   readonly unhealthy: readonly string[];
-  /** Drain execution → how it ended (status and the outcome it reported). */
+  /**
+   * Drained node (else instance) → how its last drain execution ended (status and the outcome it
+   * reported). The last, not each: a killed drain step may fail one execution that a later signal
+   * starts again, and which signal starts it is timing; how the node's drain ended is the outcome.
+   */
   readonly drains: Readonly<Record<string, string>>;
-  /** The subjects a drain execution is about (its input's instance and node), for excusing. */
-  readonly drainSubjects: Readonly<Record<string, readonly string[]>>;
 }
 
 function podState(pod: PodObject, seeded: SeededIdentity): [key: string, state: string] {
@@ -118,36 +132,49 @@ function drainEnd(output: string | undefined, status: string): string {
   }
 }
 
-function subjectsOf(input: string): string[] {
+/** What a drain execution drains: its input's node, else its instance. */
+function subjectOf(input: string): string | undefined {
   try {
     const parsed = JSON.parse(input) as { instanceId?: unknown; node?: unknown };
-    return [parsed.instanceId, parsed.node].filter((s): s is string => typeof s === 'string');
+    const subject = typeof parsed.node === 'string' ? parsed.node : parsed.instanceId;
+    return typeof subject === 'string' ? subject : undefined;
   } catch {
-    return [];
+    return undefined;
   }
 }
 
 export function endState(sandbox: Sandbox, seeded: SeededIdentity): EndState {
   const { store, requestLog } = sandbox.kube;
   const nodes: Record<string, NodeEnd> = {};
+  const joined: NodeEnd[] = [];
   for (const node of store.listNodes()) {
     const name = node.metadata.name ?? '';
     const seededUid = seeded.nodes.get(name);
-    nodes[name] = {
+    const annotations = Object.entries(node.metadata.annotations ?? {}).map(([k, v]): [string, string] => [
+      k,
+      MOMENT_ANNOTATIONS.has(k) ? '(a moment)' : IDENTITY_ANNOTATIONS.has(k) ? '(an execution)' : v,
+    ]);
+    const end: NodeEnd = {
       incarnation: seededUid === undefined ? 'joined' : seededUid === node.metadata.uid ? 'seeded' : 're-registered',
       unschedulable: node.spec?.unschedulable === true,
       taints: sorted((node.spec?.taints ?? []).map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`)),
       labels: sortedRecord(node.metadata.labels),
-      annotations: sortedRecord(
-        Object.fromEntries(
-          Object.entries(node.metadata.annotations ?? {}).map(([k, v]) => [
-            k,
-            MOMENT_ANNOTATIONS.has(k) ? '(a moment)' : v,
-          ]),
-        ),
-      ),
+      annotations: sortedRecord(Object.fromEntries(annotations)),
     };
+    if (end.incarnation !== 'joined') nodes[name] = end;
+    else
+      joined.push({
+        ...end,
+        labels: ours(end.labels),
+        annotations: ours(end.annotations),
+      });
   }
+  // A machine launched mid-run (a group's replacement) has an id, an address and so a name the
+  // emulator draws from one sequence that every call moves: the same machine is named differently
+  // under faults. Such nodes are compared as a sorted list, by what the reconciler did to them.
+  sorted(joined.map((j) => JSON.stringify(j))).forEach((j, i) => {
+    nodes[`(joined #${i + 1})`] = JSON.parse(j) as NodeEnd;
+  });
   const pods: Record<string, string[]> = {};
   for (const pod of store.listPods()) {
     const [key, state] = podState(pod, seeded);
@@ -165,11 +192,9 @@ export function endState(sandbox: Sandbox, seeded: SeededIdentity): EndState {
     if (e.status >= 200 && e.status < 300) deletions[e.name] = (deletions[e.name] ?? 0) + 1;
 
   const drains: Record<string, string> = {};
-  const drainSubjects: Record<string, string[]> = {};
-  for (const { record } of sandbox.stepFunctions.executions.values()) {
-    drains[record.name] = drainEnd(record.output, record.status);
-    drainSubjects[record.name] = subjectsOf(record.input);
-  }
+  const executions = [...sandbox.stepFunctions.executions.values()].map((e) => e.record);
+  for (const record of executions.sort((x, y) => x.startDate - y.startDate))
+    drains[subjectOf(record.input) ?? record.name] = drainEnd(record.output, record.status);
   return {
     nodes,
     pods,
@@ -183,13 +208,12 @@ export function endState(sandbox: Sandbox, seeded: SeededIdentity): EndState {
       ),
     ]),
     drains,
-    drainSubjects,
   };
 }
 
 /** One way the two end states differ. */
 export interface Difference {
-  /** `nodes.NAME`, `pods.KEY`, `lifecycleActions.ID`, `deletions.NAME`, `unhealthy`, `drains.NAME`. */
+  /** `nodes.NAME`, `pods.KEY`, `lifecycleActions.ID`, `deletions.NAME`, `unhealthy`, `drains.NODE`. */
   readonly what: string;
   readonly plain: string;
   readonly chaos: string;
@@ -270,15 +294,13 @@ export function compareEndStates(
   for (const id of sorted([...new Set([...plain.unhealthy, ...chaos.unhealthy])]))
     if (plain.unhealthy.includes(id) !== chaos.unhealthy.includes(id))
       add(`unhealthy.${id}`, plain.unhealthy.includes(id), chaos.unhealthy.includes(id), bound.instances.get(id));
-  for (const name of keys(plain.drains, chaos.drains))
-    if (plain.drains[name] !== chaos.drains[name]) {
-      const subjects = [...(plain.drainSubjects[name] ?? []), ...(chaos.drainSubjects[name] ?? [])];
+  for (const subject of keys(plain.drains, chaos.drains))
+    if (plain.drains[subject] !== chaos.drains[subject])
       add(
-        `drains.${name}`,
-        plain.drains[name],
-        chaos.drains[name],
-        subjects.map((s) => bound.nodes.get(s) ?? bound.instances.get(s)).find((why) => why !== undefined),
+        `drains.${subject}`,
+        plain.drains[subject],
+        chaos.drains[subject],
+        bound.nodes.get(subject) ?? bound.instances.get(subject),
       );
-    }
   return differences;
 }

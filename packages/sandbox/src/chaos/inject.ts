@@ -1,4 +1,5 @@
-// Arms a chaos profile on a running sandbox: seeded faults on every call the deployed stack makes
+// Arms a chaos profile on a running sandbox: seeded faults (drawn per caller, call and occurrence,
+// never per moment: an SDK's jittered retry comes at a moment that differs from run to run) on every call the deployed stack makes
 // (its functions' and its services' calls to AWS and to the Kubernetes API), and killed Lambda
 // invocations. The operator's own calls (the admin's kubectl, the scenario's steps) are left alone:
 // they are the scenario's input, not the system under test.
@@ -27,7 +28,6 @@ export function armChaos(sandbox: Sandbox, profile: ChaosProfile, dice: Dice): A
     injected[kind] += 1;
     return effect;
   };
-  const now = () => sandbox.clock.now();
 
   // The stack's Kubernetes identities: its roles' sessions, as the EKS access entries map them.
   const entries = sandbox.stack.deployment.accessEntries;
@@ -37,7 +37,7 @@ export function armChaos(sandbox: Sandbox, profile: ChaosProfile, dice: Dice): A
   const { kube: k, aws: a, lambda: l } = profile;
   const kubeFault = (target: FaultTarget): FaultEffect | undefined => {
     if (target.user === undefined || !isStackUser(target.user)) return undefined;
-    const [conflict, fault, which] = dice.roll(`kube ${target.user} ${target.verb} ${target.path} ${now()}`);
+    const [conflict, fault, which] = dice.roll(`kube ${target.user} ${target.verb} ${target.path}`);
     if (target.verb === 'patch' && target.resource === 'nodes' && target.subresource === '')
       if (conflict < k.nodePatchConflicts)
         return inject('kube-409-node-patch', {
@@ -67,7 +67,7 @@ export function armChaos(sandbox: Sandbox, profile: ChaosProfile, dice: Dice): A
     // The sandbox's own credentials are the operator's (and the scenario's set-up).
     if (call.accessKeyId === undefined || call.accessKeyId === DEFAULT_CREDENTIALS.accessKeyId) return undefined;
     const [throttle, reset, which] = dice.roll(
-      `aws ${call.accessKeyId} ${service}:${operation} ${JSON.stringify(call.params ?? null)} ${now()}`,
+      `aws ${call.accessKeyId} ${service}:${operation} ${JSON.stringify(call.params ?? null)}`,
     );
     if (a.throttledServices.includes(service) && throttle < a.throttling)
       return inject('aws-throttle', { kind: 'throttle' });

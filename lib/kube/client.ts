@@ -106,7 +106,7 @@ export interface KubeClientOptions {
    * and Fairness refused it before it ran (an eviction's 429 is a PodDisruptionBudget's, the
    * caller's: KubeRequest.throttleIsRefusal). Other failed writes are never retried here: their
    * callers own what a refusal means. Every wait is the server's Retry-After (capped at
-   * MAX_RETRY_WAIT_MS) when it gives one. @default 3
+   * MAX_RETRY_WAIT_MS) when it gives one. @default 5
    */
   readonly retries?: number;
   /**
@@ -180,7 +180,7 @@ export class KubeClient {
     // A run that never reaches Kubernetes (another cluster's instance) never awaits it: that is no crash.
     this.connection.catch(() => undefined);
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.retries = options.retries ?? 3;
+    this.retries = options.retries ?? 5;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     if (options.maxInFlight !== undefined) this.slots = new Slots(options.maxInFlight);
   }

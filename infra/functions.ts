@@ -101,11 +101,10 @@ export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
     async: { retryAttempts: 0, maxEventAge: Duration.minutes(5) },
     // A sweep parses every Node, Lease and instance page into short-lived objects (~1 GB of answers
     // at 100,000 nodes). V8 sizes its young generation from the heap limit (semi-spaces of 16 MB at
-    // most) and grows it from 1 MB; 32 MB from the start lets more of a page die young instead of
-    // being copied and promoted. 100k sweep, one world, alternating runs, medians of 3: max 32 MB,
-    // CPU 16.6 → 14.9 s, wall 17.2 → 15.8 s, peak RSS 742 → 709 MiB (load ≈ 2.5); min 32 MB too,
-    // CPU 13.4 → 11.7 s (load 5–17). 64 MB cost more CPU and memory than 32.
-    v8Flags: ['--max-semi-space-size=32', '--min-semi-space-size=32'],
+    // most); 32 MB lets more of a page die young instead of being copied and promoted. 100k sweep,
+    // one world, alternating runs, load ≈ 2.5 (medians of 3): CPU 16.6 → 14.9 s, wall 17.2 → 15.8 s,
+    // peak RSS 742 → 709 MiB; 64 MB cost more CPU and memory than 32 (14.9 vs 13.1 s CPU at load ≈ 6).
+    v8Flags: ['--max-semi-space-size=32'],
   },
   drainStep: {
     description: 'one bounded step of a node drain (called by the drain workflow)',

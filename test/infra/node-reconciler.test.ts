@@ -163,9 +163,7 @@ describe('NodeReconciler: functions', () => {
       });
       // Stack traces through the shipped source maps; the sweep's young generation sized for its pages (infra/functions.ts).
       expect(variables['NODE_OPTIONS']).toBe(
-        fn === functions.sweep
-          ? '--enable-source-maps --max-semi-space-size=32 --min-semi-space-size=32'
-          : '--enable-source-maps',
+        fn === functions.sweep ? '--enable-source-maps --max-semi-space-size=32' : '--enable-source-maps',
       );
       const env = Object.fromEntries(
         Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : 'token']),

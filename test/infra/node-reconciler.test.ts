@@ -1,4 +1,5 @@
 // Assertion tests on the default NodeReconciler, one template shared by the whole file.
+import { spawnSync } from 'node:child_process';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
@@ -170,6 +171,22 @@ describe('NodeReconciler: functions', () => {
       );
       const config = readFunctionConfig({ ...env, AWS_REGION: 'us-east-1' });
       expect(config.settings).toEqual(DEFAULT_SETTINGS);
+    }
+  });
+
+  it('should give each function NODE_OPTIONS that Node.js accepts there (some V8 flags are refused in NODE_OPTIONS)', () => {
+    for (const fn of Object.values(functions)) {
+      const variables = (propertiesOf(template, id(fn)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      const nodeOptions = variables['NODE_OPTIONS'];
+      expect(typeof nodeOptions).toBe('string');
+      // The project's Node 24, as the runtime starts it: the options from the environment, no script of ours.
+      const started = spawnSync(process.execPath, ['-e', ''], {
+        env: { PATH: process.env['PATH'] ?? '', NODE_OPTIONS: String(nodeOptions) },
+        encoding: 'utf8',
+      });
+      expect(started.stderr).toBe('');
+      expect(started.status).toBe(0);
     }
   });
 

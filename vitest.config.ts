@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: one on a 2-core machine, idle half the time while
+    // tests wait on subprocesses and sockets. Two keep both cores busy (full suite: 8 m 20 s → 6 m 57 s).
+    maxWorkers: 2,
     // The CLI the binary runs (dist/cli), built once before any test.
     globalSetup: ['test/support/build-cli.setup.ts'],
   },

@@ -59,5 +59,8 @@ export const handler = middy(async (event: SQSEvent, context: Context) => {
     }
     settleRecord(eventRecord(record), outcome, logger);
   };
-  return processPartialResponse(event, settle, processor, { context });
+  // A batch whose every record failed is answered with every record in batchItemFailures, like any
+  // other, not thrown (Powertools' default): the queue redelivers the same records either way, and a
+  // batch of poison messages is not a function error (EventsFunctionErrors).
+  return processPartialResponse(event, settle, processor, { context, throwOnFullBatchFailure: false });
 }).use(await telemetryMiddlewares({ logger, metrics }));

@@ -2,6 +2,7 @@
 // cluster; returns the run report.
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { SWEEP_RUN_LOG } from '../lib/contract/function-logs.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
@@ -22,7 +23,7 @@ async function sweep(payload: unknown, context: Context): Promise<RunReport> {
     placeOf(context, config.region),
   );
   recordRunMetrics(metrics, report);
-  logger.info('sweep reconciled', { report });
+  logger.info(SWEEP_RUN_LOG, { report });
   return report;
 }
 

@@ -1,7 +1,7 @@
 // Reading the app's CDK context (cdk.json and `-c key=value`) into typed options. Kept apart from
 // app.ts, which synthesizes on import, so that the parsing can be tested.
-import { PRODUCT_NAME } from '../lib/contract/product.js';
 import type { SettingsInput } from '../lib/contract/settings.js';
+import { defaultStackName } from '../lib/contract/stack-outputs.js';
 import { didYouMean } from '../lib/support/suggest.js';
 import type { ReconcilerStackProps } from './stack.js';
 import { vpcPlacementProblems, type VpcPlacement } from './vpc-placement.js';
@@ -112,12 +112,6 @@ function vpcFrom(context: ContextReader): VpcPlacement {
   return placement;
 }
 
-/** One stack per set of clusters, so deploying another cluster never replaces the first one's stack. */
-function defaultStackName(clusterNames: readonly string[]): string {
-  // Stack names allow letters, digits and hyphens, at most 128; cluster names may also hold `_`.
-  return `${PRODUCT_NAME}-${clusterNames.join('-')}`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 128);
-}
-
 /** Reads and checks the context; errors say which key to fix and how. */
 export function readAppOptions(context: ContextReader, env: Readonly<Record<string, string | undefined>>): AppOptions {
   const clusterNames = list('clusterName', context('clusterName'));
@@ -128,6 +122,7 @@ export function readAppOptions(context: ContextReader, env: Readonly<Record<stri
     clusterNames,
     region: text('region', context('region')) ?? nonBlank(env.CDK_DEFAULT_REGION),
     account: text('account', context('account')) ?? nonBlank(env.CDK_DEFAULT_ACCOUNT),
+    // One stack per set of clusters, so deploying another cluster never replaces the first one's stack.
     stackName: text('stackName', context('stackName')) ?? defaultStackName(clusterNames),
     settings: isUnset(dryRun) ? settings : { ...settings, dryRun: flag('dryRun', dryRun, false) },
     autoScalingGroupNames: list('autoScalingGroupNames', context('autoScalingGroupNames')),

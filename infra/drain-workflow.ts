@@ -33,12 +33,8 @@ import {
   type AslRetrier,
   type HeartbeatGap,
 } from './heartbeat-gap.js';
-import {
-  acknowledgeAutoScalingFindings,
-  autoScalingStatements,
-  LIFECYCLE_HEARTBEAT,
-  type AutoScalingScope,
-} from './permissions.js';
+import { DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
+import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
 export const STEP_OUTCOMES = DRAIN_OUTCOMES;
@@ -341,12 +337,8 @@ export class DrainWorkflow extends Construct {
       // Execution data stays in the execution history (90 days), not in a second copy in the logs.
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
-    for (const statement of autoScalingStatements(
-      this,
-      [LIFECYCLE_HEARTBEAT, 'autoscaling:CompleteLifecycleAction'],
-      props,
-    )) {
-      this.stateMachine.addToRolePolicy(statement);
+    for (const { actions } of DRAIN_WORKFLOW_PERMISSIONS) {
+      for (const statement of autoScalingStatements(this, actions, props)) this.stateMachine.addToRolePolicy(statement);
     }
     this.acknowledgeFindings(props);
     this.heartbeatGap = worstHeartbeatGap({

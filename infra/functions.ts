@@ -34,6 +34,15 @@ export const DEFAULT_ENTRIES: Readonly<Record<FunctionKind, string>> = {
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/**
+ * Imports the bundles resolve to a file of ours instead (relative to the project root, where
+ * esbuild runs): `node:http` through require, which costs a cold start ~20 ms less
+ * (lib/lambda/node-http.ts says why).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { 'node:http': './lib/lambda/node-http.ts' };
+/** An import of a name such a file does not export is a build error, never an undefined value at run time. */
+export const BUNDLE_LOG_OVERRIDES: Readonly<Record<string, 'error'>> = { 'import-is-undefined': 'error' };
+
 /** How every function is bundled; scripts/bundle-size.ts builds with the same options. */
 export const BUNDLING = {
   format: nodejs.OutputFormat.ESM,
@@ -50,6 +59,10 @@ export const BUNDLING = {
   externalModules: ['@aws-sdk/*'],
   // Never Docker: `cdk synth` must work offline with the esbuild in node_modules.
   forceDockerBundling: false,
+  esbuildArgs: {
+    '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`),
+    '--log-override': Object.entries(BUNDLE_LOG_OVERRIDES).map(([kind, level]) => `${kind}=${level}`),
+  },
 } as const satisfies nodejs.BundlingOptions;
 
 interface FunctionSpec {
@@ -60,6 +73,8 @@ interface FunctionSpec {
   readonly reservedConcurrency?: number;
   /** Asynchronous invocations (the Scheduler's): retries by Lambda, and how long an event may wait to run. */
   readonly async?: { readonly retryAttempts: number; readonly maxEventAge: Duration };
+  /** V8 flags for NODE_OPTIONS, after `--enable-source-maps`. */
+  readonly v8Flags?: readonly string[];
 }
 
 /**
@@ -84,6 +99,12 @@ export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
     timeout: Duration.minutes(5),
     reservedConcurrency: 1,
     async: { retryAttempts: 0, maxEventAge: Duration.minutes(5) },
+    // A sweep parses every Node, Lease and instance page into short-lived objects (~1 GB of answers
+    // at 100,000 nodes). V8 sizes its young generation from the heap limit (semi-spaces of 16 MB at
+    // most); 32 MB lets more of a page die young instead of being copied and promoted. 100k sweep,
+    // one world, alternating runs, load ≈ 2.5 (medians of 3): CPU 16.6 → 14.9 s, wall 17.2 → 15.8 s,
+    // peak RSS 742 → 709 MiB; 64 MB cost more CPU and memory than 32 (14.9 vs 13.1 s CPU at load ≈ 6).
+    v8Flags: ['--max-semi-space-size=32'],
   },
   drainStep: {
     description: 'one bounded step of a node drain (called by the drain workflow)',
@@ -200,7 +221,7 @@ export class ReconcilerFunctions extends Construct {
         // Without active tracing there is nothing to send segments to: the Tracer stays off (lib/lambda/telemetry.ts).
         POWERTOOLS_TRACE_ENABLED: String(props.tracing),
         // Stack traces in the logs point at the TypeScript sources (the bundles ship .map files).
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: ['--enable-source-maps', ...(spec.v8Flags ?? [])].join(' '),
       },
       bundling: BUNDLING,
     });

@@ -5,12 +5,11 @@
 //   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
 //   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
 //   dashboard and alarms; IAM roles; EKS access entries and the RBAC manifest
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -29,12 +28,17 @@ import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type 
 import type { HeartbeatGap } from './heartbeat-gap.js';
 import { Observability } from './observability.js';
 import {
+  DRAIN_STEP_PERMISSIONS,
+  EVENT_SOURCE_QUEUE_PERMISSION,
+  EVENTS_POLICY_PERMISSIONS,
+  SWEEP_POLICY_PERMISSIONS,
+  type Permission,
+} from '../lib/contract/permissions.js';
+import {
   acknowledgeAutoScalingFindings,
-  ASG_MUTATIONS,
-  autoScalingStatements,
   decommissionTagStatement,
-  LIFECYCLE_HEARTBEAT,
-  UNSCOPABLE_READS,
+  permissionStatements,
+  type PermissionResources,
 } from './permissions.js';
 import { SignalRules } from './signal-rules.js';
 
@@ -362,14 +366,15 @@ export class NodeReconciler extends Construct {
       lifecycleHookNames: props.lifecycleHookNames,
       skipRebalance: settings.rebalance === 'ignore',
     });
-    functions.events.addEventSource(
-      new sources.SqsEventSource(this.queue, {
-        batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
-        maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
-        maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    // SqsEventSource's mapping (the same id), without its grantConsumeMessages: only what the mapping needs.
+    functions.events.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: props.eventBatchSize ?? DEFAULTS.eventBatchSize,
+      maxBatchingWindow: props.eventBatchingWindow ?? DEFAULTS.eventBatchingWindow,
+      maxConcurrency: props.eventMaxConcurrency ?? DEFAULTS.eventMaxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    this.queue.grant(functions.events, ...EVENT_SOURCE_QUEUE_PERMISSION.actions);
 
     // Sweep: the scheduler invokes the sweep function; a missed run is covered by the next one.
     // Its own role, not the stack-wide one the target would share between reconcilers.
@@ -398,15 +403,25 @@ export class NodeReconciler extends Construct {
       fn.addEnvironment(FUNCTION_ENV.drainStateMachineArn, this.drainStateMachine.stateMachineArn);
       fn.addEnvironment(FUNCTION_ENV.outputEventBusName, this.outputBus.eventBusName);
     }
-    const reconcilerPolicy = this.grantReconcilerPermissions(clusterName, asgScope, [
+    const eventsPolicy = this.grantReconcilerPermissions(
+      'EventsPolicy',
       this.roles.events,
+      clusterName,
+      asgScope,
+      EVENTS_POLICY_PERMISSIONS,
+    );
+    const sweepPolicy = this.grantReconcilerPermissions(
+      'SweepPolicy',
       this.roles.sweep,
-    ]);
+      clusterName,
+      asgScope,
+      SWEEP_POLICY_PERMISSIONS,
+    );
     const drainStepPolicy = this.grantDrainStepPermissions(clusterName, asgScope);
     // No invocation before its permissions: CloudFormation would otherwise create a function (and start
     // its queue's event source) before the separate policy is attached, and its first runs be denied.
-    functions.events.node.addDependency(reconcilerPolicy);
-    functions.sweep.node.addDependency(reconcilerPolicy);
+    functions.events.node.addDependency(eventsPolicy);
+    functions.sweep.node.addDependency(sweepPolicy);
     functions.drainStep.node.addDependency(drainStepPolicy);
 
     this.clusterAccess = new ClusterAccess(this, 'ClusterAccess', {
@@ -444,30 +459,26 @@ export class NodeReconciler extends Construct {
     });
   }
 
-  /** The event and sweep functions run the same pipeline (DESIGN §2), so they share one policy. */
+  /**
+   * The event and sweep functions run the same pipeline (DESIGN §2) over different scopes: the
+   * cluster, the drain workflow and the output bus alike, and the reads and Auto Scaling mutations
+   * of their own scope (an event observes its instances only; only a sweep sees whole groups).
+   */
   private grantReconcilerPermissions(
+    id: string,
+    role: iam.IRole,
     clusterName: string,
     asgScope: { clusterName: string; autoScalingGroupNames?: string[] },
-    roles: iam.IRole[],
+    permissions: readonly Permission[],
   ): iam.Policy {
-    const policy = new iam.Policy(this, 'ReconcilerPolicy', {
-      roles,
-      statements: [
-        new iam.PolicyStatement({ actions: [...UNSCOPABLE_READS], resources: ['*'] }),
-        ...autoScalingStatements(this, ASG_MUTATIONS, asgScope),
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        new iam.PolicyStatement({
-          actions: ['states:StartExecution'],
-          resources: [this.drainStateMachine.stateMachineArn],
-        }),
-        // One removal, one drain: whether the drain a Node names still runs.
-        new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.drainExecutionsArn()] }),
-        new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [this.outputBus.eventBusArn] }),
-      ],
+    const policy = new iam.Policy(this, id, {
+      roles: [role],
+      statements: permissionStatements(this, permissions, this.permissionResources(clusterName), asgScope),
     });
+    const unscopable = permissions.filter((p) => p.on === 'any').flatMap((p) => p.actions);
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, '*'),
-      reason: `${UNSCOPABLE_READS.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
+      reason: `${unscopable.join(', ')} support no resource-level permissions; the actions are named, none is a wildcard.`,
     });
     Validations.of(policy).acknowledge({
       id: wildcardResourceFinding(this, this.drainExecutionsArn()),
@@ -485,13 +496,21 @@ export class NodeReconciler extends Construct {
   ): iam.Policy {
     const policy = new iam.Policy(this, 'DrainStepPolicy', {
       roles: [this.roles.drainStep],
-      statements: [
-        new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [clusterArn(this, clusterName)] }),
-        ...autoScalingStatements(this, [LIFECYCLE_HEARTBEAT], asgScope),
-      ],
+      statements: permissionStatements(this, DRAIN_STEP_PERMISSIONS, this.permissionResources(clusterName), asgScope),
     });
     acknowledgeAutoScalingFindings(policy, asgScope);
     return policy;
+  }
+
+  /** The ARNs the permissions of lib/contract/permissions.ts name. */
+  private permissionResources(clusterName: string): PermissionResources {
+    return {
+      cluster: clusterArn(this, clusterName),
+      drainStateMachine: this.drainStateMachine.stateMachineArn,
+      drainExecutions: this.drainExecutionsArn(),
+      outputBus: this.outputBus.eventBusArn,
+      signalQueue: this.queue.queueArn,
+    };
   }
 
   /** `arn:…:states:<region>:<account>:execution:<drain state machine>:*`. */

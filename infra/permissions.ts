@@ -1,34 +1,13 @@
-// IAM statements shared by the functions and the drain workflow. Every action is named (no
-// wildcard actions); resources are scoped wherever the service supports it, and where it does not
-// (EC2 and Auto Scaling Describe*) the statement says so, for the cdk-nag acknowledgement.
+// IAM statements shared by the functions and the drain workflow, made from the permissions of
+// lib/contract/permissions.ts. Every action is named (no wildcard actions); resources are scoped
+// wherever the service supports it, and where it does not (EC2 and Auto Scaling Describe*) the
+// statement says so, for the cdk-nag acknowledgement.
 import { ArnFormat, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/contract/labels.js';
+import type { Permission, PermissionTarget } from '../lib/contract/permissions.js';
 import { wildcardResourceFinding } from './findings.js';
-
-/**
- * Lifecycle and health actions the event and sweep functions take on Auto Scaling groups (all support
- * the autoScalingGroup resource type): completing an action a sweep found, or one whose drain already
- * ended, and the opt-in mark-unhealthy. They never heartbeat: the drain workflow and its step do.
- */
-export const ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
-
-/** The lifecycle heartbeat, recorded by the drain-step function at the start of each invocation and by the workflow while it waits. */
-export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
-
-/**
- * Read-only lookups the event and sweep functions make that support no resource-level permissions
- * (Service Authorization Reference): instances and their scheduled events, the groups' members with
- * each one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks
- * (a sweep completes only ours, lib/observe/enrich.ts).
- */
-export const UNSCOPABLE_READS = [
-  'ec2:DescribeInstances',
-  'ec2:DescribeInstanceStatus',
-  'autoscaling:DescribeAutoScalingGroups',
-  'autoscaling:DescribeLifecycleHooks',
-] as const;
 
 export interface AutoScalingScope {
   readonly clusterName: string;
@@ -89,6 +68,27 @@ export function autoScalingStatements(
       },
     }),
   ];
+}
+
+/** The ARN each deployment resource a permission names stands for (`any`: `*`). */
+export type PermissionResources = Readonly<
+  Record<Exclude<PermissionTarget, 'any' | 'clusterAutoScalingGroups'>, string>
+>;
+
+/**
+ * The statements granting `permissions`, in their order: one per entry on the resource it names,
+ * and the Auto Scaling statements (autoScalingStatements) for the cluster's groups.
+ */
+export function permissionStatements(
+  scope: Construct,
+  permissions: readonly Permission[],
+  resources: PermissionResources,
+  asgScope: AutoScalingScope,
+): iam.PolicyStatement[] {
+  return permissions.flatMap(({ actions, on }) => {
+    if (on === 'clusterAutoScalingGroups') return autoScalingStatements(scope, actions, asgScope);
+    return [new iam.PolicyStatement({ actions: [...actions], resources: [on === 'any' ? '*' : resources[on]] })];
+  });
 }
 
 /**

@@ -2,6 +2,7 @@
 // (the function to invoke by hand, the bus to subscribe to, the roles to map in aws-auth).
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { outputDescription, STACK_OUTPUTS, type StackOutputName } from '../lib/contract/stack-outputs.js';
 import { NodeReconciler, type NodeReconcilerProps } from './node-reconciler.js';
 import { importVpcPlacement, vpcPlacementProblems } from './vpc-placement.js';
 
@@ -64,46 +65,55 @@ export class ReconcilerStack extends Stack {
       // The cluster name is the construct id, so adding a cluster later leaves the others' logical ids alone.
       const reconciler = new NodeReconciler(this, clusterName, { ...props.reconciler, ...placement, clusterName });
       reconcilers.set(clusterName, reconciler);
-      const output = (id: string, value: string, description: string) =>
-        new CfnOutput(reconciler, id, { value, description: `${clusterName}: ${description}` });
+      const output = (name: StackOutputName, value: string, description: string) =>
+        new CfnOutput(reconciler, STACK_OUTPUTS[name], {
+          value,
+          description: outputDescription(clusterName, description),
+        });
       output(
-        'SweepFunctionName',
+        'sweepFunctionName',
         reconciler.sweepFunction.functionName,
         'sweep function (ec2-node-reconciler invoke calls it)',
       );
-      output('SweepScheduleName', reconciler.sweepSchedule.scheduleName, 'schedule of the periodic sweep');
-      output('DrainStateMachineArn', reconciler.drainStateMachine.stateMachineArn, 'drain workflow');
+      output('eventsFunctionName', reconciler.eventsFunction.functionName, 'events function (fed by the signal queue)');
       output(
-        'OutputEventBusName',
+        'drainStepFunctionName',
+        reconciler.drainStepFunction.functionName,
+        'drain-step function (called by the drain workflow)',
+      );
+      output('sweepScheduleName', reconciler.sweepSchedule.scheduleName, 'schedule of the periodic sweep');
+      output('drainStateMachineArn', reconciler.drainStateMachine.stateMachineArn, 'drain workflow');
+      output(
+        'outputEventBusName',
         reconciler.outputBus.eventBusName,
         'bus with Node Deleted, Node Drained, Drain Failed, Divergence Detected',
       );
-      output('QueueUrl', reconciler.queue.queueUrl, 'signal queue');
-      output('DeadLetterQueueUrl', reconciler.deadLetterQueue.queueUrl, 'dead-letter queue');
+      output('queueUrl', reconciler.queue.queueUrl, 'signal queue');
+      output('deadLetterQueueUrl', reconciler.deadLetterQueue.queueUrl, 'dead-letter queue');
       output(
-        'DashboardUrl',
+        'dashboardUrl',
         `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${reconciler.observability.dashboard.dashboardName}`,
         'CloudWatch dashboard',
       );
       output(
-        'EventsRoleArn',
+        'eventsRoleArn',
         reconciler.roles.events.roleArn,
         'events function role (Kubernetes group ec2-node-reconciler)',
       );
       output(
-        'SweepRoleArn',
+        'sweepRoleArn',
         reconciler.roles.sweep.roleArn,
         'sweep function role (Kubernetes group ec2-node-reconciler)',
       );
       output(
-        'DrainStepRoleArn',
+        'drainStepRoleArn',
         reconciler.roles.drainStep.roleArn,
         'drain-step function role (Kubernetes group ec2-node-reconciler)',
       );
       const securityGroups = reconciler.functionSecurityGroups;
       if (securityGroups.length > 0) {
         output(
-          'FunctionSecurityGroupIds',
+          'functionSecurityGroupIds',
           securityGroups.map((group) => group.securityGroupId).join(','),
           "functions' security groups (the cluster security group must admit them on 443)",
         );

@@ -8,7 +8,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { BUNDLING, DEFAULT_ENTRIES, FUNCTION_KINDS, PROJECT_ROOT, type FunctionKind } from '../infra/functions.js';
+import {
+  BUNDLE_ALIASES,
+  BUNDLE_LOG_OVERRIDES,
+  BUNDLING,
+  DEFAULT_ENTRIES,
+  FUNCTION_KINDS,
+  PROJECT_ROOT,
+  type FunctionKind,
+} from '../infra/functions.js';
 
 export const DEFAULT_MAX_MB = 1.5;
 const MB = 1024 * 1024;
@@ -54,6 +62,8 @@ export function appBuildOptions(entry: string, outfile: string): BuildOptions {
     sourcemap: BUNDLING.sourceMap ? 'external' : false,
     sourcesContent: BUNDLING.sourcesContent,
     external: [...BUNDLING.externalModules],
+    alias: { ...BUNDLE_ALIASES },
+    logOverride: { ...BUNDLE_LOG_OVERRIDES },
     outfile,
     logLevel: 'error',
   };

@@ -1,6 +1,7 @@
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../support/bounded.js';
+import { BytePool } from '../support/byte-pool.js';
 import { errorText } from '../support/errors.js';
 import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
 import type { LazyClient } from './clients.js';
@@ -29,6 +30,9 @@ export interface GroupLookup {
 }
 
 export class AutoScalingAdapter {
+  /** Where group pages are assembled, reused from one to the next (byte-pool.ts). */
+  private readonly buffers = new BytePool();
+
   constructor(private readonly asg: LazyClient<AutoScalingClient>) {}
 
   /** The client and the SDK's commands, both loaded on first use (clients.ts). */
@@ -61,7 +65,7 @@ export class AutoScalingAdapter {
             NextToken: token,
           });
           // 100 groups of 500 instances answer ~20 MB of XML: read for the ids, states and health alone (read-body.ts).
-          const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS);
+          const read = readBodyInstead(command, parseGroupsPage, EMPTY_GROUPS, this.buffers);
           const page = await asg.send(command);
           const lean = read();
           if (lean) {

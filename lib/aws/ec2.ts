@@ -3,6 +3,7 @@ import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../contract/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { mapBounded } from '../support/bounded.js';
+import { BytePool } from '../support/byte-pool.js';
 import { errorText } from '../support/errors.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
@@ -39,10 +40,14 @@ const EMPTY_PAGE =
  * XML deserializer (read-body.ts); a page the scanner does not know is left to the SDK, so the
  * result never depends on the shortcut.
  */
-async function describePage(ec2: LazyClient<EC2Client>, input: DescribeInstancesCommandInput): Promise<InstancesPage> {
+async function describePage(
+  ec2: LazyClient<EC2Client>,
+  input: DescribeInstancesCommandInput,
+  buffers: BytePool,
+): Promise<InstancesPage> {
   const [client, { DescribeInstancesCommand }] = await Promise.all([ec2(), import('@aws-sdk/client-ec2')]);
   const command = new DescribeInstancesCommand(input);
-  const read = readBodyInstead(command, parseInstancesPage, EMPTY_PAGE);
+  const read = readBodyInstead(command, parseInstancesPage, EMPTY_PAGE, buffers);
   const output = await client.send(command);
   const page = read();
   if (page) return page;
@@ -56,15 +61,15 @@ async function describePage(ec2: LazyClient<EC2Client>, input: DescribeInstances
   return { instances, ...(output.NextToken ? { nextToken: output.NextToken } : {}) };
 }
 
-async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[]): Promise<InstanceView[]> {
+async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[], buffers: BytePool): Promise<InstanceView[]> {
   const out: InstanceView[] = [];
   let token: string | undefined;
   do {
-    const page = await describePage(ec2, {
-      Filters: filters,
-      MaxResults: PAGE_SIZE,
-      ...(token ? { NextToken: token } : {}),
-    });
+    const page = await describePage(
+      ec2,
+      { Filters: filters, MaxResults: PAGE_SIZE, ...(token ? { NextToken: token } : {}) },
+      buffers,
+    );
     out.push(...page.instances);
     token = page.nextToken;
   } while (token);
@@ -73,6 +78,9 @@ async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[]): Promi
 
 /** EC2 reads the reconciler makes. Every id that reaches a filter has been validated as an InstanceId. */
 export class Ec2Adapter {
+  /** Where listing pages are assembled, reused from one to the next (byte-pool.ts). */
+  private readonly buffers = new BytePool();
+
   constructor(private readonly ec2: LazyClient<EC2Client>) {}
 
   /**
@@ -85,7 +93,7 @@ export class Ec2Adapter {
     const errors = new Map<InstanceId, string>();
     await mapBounded(chunks(unique, FILTER_BATCH), LOOKUP_CONCURRENCY, async (batch) => {
       try {
-        found.push(...(await describeAll(this.ec2, [{ Name: 'instance-id', Values: batch }])));
+        found.push(...(await describeAll(this.ec2, [{ Name: 'instance-id', Values: batch }], this.buffers)));
       } catch (error) {
         for (const id of batch) errors.set(id, errorText(error));
       }
@@ -105,14 +113,18 @@ export class Ec2Adapter {
    */
   async describeClusterInstances(cluster: string): Promise<InstanceView[]> {
     const ownershipTag = clusterOwnershipTag(cluster);
-    const tagged = await describeAll(this.ec2, [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, ownershipTag] }]);
+    const tagged = await describeAll(
+      this.ec2,
+      [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, ownershipTag] }],
+      this.buffers,
+    );
     return tagged.filter((i) => i.tags[CLUSTER_TAG_EKS] === cluster || i.tags[ownershipTag] !== undefined);
   }
 
   /** Instances by private DNS name, for Nodes that have no providerID. */
   async describeByPrivateDnsNames(names: readonly string[]): Promise<InstanceView[]> {
     const batches = await mapBounded(chunks([...new Set(names)], FILTER_BATCH), LOOKUP_CONCURRENCY, (batch) =>
-      describeAll(this.ec2, [{ Name: 'private-dns-name', Values: batch }]),
+      describeAll(this.ec2, [{ Name: 'private-dns-name', Values: batch }], this.buffers),
     );
     return batches.flat();
   }

@@ -2,6 +2,7 @@
 // retries, throttling and error answers stay the SDK's; only a successful body is read by a
 // purpose-built reader (xml-scan.ts), and the SDK is handed an empty answer to parse instead.
 import type { AbsoluteLocation, DeserializeHandlerOptions, DeserializeMiddleware, MetadataBearer } from '@smithy/types';
+import { ByteCollector, type BytePool } from '../support/byte-pool.js';
 import { UnexpectedXml } from './xml-scan.js';
 
 const isAnswer = (value: unknown): value is { statusCode: number; body: unknown } =>
@@ -13,13 +14,15 @@ const isAnswer = (value: unknown): value is { statusCode: number; body: unknown 
 const isStream = (value: unknown): value is AsyncIterable<Uint8Array | string> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
-async function textOf(body: AsyncIterable<Uint8Array | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body)
-    chunks.push(
-      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
-    );
-  return Buffer.concat(chunks).toString('utf8');
+/** The answer's text, assembled in a pooled buffer (byte-pool.ts): a DescribeInstances page is 3 MB. */
+async function textOf(body: AsyncIterable<Uint8Array | string>, pool: BytePool): Promise<string> {
+  const collected = new ByteCollector(pool);
+  try {
+    for await (const chunk of body) collected.add(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return collected.bytes().toString('utf8');
+  } finally {
+    collected.release();
+  }
 }
 
 interface CommandWithStack {
@@ -34,12 +37,14 @@ interface CommandWithStack {
 /**
  * Arranges for `command`'s successful answer to be read by `read`, the SDK parsing `emptyAnswer`
  * instead; returns what `read` made of it, once the command was sent (undefined when the answer was
- * left to the SDK: not sent yet, failed, or a document `read` did not recognise).
+ * left to the SDK: not sent yet, failed, or a document `read` did not recognise). The answer is
+ * assembled in a buffer of `pool`.
  */
 export function readBodyInstead<T>(
   command: CommandWithStack,
   read: (text: string) => T,
   emptyAnswer: string,
+  pool: BytePool,
 ): () => T | undefined {
   let result: T | undefined;
   command.middlewareStack.add(
@@ -49,7 +54,7 @@ export function readBodyInstead<T>(
       const out = await next(args);
       const answer = out.response;
       if (isAnswer(answer) && answer.statusCode >= 200 && answer.statusCode < 300 && isStream(answer.body)) {
-        const text = await textOf(answer.body);
+        const text = await textOf(answer.body, pool);
         try {
           result = read(text);
           answer.body = Buffer.from(emptyAnswer);

@@ -242,6 +242,29 @@ const invokeCommand: Command = {
   load: async () => (await import('./run/invoke.js')).runInvokeCommand,
 };
 
+const doctorCommand: Command = {
+  summary: 'check a deployment: access, RBAC, IAM, rules, queues, schedule, functions, the last sweep, the endpoint',
+  usage: 'doctor [--stack NAME] [-o table|json] [connection]',
+  options: { stack: { type: 'string' }, output: { type: 'string', short: 'o' }, ...CONNECTION },
+  help: `  --stack NAME          the deployed stack (default: ec2-node-reconciler-<cluster>, as cdk deploy names it)
+  -o, --output FORMAT   table (default: a line per check, ✓ passed, ✗ failed with the fix, ? not checked) or json
+Checks, each against the cluster of the kubeconfig context and the stack's outputs:
+  stack                 deployed and settled, with the cluster's outputs
+  authentication mode   and each function role's access entry (or aws-auth line) in group ec2-node-reconciler
+  rbac                  every verb of the manifest, as the identity each role is taken for (SelfSubjectAccessReview,
+                        impersonating it: needs the impersonate verb on users and groups)
+  iam                   each action each function calls, on what it calls it on (iam:SimulatePrincipalPolicy)
+  function              Active, with the stack's role
+  endpoint              reachable from where the functions run (public access CIDRs, or the VPC)
+  rules                 one enabled rule per signal, targeting the queue
+  queue, dead-letter queue, event source mapping, schedule
+  last sweep            recent enough for the schedule, no errors, nothing incomplete, breaker not tripped
+Exits 0 when every check passed; 1 when one failed; 3 when one could not be made (an API refused doctor), or
+doctor cannot run (no kubeconfig, unknown context, no AWS credentials, API server unreachable).
+${CONNECTION_HELP}`,
+  load: async () => (await import('./run/doctor.js')).runDoctorCommand,
+};
+
 const rbacCommand: Command = {
   summary: 'print the Kubernetes RBAC manifest the reconciler needs (kubectl apply -f -)',
   usage: 'rbac',
@@ -259,5 +282,6 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   decommission: decommissionCommand,
   drains: drainsCommand,
   invoke: invokeCommand,
+  doctor: doctorCommand,
   rbac: rbacCommand,
 };

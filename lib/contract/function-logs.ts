@@ -1,6 +1,7 @@
-// What the events function says about each record in its log, as the sandbox and operators read
-// it: the log line's `message`, and the error name of a poison event. Logs Insights queries in the
-// README and the sandbox's step records match these strings; the function writes them from here.
+// What the functions say in their logs, as the sandbox, doctor and operators read it: the events
+// function's line about each record and the error name of a poison event, the sweep's line with its
+// report. Logs Insights queries in the README, the sandbox's step records and doctor match these
+// strings; the functions write them from here.
 
 /** The `message` of the events function's log line about one SQS record. */
 export const EVENT_RECORD_LOG = {
@@ -14,3 +15,6 @@ export const EVENT_RECORD_LOG = {
 
 /** The `error.name` of a record that can never be processed (a poison event: it ends in the DLQ). */
 export const SIGNAL_REJECTION_NAME = 'SignalRejection';
+
+/** The `message` of the sweep function's log line with its run report (`report`): what doctor reads the last sweep from. */
+export const SWEEP_RUN_LOG = 'sweep reconciled';

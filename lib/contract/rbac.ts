@@ -18,8 +18,8 @@ export interface PolicyRule {
 export const CLUSTER_RULES: readonly PolicyRule[] = [
   // observe nodes; cordon, taint and label them (patch); delete stale objects
   { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch', 'delete'] },
-  // find the pods to drain and wait for them to go
-  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+  // find the pods to drain and wait for them to go (one list by spec.nodeName per pass, never a GET per pod)
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
   // drain through the Eviction API so PodDisruptionBudgets hold
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   // tell a DaemonSet pod from an orphan, as kubectl drain does

@@ -5,6 +5,7 @@ import type * as z from 'zod';
 import { PRODUCT_NAME } from '../contract/product.js';
 import { describeIssues } from '../model/zod-issues.js';
 import { Slots } from '../support/bounded.js';
+import { ByteCollector, BytePool } from '../support/byte-pool.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
 import { textWithoutArrays } from './skim.js';
 
@@ -105,7 +106,7 @@ export interface KubeClientOptions {
    * and Fairness refused it before it ran (an eviction's 429 is a PodDisruptionBudget's, the
    * caller's: KubeRequest.throttleIsRefusal). Other failed writes are never retried here: their
    * callers own what a refusal means. Every wait is the server's Retry-After (capped at
-   * MAX_RETRY_WAIT_MS) when it gives one. @default 3
+   * MAX_RETRY_WAIT_MS) when it gives one. @default 5
    */
   readonly retries?: number;
   /**
@@ -162,6 +163,8 @@ export class KubeClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly connection: Promise<KubeConnection>;
+  /** Where answers are assembled, reused from one to the next (byte-pool.ts). */
+  private readonly buffers = new BytePool();
   private readonly slots?: Slots;
 
   /**
@@ -177,7 +180,7 @@ export class KubeClient {
     // A run that never reaches Kubernetes (another cluster's instance) never awaits it: that is no crash.
     this.connection.catch(() => undefined);
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.retries = options.retries ?? 3;
+    this.retries = options.retries ?? 5;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     if (options.maxInFlight !== undefined) this.slots = new Slots(options.maxInFlight);
   }
@@ -269,13 +272,16 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { ...base, method: request.method, headers }, (res) => {
         this.options.onResponse?.({ status: res.statusCode ?? 0, headers: res.headers });
-        const failed = (error: Error) =>
+        const collected = new ByteCollector(this.buffers);
+        const failed = (error: Error) => {
+          collected.release();
           reject(
             new KubeTransportError(`${request.method} ${request.path}: ${error.message}`, {
               cause: error,
               transient: isTransient(error),
             }),
           );
+        };
         res.on('error', failed);
         // Decompressed off the main thread (zlib works in libuv's pool) while the next chunks arrive,
         // in large chunks: with zlib's 16 KB default, handing over a 5 MB page's 300 chunks cost as
@@ -284,20 +290,20 @@ export class KubeClient {
           res.headers['content-encoding'] === 'gzip'
             ? res.pipe(createGunzip({ chunkSize: GUNZIP_CHUNK })).on('error', failed)
             : res;
-        const chunks: Buffer[] = [];
         const head = options.onContinue && res.statusCode === 200 ? new ListHead(options.onContinue) : undefined;
         body.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          collected.add(chunk);
           head?.add(chunk);
         });
         const retryAfter = res.headers['retry-after'];
         body.on('end', () => {
-          const bytes = Buffer.concat(chunks);
+          const bytes = collected.bytes();
           const status = res.statusCode ?? 0;
           const text =
             options.emptyArrays && status === 200
               ? textWithoutArrays(bytes, options.emptyArrays)
               : bytes.toString('utf8');
+          collected.release();
           resolve({ status, text, ...(retryAfter !== undefined ? { retryAfter } : {}) });
         });
       });

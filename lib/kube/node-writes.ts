@@ -20,7 +20,7 @@ import {
   SHUTDOWN_TAINT_KEY,
 } from '../contract/labels.js';
 import type { NodeView, Taint } from '../model/observation.js';
-import { httpStatus, statusMessage } from './client.js';
+import { httpStatus, KubeTransportError, statusMessage } from './client.js';
 
 /** What a write reads of a Node: the slice of the one projection (NodeView) that cordons and taints decide on. */
 export type NodeWriteView = Pick<
@@ -72,6 +72,15 @@ const statusOf = (error: unknown): number | undefined =>
   error instanceof ApiStatusError ? error.status : httpStatus(error);
 export const isConflict = (error: unknown): boolean => statusOf(error) === 409;
 export const isNotFound = (error: unknown): boolean => statusOf(error) === 404;
+/**
+ * A write the server may not have served (5xx, 429) or whose answer never came (a reset, a timeout):
+ * whether it applied is unknown, so it is decided again on a fresh read, never sent again blind.
+ */
+const isTransientWriteFailure = (error: unknown): boolean => {
+  const status = statusOf(error);
+  if (status !== undefined) return status === 429 || (status >= 500 && status <= 504);
+  return error instanceof KubeTransportError && error.transient;
+};
 
 /** Set when the reconciler added EXCLUDE_FROM_LB_LABEL, so uncordon removes only a label it added. */
 export const EXCLUDED_FROM_LB_ANNOTATION = `${LABEL_PREFIX}/excluded-from-lb`;
@@ -219,8 +228,9 @@ export function shutdownTaints(taints: readonly Taint[], present: boolean): Tain
     : taints.filter((t) => t.key !== SHUTDOWN_TAINT_KEY);
 }
 
-// A guarded patch can lose a race with another writer; a fresh read settles it.
-const PATCH_ATTEMPTS = 3;
+// A guarded patch can lose a race with another writer, or its fate can be unknown; a fresh read settles
+// it. Five attempts, as client-go's retry.RetryOnConflict with DefaultRetry.
+const PATCH_ATTEMPTS = 5;
 
 export type WriteDecision<R> =
   | { readonly stop: R }
@@ -236,7 +246,8 @@ async function readNode(api: NodeWriteApi, name: string): Promise<NodeWriteView 
 
 /**
  * Reads the node (or starts from the observed one), lets `decide` choose a patch and sends it with
- * the node's uid and resourceVersion as preconditions; reads again after a conflict.
+ * the node's uid and resourceVersion as preconditions; reads again after a conflict, or after a patch
+ * whose fate is unknown (the server failed, the answer was lost).
  */
 export async function readDecidePatch<R>(
   api: NodeWriteApi,
@@ -267,7 +278,9 @@ export async function readDecidePatch<R>(
     } catch (cause) {
       // Gone since it was read: as if the read had found nothing.
       if (isNotFound(cause)) return { kind: 'not-found' };
-      if (isConflict(cause) && patches < PATCH_ATTEMPTS) continue;
+      // Changed since it was read, or the patch's fate unknown: read again, decide again. The guard
+      // makes that safe: a patch that did apply shows on the read, and nothing is patched twice.
+      if ((isConflict(cause) || isTransientWriteFailure(cause)) && patches < PATCH_ATTEMPTS) continue;
       throw new Error(`patching node ${name}`, { cause });
     }
   }

@@ -145,7 +145,8 @@ describe('ec2-node-reconciler drains, against a served sandbox', () => {
       podsLeft: 2,
       blockingPdbs: [{ pdb: 'payments/ledger', pods: 2 }],
       lifecycle: { group: 'ng-a', hook: 'drain-hook' },
-      deadline: '2026-11-29T12:45:00.000Z',
+      // drainTimeout after the events function took the record: the queue's 1 s batching window after the event.
+      deadline: '2026-11-29T12:45:01.000Z',
       recordedOnNode: true,
     });
     expect(rows.find((row) => row.node === MANUAL)).toMatchObject({

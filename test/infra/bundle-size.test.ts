@@ -1,6 +1,14 @@
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENTRIES, FUNCTION_KINDS, PROJECT_ROOT } from '../../infra/functions.js';
-import { DEFAULT_MAX_MB, formatReport, measure, packageOf, type BundleReport } from '../../scripts/bundle-size.js';
+import {
+  appBuildOptions,
+  DEFAULT_MAX_MB,
+  formatReport,
+  measure,
+  packageOf,
+  type BundleReport,
+} from '../../scripts/bundle-size.js';
 
 describe('scripts/bundle-size.ts', () => {
   it('should attribute bundled files to their npm package', () => {
@@ -47,4 +55,13 @@ describe('scripts/bundle-size.ts', () => {
       expect(report.packages.find((p) => p.name === 'zod')?.bytes ?? 0).toBeLessThan(150 * 1024);
     },
   );
+
+  // lib/lambda/node-http.ts: an ES module import of node:http costs a cold start ~20 ms (Node reads
+  // every export, and three load undici); the bundles get it through require instead.
+  it.each(FUNCTION_KINDS)('should give the %s function node:http through require, never an ES import', async (kind) => {
+    const result = await build({ ...appBuildOptions(DEFAULT_ENTRIES[kind], '/tmp/unused/index.mjs'), write: false });
+    const code = result.outputFiles.find((f) => f.path.endsWith('index.mjs'))?.text ?? '';
+    expect(code).toMatch(/\("node:http"\)/);
+    expect(code).not.toMatch(/from\s*"node:http"|import\s*"node:http"|import\("node:http"\)/);
+  });
 });

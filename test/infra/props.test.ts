@@ -200,7 +200,7 @@ describe('NodeReconciler props: effects', () => {
     const asg = allStatements(template).filter(({ statement }) =>
       actionsOf(statement).includes('autoscaling:CompleteLifecycleAction'),
     );
-    expect(asg.length).toBe(2); // the functions' policy and the state machine's
+    expect(asg.length).toBe(3); // the events function's policy, the sweep's and the state machine's
     for (const { statement } of asg) {
       expect(statement.Condition).toBeUndefined();
       expect(resourcesOfStatement(statement)).toEqual([

@@ -126,7 +126,7 @@ describe('cordon and uncordon', () => {
     expect(cluster.calls.some((c) => c.op === 'patchNode')).toBe(false);
   });
 
-  it('should read again and retry after a conflict, but give up after three', async () => {
+  it('should read again and retry after a conflict, but give up after five, as client-go’s DefaultRetry', async () => {
     const { cluster, clock } = setup();
     cluster.addNode('n');
     let conflicts = 1;
@@ -137,7 +137,38 @@ describe('cordon and uncordon', () => {
     cluster.addNode('m');
     cluster.failOn = (call) => (call.op === 'patchNode' ? new ApiStatusError(409, 'modified') : undefined);
     await expect(cordon(cluster, 'm', { reason: 'x' }, clock)).rejects.toThrow('patching node m');
-    expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(3);
+    expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(5);
+  });
+
+  it('should read again and decide again after a patch the server failed, never sending it blind', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    let failures = 2;
+    cluster.failOn = (call) =>
+      call.op === 'patchNode' && failures-- > 0 ? new ApiStatusError(503, 'etcd leader changed') : undefined;
+
+    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
+    const ops = cluster.calls.filter((c) => c.name === 'n').map((c) => c.op);
+    // Each attempt after a failure starts from a fresh read.
+    expect(ops.filter((op) => op === 'patchNode')).toHaveLength(3);
+    expect(ops.filter((op) => op === 'getNode').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('should not patch again a patch that applied though its answer was lost: the fresh read shows it', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    // The server applies the patch, then its answer is lost.
+    let lost = 1;
+    const patchNode = cluster.patchNode.bind(cluster);
+    cluster.patchNode = async (name: string, patch: NodePatch) => {
+      const patched = await patchNode(name, patch);
+      if (lost-- > 0) throw new ApiStatusError(504, 'answer lost');
+      return patched;
+    };
+
+    expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: false });
+    expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'n')).toHaveLength(1);
+    expect((await cluster.getNode('n'))?.unschedulable).toBe(true);
   });
 
   it('should start from the observed node without reading it, guarding the patch with its uid and resourceVersion', async () => {

@@ -40,7 +40,8 @@ describe('a throttled or restarting API server', () => {
       /GET \/api\/v1\/nodes: HTTP 503 ServiceUnavailable: etcd leader changed/,
     );
 
-    expect(statuses('nodes')).toEqual([503, 503, 503, 503]);
+    // The first attempt and the client's five retries.
+    expect(statuses('nodes')).toEqual([503, 503, 503, 503, 503, 503]);
     expect(world.kube.store.getNode(nodeName(2))).toBeDefined();
   });
 });

@@ -66,10 +66,13 @@ export function resourcesOfStatement(statement: Statement): string[] {
   return list.map(flatten);
 }
 
-/** Every Allow statement of every IAM policy (AWS::IAM::Policy and inline role policies). */
+/** Every statement of every identity policy (AWS::IAM::Policy, AWS::IAM::ManagedPolicy and inline role policies). */
 export function allStatements(template: Template): { readonly policy: string; readonly statement: Statement }[] {
   const out: { policy: string; statement: Statement }[] = [];
-  for (const [id, policy] of resources(template, 'AWS::IAM::Policy')) {
+  for (const [id, policy] of [
+    ...resources(template, 'AWS::IAM::Policy'),
+    ...resources(template, 'AWS::IAM::ManagedPolicy'),
+  ]) {
     const document = policy.Properties?.PolicyDocument as { Statement: Statement[] };
     for (const statement of document.Statement) out.push({ policy: id, statement });
   }

@@ -64,7 +64,20 @@ export interface FaultOptions {
 
 export type FaultDecision =
   | { readonly kind: 'throttle' }
-  | { readonly kind: 'fail'; readonly code: string; readonly message: string; readonly status: number };
+  | { readonly kind: 'fail'; readonly code: string; readonly message: string; readonly status: number }
+  /** The connection drops before the call is served. */
+  | { readonly kind: 'reset' }
+  /** The call is served, then the connection drops before the answer leaves (what a client-side timeout leaves behind). */
+  | { readonly kind: 'lost' };
+
+/** Who makes a call, and with what: what a decider keys its draws on. */
+export interface CallView {
+  readonly accessKeyId?: string;
+  readonly params?: unknown;
+}
+
+/** Decides about each call as it comes (seeded chaos): a decision, or undefined to leave it alone. */
+export type FaultDecider = (service: ServiceName, operation: string, call: CallView) => FaultDecision | undefined;
 
 interface Counted<T> {
   readonly rule: T;
@@ -95,6 +108,7 @@ export class Faults {
   private throttles: Counted<ThrottleRule>[] = [];
   private failures: Counted<FailureRule>[] = [];
   private entryFailures: Counted<EntryFailureRule>[] = [];
+  private deciders: FaultDecider[] = [];
   private readonly random: () => number;
 
   constructor(options: FaultOptions = {}) {
@@ -141,11 +155,20 @@ export class Faults {
     };
   }
 
+  /** Adds a decider, asked about every call the rules leave alone. */
+  addDecider(decider: FaultDecider): () => void {
+    this.deciders.push(decider);
+    return () => {
+      this.deciders = this.deciders.filter((d) => d !== decider);
+    };
+  }
+
   clear(): void {
     this.latencies = [];
     this.throttles = [];
     this.failures = [];
     this.entryFailures = [];
+    this.deciders = [];
   }
 
   /** Real milliseconds to wait before answering this request. */
@@ -156,7 +179,7 @@ export class Faults {
   }
 
   /** Whether this request is throttled or failed; scripted and counted rules use up one step per call. */
-  decide(service: ServiceName, operation: string): FaultDecision | undefined {
+  decide(service: ServiceName, operation: string, call: CallView = {}): FaultDecision | undefined {
     for (const entry of this.throttles.filter((e) => matches(e.rule, service, operation))) {
       const { rule } = entry;
       const step = entry.seen++;
@@ -174,6 +197,10 @@ export class Faults {
       entry.seen++;
       const status = rule.status ?? 500;
       return { kind: 'fail', code: rule.code, message: rule.message ?? `injected ${rule.code}`, status };
+    }
+    for (const decider of this.deciders) {
+      const decision = decider(service, operation, call);
+      if (decision !== undefined) return decision;
     }
     return undefined;
   }

@@ -3,12 +3,17 @@ import { bindEc2Query } from './protocol/ec2-query.js';
 import { formParams } from './protocol/form.js';
 import { bindAwsJson, bindRestJson } from './protocol/json.js';
 import { autoScalingService } from './services/autoscaling.js';
+import { cloudFormationService } from './services/cloudformation.js';
 import { ec2Service } from './services/ec2.js';
 import { eksService } from './services/eks.js';
 import { eventBridgeService } from './services/eventbridge.js';
+import { iamService } from './services/iam.js';
 import { lambdaService } from './services/lambda.js';
+import { logsService } from './services/logs.js';
 import { isServiceName, type ServiceName } from './services/names.js';
+import { schedulerService } from './services/scheduler.js';
 import { stepFunctionsService } from './services/sfn.js';
+import { sqsJsonService, sqsQueryService } from './services/sqs.js';
 import { stsService } from './services/sts.js';
 import type { BoundCall, IncomingRequest, ServiceModule } from './services/types.js';
 import { parseCredentialScope, scopeFromAuthorization, type CredentialScope } from './sigv4.js';
@@ -21,7 +26,22 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceModule>> = {
   events: eventBridgeService,
   states: stepFunctionsService,
   lambda: lambdaService,
+  cloudformation: cloudFormationService,
+  iam: iamService,
+  sqs: sqsJsonService,
+  scheduler: schedulerService,
+  logs: logsService,
 };
+
+/**
+ * The service module that reads this request: SQS answers the JSON protocol (`X-Amz-Target:
+ * AmazonSQS.…`, today's SDKs and CLIs) and, to older clients, the query protocol.
+ */
+function moduleFor(name: ServiceName, request: IncomingRequest): ServiceModule {
+  if (name === 'sqs' && !String(request.headers['x-amz-target'] ?? '').startsWith(`${sqsJsonService.targetPrefix}.`))
+    return sqsQueryService;
+  return SERVICES[name];
+}
 
 export interface Routed {
   readonly call: BoundCall;
@@ -34,13 +54,21 @@ export interface Routed {
  */
 function guessService(request: IncomingRequest): ServiceName | undefined {
   const target = String(request.headers['x-amz-target'] ?? '');
-  for (const service of [eventBridgeService, stepFunctionsService]) {
+  for (const service of [eventBridgeService, stepFunctionsService, sqsJsonService, logsService]) {
     if (target.startsWith(`${service.targetPrefix}.`)) return service.name;
   }
   if (request.path.startsWith('/clusters')) return 'eks';
-  if (request.path.startsWith('/2015-03-31/functions/')) return 'lambda';
+  if (request.path.startsWith('/2015-03-31/')) return 'lambda';
+  if (request.path.startsWith('/schedules/')) return 'scheduler';
   const action = formParams(request).get('Action') ?? '';
-  for (const service of [ec2Service, autoScalingService, stsService]) {
+  for (const service of [
+    ec2Service,
+    autoScalingService,
+    stsService,
+    cloudFormationService,
+    iamService,
+    sqsQueryService,
+  ]) {
     if (Object.hasOwn(service.operations, action)) return service.name;
   }
   return undefined;
@@ -61,7 +89,8 @@ function bind(service: ServiceModule, request: IncomingRequest): BoundCall {
 
 /**
  * One endpoint for every service: the SigV4 credential scope names the service (signing names
- * ec2, autoscaling, eks, sts, events, states, lambda), exactly as the SDK and the CLI sign for it.
+ * ec2, autoscaling, eks, sts, events, states, lambda, cloudformation, iam, sqs, scheduler, logs),
+ * exactly as the SDK and the CLI sign for it.
  */
 export function route(request: IncomingRequest): Routed | undefined {
   const scope =
@@ -69,5 +98,5 @@ export function route(request: IncomingRequest): Routed | undefined {
     parseCredentialScope(request.query.get('X-Amz-Credential') ?? '');
   const name = scope && isServiceName(scope.service) ? scope.service : guessService(request);
   if (name === undefined) return undefined;
-  return { call: bind(SERVICES[name], request), scope };
+  return { call: bind(moduleFor(name, request), request), scope };
 }

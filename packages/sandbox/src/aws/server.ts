@@ -9,6 +9,7 @@ import type { Ec2RateLimiter } from './rate-limits.js';
 import { IdSource } from './ids.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { route } from './router.js';
+import { GLOBAL_SERVICES } from './services/names.js';
 import type { EmulatorCredential } from './sigv4.js';
 import type { AwsState } from './state/index.js';
 import type { HttpReply, IncomingRequest, RequestContext } from './services/types.js';
@@ -84,7 +85,9 @@ export function createAwsServer(deps: ServerDeps): Server {
       body,
     };
     const routed = route(request);
-    const state = deps.stateFor(routed?.scope?.region);
+    // IAM is the account's, not a region's: the CLI signs it for us-east-1 whatever the profile's region.
+    const global = routed !== undefined && GLOBAL_SERVICES.includes(routed.call.service.name);
+    const state = deps.stateFor(global ? undefined : routed?.scope?.region);
     const at = state.now();
     if (!routed) {
       const error = new AwsError(
@@ -123,11 +126,14 @@ export function createAwsServer(deps: ServerDeps): Server {
       accessKeyId: scope?.accessKeyId,
       signingRegion: scope?.region,
       credentials: deps.credentials,
+      ...(deps.iam ? { iam: deps.iam } : {}),
     };
     let reply: HttpReply;
     let errorCode: string | undefined;
     let principal: string | undefined;
     let denied: true | undefined;
+    // What becomes of the connection: an answer, a reset before the call is served, or an answer lost after it was.
+    let connection: 'answer' | 'reset' | 'lost' = 'answer';
     try {
       // Every request EC2 receives for an account and Region counts against its bucket, whatever
       // becomes of it next (IAM may still refuse it).
@@ -148,17 +154,26 @@ export function createAwsServer(deps: ServerDeps): Server {
         }
       }
       // AWS decides on IAM before the service does anything: a fault only meets calls IAM let through.
-      const decision = deps.faults.decide(service, call.operation);
+      const decision = deps.faults.decide(service, call.operation, {
+        ...(scope?.accessKeyId !== undefined ? { accessKeyId: scope.accessKeyId } : {}),
+        params: call.params,
+      });
       if (decision?.kind === 'throttle') throw call.service.throttlingError();
       if (decision?.kind === 'fail') throw new AwsError(decision.code, decision.message, decision.status);
-      state.settle();
-      reply = await call.invoke(ctx);
+      if (decision?.kind === 'reset' || decision?.kind === 'lost') connection = decision.kind;
+      if (connection === 'reset') reply = { status: 0, headers: {}, body: '' };
+      else {
+        state.settle();
+        reply = await call.invoke(ctx);
+      }
     } catch (error) {
       const awsError = asAwsError(error);
       errorCode = awsError.code;
       reply = call.renderError(awsError, requestId);
     }
-    send(res, reply, requestId);
+    if (connection === 'answer') send(res, reply, requestId);
+    else req.socket.destroy();
+    if (connection === 'reset') errorCode = 'ConnectionReset';
     record({
       at,
       service,

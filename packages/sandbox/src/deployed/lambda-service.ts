@@ -5,6 +5,7 @@
 // configuration says (1 min, then 2 min), and after throttling until the event is too old.
 import type { VirtualClock } from '../../../../lib/model/clock.js';
 import { AwsError } from '../aws/errors.js';
+import { stableHex } from '../aws/ids.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { FunctionSpec } from '../deployment/template.js';
 import type { Activity } from '../lambda/activity.js';
@@ -44,6 +45,12 @@ export interface LambdaServiceDeps {
     readonly secretAccessKey: string;
     readonly sessionToken?: string;
   };
+  /**
+   * Whether Lambda may write an invocation's log lines to `stream` of the function's log group, as
+   * the function's role (CloudWatch Logs CreateLogStream for a new stream, PutLogEvents). Refused,
+   * they are lost. Undefined: always written.
+   */
+  readonly mayDeliverLogs?: (fn: FunctionSpec, stream: string) => boolean;
 }
 
 /** Whether an invocation's outcome is a function error (the invocation ran and failed). */
@@ -75,7 +82,7 @@ export class LambdaService {
             AWS_LAMBDA_FUNCTION_NAME: fn.name,
             AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
             AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
-            AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.name}`,
+            AWS_LAMBDA_LOG_GROUP_NAME: fn.logGroupName,
             AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime ?? 'nodejs24.x'}`,
             LAMBDA_TASK_ROOT: '/var/task',
             _HANDLER: fn.handler ?? 'index.handler',
@@ -100,6 +107,18 @@ export class LambdaService {
           throw Object.assign(new Error(result.error.errorMessage), { name: result.error.errorType });
         },
         (payload) => this.invokeAsync(fn.name, payload),
+        {
+          ...(fn.runtime !== undefined ? { runtime: fn.runtime } : {}),
+          role: fn.roleArn,
+          ...(fn.handler !== undefined ? { handler: fn.handler } : {}),
+          ...(fn.description !== undefined ? { description: fn.description } : {}),
+          timeoutSeconds: fn.timeoutSeconds,
+          memoryMb: fn.memoryMb,
+          environment: { ...fn.environment, ...deps.environment },
+          ...(fn.vpc !== undefined ? { vpc: fn.vpc } : {}),
+          logGroup: fn.logGroupName,
+          ...(fn.architectures !== undefined ? { architectures: fn.architectures } : {}),
+        },
       );
     }
   }
@@ -117,6 +136,9 @@ export class LambdaService {
     const fault = this.deps.aws.faults.decide('lambda', 'Invoke');
     if (fault === undefined) return undefined;
     if (fault.kind === 'throttle') return new AwsError('TooManyRequestsException', 'Rate Exceeded.', 429);
+    // A service's own call has no connection of ours to drop: it meets a service error instead.
+    if (fault.kind === 'reset' || fault.kind === 'lost')
+      return new AwsError('ServiceException', 'the connection to Lambda was reset', 500);
     return new AwsError(fault.code === 'InternalError' ? 'ServiceException' : fault.code, fault.message, fault.status);
   }
 
@@ -125,7 +147,7 @@ export class LambdaService {
     const host = this.host(nameOrArn);
     if (!host) throw new AwsError('ResourceNotFoundException', `Function not found: ${nameOrArn}`, 404);
     try {
-      return await host.invoke(payload);
+      return this.delivered(host, await host.invoke(payload));
     } catch (error) {
       if (error instanceof FunctionThrottled)
         throw new AwsError(
@@ -189,7 +211,7 @@ export class LambdaService {
     activity.release();
     void run.then(
       (result) => {
-        invocation.results.push(result);
+        invocation.results.push(this.delivered(host, result));
         if (result.ok) return end('succeeded');
         const retry = invocation.attempts - 1;
         const delay = ASYNC_RETRY_DELAYS_MS[retry];
@@ -209,6 +231,27 @@ export class LambdaService {
         end('failed');
       },
     );
+  }
+
+  /**
+   * An invocation's log lines written to CloudWatch Logs as Lambda writes them (between START and
+   * END lines, in the function's group, one stream per function and day), for `aws logs` and doctor.
+   */
+  private delivered(host: FunctionHost, result: InvocationResult): InvocationResult {
+    if (result.logs.length === 0) return result;
+    const spec = this.spec(host.fn.name);
+    const { clock, aws } = this.deps;
+    const day = new Date(clock.now()).toISOString().slice(0, 10).replaceAll('-', '/');
+    const stream = `${day}/[$LATEST]${stableHex(`log-stream:${spec.name}`, 32)}`;
+    if (this.deps.mayDeliverLogs?.(spec, stream) === false) return result;
+    const id = result.requestId;
+    aws.state.logs.append(
+      spec.logGroupName,
+      stream,
+      [`START RequestId: ${id} Version: $LATEST`, ...result.logs, `END RequestId: ${id}`],
+      clock.now(),
+    );
+    return result;
   }
 
   private spec(name: string): FunctionSpec {

@@ -80,12 +80,12 @@ export class QueuePoller {
     const windowMs = mapping.batchingWindowSeconds * 1000;
     while (this.inFlight < limit) {
       const now = clock.now();
-      if (queue.visibleCount(now) === 0) {
+      if (queue.countsAt(now).visible === 0) {
         this.gatheringSince = undefined;
         return;
       }
       const since = (this.gatheringSince ??= now);
-      const full = queue.visibleCount(now) >= mapping.batchSize;
+      const full = queue.countsAt(now).visible >= mapping.batchSize;
       if (!full && now < since + windowMs) {
         // The window closes later: come back then (a full batch, or a slot set free, comes back sooner).
         this.pollAt(since + windowMs);

@@ -60,11 +60,10 @@ export class SignalQueue {
     return this.inFlight.length;
   }
 
-  /** Records receivable at `now` (those due for the dead-letter queue included). */
-  visibleCount(now: number): number {
-    let count = 0;
-    for (const record of this.inFlight) if (record.visibleAt <= now) count += 1;
-    return count;
+  /** Messages receivable at `now`, and those hidden (in flight, or back after their visibility timeout). */
+  countsAt(now: number): { readonly visible: number; readonly notVisible: number } {
+    const visible = this.inFlight.filter((r) => r.visibleAt <= now).length;
+    return { visible, notVisible: this.inFlight.length - visible };
   }
 
   /** When the next record becomes receivable (a failed one coming back, or one moving to the DLQ). */

@@ -156,7 +156,9 @@ export class StepFunctionsService {
     }
     if (result.ok) return result.payload;
     const { errorType, errorMessage, trace } = result.error;
-    throw new StatesError(errorType, JSON.stringify({ errorType, errorMessage, trace }));
+    // A runtime that died or timed out raised nothing the task could name: Step Functions says Lambda.Unknown.
+    const name = result.kind === 'crash' || result.kind === 'timeout' ? 'Lambda.Unknown' : errorType;
+    throw new StatesError(name, JSON.stringify({ errorType, errorMessage, trace }));
   }
 
   private client<S extends SdkService>(service: S, credentials: RoleCredentials): SendingClient {

@@ -10,6 +10,13 @@ import { Resolver, type DeployedResource, type DeploymentEnv } from './intrinsic
 export type { DeploymentEnv } from './intrinsics.js';
 
 const TemplateSchema = z.object({
+  Description: z.string().optional(),
+  Outputs: z
+    .record(
+      z.string(),
+      z.object({ Value: z.unknown(), Description: z.string().optional(), Export: z.unknown().optional() }),
+    )
+    .default({}),
   Resources: z.record(
     z.string(),
     z.object({
@@ -44,6 +51,11 @@ const FunctionProps = z.object({
   ReservedConcurrentExecutions: z.coerce.number().optional(),
   Environment: z.object({ Variables: z.record(z.string(), z.string()).default({}) }).optional(),
   Architectures: z.array(z.string()).optional(),
+  Description: z.string().optional(),
+  VpcConfig: z
+    .object({ SubnetIds: z.array(z.string()).default([]), SecurityGroupIds: z.array(z.string()).default([]) })
+    .optional(),
+  LoggingConfig: z.object({ LogGroup: z.string().optional() }).loose().optional(),
 });
 
 export interface FunctionSpec {
@@ -68,6 +80,12 @@ export interface FunctionSpec {
   readonly dependsOn: readonly string[];
   /** The bundled code's directory in the cloud assembly (`aws:asset:path`), when the template was bundled. */
   readonly assetPath?: string;
+  readonly description?: string;
+  readonly architectures?: readonly string[];
+  /** Where it runs, when in a VPC. */
+  readonly vpc?: { readonly subnetIds: readonly string[]; readonly securityGroupIds: readonly string[] };
+  /** Where Lambda writes the function's logs, as the function's role: its LoggingConfig, else `/aws/lambda/<name>`. */
+  readonly logGroupName: string;
 }
 
 /** Lambda's documented defaults for asynchronous invocation: two retries, events kept six hours. */
@@ -96,6 +114,7 @@ const RuleProps = z.object({
   EventPattern: z.record(z.string(), z.unknown()).optional(),
   ScheduleExpression: z.string().optional(),
   State: z.string().default('ENABLED'),
+  Description: z.string().optional(),
   Targets: z
     .array(
       z.object({
@@ -122,6 +141,7 @@ export interface RuleSpec {
   readonly eventBusName: string;
   readonly eventPattern?: Readonly<Record<string, unknown>>;
   readonly enabled: boolean;
+  readonly description?: string;
   readonly targets: readonly {
     readonly id: string;
     readonly arn: string;
@@ -163,6 +183,15 @@ const StateMachineProps = z.object({
   RoleArn: z.string(),
   DefinitionString: z.string().optional(),
   Definition: z.record(z.string(), z.unknown()).optional(),
+  LoggingConfiguration: z
+    .object({
+      Level: z.string().optional(),
+      Destinations: z
+        .array(z.object({ CloudWatchLogsLogGroup: z.object({ LogGroupArn: z.string() }).optional() }))
+        .default([]),
+    })
+    .loose()
+    .optional(),
 });
 
 export interface StateMachineSpec {
@@ -173,10 +202,14 @@ export interface StateMachineSpec {
   readonly roleArn: string;
   /** The ASL definition, parsed. */
   readonly definition: Readonly<Record<string, unknown>>;
+  /** The log groups its LoggingConfiguration sends execution logs to (none when logging is off). */
+  readonly logDestinations: readonly string[];
 }
 
 const ScheduleProps = z.object({
   Name: z.string().optional(),
+  GroupName: z.string().optional(),
+  Description: z.string().optional(),
   ScheduleExpression: z.string(),
   ScheduleExpressionTimezone: z.string().optional(),
   State: z.string().default('ENABLED'),
@@ -197,6 +230,11 @@ const ScheduleProps = z.object({
 export interface ScheduleSpec {
   readonly logicalId: string;
   readonly name: string;
+  /** `default` unless the template names a group. */
+  readonly groupName: string;
+  readonly arn: string;
+  readonly description?: string;
+  readonly flexibleTimeWindow: { readonly mode: string; readonly maximumWindowInMinutes?: number };
   readonly expression: string;
   readonly timezone?: string;
   readonly enabled: boolean;
@@ -232,9 +270,18 @@ const AccessEntryProps = z.object({
   Type: z.string().default('STANDARD'),
 });
 
+/** A stack output, its value resolved. */
+export interface OutputSpec {
+  readonly key: string;
+  readonly value: string;
+  readonly description?: string;
+}
+
 /** Everything of a deployed stack that the sandbox world runs. */
 export interface Deployment {
   readonly env: DeploymentEnv;
+  readonly description?: string;
+  readonly outputs: readonly OutputSpec[];
   readonly roles: readonly RoleSpec[];
   readonly functions: readonly FunctionSpec[];
   readonly queues: readonly QueueSpec[];
@@ -275,7 +322,11 @@ function parse<T extends z.ZodType>(schema: T, logicalId: string, value: unknown
 
 /** Reads a synthesized template as it would be deployed in `env`. */
 export function readDeployment(template: unknown, env: DeploymentEnv): Deployment {
-  const { Resources: resources } = parse(TemplateSchema, 'the template', template);
+  const {
+    Resources: resources,
+    Outputs: templateOutputs,
+    Description: description,
+  } = parse(TemplateSchema, 'the template', template);
   const resolver = new Resolver(env, resources);
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
   const props = (logicalId: string): unknown => resolver.resolve(resources[logicalId]?.Properties ?? {});
@@ -359,6 +410,12 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       async: { ...(configured ?? LAMBDA_ASYNC_DEFAULTS), explicit: configured !== undefined },
       dependsOn: asList(resource.DependsOn),
       assetPath: assetPathOf(resource.Metadata?.['aws:asset:path'], fn.Code?.S3Key),
+      ...(fn.Description !== undefined ? { description: fn.Description } : {}),
+      ...(fn.Architectures !== undefined ? { architectures: fn.Architectures } : {}),
+      ...(fn.VpcConfig !== undefined
+        ? { vpc: { subnetIds: fn.VpcConfig.SubnetIds, securityGroupIds: fn.VpcConfig.SecurityGroupIds } }
+        : {}),
+      logGroupName: fn.LoggingConfig?.LogGroup ?? `/aws/lambda/${name}`,
     };
   });
 
@@ -387,6 +444,7 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       eventBusName: rule.EventBusName ?? 'default',
       eventPattern: rule.EventPattern,
       enabled: rule.State === 'ENABLED',
+      ...(rule.Description !== undefined ? { description: rule.Description } : {}),
       targets: rule.Targets.map((t) => ({
         id: t.Id,
         arn: t.Arn,
@@ -426,14 +484,30 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
       type: machine.StateMachineType,
       roleArn: machine.RoleArn,
       definition: parse(z.record(z.string(), z.unknown()), `${id} definition`, definition),
+      logDestinations:
+        machine.LoggingConfiguration?.Level === 'OFF'
+          ? []
+          : (machine.LoggingConfiguration?.Destinations ?? []).flatMap((d) =>
+              d.CloudWatchLogsLogGroup ? [d.CloudWatchLogsLogGroup.LogGroupArn] : [],
+            ),
     };
   });
 
   const schedules = ofType('AWS::Scheduler::Schedule').map(([id]): ScheduleSpec => {
     const schedule = parse(ScheduleProps, id, props(id));
+    const groupName = schedule.GroupName ?? 'default';
     return {
       logicalId: id,
       name: nameOf(id),
+      groupName,
+      arn: arnOf(id).replace(/:schedule\/default\//, `:schedule/${groupName}/`),
+      ...(schedule.Description !== undefined ? { description: schedule.Description } : {}),
+      flexibleTimeWindow: {
+        mode: schedule.FlexibleTimeWindow.Mode,
+        ...(schedule.FlexibleTimeWindow.MaximumWindowInMinutes !== undefined
+          ? { maximumWindowInMinutes: schedule.FlexibleTimeWindow.MaximumWindowInMinutes }
+          : {}),
+      },
       expression: schedule.ScheduleExpression,
       timezone: schedule.ScheduleExpressionTimezone,
       enabled: schedule.State === 'ENABLED',
@@ -465,8 +539,16 @@ export function readDeployment(template: unknown, env: DeploymentEnv): Deploymen
     };
   });
 
+  const outputs = Object.entries(templateOutputs).map(([key, output]): OutputSpec => {
+    const value = resolver.resolve(output.Value);
+    if (typeof value !== 'string') throw new Error(`reading output ${key}: its value resolves to no string`);
+    return { key, value, ...(output.Description !== undefined ? { description: output.Description } : {}) };
+  });
+
   return {
     env,
+    ...(description !== undefined ? { description } : {}),
+    outputs,
     roles,
     functions,
     queues,

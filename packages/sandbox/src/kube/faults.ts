@@ -22,6 +22,11 @@ export type FaultEffect =
     }
   /** Destroy the connection without an answer. */
   | { readonly reset: true }
+  /**
+   * Serve the request, then destroy the connection before the answer leaves: the change is made and
+   * the client never learns it (what a client-side timeout leaves behind).
+   */
+  | { readonly lost: true }
   /** Delay the answer, then serve normally. */
   | { readonly delayMs: number };
 
@@ -41,7 +46,12 @@ export type FaultTarget = {
   namespace: string;
   name: string;
   path: string;
+  /** The authenticated user (absent before authentication). */
+  user?: string;
 };
+
+/** Decides about each request as it comes (seeded chaos): an effect, or undefined to leave it alone. */
+export type FaultDecider = (target: FaultTarget) => FaultEffect | undefined;
 
 export type FaultDecision = { delayMs: number; effect: Exclude<FaultEffect, { delayMs: number }> | undefined };
 
@@ -51,6 +61,7 @@ export class Faults {
   /** Added to every request (a slow API server or a long network path). */
   latencyMs = 0;
   private rules: ActiveRule[] = [];
+  private deciders: FaultDecider[] = [];
 
   /** @param random the chance source for `probability` (inject a seeded one for reproducible runs) */
   constructor(private readonly random: () => number = Math.random) {}
@@ -61,6 +72,14 @@ export class Faults {
     this.rules.push(active);
     return () => {
       this.rules = this.rules.filter((r) => r !== active);
+    };
+  }
+
+  /** Adds a decider, asked after the rules about every request none of them failed; returns a function that removes it. */
+  addDecider(decider: FaultDecider): () => void {
+    this.deciders.push(decider);
+    return () => {
+      this.deciders = this.deciders.filter((d) => d !== decider);
     };
   }
 
@@ -81,6 +100,7 @@ export class Faults {
 
   clear(): void {
     this.rules = [];
+    this.deciders = [];
     this.latencyMs = 0;
   }
 
@@ -95,6 +115,13 @@ export class Faults {
       active.remaining--;
       if (active.remaining <= 0) this.rules = this.rules.filter((r) => r !== active);
       const e = active.rule.effect;
+      if ('delayMs' in e) delayMs += e.delayMs;
+      else effect = e;
+    }
+    for (const decider of this.deciders) {
+      if (effect !== undefined) break;
+      const e = decider(target);
+      if (e === undefined) continue;
       if ('delayMs' in e) delayMs += e.delayMs;
       else effect = e;
     }

@@ -197,14 +197,16 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       // kubectl --as / --as-group: the request acts as someone else, if the caller may impersonate them.
       const impersonation = impersonationOf(req.headers);
       if (impersonation !== undefined) user = impersonate(user, impersonation, rbac);
-      const decision = faults.decide(info);
+      const decision = faults.decide({ ...info, user: user.name });
       if (decision.delayMs > 0) await sleep(decision.delayMs);
-      if (decision.effect !== undefined && 'reset' in decision.effect) {
+      const effect = decision.effect;
+      if (effect !== undefined && 'reset' in effect) {
         req.socket.destroy();
         return;
       }
-      if (decision.effect !== undefined) {
-        const e = decision.effect;
+      const answerLost = effect !== undefined && 'lost' in effect;
+      if (effect !== undefined && 'status' in effect) {
+        const e = effect;
         throw new StatusError(
           e.status,
           e.reason ?? reasonForCode(e.status),
@@ -233,6 +235,11 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
           })
         : nonResource(info);
       status = answer.code;
+      // The change is made; the answer never arrives.
+      if (answerLost) {
+        req.socket.destroy();
+        return;
+      }
       await send(
         res,
         answer.code,

@@ -58,6 +58,21 @@ export class FunctionThrottled extends Error {
   }
 }
 
+/** An invocation as a crash plan sees it. */
+export interface InvocationView {
+  readonly functionName: string;
+  readonly requestId: string;
+  /** When it started (the world's clock). */
+  readonly at: number;
+}
+
+/**
+ * Chaos: whether this invocation's runtime is killed part-way, and after how many of its HTTP
+ * requests (0: before its first; more than it makes: after its last answer, before it returns).
+ * Undefined: it runs as usual.
+ */
+export type CrashPlan = (invocation: InvocationView) => number | undefined;
+
 export interface FunctionHostDeps {
   readonly clock: VirtualClock;
   /** The clock as the workers read it (one Float64 the world keeps current). */
@@ -147,6 +162,9 @@ export class FunctionHost {
     result?: InvocationResult;
   }[] = [];
 
+  /** Set by chaos: invocations whose runtime is killed part-way (see CrashPlan). */
+  crashes?: CrashPlan;
+
   constructor(
     readonly fn: HostedFunction,
     private readonly deps: FunctionHostDeps,
@@ -219,6 +237,7 @@ export class FunctionHost {
       deadline,
     };
     const running = env;
+    const crashAfterRequests = this.crashes?.({ functionName: this.fn.name, requestId, at: startedAt });
     const result = await new Promise<InvocationResult>((resolve) => {
       const state: Running = {
         id: requestId,
@@ -229,7 +248,13 @@ export class FunctionHost {
       running.running = state;
       this.armWatchdog(running, state);
       trace(`${this.fn.name} ${requestId} invoked at ${new Date(this.deps.clock.now()).toISOString()}`);
-      running.post({ type: 'invoke', id: requestId, event, context });
+      running.post({
+        type: 'invoke',
+        id: requestId,
+        event,
+        context,
+        ...(crashAfterRequests !== undefined ? { crashAfterRequests } : {}),
+      });
     });
     return this.finish(record, result);
   }
@@ -312,6 +337,24 @@ export class FunctionHost {
           `${this.fn.name} ${running.id} ${result.ok ? 'returned' : `failed ${message.error?.errorType ?? ''}`} at ${new Date(clock.now()).toISOString()}`,
         );
         this.end(env, running, result);
+        return;
+      }
+      case 'crashed': {
+        if (message.id !== running.id) return;
+        trace(`${this.fn.name} ${running.id} killed after ${message.requestsSent} request(s)`);
+        // What Lambda reports for a runtime that died mid-invocation; the environment goes with it.
+        this.end(env, running, {
+          ok: false,
+          kind: 'crash',
+          error: {
+            errorType: 'Runtime.ExitError',
+            errorMessage: `RequestId: ${running.id} Error: Runtime exited with error: signal: killed`,
+            trace: [],
+          },
+          logs: [...env.takeCrashLogs(), ...message.logs],
+          requestId: running.id,
+        });
+        void this.discard(env);
         return;
       }
       // Loading is the environment's own business (Environment.start).

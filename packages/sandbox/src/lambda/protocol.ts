@@ -41,7 +41,14 @@ export interface WorkerData {
 
 export type HostMessage =
   | LoadRequest
-  | { readonly type: 'invoke'; readonly id: string; readonly event: unknown; readonly context: InvocationContextData }
+  | {
+      readonly type: 'invoke';
+      readonly id: string;
+      readonly event: unknown;
+      readonly context: InvocationContextData;
+      /** A planned crash (chaos): the runtime dies once this many HTTP requests have left (see worker.ts). */
+      readonly crashAfterRequests?: number;
+    }
   /** The clock reached the time the worker said it waits for. */
   | { readonly type: 'wake' };
 
@@ -62,6 +69,8 @@ export type WorkerMessage =
     }
   /** The invocation waits for nothing but time: `at` is the earliest timer (none: it waits for nothing at all). */
   | { readonly type: 'idle'; readonly at?: number }
+  /** The planned crash happened: the runtime is dead, and the invocation has no answer. */
+  | { readonly type: 'crashed'; readonly id: string; readonly requestsSent: number; readonly logs: readonly string[] }
   | {
       readonly type: 'done';
       readonly id: string;

@@ -4,7 +4,8 @@
 // move the clock. The thread outlives a world: the next environment it runs is a fresh instance of
 // a bundle with its own environment variables, while the runtime's modules (the AWS SDK, as Lambda
 // provides it) stay loaded. Built to plain JavaScript by runtime-build.ts.
-import http from 'node:http';
+import diagnostics from 'node:diagnostics_channel';
+import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
 import { enableCompileCache, registerHooks } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -154,6 +155,65 @@ function errorPayload(error: unknown): FunctionErrorPayload {
 type Handler = (event: unknown, context: Record<string, unknown>) => Promise<unknown>;
 
 /**
+ * A crash the host planned for this invocation (chaos: "a Lambda killed mid-invocation"). The first
+ * `allowed` HTTP requests leave as usual; the next one and every one after are stopped before they
+ * leave (they never reach an API). Once no request is in flight, the runtime is dead. A function
+ * that ends first dies right after its last answer, before it could return: its work was done and
+ * its caller never learns it. Dying at a request rather than at a moment of real time keeps the
+ * crash reproducible: the requests that reached the APIs are the same on every run.
+ */
+class PlannedCrash {
+  private sent = 0;
+  private dying = false;
+  private dead = false;
+
+  constructor(
+    private readonly allowed: number,
+    private readonly die: (requestsSent: number) => void,
+  ) {}
+
+  /** Whether a request may leave. */
+  admit(): boolean {
+    if (!this.dying && this.sent < this.allowed) {
+      this.sent += 1;
+      return true;
+    }
+    this.dying = true;
+    return false;
+  }
+
+  /** The handler ended: the crash comes now. */
+  finish(): void {
+    this.dying = true;
+  }
+
+  /** Dies once dying and nothing is in flight. */
+  settle(inFlight: number): void {
+    if (!this.dying || this.dead || inFlight > 0) return;
+    this.dead = true;
+    this.die(this.sent);
+  }
+}
+
+let crash: PlannedCrash | undefined;
+let requestsInFlight = 0;
+diagnostics.subscribe('http.client.request.created', (message) => {
+  const { request } = message as { request: ClientRequest };
+  const plan = crash;
+  if (plan && !plan.admit()) {
+    // Never sent: the caller sees the connection fail, as a dying process's sockets do.
+    request.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    plan.settle(requestsInFlight);
+    return;
+  }
+  requestsInFlight += 1;
+  request.once('close', () => {
+    requestsInFlight -= 1;
+    crash?.settle(requestsInFlight);
+  });
+});
+
+/**
  * While an invocation runs, every millisecond of real time: run the timers now due; when nothing
  * but a timer can move the invocation on (no socket, lookup, file or zlib operation in flight,
  * twice in a row), say so once and wait for the host's `wake`.
@@ -223,9 +283,22 @@ async function load(request: LoadRequest): Promise<void> {
   }
 }
 
-async function invoke(id: string, event: unknown, context: InvocationContextData): Promise<void> {
+async function invoke(
+  id: string,
+  event: unknown,
+  context: InvocationContextData,
+  crashAfterRequests: number | undefined,
+): Promise<void> {
   const invocation = new Invocation();
   current = invocation;
+  const plan =
+    crashAfterRequests === undefined
+      ? undefined
+      : new PlannedCrash(crashAfterRequests, (requestsSent) => {
+          invocation.finish();
+          post({ type: 'crashed', id, requestsSent, logs: takeLogs() });
+        });
+  crash = plan;
   const lambdaContext: Record<string, unknown> = {
     ...context,
     callbackWaitsForEmptyEventLoop: true,
@@ -243,6 +316,12 @@ async function invoke(id: string, event: unknown, context: InvocationContextData
   } catch (error) {
     message = { type: 'done', id, error: errorPayload(error), logs: takeLogs() };
   }
+  if (plan) {
+    // The answer never leaves: the runtime dies once nothing is in flight (at once, if nothing is).
+    plan.finish();
+    plan.settle(requestsInFlight);
+    return;
+  }
   invocation.finish();
   current = undefined;
   post(message);
@@ -254,7 +333,7 @@ port.on('message', (message: HostMessage) => {
       void load(message);
       return;
     case 'invoke':
-      void invoke(message.id, message.event, message.context);
+      void invoke(message.id, message.event, message.context, message.crashAfterRequests);
       return;
     case 'wake':
       current?.wake();

@@ -103,6 +103,12 @@ function danglingReferences(scenario: Scenario): string[] {
   scenario.expect?.repairs?.forEach((r, i) => {
     if (!ids.has(r.instance)) problems.push(`expect.repairs[${i}].instance: no instance ${r.instance}`);
   });
+  scenario.chaos?.deadlineBound.forEach((d, i) => {
+    if (d.node !== undefined && !nodes.has(d.node))
+      problems.push(`chaos.deadlineBound[${i}].node: no node named ${d.node}`);
+    if (d.instance !== undefined && !ids.has(d.instance))
+      problems.push(`chaos.deadlineBound[${i}].instance: no instance ${d.instance}`);
+  });
   return problems;
 }
 

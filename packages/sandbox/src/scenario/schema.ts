@@ -214,6 +214,22 @@ const ExpectSchema = z
   })
   .strict();
 
+/**
+ * Project extension (not in the public format v1.1): how the scenario meets the chaos differential
+ * (test/chaos.test.ts). `deadlineBound` names the outcomes a fault may change because they are
+ * bound to a deadline that a fault's delay can outlast (a spot warning's two minutes, say): a Node
+ * (with its pods and its machine's lifecycle action), or an instance. Every entry says why.
+ */
+const DeadlineBoundSchema = z
+  .object({
+    node: z.string().min(1).optional(),
+    instance: InstanceIdSchema.optional(),
+    why: z.string().min(10, { message: 'say which deadline a fault can outlast, and why' }),
+  })
+  .strict()
+  .refine((d) => d.node !== undefined || d.instance !== undefined, { message: 'name a node or an instance' });
+const ChaosSchema = z.object({ deadlineBound: z.array(DeadlineBoundSchema).min(1) }).strict();
+
 export const ScenarioSchema = z
   .object({
     name: z.string().min(1),
@@ -244,6 +260,7 @@ export const ScenarioSchema = z
       .strict()
       .optional(),
     expect: ExpectSchema.optional(),
+    chaos: ChaosSchema.optional(),
   })
   .strict();
 
@@ -256,3 +273,4 @@ export type ScenarioStep = Scenario['steps'][number];
 export type ScenarioExpect = NonNullable<Scenario['expect']>;
 export type ScenarioFault = Scenario['faults'][number];
 export type NodeExpectation = z.output<typeof NodeExpectSchema>;
+export type DeadlineBound = z.output<typeof DeadlineBoundSchema>;

@@ -131,12 +131,13 @@ function deliveryRecord<Report extends ReportView>(
 }
 
 /** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
-const pending = (sandbox: Sandbox): boolean =>
+export const pending = (sandbox: Sandbox): boolean =>
   sandbox.stepFunctions.running > 0 ||
   sandbox.lambda.asyncPending > 0 ||
   (sandbox.poller.polling && sandbox.queue.size > 0);
 
-async function runStep<Report extends ReportView>(
+/** Runs one step (the chaos differential runs a scenario's steps and its own tail through here). */
+export async function runStep<Report extends ReportView>(
   sandbox: Sandbox,
   operator: Operator<Report>,
   step: ScenarioStep,

@@ -14,7 +14,8 @@ import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aw
 import { IamAuthorizer, roleKey } from '../aws/iam/index.js';
 import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
 import { deploy, drainStepFunction, type DeployedStack } from '../deployed/deploy.js';
-import type { Deployment } from '../deployment/template.js';
+import type { Deployment, FunctionSpec } from '../deployment/template.js';
+import { recordDeployment } from '../deployed/account.js';
 import { WorldDriver } from '../deployed/driver.js';
 import { LambdaService, type AsyncInvocation } from '../deployed/lambda-service.js';
 import { QueuePoller } from '../deployed/queue-poller.js';
@@ -33,13 +34,28 @@ import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 /** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
 export const ADMIN_TOKEN = 'sandbox-admin';
 /** The session name AWS services give the roles they assume for a state machine or a schedule. */
-/** What Lambda's event source mapping does with the queue, as the function's role. */
-const MAPPING_ACTIONS = [
-  'sqs:ReceiveMessage',
-  'sqs:DeleteMessage',
-  'sqs:ChangeMessageVisibility',
-  'sqs:GetQueueAttributes',
-];
+/**
+ * What Lambda's event source mapping does with the queue, as the function's role: the permissions
+ * the Lambda and SQS guides require of the execution role ("sqs:DeleteMessage, sqs:GetQueueAttributes,
+ * sqs:ReceiveMessage"; AWSLambdaSQSQueueExecutionRole holds the same three).
+ */
+const MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+/**
+ * What a state machine's role must allow for its LoggingConfiguration, on `*` (the Step Functions
+ * guide, "IAM policies for logging to CloudWatch Logs"): without them CreateStateMachine fails
+ * ("The state machine IAM Role is not authorized to access the Log Destination") and CloudFormation
+ * with it. The guide names the set, not which of them the service checks when: each one is required.
+ */
+export const STATE_MACHINE_LOG_DELIVERY_ACTIONS = [
+  'logs:CreateLogDelivery',
+  'logs:GetLogDelivery',
+  'logs:UpdateLogDelivery',
+  'logs:DeleteLogDelivery',
+  'logs:ListLogDeliveries',
+  'logs:PutResourcePolicy',
+  'logs:DescribeResourcePolicies',
+  'logs:DescribeLogGroups',
+] as const;
 // What Step Functions and the Scheduler name the sessions of their roles.
 const SERVICE_SESSION = 'aws-service-session';
 
@@ -92,6 +108,18 @@ export interface SandboxOptions {
    * defect of the stack does (a permission removed, a function of another version).
    */
   readonly alterDeployment?: (deployment: Deployment) => Deployment;
+  /**
+   * Changes the RBAC manifest the API server is seeded with (lib/contract/rbac.ts as shipped): tests
+   * that show what a rule removed does.
+   */
+  readonly alterRbac?: (manifests: Record<string, unknown>[]) => Record<string, unknown>[];
+  /**
+   * Whose AWS credentials the operator's commands (snapshots, `drain` steps) sign with: the sweep
+   * role's session, as the reconciler itself would (the default), or the sandbox's administrator,
+   * for tests that change the roles and must tell the functions' calls from the operator's.
+   * @default 'sweep-role'
+   */
+  readonly operatorAws?: 'sweep-role' | 'administrator';
 }
 
 /** The functions' RECONCILER_SETTINGS for the scenario: as a deployment with these settings would set it. */
@@ -137,8 +165,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     // EC2's token buckets, shared by every caller of the account as in AWS (on the virtual clock).
     rateLimits: true,
   });
-  // EKS access entries: who the API server takes a role's sessions for.
-  const entries = deployment.accessEntries;
   const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
   const kube = await startKubeEmulator({
     clock,
@@ -154,12 +180,19 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         if (!verified.ok) return null;
         // The cluster's creator (the sandbox's own credentials) is its admin, as EKS's bootstrapClusterCreatorAdminPermissions makes it.
         if (verified.arn === creatorArn) return { name: verified.arn, groups: ['system:masters'] };
+        // The access entry of the caller's role as EKS holds it now (an operator may have deleted or changed it).
         const role = roleKey(verified.arn);
-        const entry = role === undefined ? undefined : entries.find((e) => roleKey(e.principalArn) === role);
-        return entry ? { name: entry.username ?? verified.arn, groups: [...entry.kubernetesGroups] } : null;
+        const entry =
+          role === undefined
+            ? undefined
+            : aws.state.accessEntries.of(clusterName).find((e) => roleKey(e.principalArn) === role);
+        const session = /\/([^/]+)$/.exec(verified.arn)?.[1] ?? '';
+        return entry
+          ? { name: entry.username.replaceAll('{{SessionName}}', session), groups: [...entry.kubernetesGroups] }
+          : null;
       },
     },
-    rbac: rbacManifests(),
+    rbac: options.alterRbac ? options.alterRbac(rbacManifests()) : rbacManifests(),
   });
 
   const closeAll = async () => {
@@ -221,6 +254,32 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     clockView[0] = now;
   });
   const activity = new Activity();
+  // Calls AWS services make for the stack as its roles (Lambda writing logs, Step Functions and the
+  // Scheduler invoking functions, the event source mapping polling): a refusal is recorded once per
+  // caller and action.
+  const serviceDenials: Denial[] = [];
+  const refusedOnce = new Set<string>();
+  const serviceMay = (principal: string, action: string, resource: string): boolean => {
+    if (iam.authorize({ principal, action, resources: [resource] }).allowed) return true;
+    const key = `${principal}\0${action}`;
+    if (!refusedOnce.has(key)) serviceDenials.push({ at: clock.now(), api: 'aws', call: action, by: principal });
+    refusedOnce.add(key);
+    return false;
+  };
+  const partition = deployment.env.partition ?? 'aws';
+  // The state machine's logging is set up when CloudFormation creates it, as its role.
+  for (const machine of deployment.stateMachines)
+    if (machine.logDestinations.length > 0)
+      for (const action of STATE_MACHINE_LOG_DELIVERY_ACTIONS) serviceMay(machine.roleArn, action, '*');
+  // Lambda writes each function's log lines to its log group as the function's role: a stream per
+  // function and day here (one per execution environment in Lambda), then its events. Refused, they are lost.
+  const streamsCreated = new Set<string>();
+  const mayDeliverLogs = (fn: FunctionSpec, stream: string): boolean => {
+    const principal = session(fn.roleArn, fn.name).arn ?? fn.roleArn;
+    const arn = `arn:${partition}:logs:${region}:${accountId}:log-group:${fn.logGroupName}:log-stream:${stream}`;
+    if (!streamsCreated.has(arn) && serviceMay(principal, 'logs:CreateLogStream', arn)) streamsCreated.add(arn);
+    return streamsCreated.has(arn) && serviceMay(principal, 'logs:PutLogEvents', arn);
+  };
   // Request latency on the virtual clock (scenario `latency`): what makes "in flight" and "per second" mean something.
   const endpointOf = (url: string) => new URL(url).host;
   const latency = scenario.latency && {
@@ -228,6 +287,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     [endpointOf(kube.url)]: scenario.latency.kube,
   };
   const lambda = new LambdaService({
+    mayDeliverLogs,
     stack,
     clock,
     clockBuffer,
@@ -243,7 +303,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     return injected && `${injected.code}: ${injected.message}`;
   };
   // Services invoke functions as their roles: Step Functions for the workflow, the Scheduler for the sweep.
-  const serviceDenials: Denial[] = [];
   const mayInvoke = (roleArn: string, functionArn: string): string | undefined => {
     const principal = session(roleArn, SERVICE_SESSION).arn ?? roleArn;
     if (iam.authorize({ principal, action: 'lambda:InvokeFunction', resources: [functionArn] }).allowed)
@@ -306,6 +365,23 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   );
   const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
 
+  // What the APIs say about the deployment (stack, access entries, rules, queues, schedule, mapping).
+  const deadLetterArn = queueSpec.deadLetter?.targetArn;
+  recordDeployment(
+    aws.state,
+    deployment,
+    {
+      queueCounts: (arn) =>
+        arn === queue.arn
+          ? { ...queue.countsAt(clock.now()), delayed: 0 }
+          : arn === deadLetterArn
+            ? { visible: queue.deadLetters.length, notVisible: 0, delayed: 0 }
+            : undefined,
+      functionArn: (nameOrArn) => lambda.host(nameOrArn)?.fn.arn ?? nameOrArn,
+    },
+    start,
+  );
+
   return {
     scenario,
     clock,
@@ -322,13 +398,15 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     driver,
     seededNodes,
     putEvent(event) {
-      const matched = deployment.rules.filter(
-        (rule) =>
-          rule.enabled &&
-          rule.eventBusName === 'default' &&
-          rule.eventPattern !== undefined &&
-          matchesPattern(rule.eventPattern, event),
-      );
+      // The rules as EventBridge holds them now: one an operator disabled routes nothing.
+      const matched = aws.state.eventBus
+        .rules('default')
+        .filter(
+          (rule) =>
+            rule.state === 'ENABLED' &&
+            rule.eventPattern !== undefined &&
+            matchesPattern(JSON.parse(rule.eventPattern) as unknown, event),
+        );
       const detailType =
         typeof event === 'object' && event !== null && 'detail-type' in event
           ? String(event['detail-type'])
@@ -366,7 +444,10 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       settings: override ?? settings,
       drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '',
       kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
-      aws: { endpoint: aws.endpoint, credentials: sweepCredentials },
+      aws: {
+        endpoint: aws.endpoint,
+        credentials: options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
+      },
     }),
     close: async () => {
       await Promise.all([lambda.close(), closeAll()]);

@@ -68,8 +68,8 @@ describe('the deployed stack', () => {
       maximumEventAgeSeconds: 300,
       explicit: true,
     });
-    expect(sweep.dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
-    expect(fn('Events').dependsOn.some((id) => id.startsWith('demoReconcilerPolicy'))).toBe(true);
+    expect(sweep.dependsOn.some((id) => id.startsWith('demoSweepPolicy'))).toBe(true);
+    expect(fn('Events').dependsOn.some((id) => id.startsWith('demoEventsPolicy'))).toBe(true);
     expect(fn('DrainStep').dependsOn.some((id) => id.startsWith('demoDrainStepPolicy'))).toBe(true);
     // The functions that are not invoked asynchronously keep Lambda's defaults.
     expect(fn('Events').async).toEqual({ ...LAMBDA_ASYNC_DEFAULTS, explicit: false });
@@ -111,8 +111,9 @@ describe('the deployed stack', () => {
     expect(mapping).toMatchObject({
       functionName: fn('Events').name,
       eventSourceArn: byLogicalId(deployment.queues, 'demoQueue').arn,
-      batchSize: 10,
-      maximumConcurrency: 5,
+      batchSize: 25,
+      batchingWindowSeconds: 1,
+      maximumConcurrency: 2,
       reportBatchItemFailures: true,
     });
   });
@@ -147,7 +148,7 @@ describe('the deployed stack', () => {
     expect(sweep.assumedBy).toEqual(['lambda.amazonaws.com']);
     expect(sweep.policies.map((p) => p.name.replace(/[0-9A-F]{8}$/, ''))).toEqual([
       'demoFunctionsSweepRoleDefaultPolicy',
-      'demoReconcilerPolicy',
+      'demoSweepPolicy',
     ]);
     const actions = sweep.policies.flatMap((p) => p.document.Statement.flatMap((s) => s.Action ?? []));
     expect(actions).toContain('autoscaling:DescribeLifecycleHooks');

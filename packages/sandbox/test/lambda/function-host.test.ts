@@ -2,6 +2,8 @@
 // clock (Date, timers, timer promises, deadline signals), an environment is reused warm, the
 // function's timeout and reserved concurrency hold as Lambda holds them.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,7 +43,10 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.close()));
 });
 
-function host(source: string, options: { timeoutSeconds?: number; reservedConcurrency?: number } = {}): FunctionHost {
+function host(
+  source: string,
+  options: { timeoutSeconds?: number; reservedConcurrency?: number; environment?: Record<string, string> } = {},
+): FunctionHost {
   const h = new FunctionHost(
     {
       name: 'fn',
@@ -51,7 +56,7 @@ function host(source: string, options: { timeoutSeconds?: number; reservedConcur
       ...(options.reservedConcurrency !== undefined ? { reservedConcurrency: options.reservedConcurrency } : {}),
       handler: 'index.handler',
       assetPath: bundle(source),
-      environment: {},
+      environment: options.environment ?? {},
     },
     { clock, clockBuffer, activity },
   );
@@ -132,5 +137,80 @@ describe('an execution environment on the world’s clock', () => {
     void first.then((r) => (done = r));
     await driver.runUntil(() => done !== undefined, 'the first');
     expect(done).toMatchObject({ ok: true, payload: 'done' });
+  });
+});
+
+describe('a runtime killed mid-invocation (chaos)', () => {
+  let server: Server;
+  let paths: string[];
+  let url: string;
+  beforeEach(async () => {
+    paths = [];
+    server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Three calls, one after the other; then a fourth and fifth at once. */
+  const caller = () =>
+    host(
+      `
+      import http from 'node:http';
+      const get = (path) => new Promise((resolve) => {
+        const req = http.request(process.env.TARGET + path, (res) => { res.resume(); res.on('end', () => resolve('ok')); });
+        req.on('error', (e) => resolve(e.code));
+        req.end();
+      });
+      let calls = 0;
+      export const handler = async () => {
+        calls++;
+        const answers = [await get('/1'), await get('/2'), await get('/3')];
+        answers.push(...(await Promise.all([get('/4'), get('/5')])));
+        return { calls, answers };
+      };
+    `,
+      { environment: { TARGET: url } },
+    );
+
+  it('should let the planned requests reach the server, stop the next ones, and report the runtime dead', async () => {
+    const h = caller();
+    h.crashes = () => 2;
+
+    const result = await run(h);
+
+    expect(paths).toEqual(['/1', '/2']);
+    expect(result).toMatchObject({
+      ok: false,
+      kind: 'crash',
+      error: { errorType: 'Runtime.ExitError', errorMessage: expect.stringContaining('signal: killed') as unknown },
+    });
+  });
+
+  it('should let requests already in flight finish before the runtime dies, so what reached the APIs repeats', async () => {
+    const h = caller();
+    h.crashes = () => 4;
+
+    const result = await run(h);
+
+    // /4 had left when /5 was stopped: it reaches the server all the same.
+    expect(paths).toEqual(['/1', '/2', '/3', '/4']);
+    expect(result).toMatchObject({ ok: false, kind: 'crash' });
+  });
+
+  it('should kill a runtime that finished before its planned crash before it could answer, and start the next invocation cold', async () => {
+    const h = caller();
+    h.crashes = ({ requestId }) => (requestId.endsWith('1') ? 100 : undefined);
+
+    const first = await run(h);
+    const second = await run(h);
+
+    expect(paths).toHaveLength(10);
+    expect(first).toMatchObject({ ok: false, kind: 'crash' });
+    // A fresh environment: module state did not survive the crash.
+    expect(second).toMatchObject({ ok: true, payload: { calls: 1, answers: ['ok', 'ok', 'ok', 'ok', 'ok'] } });
   });
 });

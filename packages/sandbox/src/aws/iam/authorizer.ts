@@ -45,6 +45,8 @@ export interface AuthorizedDecision {
  */
 export class IamAuthorizer {
   private readonly roles = new Map<string, NamedPolicy[]>();
+  /** The ARN each key was attached under (a role's path included), for the IAM API. */
+  private readonly arns = new Map<string, string>();
   /** Every decision, in order, for tests and for a scenario's `expect.denied`; the oldest go first past the capacity. */
   readonly decisions: AuthorizedDecision[] = [];
 
@@ -57,6 +59,34 @@ export class IamAuthorizer {
     if (key === undefined) throw new Error(`attaching policies: ${principalArn} is not a role or user ARN`);
     policies.forEach(checkPolicy);
     this.roles.set(key, [...(this.roles.get(key) ?? []), ...policies]);
+    this.arns.set(key, principalArn);
+  }
+
+  /** The ARN of a role known by name (any path), as the IAM API finds roles by name. */
+  roleArn(roleName: string): string | undefined {
+    return [...this.arns.values()].find((arn) => ROLE_ARN.exec(arn)?.[3] === roleName);
+  }
+
+  /** Adds a policy to a role or user, or replaces the one of that name (PutRolePolicy). */
+  putPolicy(principalArn: string, policy: NamedPolicy): void {
+    const key = principalKey(principalArn);
+    if (key === undefined) throw new Error(`putting a policy: ${principalArn} is not a role or user ARN`);
+    checkPolicy(policy);
+    const others = (this.roles.get(key) ?? []).filter((p) => p.name !== policy.name);
+    this.roles.set(key, [...others, policy]);
+    this.arns.set(key, this.arns.get(key) ?? principalArn);
+  }
+
+  /** Removes a role's or user's policy by name (DeleteRolePolicy); whether it had one. */
+  deletePolicy(principalArn: string, policyName: string): boolean {
+    const key = principalKey(principalArn);
+    const policies = key === undefined ? undefined : this.roles.get(key);
+    if (key === undefined || !policies?.some((p) => p.name === policyName)) return false;
+    this.roles.set(
+      key,
+      policies.filter((p) => p.name !== policyName),
+    );
+    return true;
   }
 
   /** Replaces every policy of a role or user (a test removing one permission, a redeploy). */
@@ -77,6 +107,19 @@ export class IamAuthorizer {
    * (`aws:PrincipalArn`: the role ARN for a session, `aws:PrincipalAccount`) unless the request sets them.
    */
   authorize(request: AuthorizationRequest): IamDecision {
+    const decision = this.decide(request);
+    this.decisions.push({ request, decision });
+    if (this.decisions.length > this.decisionCapacity)
+      this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
+    return decision;
+  }
+
+  /** The decision IAM would make, without it being made: a policy simulation (SimulatePrincipalPolicy). */
+  simulate(request: AuthorizationRequest): IamDecision {
+    return this.decide(request);
+  }
+
+  private decide(request: AuthorizationRequest): IamDecision {
     const session = SESSION_ARN.exec(request.principal);
     // A session's aws:PrincipalArn is its role's ARN (without the role's path, which the session ARN does not carry).
     const principalArn = session
@@ -84,10 +127,6 @@ export class IamAuthorizer {
       : request.principal;
     const account = (session ?? ROLE_ARN.exec(request.principal) ?? USER_ARN.exec(request.principal))?.[2];
     const context = { 'aws:PrincipalArn': principalArn, 'aws:PrincipalAccount': account, ...request.context };
-    const decision = evaluate(this.policiesOf(request.principal), { ...request, context });
-    this.decisions.push({ request, decision });
-    if (this.decisions.length > this.decisionCapacity)
-      this.decisions.splice(0, this.decisions.length - this.decisionCapacity);
-    return decision;
+    return evaluate(this.policiesOf(request.principal), { ...request, context });
   }
 }

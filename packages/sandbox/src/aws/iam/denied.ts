@@ -7,6 +7,9 @@
 //   Auto Scaling, STS (query) AccessDenied            403
 //   EventBridge, Step Functions (awsJson) AccessDeniedException 400 (their Common Errors)
 //   EKS, Lambda (restJson)    AccessDeniedException   403
+//   CloudFormation, IAM, SQS  AccessDenied            403
+//   CloudWatch Logs           AccessDeniedException   400
+//   Scheduler (restJson)      AccessDeniedException   403
 // The sentence is IAM's: "User: <principal> is not authorized to perform: <action>[ on resource:
 // <arn>] because no identity-based policy allows the <action> action" (implicit deny) or
 // "… with an explicit deny in an identity-based policy".
@@ -58,12 +61,17 @@ export function accessDeniedError(
     }
     case 'autoscaling':
     case 'sts':
+    case 'cloudformation':
+    case 'iam':
+    case 'sqs':
       return new AwsError('AccessDenied', sentence, 403);
     case 'events':
     case 'states':
+    case 'logs':
       return new AwsError('AccessDeniedException', sentence, 400);
     case 'eks':
     case 'lambda':
+    case 'scheduler':
       return new AwsError('AccessDeniedException', sentence, 403);
     default: {
       const unknown: never = service;

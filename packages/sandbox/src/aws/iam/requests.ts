@@ -26,7 +26,10 @@ export interface IamCheck {
 }
 
 /** What a mapping may read of the account the call is made in. */
-export type IamWorld = Pick<AwsState, 'region' | 'accountId' | 'instances' | 'autoScaling' | 'clusters'>;
+export type IamWorld = Pick<
+  AwsState,
+  'region' | 'accountId' | 'instances' | 'autoScaling' | 'clusters' | 'accessEntries' | 'queues' | 'stacks'
+>;
 
 type Mapping = (params: unknown, world: IamWorld, action: string) => readonly IamCheck[];
 
@@ -222,6 +225,75 @@ const onExecution = withParams(z.object({ executionArn: z.string() }), (input, _
   { action, resources: [input.executionArn], context: {} },
 ]);
 
+// What an operator reads a deployment with (doctor, the README's checks) -------------------------
+
+/** The EKS access-entry calls are on the cluster (Create, List) or on the entry itself (Describe, Delete). */
+const onCluster = withParams(RestParams, (input, world, action) => [
+  { action, resources: [arnIn(world, 'eks', `cluster/${input.path[0] ?? ''}`)], context: {} },
+]);
+const onAccessEntry = withParams(RestParams, (input, world, action) => {
+  const [cluster = '', principal = ''] = input.path;
+  const entry = world.accessEntries.get(cluster, principal);
+  return [{ action, resources: [entry?.accessEntryArn ?? arnIn(world, 'eks', `cluster/${cluster}`)], context: {} }];
+});
+/** GetFunctionConfiguration: the function's ARN, as Invoke. */
+const onFunction = invokeFunction;
+const onRule = withParams(
+  z.object({ Name: z.string(), EventBusName: z.string().optional() }),
+  (input, world, action) => [{ action, resources: [ruleArn(world, input.Name, input.EventBusName)], context: {} }],
+);
+const onTargetsRule = withParams(
+  z.object({ Rule: z.string(), EventBusName: z.string().optional() }),
+  (input, world, action) => [{ action, resources: [ruleArn(world, input.Rule, input.EventBusName)], context: {} }],
+);
+/** `rule/<name>` on the default bus, `rule/<bus>/<name>` on another. */
+function ruleArn(world: IamWorld, name: string, bus: string | undefined): string {
+  const busName = bus === undefined ? 'default' : (/event-bus\/(.+)$/.exec(bus)?.[1] ?? bus);
+  return arnIn(world, 'events', busName === 'default' ? `rule/${name}` : `rule/${busName}/${name}`);
+}
+const onQueueUrl = withParams(z.object({ QueueUrl: z.string() }), (input, world, action) => [
+  { action, resources: [world.queues.byUrl(input.QueueUrl)?.arn ?? '*'], context: {} },
+]);
+const onQueueName = withParams(z.object({ QueueName: z.string() }), (input, world, action) => [
+  { action, resources: [arnIn(world, 'sqs', input.QueueName)], context: {} },
+]);
+const onSchedule = withParams(RestParams, (input, world, action) => [
+  {
+    action,
+    resources: [arnIn(world, 'scheduler', `schedule/${input.query?.groupName ?? 'default'}/${input.path[0] ?? ''}`)],
+    context: {},
+  },
+]);
+const onLogGroup = withParams(
+  z.object({ logGroupName: z.string().optional(), logGroupIdentifier: z.string().optional() }),
+  (input, world, action) => {
+    const name = input.logGroupName ?? input.logGroupIdentifier;
+    if (name === undefined) return unscoped(input, world, action);
+    return [
+      { action, resources: [name.startsWith('arn:') ? name : arnIn(world, 'logs', `log-group:${name}`)], context: {} },
+    ];
+  },
+);
+const onStack = withParams(z.object({ StackName: z.string() }), (input, world, action) => [
+  {
+    action,
+    resources: [world.stacks.get(input.StackName)?.id ?? arnIn(world, 'cloudformation', `stack/${input.StackName}/*`)],
+    context: {},
+  },
+]);
+/** IAM's ARNs have no region: `arn:aws:iam::<account>:role/<name>` (the role's path is not in the call). */
+const onRole = withParams(z.object({ RoleName: z.string() }), (input, world, action) => [
+  {
+    action,
+    resources: [`arn:${partitionOf(world.region)}:iam::${world.accountId}:role/${input.RoleName}`],
+    context: {},
+  },
+]);
+/** SimulatePrincipalPolicy is on the principal simulated. */
+const onPolicySource = withParams(z.object({ PolicySourceArn: z.string() }), (input, _world, action) => [
+  { action, resources: [input.PolicySourceArn], context: {} },
+]);
+
 /**
  * Every operation the emulator implements (and a few Step Functions reads a driver may add), by
  * `service:Operation`. `iam-requests.test.ts` fails when an implemented operation has no entry.
@@ -256,6 +328,28 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
   'states:SendTaskFailure': unscoped,
   'states:SendTaskHeartbeat': unscoped,
   'lambda:Invoke': invokeFunction,
+  'lambda:GetFunctionConfiguration': onFunction,
+  'lambda:ListEventSourceMappings': unscoped,
+  'eks:CreateAccessEntry': onCluster,
+  'eks:ListAccessEntries': onCluster,
+  'eks:DescribeAccessEntry': onAccessEntry,
+  'eks:DeleteAccessEntry': onAccessEntry,
+  'events:DescribeRule': onRule,
+  'events:EnableRule': onRule,
+  'events:DisableRule': onRule,
+  'events:ListTargetsByRule': onTargetsRule,
+  'events:ListRuleNamesByTarget': unscoped,
+  'sqs:GetQueueAttributes': onQueueUrl,
+  'sqs:GetQueueUrl': onQueueName,
+  'scheduler:GetSchedule': onSchedule,
+  'logs:DescribeLogStreams': onLogGroup,
+  'logs:FilterLogEvents': onLogGroup,
+  'cloudformation:DescribeStacks': onStack,
+  'iam:ListRolePolicies': onRole,
+  'iam:GetRolePolicy': onRole,
+  'iam:PutRolePolicy': onRole,
+  'iam:DeleteRolePolicy': onRole,
+  'iam:SimulatePrincipalPolicy': onPolicySource,
 };
 
 /** Whether `service:Operation` has its own entry (rather than the `*` default). */

@@ -1,5 +1,6 @@
 import { AwsError } from '../errors.js';
 import {
+  FlattenedList,
   RenderedMember,
   type AwsQueryService,
   type BoundCall,
@@ -19,6 +20,15 @@ function toXml(name: string, value: QueryResultValue): XmlElement | XmlRaw | und
   if (value instanceof Date) return el(name, isoTime(value.getTime()));
   // Rendered already, as the list member it is.
   if (value instanceof RenderedMember) return value.xml;
+  if (value instanceof FlattenedList)
+    return {
+      raw: value.items
+        .map((item) => {
+          const element = toXml(name, item);
+          return element === undefined ? '' : 'raw' in element ? element.raw : renderFragment(element).raw;
+        })
+        .join(''),
+    };
   if (Array.isArray(value))
     return el(
       name,
@@ -43,6 +53,7 @@ export function renderMember(value: QueryResultValue): RenderedMember {
 
 function toJson(value: QueryResultValue): unknown {
   if (value instanceof RenderedMember) return toJson(value.value);
+  if (value instanceof FlattenedList) return value.items.map((item) => toJson(item));
   if (value instanceof Date) return value.getTime() / 1000;
   if (Array.isArray(value)) return value.map((item: QueryResultValue) => toJson(item));
   if (value !== null && typeof value === 'object') {

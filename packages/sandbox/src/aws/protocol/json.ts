@@ -43,9 +43,14 @@ export function bindAwsJson(service: JsonService, request: IncomingRequest): Bou
       };
     },
     renderError(error, requestId): HttpReply {
+      const queryCode = service.queryErrorCodes?.[error.code];
       return {
         status: error.status,
-        headers: { 'content-type': contentType, 'x-amzn-requestid': requestId },
+        headers: {
+          'content-type': contentType,
+          'x-amzn-requestid': requestId,
+          ...(queryCode !== undefined ? { 'x-amzn-query-error': `${queryCode};${error.fault}` } : {}),
+        },
         body: JSON.stringify({ __type: error.code, message: error.message }),
       };
     },

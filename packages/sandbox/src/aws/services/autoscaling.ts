@@ -228,6 +228,16 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
           .map((p) => ({ ProcessName: p.process, SuspensionReason: p.reason })),
         NewInstancesProtectedFromScaleIn: false,
         TerminationPolicies: ['Default'],
+        // The group's own tags (what IAM conditions on autoscaling:ResourceTag read), propagated at launch.
+        Tags: Object.entries(store.group(group)?.tags ?? {})
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([Key, Value]) => ({
+            ResourceId: group,
+            ResourceType: 'auto-scaling-group',
+            Key,
+            Value,
+            PropagateAtLaunch: true,
+          })),
       };
     }),
     NextToken: page.nextToken,

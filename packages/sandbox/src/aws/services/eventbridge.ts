@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AwsError } from '../errors.js';
+import type { RuleRecord } from '../state/event-bus.js';
 import type { JsonService, RequestContext } from './types.js';
 import { parseInput, smithyValidation } from './validate.js';
 
@@ -98,11 +99,102 @@ function putEvents(params: unknown, ctx: RequestContext): unknown {
   return { FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length, Entries: results };
 }
 
+const RuleInput = z.object({ Name: z.string().min(1).max(64), EventBusName: z.string().min(1).max(1600).optional() });
+
+function ruleNamed(ctx: RequestContext, name: string, bus: string | undefined): RuleRecord {
+  const rule = ctx.state.eventBus.rule(name, busName(bus));
+  if (!rule)
+    throw new AwsError('ResourceNotFoundException', `Rule ${name} does not exist on EventBus ${busName(bus)}.`);
+  return rule;
+}
+
+/** DescribeRule: the pattern as the rule holds it (JSON text), its state, targets not included. */
+function describeRule(params: unknown, ctx: RequestContext): unknown {
+  const input = parseInput(RuleInput, params, invalid);
+  const rule = ruleNamed(ctx, input.Name, input.EventBusName);
+  return {
+    Name: rule.name,
+    Arn: rule.arn,
+    ...(rule.eventPattern !== undefined ? { EventPattern: rule.eventPattern } : {}),
+    ...(rule.scheduleExpression !== undefined ? { ScheduleExpression: rule.scheduleExpression } : {}),
+    State: rule.state,
+    ...(rule.description !== undefined ? { Description: rule.description } : {}),
+    EventBusName: rule.eventBusName,
+    CreatedBy: ctx.state.accountId,
+  };
+}
+
+function listTargetsByRule(params: unknown, ctx: RequestContext): unknown {
+  const input = parseInput(
+    z.object({
+      Rule: z.string().min(1).max(64),
+      EventBusName: z.string().min(1).max(1600).optional(),
+      NextToken: z.string().optional(),
+      Limit: z.number().int().min(1).max(100).optional(),
+    }),
+    params,
+    invalid,
+  );
+  const rule = ruleNamed(ctx, input.Rule, input.EventBusName);
+  return {
+    Targets: rule.targets.map((t) => ({
+      Id: t.id,
+      Arn: t.arn,
+      ...(t.roleArn !== undefined ? { RoleArn: t.roleArn } : {}),
+      ...(t.input !== undefined ? { Input: t.input } : {}),
+      ...(t.deadLetterArn !== undefined ? { DeadLetterConfig: { Arn: t.deadLetterArn } } : {}),
+      ...(t.maximumRetryAttempts !== undefined || t.maximumEventAgeSeconds !== undefined
+        ? {
+            RetryPolicy: {
+              ...(t.maximumRetryAttempts !== undefined ? { MaximumRetryAttempts: t.maximumRetryAttempts } : {}),
+              ...(t.maximumEventAgeSeconds !== undefined ? { MaximumEventAgeInSeconds: t.maximumEventAgeSeconds } : {}),
+            },
+          }
+        : {}),
+    })),
+  };
+}
+
+/** The names of the bus's rules with a target of that ARN. */
+function listRuleNamesByTarget(params: unknown, ctx: RequestContext): unknown {
+  const input = parseInput(
+    z.object({
+      TargetArn: z.string().min(1).max(1600),
+      EventBusName: z.string().min(1).max(1600).optional(),
+      NextToken: z.string().optional(),
+      Limit: z.number().int().min(1).max(100).optional(),
+    }),
+    params,
+    invalid,
+  );
+  return {
+    RuleNames: ctx.state.eventBus
+      .rules(busName(input.EventBusName))
+      .filter((rule) => rule.targets.some((t) => t.arn === input.TargetArn))
+      .map((rule) => rule.name),
+  };
+}
+
+const setRuleState =
+  (state: RuleRecord['state']) =>
+  (params: unknown, ctx: RequestContext): unknown => {
+    const input = parseInput(RuleInput, params, invalid);
+    ruleNamed(ctx, input.Name, input.EventBusName).state = state;
+    return {};
+  };
+
 export const eventBridgeService: JsonService = {
   name: 'events',
   protocol: 'json',
   jsonVersion: '1.1',
   targetPrefix: 'AWSEvents',
   throttlingError: () => new AwsError('ThrottlingException', 'Rate exceeded'),
-  operations: { PutEvents: putEvents },
+  operations: {
+    PutEvents: putEvents,
+    DescribeRule: describeRule,
+    ListTargetsByRule: listTargetsByRule,
+    ListRuleNamesByTarget: listRuleNamesByTarget,
+    EnableRule: setRuleState('ENABLED'),
+    DisableRule: setRuleState('DISABLED'),
+  },
 };

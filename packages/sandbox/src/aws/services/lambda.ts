@@ -1,6 +1,58 @@
 import { AwsError } from '../errors.js';
-import type { InvocationRecord } from '../state/functions.js';
+import type { EventSourceMappingRecord, FunctionRecord, InvocationRecord } from '../state/functions.js';
 import type { RestJsonService } from './types.js';
+
+/** Lambda's LastModified: ISO 8601 with milliseconds and a `+0000` offset. */
+const lastModified = (ms: number): string => new Date(ms).toISOString().replace('Z', '+0000');
+
+/** GetFunctionConfiguration's answer: the template's properties, and a function that is Active and up to date. */
+function configurationJson(fn: FunctionRecord): Record<string, unknown> {
+  const c = fn.configuration;
+  return {
+    FunctionName: fn.name,
+    FunctionArn: fn.arn,
+    ...(c.runtime !== undefined ? { Runtime: c.runtime } : {}),
+    ...(c.role !== undefined ? { Role: c.role } : {}),
+    ...(c.handler !== undefined ? { Handler: c.handler } : {}),
+    ...(c.description !== undefined ? { Description: c.description } : {}),
+    Timeout: c.timeoutSeconds ?? 3,
+    MemorySize: c.memoryMb ?? 128,
+    LastModified: lastModified(fn.lastModified),
+    Version: '$LATEST',
+    ...(c.environment !== undefined ? { Environment: { Variables: c.environment } } : {}),
+    ...(c.vpc !== undefined
+      ? {
+          VpcConfig: {
+            SubnetIds: c.vpc.subnetIds,
+            SecurityGroupIds: c.vpc.securityGroupIds,
+            ...(c.vpc.vpcId !== undefined ? { VpcId: c.vpc.vpcId } : {}),
+          },
+        }
+      : {}),
+    TracingConfig: { Mode: 'PassThrough' },
+    State: 'Active',
+    LastUpdateStatus: 'Successful',
+    PackageType: 'Zip',
+    Architectures: c.architectures ?? ['x86_64'],
+    EphemeralStorage: { Size: 512 },
+    LoggingConfig: { LogFormat: 'Text', LogGroup: c.logGroup ?? `/aws/lambda/${fn.name}` },
+  };
+}
+
+function mappingJson(m: EventSourceMappingRecord): Record<string, unknown> {
+  return {
+    UUID: m.uuid,
+    BatchSize: m.batchSize,
+    MaximumBatchingWindowInSeconds: m.batchingWindowSeconds,
+    EventSourceArn: m.eventSourceArn,
+    FunctionArn: m.functionArn,
+    LastModified: m.lastModified / 1000,
+    State: m.state,
+    StateTransitionReason: 'USER_INITIATED',
+    FunctionResponseTypes: m.functionResponseTypes,
+    ...(m.maximumConcurrency !== undefined ? { ScalingConfig: { MaximumConcurrency: m.maximumConcurrency } } : {}),
+  };
+}
 
 const INVOCATION_TYPES = ['RequestResponse', 'Event', 'DryRun'] as const;
 type InvocationType = InvocationRecord['type'];
@@ -21,6 +73,42 @@ export const lambdaService: RestJsonService = {
   protocol: 'rest-json',
   throttlingError: () => new AwsError('TooManyRequestsException', 'Rate Exceeded.', 429),
   routes: [
+    {
+      method: 'GET',
+      pattern: /^\/2015-03-31\/functions\/([^/]+)\/configuration$/,
+      operation: 'GetFunctionConfiguration',
+      handle([name = ''], ctx) {
+        const fn = ctx.state.functions.find(name);
+        if (!fn)
+          throw new AwsError(
+            'ResourceNotFoundException',
+            `Function not found: ${ctx.state.functions.arnOf(name)}`,
+            404,
+          );
+        return { body: configurationJson(fn) };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/2015-03-31\/event-source-mappings\/?$/,
+      operation: 'ListEventSourceMappings',
+      handle(_params, ctx) {
+        const source = ctx.request.query.get('EventSourceArn') ?? undefined;
+        const functionName = ctx.request.query.get('FunctionName') ?? undefined;
+        const fn = functionName === undefined ? undefined : ctx.state.functions.find(functionName);
+        if (functionName !== undefined && !fn)
+          throw new AwsError(
+            'ResourceNotFoundException',
+            `Function not found: ${ctx.state.functions.arnOf(functionName)}`,
+            404,
+          );
+        const mappings = ctx.state.functions.eventSourceMappings.filter(
+          (m) =>
+            (source === undefined || m.eventSourceArn === source) && (fn === undefined || m.functionArn === fn.arn),
+        );
+        return { body: { EventSourceMappings: mappings.map(mappingJson) } };
+      },
+    },
     {
       method: 'POST',
       pattern: /^\/2015-03-31\/functions\/([^/]+)\/invocations$/,

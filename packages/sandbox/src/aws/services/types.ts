@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AwsError } from '../errors.js';
+import type { IamAuthorizer } from '../iam/authorizer.js';
 import type { Faults } from '../faults.js';
 import type { QueryValue } from '../protocol/query-input.js';
 import type { XmlInput, XmlRaw } from '../protocol/xml.js';
@@ -33,6 +34,8 @@ export interface RequestContext {
   readonly accessKeyId?: string;
   readonly signingRegion?: string;
   readonly credentials: readonly EmulatorCredential[];
+  /** The account's roles and policies (the IAM API reads and changes them), when the emulator has them. */
+  readonly iam?: IamAuthorizer;
 }
 
 /** EC2: answers are XML built by the handler, wrapped in `<{Action}Response>`. */
@@ -50,8 +53,17 @@ export class RenderedMember {
   ) {}
 }
 
+/**
+ * A list the XML answer writes flattened, each item an element named after the list
+ * (`<Attribute>…</Attribute><Attribute>…</Attribute>`), as SQS does, instead of `<member>`s.
+ */
+export class FlattenedList {
+  constructor(readonly items: readonly QueryResultValue[]) {}
+}
+
 export type QueryResultValue =
   | string
+  | FlattenedList
   | number
   | boolean
   | Date
@@ -106,6 +118,11 @@ export interface JsonService extends ServiceBase {
   readonly jsonVersion: '1.0' | '1.1';
   readonly targetPrefix: string;
   readonly operations: Readonly<Record<string, JsonOperation>>;
+  /**
+   * A service that moved from the query protocol (SQS) answers errors with their old code too, in
+   * `x-amzn-query-error: <code>;<Sender|Receiver>`, which clients read first ("awsQueryCompatible").
+   */
+  readonly queryErrorCodes?: Readonly<Record<string, string>>;
 }
 
 export interface RestJsonService extends ServiceBase {

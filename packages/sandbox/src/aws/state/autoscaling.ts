@@ -262,14 +262,14 @@ export class AutoScalingStore {
     this.byGroup.set(member.group, group);
   }
 
-  /** Every group's name (those with members or hooks), sorted. */
+  /** Every group's name (those with members, hooks or tags), sorted. */
   groupNames(): string[] {
-    return [...this.hooksByGroup.keys()].sort();
+    return [...new Set([...this.hooksByGroup.keys(), ...this.groups.keys()])].sort();
   }
 
-  /** Whether the group exists. */
+  /** Whether the group exists (a seeded group with tags and nothing else is one). */
   hasGroup(group: string): boolean {
-    return this.hooksByGroup.has(group);
+    return this.hooksByGroup.has(group) || this.groups.has(group);
   }
 
   member(instanceId: string): AsgMember | undefined {

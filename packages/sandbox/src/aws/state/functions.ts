@@ -17,6 +17,43 @@ export interface FunctionRecord {
    * Without it the handler runs in the background once.
    */
   readonly enqueue?: (payload: unknown, context: InvocationContext) => void;
+  readonly configuration: FunctionConfiguration;
+  /** When it was last deployed (LastModified). */
+  readonly lastModified: number;
+}
+
+/** What GetFunctionConfiguration says of a function beyond its name and ARN (the template's properties). */
+export interface FunctionConfiguration {
+  readonly runtime?: string;
+  readonly role?: string;
+  readonly handler?: string;
+  readonly description?: string;
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Its subnets and security groups (the VPC's id is not in a template's function: left out). */
+  readonly vpc?: {
+    readonly subnetIds: readonly string[];
+    readonly securityGroupIds: readonly string[];
+    readonly vpcId?: string;
+  };
+  /** LoggingConfig.LogGroup: `/aws/lambda/<name>` unless the function names its own. */
+  readonly logGroup?: string;
+  readonly architectures?: readonly string[];
+}
+
+/** An event source mapping, as ListEventSourceMappings describes it. */
+export interface EventSourceMappingRecord {
+  readonly uuid: string;
+  readonly eventSourceArn: string;
+  readonly functionArn: string;
+  readonly batchSize: number;
+  readonly batchingWindowSeconds: number;
+  readonly functionResponseTypes: readonly string[];
+  readonly maximumConcurrency?: number;
+  /** Lambda's words: Enabled, Disabled (and Creating, Updating… while it changes). */
+  state: 'Enabled' | 'Disabled';
+  readonly lastModified: number;
 }
 
 export interface InvocationRecord {
@@ -34,18 +71,27 @@ export interface InvocationRecord {
 export class FunctionStore {
   private readonly byName = new Map<string, FunctionRecord>();
   readonly invocations: InvocationRecord[] = [];
+  readonly eventSourceMappings: EventSourceMappingRecord[] = [];
 
   constructor(
     private readonly region: string,
     private readonly accountId: string,
+    private readonly now: () => number = () => 0,
   ) {}
 
-  register(name: string, handler: FunctionHandler, enqueue?: FunctionRecord['enqueue']): FunctionRecord {
-    const record = {
+  register(
+    name: string,
+    handler: FunctionHandler,
+    enqueue?: FunctionRecord['enqueue'],
+    configuration: FunctionConfiguration = {},
+  ): FunctionRecord {
+    const record: FunctionRecord = {
       name,
       arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`,
       handler,
       ...(enqueue ? { enqueue } : {}),
+      configuration,
+      lastModified: this.now(),
     };
     this.byName.set(name, record);
     return record;

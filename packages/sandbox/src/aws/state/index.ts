@@ -8,9 +8,13 @@ import type { InstanceState } from '../../../../../lib/model/instance-states.js'
 import { IdSource, stableHex } from '../ids.js';
 import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } from './autoscaling.js';
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';
-import { ClusterStore, type ClusterRecord } from './clusters.js';
+import { AccessEntryStore, ClusterStore, type ClusterRecord } from './clusters.js';
 import { EventBusStore } from './event-bus.js';
 import { FunctionStore } from './functions.js';
+import { LogStore } from './logs.js';
+import { QueueStore } from './queues.js';
+import { ScheduleStore } from './schedules.js';
+import { StackStore } from './stacks.js';
 import {
   InstanceStore,
   SHUTDOWN_REASON,
@@ -64,8 +68,9 @@ const DEFAULT_CA_DATA = Buffer.from(
 ).toString('base64');
 
 /**
- * The emulated AWS account in one region: instances, Auto Scaling, EKS clusters, event buses and
- * Step Functions. Time-driven transitions (shutdown, lifecycle heartbeat timeouts) are applied by
+ * The emulated AWS account in one region: instances, Auto Scaling, EKS clusters and their access
+ * entries, event buses and rules, Step Functions, Lambda functions, SQS queues, schedules,
+ * CloudFormation stacks and CloudWatch Logs. Time-driven transitions (shutdown, lifecycle heartbeat timeouts) are applied by
  * settle(), which every request runs first and which a VirtualClock also fires at the exact
  * simulated time, so change listeners see them when they happen.
  */
@@ -78,9 +83,14 @@ export class AwsState {
   readonly instances: InstanceStore;
   readonly autoScaling: AutoScalingStore;
   readonly clusters = new ClusterStore();
+  readonly accessEntries = new AccessEntryStore();
   readonly eventBus = new EventBusStore();
   readonly stepFunctions = new StepFunctionsStore();
   readonly functions: FunctionStore;
+  readonly queues = new QueueStore();
+  readonly schedules = new ScheduleStore();
+  readonly stacks = new StackStore();
+  readonly logs = new LogStore();
   private readonly feed = new ChangeFeed();
 
   constructor(options: AwsStateOptions) {
@@ -94,7 +104,7 @@ export class AwsState {
     this.autoScaling = new AutoScalingStore(this.instances, this.feed, this.ids, wake, (member, at) =>
       this.launchReplacement(member, at),
     );
-    this.functions = new FunctionStore(this.region, this.accountId);
+    this.functions = new FunctionStore(this.region, this.accountId, () => this.clock.now());
   }
 
   /** Asks a VirtualClock to settle at `at`, so changes surface at their simulated time. */

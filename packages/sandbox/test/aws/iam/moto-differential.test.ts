@@ -238,8 +238,8 @@ const SERVER_KNOWS =
   'the server authorizes the real resource (ARN and tags), as AWS does; the evaluator here, like moto, is given `*`';
 const reconcilerPolicy = (): PolicyDocumentInput => {
   const role = byLogicalId(deployment.roles, 'ReconcilerFunctionsSweepRole');
-  const policy = role.policies.find((p) => p.name.startsWith('ReconcilerReconcilerPolicy'));
-  if (!policy) throw new Error('the sweep role has the ReconcilerPolicy');
+  const policy = role.policies.find((p) => p.name.startsWith('ReconcilerSweepPolicy'));
+  if (!policy) throw new Error('the sweep role has the SweepPolicy');
   return policy.document;
 };
 
@@ -354,25 +354,25 @@ const CASES: readonly Case[] = [
     allowed: true,
   },
   {
-    name: 'the stack’s ReconcilerPolicy: DescribeInstances',
+    name: 'the stack’s SweepPolicy: DescribeInstances',
     policies: [reconcilerPolicy()],
     call: CALLS.describeInstances,
     allowed: true,
   },
   {
-    name: 'the stack’s ReconcilerPolicy: DescribeInstanceStatus',
+    name: 'the stack’s SweepPolicy: DescribeInstanceStatus',
     policies: [reconcilerPolicy()],
     call: CALLS.describeInstanceStatus,
     allowed: true,
   },
   {
-    name: 'the stack’s ReconcilerPolicy: DescribeAutoScalingGroups',
+    name: 'the stack’s SweepPolicy: DescribeAutoScalingGroups',
     policies: [reconcilerPolicy()],
     call: CALLS.describeAsgGroups,
     allowed: true,
   },
   {
-    name: 'the stack’s ReconcilerPolicy: DescribeLifecycleHooks (denied before issue #15)',
+    name: 'the stack’s SweepPolicy: DescribeLifecycleHooks (denied before issue #15)',
     policies: [reconcilerPolicy()],
     call: CALLS.describeLifecycleHooks,
     allowed: true,
@@ -380,7 +380,7 @@ const CASES: readonly Case[] = [
   {
     // Same inputs on both sides (resource `*`): denied, as the statements are scoped to group ARNs.
     // With the group's ARN and tags, AWS and our evaluator allow it (template-policies.test.ts).
-    name: 'the stack’s ReconcilerPolicy: CompleteLifecycleAction against `*`',
+    name: 'the stack’s SweepPolicy: CompleteLifecycleAction against `*`',
     policies: [reconcilerPolicy()],
     call: CALLS.completeLifecycleAction,
     allowed: false,
@@ -388,20 +388,20 @@ const CASES: readonly Case[] = [
   },
   {
     // Only the operator's decommission tags; the functions' policy grants no CreateTags (issue #15).
-    name: 'the stack’s ReconcilerPolicy: CreateTags of the decommission tag is refused',
+    name: 'the stack’s SweepPolicy: CreateTags of the decommission tag is refused',
     policies: [reconcilerPolicy()],
     call: CALLS.createDecommissionTag,
     allowed: false,
   },
   {
-    name: 'the stack’s ReconcilerPolicy: StartExecution of the stack’s drain machine',
+    name: 'the stack’s SweepPolicy: StartExecution of the stack’s drain machine',
     policies: [reconcilerPolicy()],
     call: CALLS.startExecution(STACK_MACHINE.arn),
     allowed: false,
     server: { allowed: true, why: `${SERVER_KNOWS}: the state machine's ARN` },
   },
   {
-    name: 'the stack’s ReconcilerPolicy: PutEvents on the default bus',
+    name: 'the stack’s SweepPolicy: PutEvents on the default bus',
     policies: [reconcilerPolicy()],
     call: CALLS.putEvents(),
     allowed: false,

@@ -61,9 +61,9 @@ export async function runStorm(text: string, file = 'storm.json'): Promise<Storm
   try {
     const measures = measureStorm(sandbox, cordons());
     const functions = Object.fromEntries(
-      Object.entries(sandbox.functions).map(([kind, name]) => [
+      (['events', 'sweep', 'drainStep'] as const).map((kind) => [
         kind,
-        loadOf(sandbox.lambda.host(name)?.invocations ?? []),
+        loadOf(sandbox.lambda.host(sandbox.functions[kind])?.invocations ?? []),
       ]),
     );
     return {

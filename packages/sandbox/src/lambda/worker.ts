@@ -54,7 +54,13 @@ let latency = new Map<string, number>();
   const addRequest = agent.addRequest;
   agent.addRequest = function (request, options) {
     const host = typeof options['host'] === 'string' ? options['host'] : 'localhost';
-    const port = String(options['port'] ?? (this instanceof https.Agent ? 443 : 80));
+    const given = options['port'];
+    const port =
+      typeof given === 'string' || typeof given === 'number'
+        ? String(given)
+        : this instanceof https.Agent
+          ? '443'
+          : '80';
     const ms = latency.get(`${host}:${port}`) ?? 0;
     if (ms <= 0) {
       addRequest.call(this, request, options);

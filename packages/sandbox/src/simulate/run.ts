@@ -34,7 +34,7 @@ async function readEvents(step: Extract<ScenarioStep, { events: unknown }>, base
   const path = resolve(baseDir, step.events.file);
   const events = JSON.parse(await readFile(path, 'utf8')) as unknown;
   if (!Array.isArray(events)) throw new Error(`${step.events.file}: expected a JSON array of EventBridge events`);
-  return events;
+  return events as unknown[];
 }
 
 const detailTypeOf = (event: unknown): string =>

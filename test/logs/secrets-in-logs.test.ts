@@ -82,6 +82,12 @@ describe('the capture', () => {
     await promisify(execFile)('sh', ['-c', `echo ${EKS_TOKEN} >&2`]);
     expect([...secretsCheck.findings().keys()]).toEqual(['EKS bearer token (sh stderr)']);
   });
+
+  it('should not read the answer of `aws eks get-token` as a log, and still read its stderr', async () => {
+    // `sh -c SCRIPT eks get-token`: the arguments of a get-token call, the token on both streams.
+    await promisify(execFile)('sh', ['-c', `echo ${EKS_TOKEN}; echo ${EKS_TOKEN} >&2`, 'eks', 'get-token']);
+    expect([...secretsCheck.findings().keys()]).toEqual(['EKS bearer token (sh stderr)']);
+  });
 });
 
 describe('the check', () => {

@@ -88,6 +88,12 @@ channel(CREDENTIAL_ISSUED_CHANNEL).subscribe((message) => {
 // Subprocesses: their output as it arrives (a wrapped push sees every chunk without changing how the
 // test reads the stream), or as the synchronous call returns it.
 const childProcess = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
+/**
+ * Commands whose answer on stdout is a credential by design, read by the test that runs them and
+ * never logged: `aws eks get-token` (an EKS token is its whole output). Their stderr is still scanned.
+ */
+const answersWithCredential = (args: readonly unknown[]): boolean =>
+  Array.isArray(args[1]) && args[1].includes('eks') && args[1].includes('get-token');
 const commandOf = (args: readonly unknown[]): string => {
   const [file] = args;
   return typeof file === 'string' ? ((file.split('/').pop() ?? file).split(' ')[0] ?? file) : 'subprocess';
@@ -107,7 +113,7 @@ for (const name of ['spawn', 'execFile', 'exec', 'fork'] as const) {
   const tapped: Spawner = function (this: unknown, ...args: unknown[]) {
     const child = original.apply(this, args);
     const command = commandOf(args);
-    tap(child.stdout, `${command} stdout`);
+    if (!answersWithCredential(args)) tap(child.stdout, `${command} stdout`);
     tap(child.stderr, `${command} stderr`);
     return child;
   };
@@ -138,9 +144,9 @@ for (const name of ['spawnSync', 'execFileSync', 'execSync'] as const) {
     const command = commandOf(args);
     if (name === 'spawnSync' && typeof result === 'object' && result !== null) {
       const { stdout, stderr } = result as { stdout?: unknown; stderr?: unknown };
-      scan(`${command} stdout`, stdout);
+      if (!answersWithCredential(args)) scan(`${command} stdout`, stdout);
       scan(`${command} stderr`, stderr);
-    } else scan(`${command} stdout`, result);
+    } else if (!answersWithCredential(args)) scan(`${command} stdout`, result);
     return result;
   };
 }

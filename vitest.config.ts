@@ -12,5 +12,7 @@ export default defineConfig({
     maxWorkers: 2,
     // The CLI the binary runs (dist/cli), built once before any test.
     globalSetup: ['test/support/build-cli.setup.ts'],
+    // Every test file: no secret in anything logged while it runs (test/support/secrets-in-logs.setup.ts).
+    setupFiles: ['test/support/secrets-in-logs.setup.ts'],
   },
 });

@@ -2,6 +2,7 @@
 // read back from what it prints: the kubeconfig, the AWS endpoint and credentials, the cluster and
 // the drain workflow, for the real clients a test points at it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -47,7 +48,13 @@ export function serveScenario(file: string, options: { readonly timeoutMs?: numb
     );
     proc.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const exports = /export AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+) AWS_REGION=(\S+)/.exec(stdout);
+      const envFile = /^ {2}\. (\S+\.aws\.env) /m.exec(stdout)?.[1];
+      const exports =
+        envFile === undefined
+          ? null
+          : /export AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+) AWS_REGION=(\S+)/.exec(
+              readFileSync(envFile, 'utf8'),
+            );
       const sweep =
         /ec2-node-reconciler sweep --kubeconfig (\S+) --cluster (\S+) --endpoint-url (\S+) --drain-state-machine (\S+)/.exec(
           stdout,

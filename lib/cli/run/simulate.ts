@@ -1,4 +1,5 @@
 // `simulate FILE`: a scenario in the sandbox (emulated AWS and Kubernetes), its expectations checked.
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario, ScenarioError } from '@ec2-node-reconciler/sandbox/scenario/load.js';
@@ -52,6 +53,13 @@ export const runSimulate: CommandRun = async (v, [file]) => {
   );
   const { region, name: cluster } = sandbox.scenario.cluster;
   const { credentials } = sandbox.aws.clientConfig();
+  // The credentials go to a file only its owner reads, as the kubeconfig's token does: never to the terminal.
+  const awsEnv = join(tmpdir(), `ec2-node-reconciler-${process.pid}.aws.env`);
+  await writeFile(
+    awsEnv,
+    `export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}\n`,
+    { mode: 0o600 },
+  );
   const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;
   // The served cluster lives on: its clock runs at wall speed from where the scenario ended.
   const stop = serveInRealTime(sandbox);
@@ -59,7 +67,7 @@ export const runSimulate: CommandRun = async (v, [file]) => {
     [
       `\nsandbox serving (Ctrl-C to stop); its clock runs at wall speed from the scenario's end, ${new Date(sandbox.clock.now()).toISOString()}:`,
       `  kubectl --kubeconfig ${kubeconfig} get nodes`,
-      `  export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}`,
+      `  . ${awsEnv}   (the sandbox's AWS credentials and region, for aws and ec2-node-reconciler)`,
       `  aws ${endpoint} ec2 describe-instances`,
       `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts: these credentials created the cluster, so they are its admin)`,
       `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --drain-state-machine ${sandbox.stack.deployment.stateMachines[0]?.arn ?? ''} --dry-run`,
@@ -68,6 +76,6 @@ export const runSimulate: CommandRun = async (v, [file]) => {
   );
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   stop();
-  await sandbox.close();
+  await Promise.all([sandbox.close(), rm(awsEnv, { force: true })]);
   return code;
 };

@@ -8,6 +8,7 @@ import { parsePolicy } from './iam/policy.js';
 import { stableHex } from './ids.js';
 import { Ec2RateLimiter } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
+import { publishCredentialIssued } from '../taps.js';
 import { createAwsServer } from './server.js';
 import { DEFAULT_CREDENTIALS, identityOf, type EmulatorCredential } from './sigv4.js';
 import { AwsState, type AwsSeed, type AwsTimings } from './state/index.js';
@@ -113,6 +114,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
   if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new Error(`region is not an AWS region name: ${region}`);
   // One list, read by the server and the token verifier at every use, so sessions added later count.
   const credentials: EmulatorCredential[] = [...(options.credentials ?? [DEFAULT_CREDENTIALS])];
+  credentials.forEach(publishCredentialIssued);
   const first = credentials[0];
   if (!first) throw new Error('credentials: give at least one pair');
   if (options.iam) grantOperators(options.iam, credentials, accountId);
@@ -204,6 +206,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
 }
 
 function addCredential(credentials: EmulatorCredential[], credential: EmulatorCredential): void {
+  publishCredentialIssued(credential);
   const index = credentials.findIndex((c) => c.accessKeyId === credential.accessKeyId);
   if (index >= 0) credentials[index] = credential;
   else credentials.push(credential);
@@ -248,7 +251,7 @@ export function roleSessionCredential(roleArn: string, sessionName: string): Emu
   const keyId = Array.from({ length: 16 }, (_, i) =>
     KEY_ALPHABET.charAt(parseInt(digits.slice(i * 2, i * 2 + 2), 16) % 32),
   ).join('');
-  return {
+  const credential = {
     accessKeyId: `ASIA${keyId}`,
     secretAccessKey: Buffer.from(stableHex(`${seed}:secret`, 60), 'hex')
       .toString('base64')
@@ -257,4 +260,6 @@ export function roleSessionCredential(roleArn: string, sessionName: string): Emu
     sessionToken: `IQoJb3JpZ2luX2VjE${Buffer.from(stableHex(`${seed}:token`, 64), 'hex').toString('base64')}`,
     arn: `arn:${partition}:sts::${account}:assumed-role/${roleName}/${sessionName}`,
   };
+  publishCredentialIssued(credential);
+  return credential;
 }

@@ -59,7 +59,7 @@ export {
   type EksTokenVerification,
   type CreateEksTokenOptions,
 } from './eks-token.js';
-export { DEFAULT_CREDENTIALS, type CallerIdentity, type EmulatorCredential } from './sigv4.js';
+export { credentialArn, DEFAULT_CREDENTIALS, type CallerIdentity, type EmulatorCredential } from './sigv4.js';
 export { SERVICE_NAMES, type ServiceName } from './services/names.js';
 export { AwsError } from './errors.js';
 export { authorizeCall, type CallAuthorization } from './authorization.js';

@@ -10,8 +10,10 @@ export interface EmulatorCredential {
   readonly secretAccessKey: string;
   /** Temporary credentials (a Lambda role): a presigned URL must carry the same X-Amz-Security-Token. */
   readonly sessionToken?: string;
-  /** Default: `arn:aws:iam::<account>:user/<accessKeyId>`. */
+  /** Default: `arn:aws:iam::<account>:user/<userName>`. */
   readonly arn?: string;
+  /** The IAM user the default ARN names; default: the access key id (a key the emulator was not told about). */
+  readonly userName?: string;
   /** Default: derived from the ARN (`AIDA…`, or `AROA…:<session>` for an assumed role). */
   readonly userId?: string;
 }
@@ -20,7 +22,14 @@ export interface EmulatorCredential {
 export const DEFAULT_CREDENTIALS: EmulatorCredential = {
   accessKeyId: 'AKIDEXAMPLE',
   secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  // A user's ARN names the user, as in IAM, never its key: identities are printed, keys must not be.
+  userName: 'sandbox-admin',
 };
+
+/** The identity a credential signs as: its ARN, or the IAM user of that name in the account. */
+export function credentialArn(credential: EmulatorCredential, accountId: string): string {
+  return credential.arn ?? `arn:aws:iam::${accountId}:user/${credential.userName ?? credential.accessKeyId}`;
+}
 
 /** `AKID/20260101/us-east-1/ec2/aws4_request`, split. */
 export interface CredentialScope {
@@ -60,7 +69,7 @@ export function identityOf(
   accountId: string,
 ): CallerIdentity {
   const known = credentials.find((c) => c.accessKeyId === accessKeyId);
-  const arn = known?.arn ?? `arn:aws:iam::${accountId}:user/${accessKeyId}`;
+  const arn = known ? credentialArn(known, accountId) : `arn:aws:iam::${accountId}:user/${accessKeyId}`;
   const assumed = /^arn:aws[\w-]*:sts::(\d{12}):assumed-role\/[^/]+\/(.+)$/.exec(arn);
   const account = /^arn:aws[\w-]*:(?:iam|sts)::(\d{12}):/.exec(arn)?.[1] ?? accountId;
   // A role keeps one unique id across its sessions; the session name is appended after a colon.

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { VirtualClock } from '../../../../lib/model/clock.js';
+import { publishFunctionLogs } from '../taps.js';
 import type { Activity } from './activity.js';
 import type {
   FunctionErrorPayload,
@@ -271,6 +272,7 @@ export class FunctionHost {
   private finish(record: (typeof this.invocations)[number], result: InvocationResult): InvocationResult {
     record.endedAt = this.deps.clock.now();
     record.result = result;
+    publishFunctionLogs({ functionName: this.fn.name, lines: result.logs });
     return result;
   }
 

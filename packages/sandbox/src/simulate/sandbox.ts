@@ -12,7 +12,7 @@ import { FUNCTION_ENV } from '../../../../lib/contract/env.js';
 import { matchesPattern } from '../aws/event-pattern.js';
 import { roleSessionCredential, startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { IamAuthorizer, roleKey } from '../aws/iam/index.js';
-import { DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
+import { credentialArn, DEFAULT_CREDENTIALS, type EmulatorCredential } from '../aws/sigv4.js';
 import { deploy, drainStepFunction, type DeployedStack } from '../deployed/deploy.js';
 import type { Deployment, FunctionSpec } from '../deployment/template.js';
 import { recordDeployment } from '../deployed/account.js';
@@ -165,7 +165,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     // EC2's token buckets, shared by every caller of the account as in AWS (on the virtual clock).
     rateLimits: true,
   });
-  const creatorArn = DEFAULT_CREDENTIALS.arn ?? `arn:aws:iam::${accountId}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
+  const creatorArn = credentialArn(DEFAULT_CREDENTIALS, accountId);
   const kube = await startKubeEmulator({
     clock,
     tls: options.tls === true,

@@ -293,7 +293,7 @@ function cliSuite(cli: AwsCli): void {
         expect(ok(identity)).toEqual({
           UserId: expect.stringMatching(/^AIDA/) as unknown,
           Account: '111122223333',
-          Arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+          Arn: 'arn:aws:iam::111122223333:user/sandbox-admin',
         });
       }));
 
@@ -307,7 +307,7 @@ function cliSuite(cli: AwsCli): void {
 
           expect(await world.aws.verifyEksToken(out.status.token, 'demo')).toMatchObject({
             ok: true,
-            arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+            arn: 'arn:aws:iam::111122223333:user/sandbox-admin',
           });
           expect(await world.aws.verifyEksToken(out.status.token, 'prod')).toMatchObject({ ok: false });
         },

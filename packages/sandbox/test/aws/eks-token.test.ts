@@ -44,7 +44,7 @@ describe('verifyEksToken', () => {
 
     expect(verdict).toEqual({
       ok: true,
-      arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+      arn: 'arn:aws:iam::111122223333:user/sandbox-admin',
       accountId: '111122223333',
       userId: expect.stringMatching(/^AIDA/) as unknown,
       accessKeyId: 'AKIDEXAMPLE',
@@ -184,7 +184,7 @@ describe('STS GetCallerIdentity from a presigned URL over HTTP', () => {
     expect(await response.json()).toEqual({
       GetCallerIdentityResponse: {
         GetCallerIdentityResult: {
-          Arn: 'arn:aws:iam::111122223333:user/AKIDEXAMPLE',
+          Arn: 'arn:aws:iam::111122223333:user/sandbox-admin',
           Account: '111122223333',
           UserId: expect.stringMatching(/^AIDA/) as unknown,
         },

@@ -436,7 +436,7 @@ describe('STS GetCallerIdentity', () => {
   it('should derive an IAM user identity for a key it was not told about', async () => {
     const out = await world.sts.send(new GetCallerIdentityCommand({}));
 
-    expect(out.Arn).toBe('arn:aws:iam::111122223333:user/AKIDEXAMPLE');
+    expect(out.Arn).toBe('arn:aws:iam::111122223333:user/sandbox-admin');
     expect(out.UserId).toMatch(/^AIDA[0-9A-F]{17}$/);
   });
 });

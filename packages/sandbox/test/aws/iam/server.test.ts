@@ -15,6 +15,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createEksToken,
+  credentialArn,
   DEFAULT_CREDENTIALS,
   type AwsEmulator,
   type EmulatorCredential,
@@ -26,7 +27,7 @@ const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/service-role/reconciler-sweep`;
 const SESSION_ARN = `arn:aws:sts::${ACCOUNT}:assumed-role/reconciler-sweep/sweep`;
-const OPERATOR_ARN = `arn:aws:iam::${ACCOUNT}:user/${DEFAULT_CREDENTIALS.accessKeyId}`;
+const OPERATOR_ARN = credentialArn(DEFAULT_CREDENTIALS, ACCOUNT);
 const MACHINE = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:drain`;
 
 type Statement = Extract<PolicyDocumentInput['Statement'], readonly unknown[]>[number];

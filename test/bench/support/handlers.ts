@@ -51,7 +51,7 @@ export interface HandlerRun {
   /** Time to import the bundle (module init: a cold start's INIT phase without the runtime's own). */
   readonly initMs: number;
   readonly invocations: readonly InvocationResult[];
-  /** Peak resident set size of the process (getrusage), MiB. */
+  /** Peak resident set size of the process (VmHWM: its own image), MiB. */
   readonly maxRssMiB: number;
 }
 

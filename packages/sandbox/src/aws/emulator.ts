@@ -45,9 +45,12 @@ export interface AwsEmulatorOptions {
   /**
    * Throttles EC2 as EC2 does: a token bucket per action (its category's size and refill), account
    * and Region, on the emulator's clock; a request without a token gets RequestLimitExceeded (503).
+   * With `mayRefuse`, only the callers it names are refused: the others' requests take what tokens
+   * there are and are served (callers that wait in real time while the emulator's clock stands
+   * still, whose retries a bucket on that clock would never refill).
    * @default false (every request is served)
    */
-  readonly rateLimits?: boolean;
+  readonly rateLimits?: boolean | { readonly mayRefuse: (accessKeyId: string | undefined) => boolean };
 }
 
 /** What an SDK v3 client needs to talk to the emulator: `new EC2Client(aws.clientConfig())`. */
@@ -140,7 +143,8 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     otherRegions.set(signingRegion, empty);
     return empty;
   };
-  const rateLimits = options.rateLimits === true ? new Ec2RateLimiter(clock) : undefined;
+  const rateLimits = options.rateLimits ? new Ec2RateLimiter(clock) : undefined;
+  const mayRefuse = typeof options.rateLimits === 'object' ? options.rateLimits.mayRefuse : () => true;
   const server = createAwsServer({
     stateFor,
     faults,
@@ -148,7 +152,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     counters,
     credentials,
     iam: options.iam,
-    ...(rateLimits ? { ec2RateLimits: { limiter: rateLimits, accountId } } : {}),
+    ...(rateLimits ? { ec2RateLimits: { limiter: rateLimits, accountId, mayRefuse } } : {}),
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -142,9 +142,9 @@ export class Ec2RateLimiter {
   /**
    * Takes the tokens an EC2 request needs (its request bucket's, and for instance-changing calls
    * their resource bucket's); throws EC2's RequestLimitExceeded when one has too few. A refused
-   * request takes nothing.
+   * request takes nothing. One that may not be refused takes what there is, down to none.
    */
-  admit(scope: RateScope, action: string, params: Params): void {
+  admit(scope: RateScope, action: string, params: Params, mayRefuse = true): void {
     const now = this.clock.now();
     const request = ec2RequestBucket(action, params);
     const needs: { bucket: TokenBucket; name: string; count: number; kind: 'request' | 'resource' }[] = [
@@ -161,6 +161,10 @@ export class Ec2RateLimiter {
       });
     }
     const short = needs.find((need) => need.bucket.level(now) < need.count);
+    if (short && !mayRefuse) {
+      for (const need of needs) need.bucket.take(Math.min(need.count, Math.max(0, need.bucket.level(now))));
+      return;
+    }
     if (short) {
       this.throttled.push({ at: now, region: scope.region, operation: action, bucket: short.name });
       throw requestLimitExceeded(scope.accountId, action, short.kind);

@@ -25,7 +25,12 @@ export interface ServerDeps {
   /** When given, every routed call is authorized under the caller's policies before anything else happens to it. */
   readonly iam?: IamAuthorizer;
   /** When given, EC2 requests take tokens from EC2's buckets for their account and Region, or are refused as EC2 refuses them. */
-  readonly ec2RateLimits?: { readonly limiter: Ec2RateLimiter; readonly accountId: string };
+  readonly ec2RateLimits?: {
+    readonly limiter: Ec2RateLimiter;
+    readonly accountId: string;
+    /** Whether a caller's request may be refused (else it takes what tokens there are). */
+    readonly mayRefuse: (accessKeyId: string | undefined) => boolean;
+  };
 }
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -142,6 +147,7 @@ export function createAwsServer(deps: ServerDeps): Server {
           { accountId: deps.ec2RateLimits.accountId, region: state.region },
           call.operation,
           isRecord(call.params) ? call.params : {},
+          deps.ec2RateLimits.mayRefuse(scope?.accessKeyId),
         );
       if (deps.iam) {
         // Conditions read the account as it is now (tags, group membership): settle it first.

@@ -58,6 +58,8 @@ export const STATE_MACHINE_LOG_DELIVERY_ACTIONS = [
 ] as const;
 // What Step Functions and the Scheduler name the sessions of their roles.
 const SERVICE_SESSION = 'aws-service-session';
+/** The session the operator's commands sign in, as the sweep function's role (operatorAws 'sweep-role'). */
+const OPERATOR_SESSION = 'sandbox-operator';
 
 /** The deployed functions by what they do. */
 export interface DeployedFunctions {
@@ -114,8 +116,8 @@ export interface SandboxOptions {
    */
   readonly alterRbac?: (manifests: Record<string, unknown>[]) => Record<string, unknown>[];
   /**
-   * Whose AWS credentials the operator's commands (snapshots, `drain` steps) sign with: the sweep
-   * role's session, as the reconciler itself would (the default), or the sandbox's administrator,
+   * Whose AWS credentials the operator's commands (snapshots, `drain` steps) sign with: a session of
+   * the sweep role, with what the reconciler itself may do (the default), or the sandbox's administrator,
    * for tests that change the roles and must tell the functions' calls from the operator's.
    * @default 'sweep-role'
    */
@@ -149,6 +151,9 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     return credential;
   };
   for (const fn of deployment.functions) session(fn.roleArn, fn.name);
+  const functionKeys = new Set(deployment.functions.map((fn) => session(fn.roleArn, fn.name).accessKeyId));
+  // The operator signs as a function's role in a session of its own (below): its calls are the role's, its key is not the function's.
+  for (const fn of deployment.functions) session(fn.roleArn, OPERATOR_SESSION);
   for (const machine of deployment.stateMachines) session(machine.roleArn, SERVICE_SESSION);
   for (const schedule of deployment.schedules) session(schedule.roleArn, SERVICE_SESSION);
 
@@ -162,8 +167,10 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     idSeed: scenario.name,
     credentials: [DEFAULT_CREDENTIALS, ...sessions.values()],
     iam,
-    // EC2's token buckets, shared by every caller of the account as in AWS (on the virtual clock).
-    rateLimits: true,
+    // EC2's token buckets, shared by every caller of the account as in AWS, on the virtual clock. Only
+    // the deployed functions are refused: their waits move that clock. The operator (the CLI's snapshots,
+    // commands and drains) waits in real time while the clock stands still: its requests count, never refused.
+    rateLimits: { mayRefuse: (accessKeyId) => accessKeyId !== undefined && functionKeys.has(accessKeyId) },
   });
   const creatorArn = credentialArn(DEFAULT_CREDENTIALS, accountId);
   const kube = await startKubeEmulator({
@@ -361,7 +368,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
 
   const sweepCredentials = session(
     deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '',
-    functions.sweep,
+    OPERATOR_SESSION,
   );
   const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
 

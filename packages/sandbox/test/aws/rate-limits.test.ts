@@ -6,7 +6,7 @@ import { DescribeInstancesCommand, DescribeInstanceStatusCommand, EC2Client } fr
 import { isThrottlingError } from '@smithy/service-error-classification';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../lib/model/clock.js';
-import { startAwsEmulator } from '../../src/aws/index.js';
+import { DEFAULT_CREDENTIALS, startAwsEmulator } from '../../src/aws/index.js';
 import { ec2RequestBucket } from '../../src/aws/rate-limits.js';
 import { describeWithOracle, findAwsCli, runCli } from './support/oracles.js';
 import { anInstance, instanceId, startWorld, type World } from './support/world.js';
@@ -75,6 +75,27 @@ describe('EC2 rate limits: the documented buckets', () => {
       ]);
       ec2.destroy();
     }));
+
+  it('should serve the callers it may not refuse from the same bucket, leaving the others what is left', async () => {
+    const fn = { accessKeyId: 'ASIAFUNCTIONEXAMPLE1', secretAccessKey: 'function-secret' };
+    const world = await startWorld({
+      credentials: [DEFAULT_CREDENTIALS, fn],
+      rateLimits: { mayRefuse: (key) => key === fn.accessKeyId },
+    });
+    try {
+      const operator = oneShot(world);
+      const theFunction = new EC2Client({ ...world.aws.clientConfig(), credentials: fn, maxAttempts: 1 });
+      // The operator's 120 are all served; they emptied the bucket the function shares.
+      expect(await burst(120, () => operator.send(new DescribeInstancesCommand(FILTERED)))).toBe(0);
+      expect(await burst(1, () => theFunction.send(new DescribeInstancesCommand(FILTERED)))).toBe(1);
+      world.clock.advance(1_000);
+      expect(await burst(21, () => theFunction.send(new DescribeInstancesCommand(FILTERED)))).toBe(1);
+      operator.destroy();
+      theFunction.destroy();
+    } finally {
+      await world.close();
+    }
+  });
 
   it('should keep each API’s bucket, the unfiltered one, and each Region apart', () =>
     withWorld(async (world) => {

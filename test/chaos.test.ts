@@ -1,7 +1,7 @@
 // The chaos differential (issue #16): every scenario in test/scenarios/ runs in a plain world and in
 // one with seeded faults on every API the deployed stack calls (packages/sandbox/src/chaos/profile.ts),
 // beside the plain run of test/scenarios.test.ts. After the faults stop both worlds get the same
-// tail (TAIL_SWEEPS sweeps, each TAIL_SWEEP_EVERY_MS after the last, then TAIL_QUIET_MS), and their
+// tail (TAIL_SWEEPS to TAIL_MAX_SWEEPS sweeps, each TAIL_SWEEP_EVERY_MS after the last, then TAIL_QUIET_MS), and their
 // end states must be identical but where the scenario marks an outcome deadline-bound
 // (`chaos.deadlineBound`, docs/scenarios.md); every event not processed must be in the DLQ.
 //
@@ -28,10 +28,7 @@ const FILES = readdirSync(DIR)
  * test says to remove it here. Never add one to make the run pass: fix the bug, or mark a truly
  * deadline-bound outcome in the scenario.
  */
-const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
-  'repair-max-parallel-second-waits.yaml':
-    'faults that delay the first repair push the second machine’s Unhealthy mark past the tail’s two sweeps: a delay the fixed tail does not wait out, or an outcome changed (not yet told apart)',
-};
+const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {};
 
 function seedFor(file: string): number {
   const override = process.env.CHAOS_SEED;

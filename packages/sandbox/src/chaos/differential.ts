@@ -4,8 +4,9 @@
 // its clock up first), and a `settle` lasts as long in the faulted world as it took the plain one,
 // so the inputs (events, sweeps, an operator's commands) come at the same moments in both, as the
 // world outside does not wait for a struggling reconciler. When the steps are done the faults stop,
-// and both worlds get the same tail: a settle, then TAIL_SWEEPS rounds of (TAIL_SWEEP_EVERY_MS,
-// sweep, settle), each sweep at the same moment in both, and a quiet TAIL_QUIET_MS. Then their end states must be
+// and both worlds get the same tail: a settle, then rounds of (TAIL_SWEEP_EVERY_MS, sweep, settle),
+// each sweep at the same moment in both — at least TAIL_SWEEPS, and more while a round changed
+// either world, up to TAIL_MAX_SWEEPS — and a quiet TAIL_QUIET_MS. Then their end states must be
 // identical, but where the scenario marks an outcome deadline-bound; and in each world every event
 // must end once, taken or dead-lettered.
 import type { LoadedScenario } from '../scenario/load.js';
@@ -27,8 +28,15 @@ import {
 import { armChaos } from './inject.js';
 import { ISSUE_16_CHAOS, type ChaosProfile, type FaultCounts } from './profile.js';
 
-/** The sweeps (each followed by a settle) both worlds get after the faults stop: the same for every scenario. */
+/** The sweeps (each followed by a settle) both worlds get after the faults stop, at least. */
 export const TAIL_SWEEPS = 2;
+/**
+ * And at most: rounds go on while the last one changed either world's end state. An outcome that
+ * takes a chain of sweeps (a repair: drain, mark Unhealthy, complete the hook, delete the Node —
+ * one a sweep) and that faults set back by a sweep or two still ends, in both worlds; a world
+ * still changing after this many is compared as it is.
+ */
+export const TAIL_MAX_SWEEPS = 6;
 /**
  * The time before each of them: the deployed schedule's rate (rate(10 minutes)), so that what a
  * late drain set going (a machine's shutdown after its lifecycle action completed) is over when
@@ -116,11 +124,21 @@ export async function runDifferential<Report extends ReportView>(
 
     const tail = loaded.scenario.steps.length + 1;
     await both({ settle: {} }, tail);
-    for (let round = 0; round < TAIL_SWEEPS; round++) {
+    const unchanged = (world: World, before: EndState, after: EndState) =>
+      compareEndStates(before, after, world.seeded, deadlineBoundSet([], world.seeded)).length === 0;
+    let before = worlds.map((w) => endState(w.sandbox, w.seeded));
+    for (let round = 1; round <= TAIL_MAX_SWEEPS; round++) {
       await align(worlds);
       await both({ advance: TAIL_SWEEP_EVERY_MS }, tail);
       await both({ sweep: {} }, tail);
       await both({ settle: {} }, tail);
+      const after = worlds.map((w) => endState(w.sandbox, w.seeded));
+      const quiet = worlds.every((w, i) => {
+        const [was, is] = [before[i], after[i]];
+        return was !== undefined && is !== undefined && unchanged(w, was, is);
+      });
+      before = after;
+      if (round >= TAIL_SWEEPS && quiet) break;
     }
     await align(worlds);
     await both({ advance: TAIL_QUIET_MS }, tail);

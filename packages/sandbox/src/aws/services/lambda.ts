@@ -1,6 +1,13 @@
 import { AwsError } from '../errors.js';
-import type { EventSourceMappingRecord, FunctionRecord, InvocationRecord } from '../state/functions.js';
+import type { EventSourceMappingRecord, FunctionRecord, FunctionStore, InvocationRecord } from '../state/functions.js';
 import type { RestJsonService } from './types.js';
+
+/** The function a name or ARN names, or Lambda's 404 naming its ARN. */
+function functionNamed(functions: FunctionStore, nameOrArn: string): FunctionRecord {
+  const fn = functions.find(nameOrArn);
+  if (!fn) throw new AwsError('ResourceNotFoundException', `Function not found: ${functions.arnOf(nameOrArn)}`, 404);
+  return fn;
+}
 
 /** Lambda's LastModified: ISO 8601 with milliseconds and a `+0000` offset. */
 const lastModified = (ms: number): string => new Date(ms).toISOString().replace('Z', '+0000');
@@ -78,13 +85,7 @@ export const lambdaService: RestJsonService = {
       pattern: /^\/2015-03-31\/functions\/([^/]+)\/configuration$/,
       operation: 'GetFunctionConfiguration',
       handle([name = ''], ctx) {
-        const fn = ctx.state.functions.find(name);
-        if (!fn)
-          throw new AwsError(
-            'ResourceNotFoundException',
-            `Function not found: ${ctx.state.functions.arnOf(name)}`,
-            404,
-          );
+        const fn = functionNamed(ctx.state.functions, name);
         return { body: configurationJson(fn) };
       },
     },
@@ -95,13 +96,7 @@ export const lambdaService: RestJsonService = {
       handle(_params, ctx) {
         const source = ctx.request.query.get('EventSourceArn') ?? undefined;
         const functionName = ctx.request.query.get('FunctionName') ?? undefined;
-        const fn = functionName === undefined ? undefined : ctx.state.functions.find(functionName);
-        if (functionName !== undefined && !fn)
-          throw new AwsError(
-            'ResourceNotFoundException',
-            `Function not found: ${ctx.state.functions.arnOf(functionName)}`,
-            404,
-          );
+        const fn = functionName === undefined ? undefined : functionNamed(ctx.state.functions, functionName);
         const mappings = ctx.state.functions.eventSourceMappings.filter(
           (m) =>
             (source === undefined || m.eventSourceArn === source) && (fn === undefined || m.functionArn === fn.arn),
@@ -114,13 +109,7 @@ export const lambdaService: RestJsonService = {
       pattern: /^\/2015-03-31\/functions\/([^/]+)\/invocations$/,
       operation: 'Invoke',
       async handle([name = ''], ctx) {
-        const fn = ctx.state.functions.find(name);
-        if (!fn)
-          throw new AwsError(
-            'ResourceNotFoundException',
-            `Function not found: ${ctx.state.functions.arnOf(name)}`,
-            404,
-          );
+        const fn = functionNamed(ctx.state.functions, name);
         const type = String(ctx.request.headers['x-amz-invocation-type'] ?? 'RequestResponse');
         if (!isInvocationType(type))
           throw new AwsError('InvalidParameterValueException', `Unsupported invocation type: ${type}`);

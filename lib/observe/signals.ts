@@ -4,7 +4,6 @@ import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observatio
 import type { Signal } from '../model/signal.js';
 import { formatDuration } from '../model/duration.js';
 import { errorText } from '../support/errors.js';
-import { DRAIN_ANNOTATION } from '../contract/labels.js';
 import type { InstanceLookup } from '../aws/ec2.js';
 import { drainStates } from './drains.js';
 import type { ObserveDeps } from './deps.js';
@@ -50,14 +49,16 @@ type InstanceLook =
 
 /**
  * What one lookup pass saw about a set of instances (an SQS batch's): one DescribeInstances per
- * 200 ids, one search for each instance's Node (sharing one listing of every Node among those
- * that need a scan), one question about the drains the Nodes found name. `observationFor` cuts
- * from it what one event, or one group of events about the same machines, is about.
+ * 200 ids, then a search for each instance's Node (sharing one listing of every Node among those
+ * that need a scan), each settling on its own. `observationFor` waits for what one event, or one
+ * group of events about the same machines, is about — its own instances' searches and the drains
+ * their Nodes name — so a slow or failing search holds up only its own instance's events, never a
+ * spot warning about another machine of the batch.
  */
 export interface SignalBatchObservation {
   readonly lookup: InstanceLookup;
-  readonly looks: ReadonlyMap<InstanceId, InstanceLook>;
-  readonly drains: ReadonlyMap<string, DrainExecutionState>;
+  /** Each instance's search (never rejects: a failure is a `failed` look); none for another cluster's. */
+  readonly looks: ReadonlyMap<InstanceId, Promise<InstanceLook | undefined>>;
 }
 
 /**
@@ -124,46 +125,33 @@ export async function observeSignalBatch(
     return { nodes, leases };
   };
 
-  const looks = new Map<InstanceId, InstanceLook>();
-  await Promise.all(
+  // A Node that could not be read fails its own instance, not the whole pass.
+  const looks = new Map(
     ids
       .filter((id) => !lookup.errors.has(id))
-      .map(async (id) => {
-        // A Node that could not be read fails its own instance, not the whole pass.
-        try {
-          const look = await lookFor(id);
-          if (look) looks.set(id, look);
-        } catch (error) {
-          looks.set(id, { failed: errorText(error) });
-        }
-      }),
+      .map((id) => [id, lookFor(id).catch((error: unknown): InstanceLook => ({ failed: errorText(error) }))] as const),
   );
-
-  const drains = await drainStates(
-    deps,
-    [...looks.values()].flatMap((look) => ('nodes' in look ? look.nodes : [])),
-  );
-  return { lookup, looks, drains: drains.states };
+  return { lookup, looks };
 }
 
 /**
  * What `signals` are about, cut from a pass that looked at (at least) their instances: the
  * observation an event run classifies, and what could not be observed for them.
  */
-export function observationFor(
+export async function observationFor(
   batch: SignalBatchObservation,
   signals: readonly Signal[],
-  deps: Pick<ObserveDeps, 'clock' | 'settings'>,
+  deps: Pick<ObserveDeps, 'clock' | 'settings' | 'drains'>,
   options: ObserveSignalsOptions = {},
-): ObservedSignals {
+): Promise<ObservedSignals> {
   const ids = new Set(signals.map((s) => s.instanceId));
   const { lookup } = batch;
   const nodes = new Map<string, NodeView>();
   const leases = new Map<string, LeaseView>();
   // A failed Node search is a failed lookup (DESIGN §1a): the pair is `unknown`, nothing mutates it.
   const lookupErrors = new Map([...lookup.errors].filter(([id]) => ids.has(id)));
-  for (const id of ids) {
-    const look = batch.looks.get(id);
+  const looks = await Promise.all([...ids].map(async (id) => [id, await batch.looks.get(id)] as const));
+  for (const [id, look] of looks) {
     if (look === undefined) continue;
     if ('failed' in look) {
       lookupErrors.set(id, `looking for its Node: ${look.failed}`);
@@ -172,12 +160,7 @@ export function observationFor(
     for (const node of look.nodes) nodes.set(node.name, node);
     for (const [name, lease] of look.leases) leases.set(name, lease);
   }
-  const drains = new Map<string, DrainExecutionState>();
-  for (const node of nodes.values()) {
-    const execution = node.annotations[DRAIN_ANNOTATION];
-    const state = execution === undefined ? undefined : batch.drains.get(execution);
-    if (execution !== undefined && state !== undefined) drains.set(execution, state);
-  }
+  const drains: ReadonlyMap<string, DrainExecutionState> = (await drainStates(deps, [...nodes.values()])).states;
   const notFound = lookup.notFound.filter((id) => ids.has(id));
 
   const now = deps.clock.now();

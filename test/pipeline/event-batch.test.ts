@@ -113,6 +113,25 @@ describe('events function: one SQS batch, one lookup pass', () => {
     expect(describeCalls()).toHaveLength(1);
   });
 
+  it('should not hold a warning up behind another machine’s slow Node search: it is cordoned first', async () => {
+    for (const n of [1, 2]) pairs.inSync(world, n, { instance: { spot: true } });
+    const records = await Promise.all([1, 2].map(async (n) => record(`m-${n}`, await spotWarning(n))));
+    // Machine 2's Node answers 1.5 s late (a struggling API server, a read being retried).
+    world.kube.faults.add({ verb: 'get', resource: 'nodes', name: nodeName(2), effect: { delayMs: 1_500 } });
+    world.clearLogs();
+
+    const outcomes = await handle(records);
+
+    expect([...outcomes.values()].map((o) => o.kind)).toEqual(['reconciled', 'reconciled']);
+    // The log holds requests as they were answered: machine 1's cordon went before machine 2's Node came back.
+    const entries = world.kube.requestLog.entries;
+    const cordon1 = entries.findIndex((e) => e.verb === 'patch' && e.resource === 'nodes' && e.name === nodeName(1));
+    const read2 = entries.findIndex((e) => e.verb === 'get' && e.resource === 'nodes' && e.name === nodeName(2));
+    expect(cordon1).toBeGreaterThanOrEqual(0);
+    expect(read2).toBeGreaterThan(cordon1);
+    expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).toBe(true);
+  });
+
   it('should decide two events about one machine in one plan: one cordon, both records done', async () => {
     pairs.inSync(world, 1, { instance: { spot: true } });
     const rebalance = {

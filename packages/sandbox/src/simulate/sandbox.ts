@@ -151,9 +151,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     return credential;
   };
   for (const fn of deployment.functions) session(fn.roleArn, fn.name);
-  const functionKeys = new Set(deployment.functions.map((fn) => session(fn.roleArn, fn.name).accessKeyId));
   // The operator signs as a function's role in a session of its own (below): its calls are the role's, its key is not the function's.
-  for (const fn of deployment.functions) session(fn.roleArn, OPERATOR_SESSION);
+  const operatorKeys = new Set([
+    DEFAULT_CREDENTIALS.accessKeyId,
+    ...deployment.functions.map((fn) => session(fn.roleArn, OPERATOR_SESSION).accessKeyId),
+  ]);
   for (const machine of deployment.stateMachines) session(machine.roleArn, SERVICE_SESSION);
   for (const schedule of deployment.schedules) session(schedule.roleArn, SERVICE_SESSION);
 
@@ -167,10 +169,11 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     idSeed: scenario.name,
     credentials: [DEFAULT_CREDENTIALS, ...sessions.values()],
     iam,
-    // EC2's token buckets, shared by every caller of the account as in AWS, on the virtual clock. Only
-    // the deployed functions are refused: their waits move that clock. The operator (the CLI's snapshots,
-    // commands and drains) waits in real time while the clock stands still: its requests count, never refused.
-    rateLimits: { mayRefuse: (accessKeyId) => accessKeyId !== undefined && functionKeys.has(accessKeyId) },
+    // EC2's token buckets, shared by every caller of the account as in AWS, on the virtual clock. All but
+    // the operator are refused when a bucket is empty (the deployed functions' waits move that clock). The
+    // operator (the reports' snapshots, drain and cordon steps, as the administrator or in its session of
+    // the sweep role) waits in real time while the clock stands still: its requests count, never refused.
+    rateLimits: { mayRefuse: (accessKeyId) => accessKeyId === undefined || !operatorKeys.has(accessKeyId) },
   });
   const creatorArn = credentialArn(DEFAULT_CREDENTIALS, accountId);
   const kube = await startKubeEmulator({

@@ -2,6 +2,8 @@
 // on each channel it listens to, and a whole vitest run that fails naming the file and the kind,
 // without printing the secret.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +28,11 @@ describe('the secrets detector', () => {
     expect(kinds(`key ASIA${'Q'.repeat(16)} expired`)).toEqual(['AWS access key id']);
     expect(kinds(`aws_secret_access_key = ${SECRET}`)).toEqual(['AWS secret access key']);
     expect(kinds(`{"SecretAccessKey":"${SECRET}"}`)).toEqual(['AWS secret access key']);
+    expect(kinds(`"secretAccessKey"   :   "${SECRET}"`)).toEqual(['AWS secret access key']);
+    expect(kinds(`aws_secret_access_key=${encodeURIComponent(SECRET)}`)).toEqual(['AWS secret access key']);
+    expect(kinds('token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJlLXBhcnQ')).toEqual([
+      'bearer token',
+    ]);
     expect(kinds(`X-Amz-Security-Token=FwoGZXIvYXdzEXAMPLETOKEN%2Fvalue`)).toEqual(['AWS session token']);
     expect(kinds(`"token":"IQoJb3JpZ2luX2VjEXAMPLEEXAMPLEEXAMPLE=="`)).toEqual(['AWS session token']);
   });
@@ -34,6 +41,7 @@ describe('the secrets detector', () => {
     const issued = roleSessionCredential('arn:aws:iam::111122223333:role/r', 'session');
     const found = (text: string) => findSecrets(text, [issued]).map((f) => f.kind);
     expect(found(`secret is ${issued.secretAccessKey}.`)).toEqual(['sandbox-issued secret access key']);
+    expect(found(`?k=${encodeURIComponent(issued.secretAccessKey)}`)).toContain('sandbox-issued secret access key');
     expect(found(`-${issued.accessKeyId}-`)).toContain('sandbox-issued access key id');
     expect(found(`${issued.sessionToken ?? ''}`)).toContain('sandbox-issued session token');
     expect(findSecrets('id AKIDEXAMPLE', [{ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x'.repeat(40) }])).toEqual([
@@ -84,9 +92,20 @@ describe('the capture', () => {
   });
 
   it('should not read the answer of `aws eks get-token` as a log, and still read its stderr', async () => {
-    // `sh -c SCRIPT eks get-token`: the arguments of a get-token call, the token on both streams.
-    await promisify(execFile)('sh', ['-c', `echo ${EKS_TOKEN}; echo ${EKS_TOKEN} >&2`, 'eks', 'get-token']);
-    expect([...secretsCheck.findings().keys()]).toEqual(['EKS bearer token (sh stderr)']);
+    // An `aws` that prints a token on both streams, called as get-token is.
+    const dir = await mkdtemp(join(tmpdir(), 'secrets-aws-'));
+    const aws = join(dir, 'aws');
+    await writeFile(aws, `#!/bin/sh\necho ${EKS_TOKEN}\necho ${EKS_TOKEN} >&2\n`, { mode: 0o700 });
+    try {
+      await promisify(execFile)(aws, ['--region', 'eu-west-1', 'eks', 'get-token', '--cluster-name', 'demo']);
+      expect([...secretsCheck.findings().keys()]).toEqual(['EKS bearer token (aws stderr)']);
+      secretsCheck.forget();
+      // Anything else that names get-token among its arguments is read as any output.
+      await promisify(execFile)('sh', ['-c', `echo ${EKS_TOKEN}`, 'eks', 'get-token']);
+      expect([...secretsCheck.findings().keys()]).toEqual(['EKS bearer token (sh stdout)']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -92,8 +92,12 @@ const childProcess = createRequire(import.meta.url)('node:child_process') as Rec
  * Commands whose answer on stdout is a credential by design, read by the test that runs them and
  * never logged: `aws eks get-token` (an EKS token is its whole output). Their stderr is still scanned.
  */
-const answersWithCredential = (args: readonly unknown[]): boolean =>
-  Array.isArray(args[1]) && args[1].includes('eks') && args[1].includes('get-token');
+const answersWithCredential = (args: readonly unknown[]): boolean => {
+  const [file, argv] = args;
+  if (typeof file !== 'string' || (file.split('/').pop() ?? file) !== 'aws' || !Array.isArray(argv)) return false;
+  const at = argv.indexOf('eks');
+  return at >= 0 && argv[at + 1] === 'get-token';
+};
 const commandOf = (args: readonly unknown[]): string => {
   const [file] = args;
   return typeof file === 'string' ? ((file.split('/').pop() ?? file).split(' ')[0] ?? file) : 'subprocess';

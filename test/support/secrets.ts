@@ -28,12 +28,15 @@ const PATTERNS: readonly { readonly kind: SecretKind; readonly pattern: RegExp }
     kind: 'bearer token',
     pattern: new RegExp(`\\bbearer\\s+(?=${TOKEN_CHARS}*[0-9._~+/=-])${TOKEN_CHARS}{8,}`, 'gi'),
   },
+  // A JSON Web Token on its own (a service account's, an OIDC id token): three base64url parts, the first two JSON objects.
+  { kind: 'bearer token', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // Long-term (AKIA) and temporary (ASIA) key ids, and the other IAM-issued prefixes of that form.
   { kind: 'AWS access key id', pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Z0-9])/g },
   // 40 base64 characters are anything (hashes, data) unless something calls them a secret key.
   {
     kind: 'AWS secret access key',
-    pattern: /(?:secret_?access_?key|aws_?secret)["'\s:=]{1,5}[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+    // Its 40 characters as written, or URL-encoded (%2F, %2B).
+    pattern: /(?:secret_?access_?key|aws_?secret)["'\s:=]{1,16}(?:[A-Za-z0-9/+]|%2[FB]){40}(?![A-Za-z0-9/+%])/gi,
   },
   {
     kind: 'AWS session token',
@@ -59,10 +62,15 @@ export function findSecrets(text: string, known: Iterable<KnownCredential> = [])
     for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1))
       findings.push({ kind, end: at + value.length });
   };
+  // As written, and as a URL or a query string carries them.
+  const both = (value: string | undefined, kind: SecretKind) => {
+    exact(value, kind);
+    if (value !== undefined && encodeURIComponent(value) !== value) exact(encodeURIComponent(value), kind);
+  };
   for (const credential of known) {
-    exact(credential.accessKeyId, 'sandbox-issued access key id');
-    exact(credential.secretAccessKey, 'sandbox-issued secret access key');
-    exact(credential.sessionToken, 'sandbox-issued session token');
+    both(credential.accessKeyId, 'sandbox-issued access key id');
+    both(credential.secretAccessKey, 'sandbox-issued secret access key');
+    both(credential.sessionToken, 'sandbox-issued session token');
   }
   return findings;
 }

@@ -272,7 +272,9 @@ export class FunctionHost {
   private finish(record: (typeof this.invocations)[number], result: InvocationResult): InvocationResult {
     record.endedAt = this.deps.clock.now();
     record.result = result;
-    publishFunctionLogs({ functionName: this.fn.name, lines: result.logs });
+    // Lambda writes a failed invocation's error (message and stack) to the function's log stream too.
+    const error = result.ok ? [] : [JSON.stringify(result.error)];
+    publishFunctionLogs({ functionName: this.fn.name, lines: [...result.logs, ...error] });
     return result;
   }
 

@@ -4,6 +4,7 @@
 // exactly the permissions the synthesized template and the shipped RBAC manifest contain.
 import type { Denial } from '@ec2-node-reconciler/sandbox/simulate/denials.js';
 import type { Deployment } from '@ec2-node-reconciler/sandbox/deployment/template.js';
+import { STATE_MACHINE_LOG_DELIVERY_ACTIONS } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import { kindOfPrincipal, withoutIamAction, type RoleKind } from './permissions.js';
 
 export interface Witness {
@@ -70,16 +71,6 @@ expect:
 };
 
 const iam = (role: RoleKind, action: string) => `iam ${role} ${action}`;
-const LOG_DELIVERY = [
-  'logs:CreateLogDelivery',
-  'logs:GetLogDelivery',
-  'logs:UpdateLogDelivery',
-  'logs:DeleteLogDelivery',
-  'logs:ListLogDeliveries',
-  'logs:PutResourcePolicy',
-  'logs:DescribeResourcePolicies',
-  'logs:DescribeLogGroups',
-] as const;
 
 /** Permission key (permissionKey) → its witness. */
 export const WITNESSES: Readonly<Record<string, Witness>> = {
@@ -131,7 +122,7 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('drainWorkflow', 'autoscaling:CompleteLifecycleAction')]: SWEEP_LIFECYCLE,
   [iam('drainWorkflow', 'autoscaling:RecordLifecycleActionHeartbeat')]: WORKFLOW_HEARTBEAT,
   ...Object.fromEntries(
-    LOG_DELIVERY.map((action) => [
+    STATE_MACHINE_LOG_DELIVERY_ACTIONS.map((action) => [
       iam('drainWorkflow', action),
       { ...ANY, why: 'the state machine logs to CloudWatch Logs: checked as it is created' },
     ]),

@@ -1,7 +1,10 @@
 // The drain workflow of DESIGN §5: a Step Functions Standard state machine that loops
 //   drain step → outcome? → (heartbeat) → wait → drain step …
 // until the step reports an end (done, incomplete, deadline, node-replaced, node-gone,
-// cancelled-by-uncordon) or fails, completes the ASG lifecycle action (CONTINUE) when the drain has
+// cancelled-by-uncordon), fails permanently, or keeps failing for a transient reason until the
+// deadline (retried with capped backoff meanwhile); a drain longer than one execution holds (its
+// timeout, 25,000 history events) continues in a chained execution of the same record and deadline.
+// At its end it completes the ASG lifecycle action (CONTINUE) when the drain has
 // one — on every end but an operator's uncordon — and has the drain-step function tell the Node so
 // (LifecycleActionCompleted), and ends with an output event. Written in
 // JSONata with workflow variables: `$input` is the execution input (DrainWorkflowInput), `$step`
@@ -12,18 +15,22 @@
 // duplicate events. Express executions would accept the same name twice.
 import { Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import {
+  CHAIN_SUFFIX_ROOM,
   COMPLETE_LIFECYCLE_COMMAND,
   DRAIN_OUTCOMES,
+  FAILED_STEP_RETRY,
   LIFECYCLE_COMPLETED_NOTICE,
   LIFECYCLE_LEFT_OPEN,
   type DrainEnd,
 } from '../lib/contract/drain-workflow.js';
+import { PERMANENT_STEP_ERROR } from '../lib/drain/step-failure.js';
 import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../lib/contract/output-events.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import {
@@ -33,7 +40,7 @@ import {
   type AslRetrier,
   type HeartbeatGap,
 } from './heartbeat-gap.js';
-import { DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
+import { DRAIN_WORKFLOW_CHAIN_PERMISSION, DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
@@ -90,17 +97,77 @@ export const NOTICE_TIMEOUT = Duration.seconds(60);
  */
 export const MAX_WAIT_SECONDS = 60;
 
-/** The Wait's seconds: what the step asked for, at most MAX_WAIT_SECONDS. */
-const WAIT_SECONDS = `$min([$step.waitSeconds, ${MAX_WAIT_SECONDS}])`;
+/**
+ * The Wait's seconds, at most MAX_WAIT_SECONDS: `$waitFor` is what the step asked for after a
+ * `continue`, or the backoff after a failed step.
+ */
+const WAIT_SECONDS = `$min([$waitFor, ${MAX_WAIT_SECONDS}])`;
+
+/** The deadline the drain works to, epoch ms: the last step's (an earlier one may have been handed over), else the input's. */
+const DEADLINE_MS = '$toMillis($exists($step.deadline) ? $step.deadline : $input.deadline)';
+
+/**
+ * Seconds before trying a failed step again (the failure count before this one is `$failures`):
+ * FAILED_STEP_RETRY's backoff, never past the deadline, at least a second.
+ */
+const FAILED_STEP_WAIT = `$max([1, $min([${FAILED_STEP_RETRY.firstSeconds} * $power(2, $min([$failures, 10])), ${FAILED_STEP_RETRY.maxSeconds}, $ceil((${DEADLINE_MS} - $millis()) / 1000)])])`;
+
+/** The drain record's name: the input's (a chained execution's), else this execution's own. */
+const RECORD = '($exists($input.execution) ? $input.execution : $states.context.Execution.Name)';
+
+/** Which execution of the record this is: 0 for the first, n for the n-th chained one. */
+const CHAIN = '($exists($input.chain) ? $input.chain : 0)';
+
+/** The next chained execution's name (chainExecutionName in lib/contract/drain-workflow.ts). */
+export const CHAINED_NAME = `$substring(${RECORD}, 0, ${80 - CHAIN_SUFFIX_ROOM}) & '-c' & $string(${CHAIN} + 1)`;
+
+/**
+ * The chained execution's input: the same record, deadline and lifecycle action, and the last step's
+ * output to resume from (its state, handed-over deadline and lifecycle action, and the last heartbeat).
+ */
+export const CHAINED_INPUT = jsonata(
+  `$string($merge([$input, {'execution': ${RECORD}, 'chain': ${CHAIN} + 1, 'resume': $merge([$step, {'heartbeatAt': $fromMillis($heartbeatAt)}])}]))`,
+);
 
 /** An attempt of the drain step runs at most the function's timeout; the task gives it this much more before it counts as States.Timeout. */
 export const STEP_TASK_MARGIN = Duration.seconds(10);
 
 /**
+ * The history events one loop of the workflow can add at worst (Step Functions stops an execution at
+ * 25,000): the drain step with every retry of every retrier (3 events an attempt, 2 for the state),
+ * the catch's Choice, the chain Choice, the heartbeat Choice, a heartbeat with its retries, the Wait.
+ * Checked against the synthesized definition by test/infra/drain-workflow.test.ts.
+ */
+export const MAX_HISTORY_EVENTS_PER_LOOP = 60;
+
+/** Step Functions' quota on one execution's history. */
+export const HISTORY_EVENT_LIMIT = 25_000;
+
+/** History events kept for the end: completing the action, the notice, the output event, chaining (with retries). */
+export const END_HISTORY_EVENTS = 120;
+
+/**
+ * Loops one execution runs before the drain continues in a chained one: what the history quota
+ * holds at worst, with a fifth kept back (a chaining that failed and is tried again next loop).
+ */
+export const LOOPS_PER_EXECUTION = Math.floor(
+  ((HISTORY_EVENT_LIMIT - END_HISTORY_EVENTS) * 0.8) / MAX_HISTORY_EVENTS_PER_LOOP,
+);
+
+/**
+ * How long an execution runs before the drain continues in a chained one: an hour less than its
+ * timeout (a loop — a step of at most 15 minutes, its retries and a wait — fits), at least half of it.
+ */
+export function chainAfter(executionTimeout: Duration): Duration {
+  const ms = executionTimeout.toMilliseconds();
+  return Duration.millis(Math.max(ms / 2, ms - 3_600_000));
+}
+
+/**
  * Lambda refused or lost the invocation (throttled when many drains run at once, a service error):
  * the handler did not run, so the attempt recorded no heartbeat. Retried briefly, with a budget the
- * heartbeat gap accounts for (1+2+4+8+16+20 = 51 s); giving up fails the drain, which then completes
- * the lifecycle action.
+ * heartbeat gap accounts for (1+2+4+8+16+20 = 51 s); then the failed step is tried again after a
+ * backoff (FAILED_STEP_RETRY), heartbeating from the workflow, until the deadline.
  */
 export const SERVICE_RETRY: sfn.RetryProps = {
   errors: [...LAMBDA_SERVICE_ERRORS],
@@ -110,7 +177,11 @@ export const SERVICE_RETRY: sfn.RetryProps = {
   maxDelay: Duration.seconds(20),
 };
 
-/** The handler failed (an unreachable API server, a bug) or timed out: two more tries, each heartbeating at its start. */
+/**
+ * The handler failed for a transient reason (an unreachable API server, throttled) or timed out: two
+ * quick tries, each heartbeating at its start, before the backoff loop takes over. A permanent failure
+ * (PERMANENT_STEP_ERROR) is matched first by a retrier of no attempts, so it is never retried.
+ */
 export const HANDLER_RETRY: sfn.RetryProps = {
   errors: [...HANDLER_ERRORS],
   maxAttempts: 2,
@@ -165,7 +236,10 @@ export interface DrainWorkflowProps extends AutoScalingScope {
   /** The drain-step function's timeout: an attempt's longest run. */
   readonly drainStepTimeout: Duration;
   readonly outputBus: events.IEventBus;
-  /** An execution still running after this ends TIMED_OUT. */
+  /**
+   * Each execution's TimeoutSeconds. A drain that outlasts it (or LOOPS_PER_EXECUTION loops) goes on
+   * in a chained execution an hour before (chainAfter), so no drain ends TIMED_OUT without its outcome.
+   */
   readonly maxDrainDuration: Duration;
   /** The workflow heartbeats before a wait when the last heartbeat would otherwise be this old by its end. */
   readonly heartbeatInterval: Duration;
@@ -183,17 +257,23 @@ export class DrainWorkflow extends Construct {
     super(scope, id);
     const heartbeatMs = props.heartbeatInterval.toMilliseconds();
 
-    // Every variable is assigned here, so no later expression reads an unassigned one.
+    // Every variable is assigned here, so no later expression reads an unassigned one. A chained
+    // execution resumes from the step output its predecessor handed it (`resume`).
     const start = sfn.Pass.jsonata(this, 'Start', {
       stateName: 'Start drain',
       assign: {
         input: jsonata('$states.input'),
-        step: {},
+        step: jsonata('$exists($states.input.resume) ? $states.input.resume : {}'),
         outcome: 'running',
         failure: null,
+        failures: 0,
+        loops: 0,
+        waitFor: 1,
         lifecycleCompleted: false,
         lifecycleError: null,
-        heartbeatAt: jsonata('$millis()'),
+        heartbeatAt: jsonata(
+          '$exists($states.input.resume.heartbeatAt) ? $toMillis($states.input.resume.heartbeatAt) : $millis()',
+        ),
       },
     });
 
@@ -204,6 +284,7 @@ export class DrainWorkflow extends Construct {
       // The step recorded a heartbeat at its start when it says so: the workflow's next one is due from then.
       assign: {
         step: jsonata('$states.result.Payload'),
+        failures: 0,
         heartbeatAt: jsonata(
           '$exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt',
         ),
@@ -216,8 +297,10 @@ export class DrainWorkflow extends Construct {
       // Replaced by SERVICE_RETRY, whose budget is bounded: CDK's default retries service errors for 126 s.
       retryOnServiceExceptions: false,
     });
-    // First the attempts that never ran the handler, then the ones that did: ASL takes the first match,
-    // and States.TaskFailed would match Lambda's errors too.
+    // A permanent failure is never retried (a retrier of no attempts passes it to the catchers); then
+    // the attempts that never ran the handler, then the ones that did: ASL takes the first match, and
+    // States.TaskFailed would match Lambda's errors too.
+    drainStep.addRetry({ errors: [PERMANENT_STEP_ERROR], maxAttempts: 0 });
     drainStep.addRetry(SERVICE_RETRY);
     drainStep.addRetry(HANDLER_RETRY);
 
@@ -268,6 +351,7 @@ export class DrainWorkflow extends Construct {
     const wait = sfn.Wait.jsonata(this, 'Wait', {
       stateName: 'Wait',
       time: sfn.WaitTime.seconds(jsonata(WAIT_SECONDS)),
+      assign: { loops: jsonata('$loops + 1') },
     });
     // Due when, by the end of the wait, the last heartbeat (the step's or the workflow's) would be heartbeatInterval old.
     const heartbeatDue = sfn.Choice.jsonata(this, 'HeartbeatDue', { stateName: 'Heartbeat due?' })
@@ -303,12 +387,59 @@ export class DrainWorkflow extends Construct {
         .otherwise(notDrained),
     );
 
+    // A drain longer than one execution holds goes on in a chained one: same record, deadline and
+    // lifecycle action, resumed from the last step. StartExecution is idempotent for the same name and
+    // input, and an answer lost after it started is ExecutionAlreadyExists: continued all the same.
+    // Chaining that keeps failing is tried again at the next loop, within the history kept back for it.
+    const chain = new sfn.CustomState(this, 'Continue in a new execution', {
+      stateJson: {
+        Type: 'Task',
+        Resource: `arn:${Aws.PARTITION}:states:::aws-sdk:sfn:startExecution`,
+        Arguments: {
+          StateMachineArn: jsonata('$states.context.StateMachine.Id'),
+          Name: jsonata(CHAINED_NAME),
+          Input: CHAINED_INPUT,
+        },
+        Output: { continuedAs: jsonata(CHAINED_NAME) },
+      },
+    });
+    chain.addRetry({ errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(2), backoffRate: 2 });
+    const continued = new sfn.Succeed(this, 'Continued', { stateName: 'Continued in a new execution' });
+    chain.addCatch(continued, { errors: ['Sfn.ExecutionAlreadyExistsException', 'Sfn.ExecutionAlreadyExists'] });
+    chain.addCatch(heartbeatDue, { errors: ['States.ALL'] });
+    chain.next(continued);
+    const chainDue = sfn.Choice.jsonata(this, 'ChainDue', { stateName: 'Continue in a new execution?' })
+      .when(
+        sfn.Condition.jsonata(
+          jsonata(
+            `$loops >= ${LOOPS_PER_EXECUTION} or ($millis() - $toMillis($states.context.Execution.StartTime)) >= ${chainAfter(props.maxDrainDuration).toMilliseconds()}`,
+          ),
+        ),
+        chain,
+      )
+      .otherwise(heartbeatDue);
+
     // The payload safety net: a step result over the 256 KiB limit raises States.DataLimitExceeded,
-    // which States.ALL does not match. Caught by name, it ends the drain like a failing step:
+    // which States.ALL does not match. Caught by name, it ends the drain like a permanent failure:
     // lifecycle action completed, Drain Failed event (`$step` is still the previous step's).
     const failed = { outcome: 'error', failure: jsonata('$states.errorOutput') };
     drainStep.addCatch(finish, { errors: ['States.DataLimitExceeded'], assign: failed });
-    drainStep.addCatch(finish, { errors: ['States.ALL'], assign: failed });
+    drainStep.addCatch(finish, { errors: [PERMANENT_STEP_ERROR], assign: failed });
+    // Any other failure is transient: tried again after a backoff until the deadline; only then does the
+    // drain end (`deadline`), so an outage never hands the machine back while its pods are still on it.
+    const deadlinePassed = sfn.Choice.jsonata(this, 'DeadlinePassed', { stateName: 'Deadline passed?' })
+      .when(sfn.Condition.jsonata(jsonata(`$millis() >= ${DEADLINE_MS}`)), finish, {
+        assign: { outcome: 'deadline' },
+      })
+      .otherwise(chainDue);
+    drainStep.addCatch(deadlinePassed, {
+      errors: ['States.ALL'],
+      assign: {
+        failure: jsonata('$states.errorOutput'),
+        failures: jsonata('$failures + 1'),
+        waitFor: jsonata(FAILED_STEP_WAIT),
+      },
+    });
 
     const outcome = sfn.Choice.jsonata(this, 'Outcome', { stateName: 'Drain outcome?' });
     for (const end of STEP_OUTCOMES) {
@@ -320,7 +451,12 @@ export class DrainWorkflow extends Construct {
       stateName: 'Unexpected outcome',
       assign: { outcome: 'unexpected' },
     }).next(finish);
-    outcome.when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), heartbeatDue).otherwise(unexpected);
+    outcome
+      .when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), chainDue, {
+        // A step that went on is no failure to report: a later end says what it ended by.
+        assign: { waitFor: jsonata('$step.waitSeconds'), failure: null },
+      })
+      .otherwise(unexpected);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention,
@@ -340,6 +476,17 @@ export class DrainWorkflow extends Construct {
     for (const { actions } of DRAIN_WORKFLOW_PERMISSIONS) {
       for (const statement of autoScalingStatements(this, actions, props)) this.stateMachine.addToRolePolicy(statement);
     }
+    // Its own policy, attached after the state machine exists: in the role's default policy, the
+    // statement naming the state machine would be a dependency of the state machine itself (a cycle).
+    new iam.Policy(this, 'ChainPolicy', {
+      roles: [this.stateMachine.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: [...DRAIN_WORKFLOW_CHAIN_PERMISSION.actions],
+          resources: [this.stateMachine.stateMachineArn],
+        }),
+      ],
+    });
     this.acknowledgeFindings(props);
     this.heartbeatGap = worstHeartbeatGap({
       stepTask: stepTaskJson(drainStep),

@@ -1,6 +1,7 @@
 // The contract between the drain workflow (Step Functions, infra/) and the drain-step function
 // (functions/drain-step.ts). Both sides import these schemas, so the JSON paths in the state
 // machine definition and the handler cannot drift apart.
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { InstanceIdSchema } from '../model/instance-id.js';
 
@@ -28,6 +29,13 @@ export const DrainWorkflowInputSchema = z.object({
    */
   execution: z.string().min(1).optional(),
   lifecycle: LifecycleRefSchema.optional(),
+  /** Which execution of the drain record this is: absent or 0 for the first, n for the n-th chained one. */
+  chain: z.number().int().min(0).optional(),
+  /**
+   * A chained execution resumes from its predecessor's last step output (state, handed-over deadline
+   * and lifecycle action, last heartbeat); the drain step itself reads nothing of it.
+   */
+  resume: z.record(z.string(), z.unknown()).optional(),
 });
 export type LifecycleRef = z.infer<typeof LifecycleRefSchema>;
 export type DrainWorkflowInput = z.infer<typeof DrainWorkflowInputSchema>;
@@ -112,6 +120,17 @@ export function completeLifecycleCommand(values: {
   );
 }
 
+/**
+ * A step that failed for a transient reason is tried again after FIRST × 2^(n−1) seconds (n: failures
+ * in a row), at most MAX, and never later than the deadline: the workflow and its local stand-ins retry
+ * until the deadline, and only then does the drain end (`deadline`) and its lifecycle action get completed.
+ */
+export const FAILED_STEP_RETRY = { firstSeconds: 5, maxSeconds: 60 } as const;
+
+/** Seconds to wait after the n-th failure in a row (n ≥ 1), before the deadline's bound. */
+export const failedStepDelaySeconds = (failures: number): number =>
+  Math.min(FAILED_STEP_RETRY.maxSeconds, FAILED_STEP_RETRY.firstSeconds * 2 ** Math.max(0, failures - 1));
+
 /** Step Functions' limit on a state's input, output and result, and on each variable: 256 KiB. */
 export const STATE_PAYLOAD_LIMIT_BYTES = 256 * 1024;
 
@@ -172,18 +191,36 @@ export type DrainStepOutput = z.infer<typeof DrainStepOutputSchema>;
 
 /** The execution a workflow input describes: its own name, or the one derived from it. */
 export const executionOf = (input: DrainWorkflowInput): string =>
-  input.execution ?? drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause);
+  input.execution ?? drainExecutionName(input.cluster, input.instanceId ?? input.node, input.cause, input.nodeUid);
+
+/** The n-th chained execution of a drain record (n = 0: the record's own execution). */
+export const chainExecutionName = (record: string, chain: number): string =>
+  chain === 0 ? record : `${record.slice(0, 80 - CHAIN_SUFFIX_ROOM)}-c${chain}`;
+
+/** Hex digits of the execution name's hash: 64 bits, so that 200,000 drains collide with odds of about 1 in 10⁹. */
+const NAME_HASH_DIGITS = 16;
+
+/** Characters a chained execution's name adds to its record's (`-c` and up to 4 digits): chainExecutionName. */
+export const CHAIN_SUFFIX_ROOM = 6;
 
 /**
- * Step Functions execution names: 1–80 characters of [A-Za-z0-9-_]. Deterministic from
- * (cluster, instance or node, cause), so a duplicate event cannot start a second drain.
+ * The longest name drainExecutionName gives: room is left within Step Functions' 80 characters for
+ * LOCAL_DRAIN_PREFIX (6) or a chained execution's suffix (chainExecutionName).
  */
-export function drainExecutionName(cluster: string, subject: string, cause: string): string {
+export const DRAIN_NAME_MAX = 74;
+
+/**
+ * Step Functions execution names: 1–80 characters of [A-Za-z0-9-_]. Deterministic from (cluster,
+ * instance or node, cause, Node uid), so a duplicate event cannot start a second drain; a readable
+ * prefix, then 64 bits of a SHA-256 over the whole tuple, so two removals never share a name (a
+ * shared name is a drain that never starts: names are unique for 90 days).
+ */
+export function drainExecutionName(cluster: string, subject: string, cause: string, nodeUid?: string): string {
   const clean = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '-');
-  const name = `${clean(cluster)}-${clean(subject)}-${clean(cause)}`;
-  if (name.length <= 80) return name;
-  // Long names keep a readable prefix and a hash of the whole, so distinct causes stay distinct.
-  let hash = 0x811c9dc5;
-  for (const ch of name) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return `${name.slice(0, 71)}-${hash.toString(16).padStart(8, '0')}`;
+  const hash = createHash('sha256')
+    .update(JSON.stringify([cluster, subject, cause, nodeUid ?? '']))
+    .digest('hex')
+    .slice(0, NAME_HASH_DIGITS);
+  const readable = `${clean(cluster)}-${clean(subject)}-${clean(cause)}`;
+  return `${readable.slice(0, DRAIN_NAME_MAX - NAME_HASH_DIGITS - 1)}-${hash}`;
 }

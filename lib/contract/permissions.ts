@@ -100,6 +100,16 @@ export const DRAIN_WORKFLOW_PERMISSIONS: readonly (Permission & { readonly on: '
   { actions: [LIFECYCLE_HEARTBEAT, 'autoscaling:CompleteLifecycleAction'], on: 'clusterAutoScalingGroups' },
 ];
 
+/**
+ * The drain workflow continues a long drain in a chained execution of itself (infra/drain-workflow.ts):
+ * StartExecution on its own state machine, granted in a policy of its own (the role's default policy
+ * would make the state machine depend on a statement that names it).
+ */
+export const DRAIN_WORKFLOW_CHAIN_PERMISSION = {
+  actions: ['states:StartExecution'],
+  on: 'drainStateMachine',
+} as const satisfies Permission;
+
 /** Each function role's permissions, by function (the keys of infra/functions.ts FUNCTION_KINDS). */
 export const FUNCTION_PERMISSIONS = {
   events: [...EVENTS_POLICY_PERMISSIONS, EVENT_SOURCE_QUEUE_PERMISSION],

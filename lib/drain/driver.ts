@@ -1,3 +1,5 @@
+import { failedStepDelaySeconds } from '../contract/drain-workflow.js';
+import { stepFailureKind } from './step-failure.js';
 import { drainStep, type DrainDeps } from './step.js';
 import type { DrainRequest, DrainStepResult } from './step-result.js';
 
@@ -8,8 +10,24 @@ export interface DriverOptions {
   readonly onStep?: (result: DrainStepResult, step: number) => void;
   /** The state to resume from (e.g. one a crashed run left behind); undefined starts afresh. */
   readonly state?: unknown;
-  /** Waits before trying a failed step again, one per retry (the workflow's: 5 s, then 10 s); none by default. */
-  readonly retryDelaysMs?: readonly number[];
+  /**
+   * Retry a step that failed for a transient reason (step-failure.ts) with the workflow's capped
+   * backoff until the drain's deadline, as the workflow does; a permanent failure is thrown at once.
+   * Off: any failure is thrown at once.
+   */
+  readonly retryUntilDeadline?: boolean;
+}
+
+/** The drain's steps kept failing for a transient reason until its deadline: the drain ends there. */
+export class DeadlinePassedWhileFailing extends Error {
+  override readonly name = 'DeadlinePassedWhileFailing';
+
+  constructor(
+    readonly deadline: number,
+    cause: unknown,
+  ) {
+    super(`the deadline ${new Date(deadline).toISOString()} came while the drain step kept failing`, { cause });
+  }
 }
 
 /**
@@ -23,21 +41,26 @@ export async function runDrain(
 ): Promise<DrainStepResult> {
   const budget = options.stepBudgetMs ?? 60_000;
   let state: unknown = options.state;
-  let retries = 0;
+  // The deadline the last step worked to (an earlier one may have been handed over on the Node).
+  let deadline = request.deadline;
+  let failures = 0;
   for (let step = 1; ; step++) {
     let result: DrainStepResult;
     try {
       result = await drainStep(deps, request, state, budget);
-      retries = 0;
+      failures = 0;
     } catch (error) {
-      const delay = options.retryDelaysMs?.[retries++];
-      if (delay === undefined) throw error;
-      await deps.sleep(delay);
+      if (!options.retryUntilDeadline || stepFailureKind(error) === 'permanent') throw error;
+      const left = deadline - deps.clock.now();
+      if (left <= 0) throw new DeadlinePassedWhileFailing(deadline, error);
+      failures++;
+      await deps.sleep(Math.min(failedStepDelaySeconds(failures) * 1000, left));
       continue;
     }
     options.onStep?.(result, step);
     if (result.status !== 'in-progress') return result;
     state = result.state;
+    deadline = result.deadline;
     await deps.sleep(result.nextCheckAfterMs);
   }
 }

@@ -18,7 +18,7 @@ import type { NodeEventRecorder } from '../kube/events.js';
 import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
 import { drainRequestOf, stepOutput } from './step-output.js';
-import { runDrain } from './driver.js';
+import { DeadlinePassedWhileFailing, runDrain } from './driver.js';
 import type { DrainDeps } from './step.js';
 import type { DrainStepResult } from './step-result.js';
 
@@ -59,9 +59,6 @@ export interface LocalWorkflowEnd {
   readonly publishError?: string;
 }
 
-/** The workflow's retries of a failing drain step (infra/drain-workflow.ts HANDLER_RETRY): 5 s, then 10 s. */
-export const STEP_RETRY_DELAYS_MS = [5_000, 10_000] as const;
-
 export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWorkflowInput): Promise<LocalWorkflowEnd> {
   let outcome: LocalWorkflowEnd['outcome'];
   // The last step that ended: after a failure, the workflow still reports from it (`$step`).
@@ -70,7 +67,8 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
   let failure: unknown;
   try {
     await runDrain(deps.drain, drainRequestOf(input), {
-      retryDelaysMs: STEP_RETRY_DELAYS_MS,
+      // As the workflow: a transient failure is tried again until the deadline, a permanent one ends the drain.
+      retryUntilDeadline: true,
       onStep: (step) => {
         result = step;
         output = stepOutput(step, input);
@@ -78,8 +76,9 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
     });
     outcome = output?.outcome ?? 'error';
   } catch (error) {
-    outcome = 'error';
-    failure = error;
+    // Failing until the deadline ends the drain at its deadline, as the workflow's "Deadline passed?" does.
+    outcome = error instanceof DeadlinePassedWhileFailing ? 'deadline' : 'error';
+    failure = error instanceof DeadlinePassedWhileFailing ? error.cause : error;
   }
 
   const ref = output?.lifecycle ?? input.lifecycle;

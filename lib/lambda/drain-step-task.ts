@@ -1,4 +1,5 @@
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
+import { asStepFailure, DrainStepPermanentError } from '../drain/step-failure.js';
 import { checkOffsetMs, drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
@@ -38,9 +39,8 @@ export async function runDrainStepTask(
   options: DrainStepOptions = {},
 ): Promise<DrainStepOutput> {
   const parsed = DrainStepInputSchema.safeParse(payload);
-  if (!parsed.success) {
-    throw new Error(`invalid drain step input: ${describeIssues(parsed.error)}`);
-  }
+  // A payload no retry can mend: the drain ends at once (the workflow catches it by name).
+  if (!parsed.success) throw new DrainStepPermanentError(`invalid drain step input: ${describeIssues(parsed.error)}`);
   const { input, state } = parsed.data;
   const lifecycle = parsed.data.lifecycle ?? input.lifecycle;
   const started = deps.clock.now();
@@ -59,7 +59,14 @@ export async function runDrainStepTask(
   if (state === undefined) await deps.sleep(checkOffsetMs(input.node));
   // The heartbeat's time comes out of the step's budget.
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);
-  const result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));
+  let result;
+  try {
+    result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));
+  } catch (error) {
+    // Transient failures go out as they are (the workflow retries them until the deadline); a refused
+    // request goes out under PERMANENT_STEP_ERROR, which ends the drain.
+    throw asStepFailure(error);
+  }
   return { ...stepOutput(result, input), ...(heartbeatAt ? { heartbeatAt } : {}) };
 }
 

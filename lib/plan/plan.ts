@@ -371,7 +371,7 @@ function planSlated(p: PairPlanner): void {
   const cause = drainCause(pair, now);
   const launchedAt = pair.instance?.launchedAt;
   const claim: DrainClaimRequest = {
-    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId ?? node.name, cause)}`,
+    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId ?? node.name, cause, node.uid)}`,
     deadline,
     for: pair.purpose ?? 'removal',
     ...(launchedAt !== undefined ? { launchedAt } : {}),

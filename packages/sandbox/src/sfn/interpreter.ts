@@ -27,6 +27,12 @@ import { evaluateTemplate, type EvaluationScope } from './jsonata.js';
 /** Step Functions' payload quota: 256 KiB of UTF-8 JSON. */
 export const PAYLOAD_LIMIT_BYTES = 256 * 1024;
 
+/**
+ * Step Functions' quota on one Standard execution's history: an execution that reaches it fails
+ * (with no Catch to take it), whatever state it is in.
+ */
+export const HISTORY_EVENT_LIMIT = 25_000;
+
 export type { ExecutionStatus, HistoryEvent } from './history.js';
 
 export interface ExecutionResult {
@@ -226,6 +232,13 @@ export class Execution {
 
   private record(event: Omit<HistoryEvent, 'id' | 'timestamp'>): void {
     this.history.push({ id: this.history.length + 1, timestamp: this.options.clock.now(), ...event });
+    // The event that ends the execution is the one history keeps past the quota.
+    if (this.history.length >= HISTORY_EVENT_LIMIT && this.statusValue === 'RUNNING' && !this.stopResult)
+      this.stopWith?.({
+        status: 'FAILED',
+        error: STATES_ERRORS.runtime,
+        cause: `The execution reached the maximum number of history events (${HISTORY_EVENT_LIMIT}).`,
+      });
   }
 
   private release(): void {
@@ -492,6 +505,8 @@ export class Execution {
             : await evaluateTemplate(state.Arguments, 'Arguments', this.scope({ input, context }));
         checkSize(args, `arguments of state '${name}'`);
         this.record({ type: 'TaskScheduled', stateName: name, resource: state.Resource, parameters: args });
+        // Step Functions records the start of every attempt too: three events an attempt, as its history counts them.
+        this.record({ type: 'TaskStarted', stateName: name, resource: state.Resource });
         const result = await this.invoke(name, state, args, attempt, context);
         checkSize(result, `result of state '${name}'`);
         this.record({ type: 'TaskSucceeded', stateName: name, resource: state.Resource, output: result });

@@ -9,12 +9,19 @@ import { VirtualClock } from '../../../../lib/model/clock.js';
 import { toInstanceId } from '../../../../lib/model/instance-id.js';
 import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
 import {
+  chainExecutionName,
   isDrainNotice,
   LIFECYCLE_COMPLETED_NOTICE,
   type DrainStepOutput,
   type DrainWorkflowInput,
 } from '../../../../lib/contract/drain-workflow.js';
 import { HEARTBEAT_START_SECONDS } from '../../../../infra/heartbeat-gap.js';
+import {
+  END_HISTORY_EVENTS,
+  LOOPS_PER_EXECUTION,
+  MAX_HISTORY_EVENTS_PER_LOOP,
+} from '../../../../infra/drain-workflow.js';
+import { HISTORY_EVENT_LIMIT } from '../../src/sfn/interpreter.js';
 import { byLogicalId, deployedStack } from '../support/deployment.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
@@ -66,6 +73,8 @@ interface Stubs {
   readonly steps: unknown[];
   /** The notices the workflow sent the drain-step function (LifecycleActionCompleted on the Node). */
   readonly notices: unknown[];
+  /** StartExecution calls of the workflow continuing itself in a chained execution. */
+  readonly chains: { Name: string; Input: DrainWorkflowInput; at: number }[];
 }
 
 /** An attempt Lambda refused: the handler never ran (no heartbeat). */
@@ -90,6 +99,7 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
   const events: Stubs['events'] = [];
   const steps: unknown[] = [];
   const notices: unknown[] = [];
+  const chains: Stubs['chains'] = [];
   let index = 0;
   const tasks: TaskHandlers = {
     lambdaInvoke: async (args, ctx) => {
@@ -112,6 +122,17 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
       return lifecycle === undefined ? answer : { ...answer, heartbeatAt: new Date(startedAt).toISOString() };
     },
     awsSdk: (call) => {
+      if (call.service === 'sfn') {
+        expect(call.action).toBe('startExecution');
+        const { Name, Input, StateMachineArn } = call.parameters as {
+          Name: string;
+          Input: string;
+          StateMachineArn: string;
+        };
+        expect(StateMachineArn).toBe(machine.arn);
+        chains.push({ Name, Input: JSON.parse(Input) as DrainWorkflowInput, at: clock.now() });
+        return Promise.resolve({ ExecutionArn: `${machine.arn}:${Name}`, StartDate: new Date(clock.now()) });
+      }
       expect(call.service).toBe('autoscaling');
       sdk.push({ action: call.action, at: clock.now(), parameters: call.parameters, by: 'workflow' });
       return Promise.resolve({});
@@ -125,11 +146,16 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
       return Promise.resolve({ Entries: Entries.map((_, n) => ({ EventId: `ev-${n}` })), FailedEntryCount: 0 });
     },
   };
-  return { tasks, sdk, events, steps, notices };
+  return { tasks, sdk, events, steps, notices, chains };
 }
 
-async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowInput = INPUT, stepSeconds = 0) {
-  const clock = new VirtualClock(START);
+async function drain(
+  script: Parameters<typeof stubs>[1],
+  input: DrainWorkflowInput = INPUT,
+  stepSeconds = 0,
+  startAt = START,
+) {
+  const clock = new VirtualClock(startAt);
   const stub = stubs(clock, script, stepSeconds);
   const execution = startExecution({
     definition: machine.definition,
@@ -137,12 +163,15 @@ async function drain(script: Parameters<typeof stubs>[1], input: DrainWorkflowIn
     clock,
     tasks: stub.tasks,
     stateMachineArn: machine.arn,
-    name: 'demo-i-0123456789abcdef0-event-1',
+    name: input.chain ? `demo-i-0123456789abcdef0-event-1-c${input.chain}` : 'demo-i-0123456789abcdef0-event-1',
   });
   const result = await runToCompletion(execution, clock);
   const states = execution.history.filter((e) => e.type.endsWith('StateEntered')).map((e) => e.stateName);
   const workflow = (action: string) => stub.sdk.filter((c) => c.by === 'workflow' && c.action === action);
-  const heartbeats = [START, ...stub.sdk.filter((c) => c.action === 'recordLifecycleActionHeartbeat').map((c) => c.at)];
+  const heartbeats = [
+    startAt,
+    ...stub.sdk.filter((c) => c.action === 'recordLifecycleActionHeartbeat').map((c) => c.at),
+  ];
   const gaps = heartbeats.slice(1).map((at, n) => (at - (heartbeats[n] ?? at)) / 1000);
   return { ...stub, result, execution, states, workflow, maxGap: Math.max(0, ...gaps) };
 }
@@ -259,19 +288,48 @@ describe('the synthesized drain workflow', () => {
     expect(events[0]?.detail.lifecycle).toBeUndefined();
   });
 
-  it('should complete the lifecycle action and report Drain Failed when the step fails its tries', async () => {
-    const { result, events, steps, states, workflow, notices } = await drain([
+  it('should retry a step that keeps failing for a transient reason until the deadline, heartbeating, and only then complete the action', async () => {
+    const { result, events, steps, states, workflow, notices, maxGap } = await drain([
       new StatesError('Error', '{"errorMessage":"api server unreachable"}'),
     ]);
-    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
-    expect(notices).toEqual([expect.objectContaining({ outcome: 'error' })]);
-    expect(steps).toHaveLength(3); // one try and two retries (States.TaskFailed)
-    expect(states).toContain('Complete lifecycle action');
-    expect(workflow('completeLifecycleAction')[0]?.parameters).toEqual(
-      expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }),
-    );
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
+    expect(notices).toEqual([expect.objectContaining({ outcome: 'deadline' })]);
+    // Tried again and again for the hour, with a capped backoff (5, 10, 20, 40, then every 60 s).
+    expect(steps.length).toBeGreaterThan(60);
+    expect(states).toContain('Deadline passed?');
+    const [completion] = workflow('completeLifecycleAction');
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(completion?.at).toBeGreaterThanOrEqual(Date.parse(INPUT.deadline));
+    expect(completion?.parameters).toEqual(expect.objectContaining({ LifecycleActionResult: 'CONTINUE' }));
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
-    expect(events[0]?.detail).toMatchObject({ outcome: 'error', lifecycle: { completed: true } });
+    expect(events[0]?.detail).toMatchObject({
+      outcome: 'deadline',
+      error: { Error: 'Error' },
+      lifecycle: { completed: true },
+    });
+    expect(maxGap).toBeLessThanOrEqual(heartbeatGapBound());
+  });
+
+  it('should go on after an 80 s outage and end Drained, never completing the action while the step failed', async () => {
+    // Each failed attempt takes 2 s; 80 s of them, then the API server is back.
+    const outage = Array.from({ length: 12 }, () => new Failing(2));
+    const { result, workflow, events } = await drain([...outage, step('continue', 30), step('done')]);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(events[0]).toMatchObject({ detailType: 'Node Drained', detail: { outcome: 'done' } });
+    // The last step went on: no failure is reported on a drain that ended well.
+    expect(events[0]?.detail.error).toBeUndefined();
+  });
+
+  it('should end at once, completing the action, when the step fails permanently (a refused request)', async () => {
+    const { result, events, steps, workflow, notices } = await drain([
+      new StatesError('DrainStepPermanentError', '{"errorMessage":"PATCH /api/v1/nodes/n: HTTP 403 Forbidden"}'),
+    ]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(steps).toHaveLength(1); // never retried
+    expect(notices).toEqual([expect.objectContaining({ outcome: 'error' })]);
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(events[0]?.detail).toMatchObject({ outcome: 'error', error: { Error: 'DrainStepPermanentError' } });
   });
 
   it('should complete the lifecycle action and report Drain Failed on an outcome the contract does not have', async () => {
@@ -286,11 +344,23 @@ describe('the synthesized drain workflow', () => {
     expect(events[0]?.detail).toMatchObject({ outcome: 'unexpected', lifecycle: { completed: true } });
   });
 
-  it('should complete the lifecycle action and report Drain Failed when Lambda keeps refusing the step', async () => {
+  it('should keep trying while Lambda refuses the step (2 minutes of throttling), heartbeating from the workflow, then drain', async () => {
+    // 6 refusals a try (the service retrier's), for about two minutes, then the step runs.
+    const refusals = Array.from({ length: 6 * 3 }, throttled);
+    const { result, steps, workflow, maxGap } = await drain([...refusals, step('continue', 30), step('done')]);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(steps).toHaveLength(2);
+    expect(workflow('recordLifecycleActionHeartbeat').length).toBeGreaterThan(0);
+    expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(maxGap).toBeLessThanOrEqual(heartbeatGapBound());
+  });
+
+  it('should end at the deadline, completing the action, when Lambda refuses the step until then', async () => {
     const { result, events, steps, workflow } = await drain([throttled()]);
-    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainDeadlinePassed' });
     expect(steps).toEqual([]); // no attempt ran the handler
     expect(workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(workflow('completeLifecycleAction')[0]?.at).toBeGreaterThanOrEqual(Date.parse(INPUT.deadline));
     expect(events.map((e) => e.detailType)).toEqual(['Drain Failed']);
   });
 
@@ -454,6 +524,92 @@ describe('the synthesized drain workflow', () => {
     expect(workflow('recordLifecycleActionHeartbeat').length).toBeGreaterThan(0);
     expect(maxGap).toBeLessThanOrEqual(heartbeatGapBound());
   });
+
+  it('should continue a 2-day PDB-held drain in chained executions, each within the history quota, and end it once with its outcome', async () => {
+    const twoDays = { ...INPUT, deadline: new Date(START + 2 * 86_400_000).toISOString() };
+    // Pods held by a PDB: the step goes on every minute until the second day, then the budget frees them.
+    const held = step('continue', 60, { deadline: twoDays.deadline, state: { held: true } });
+    let input: DrainWorkflowInput = twoDays;
+    let startAt = START;
+    const runs: Awaited<ReturnType<typeof drain>>[] = [];
+    for (let hop = 0; hop < 20; hop++) {
+      const last = startAt >= START + 36 * 3_600_000;
+      const run = await drain(last ? [step('done', 60, { deadline: twoDays.deadline })] : [held], input, 0, startAt);
+      runs.push(run);
+      expect(run.execution.history.length, `execution ${hop}`).toBeLessThan(HISTORY_EVENT_LIMIT);
+      const [next] = run.chains;
+      if (!next) break;
+      expect(run.result.status).toBe('SUCCEEDED');
+      expect(run.states.at(-1)).toBe('Continued in a new execution');
+      // A hop neither completes the action nor reports an end.
+      expect(run.workflow('completeLifecycleAction')).toEqual([]);
+      expect(run.events).toEqual([]);
+      expect(next.Name).toBe(chainExecutionName('demo-i-0123456789abcdef0-event-1', hop + 1));
+      expect(next.Input).toMatchObject({
+        execution: 'demo-i-0123456789abcdef0-event-1',
+        chain: hop + 1,
+        deadline: twoDays.deadline,
+        lifecycle: INPUT.lifecycle,
+        resume: { state: { held: true }, deadline: twoDays.deadline },
+      });
+      input = next.Input;
+      startAt = next.at;
+    }
+    const end = runs.at(-1);
+    expect(runs.length).toBeGreaterThan(2);
+    expect(end?.result.status).toBe('SUCCEEDED');
+    // The chained execution's first step resumes from the state its predecessor handed over.
+    expect(end?.steps[0]).toMatchObject({ input: { chain: runs.length - 1 }, state: { held: true } });
+    expect(end?.workflow('completeLifecycleAction')).toHaveLength(1);
+    expect(end?.events).toEqual([expect.objectContaining({ detailType: 'Node Drained' })]);
+    // Across hops no lifecycle heartbeat gap exceeds the bound.
+    for (const run of runs) expect(run.maxGap).toBeLessThanOrEqual(heartbeatGapBound());
+  });
+
+  it('should continue in a chained execution an hour before the execution timeout when steps are slow', async () => {
+    const twoDays = { ...INPUT, deadline: new Date(START + 2 * 86_400_000).toISOString() };
+    // Steps of 5 minutes: the history quota is far, the execution's 24 h timeout is not.
+    const run = await drain([step('continue', 60, { deadline: twoDays.deadline })], twoDays, 300);
+    expect(run.result.status).toBe('SUCCEEDED');
+    expect(run.chains).toHaveLength(1);
+    const hoursIn = ((run.chains[0]?.at ?? 0) - START) / 3_600_000;
+    expect(hoursIn).toBeGreaterThanOrEqual(23);
+    expect(hoursIn).toBeLessThan(24);
+  });
+
+  it('should add at most MAX_HISTORY_EVENTS_PER_LOOP history events a loop, every retrier spent and heartbeats failing', async () => {
+    // Each try: two handler failures (States.TaskFailed's retries), then Lambda refuses the rest (the
+    // service retrier's six retries and one more): 9 attempts, then the backoff loop.
+    const worstTry = [new Failing(1), new Failing(1), ...Array.from({ length: 7 }, throttled)];
+    const clock = new VirtualClock(START);
+    const stub = stubs(clock, [...Array.from({ length: 12 }, () => worstTry).flat(), step('done')]);
+    const { awsSdk } = stub.tasks;
+    if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
+    const tasks: TaskHandlers = {
+      ...stub.tasks,
+      awsSdk: async (call, ctx) => {
+        if (call.action === 'recordLifecycleActionHeartbeat')
+          throw new StatesError('AutoScaling.Throttling', 'Rate exceeded');
+        return awsSdk(call, ctx);
+      },
+    };
+    const execution = startExecution({
+      definition: machine.definition,
+      input: { ...INPUT, deadline: new Date(START + 86_400_000).toISOString() },
+      clock,
+      tasks,
+      stateMachineArn: machine.arn,
+      name: 'worst-loop',
+    });
+    await runToCompletion(execution, clock);
+    const waits = execution.history.flatMap((e, n) => (e.type === 'WaitStateEntered' ? [n] : []));
+    const perLoop = waits.slice(1).map((at, n) => at - (waits[n] ?? at));
+    expect(perLoop.length).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...perLoop)).toBeLessThanOrEqual(MAX_HISTORY_EVENTS_PER_LOOP);
+    // Not loose: the worst loop comes close to the bound.
+    expect(Math.max(...perLoop)).toBeGreaterThan(MAX_HISTORY_EVENTS_PER_LOOP - 15);
+    expect(LOOPS_PER_EXECUTION * MAX_HISTORY_EVENTS_PER_LOOP + END_HISTORY_EVENTS).toBeLessThan(HISTORY_EVENT_LIMIT);
+  });
 });
 
 /**
@@ -489,7 +645,7 @@ function heartbeatGapBound(): number {
     );
   const service = task?.Retry?.find((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
   const handler = task?.Retry?.find((r) => r.ErrorEquals.includes('States.TaskFailed'));
-  const maxWait = Number(/\$min\(\[\$step\.waitSeconds, (\d+)\]\)/.exec(states['Wait']?.Seconds ?? '')?.[1]);
+  const maxWait = Number(/\$min\(\[\$waitFor, (\d+)\]\)/.exec(states['Wait']?.Seconds ?? '')?.[1]);
   const intervalMs = Number(/>= (\d+)/.exec(states['Heartbeat due?']?.Choices?.[0]?.Condition ?? '')?.[1]);
   if (!task?.TimeoutSeconds || !service || !handler || !maxWait || !intervalMs)
     throw new Error('the drain step task, its retriers, the wait and the interval are in the definition');

@@ -342,7 +342,7 @@ describe('tasks, Retry and Catch', () => {
     expect(result).toMatchObject({ status: 'FAILED', error: 'EventBridge.FailedEntry' });
   });
 
-  it('should record the history of a task: entered, scheduled, failed, scheduled, succeeded, exited', async () => {
+  it('should record the history of a task: entered, then scheduled, started and how it ended for each attempt, exited', async () => {
     const handler = scripted(new StatesError('E', 'x'), 'ok');
     const { execution } = await run(
       machine({
@@ -359,9 +359,12 @@ describe('tasks, Retry and Catch', () => {
     expect(execution.history.map((e) => e.type)).toEqual([
       'ExecutionStarted',
       'TaskStateEntered',
+      // Three events an attempt, as Step Functions counts them against the history quota.
       'TaskScheduled',
+      'TaskStarted',
       'TaskFailed',
       'TaskScheduled',
+      'TaskStarted',
       'TaskSucceeded',
       'TaskStateExited',
       'ExecutionSucceeded',
@@ -395,5 +398,21 @@ describe('definitions the interpreter refuses', () => {
     );
     expect(refuse(machine({ P: { Type: 'Pass', Next: 'Nowhere' } }))).toThrow(/does not exist/);
     expect(refuse(machine({ P: { Type: 'Pass', InputPath: '$.x', End: true } }))).toThrow(/InputPath/);
+  });
+});
+
+describe('the history quota', () => {
+  it('should fail an execution when its history reaches 25,000 events, as Step Functions does, whatever it is doing', async () => {
+    const { result, execution } = await run(
+      machine({
+        Tick: { Type: 'Pass', Assign: { n: '{% $exists($n) ? $n + 1 : 1 %}' }, Next: 'Pause' },
+        Pause: { Type: 'Wait', Seconds: 1, Next: 'Tick' },
+      }),
+    );
+    expect(result).toMatchObject({ status: 'FAILED', error: 'States.Runtime' });
+    expect(result.cause).toMatch(/maximum number of history events \(25000\)/);
+    // ExecutionStarted, then 4 events a loop: the quota ends it in the 6,250th loop, plus its own end event.
+    expect(execution.history).toHaveLength(25_001);
+    expect(execution.history.at(-1)?.type).toBe('ExecutionFailed');
   });
 });

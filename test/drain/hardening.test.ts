@@ -74,6 +74,8 @@ function workflowInput(env: Emulated, overrides: Partial<DrainWorkflowInput> = {
     deadline: new Date(START + 600_000).toISOString(),
     reason: 'spot interruption',
     cause: 'evt-1',
+    // The record's name, as the plan names it on the Node.
+    execution: EXECUTION,
     ...overrides,
   };
 }

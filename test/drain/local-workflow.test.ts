@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { OUTPUT_DETAIL } from '../../infra/drain-workflow.js';
 import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-workflow.js';
 import type { DrainApi } from '../../lib/drain/api.js';
+import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import type { OutputDetailType } from '../../lib/contract/output-events.js';
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../../lib/drain/local-workflow.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
@@ -109,15 +110,47 @@ describe('runLocalWorkflow', () => {
     expect(end.publishError).toContain('AccessDeniedException');
   });
 
-  it('should end with outcome error when the drain itself fails, completing the lifecycle action and reporting the error', async () => {
+  it('should retry a step failing for a transient reason until the deadline, then end at the deadline, completing the action and reporting the error', async () => {
     const s = setup({});
+    let calls = 0;
     const deps: LocalWorkflowDeps = {
       ...s.deps,
       drain: {
         ...s.deps.drain,
         // The fake's methods live on its prototype: keep them, replace one.
         api: Object.assign(Object.create(s.deps.drain.api) as DrainApi, {
-          listPodsOnNode: () => Promise.reject(new Error('boom')),
+          listPodsOnNode: () => {
+            calls++;
+            return Promise.reject(new Error('boom'));
+          },
+        }),
+      },
+    };
+
+    const end = await runLocalWorkflow(deps, s.input);
+
+    expect(end.outcome).toBe('deadline');
+    expect(calls).toBeGreaterThan(3);
+    expect(s.clock.now()).toBeGreaterThanOrEqual(Date.parse(s.input.deadline));
+    expect(s.completed).toHaveLength(1);
+    expect(s.published[0]).toMatchObject({ detailType: 'Drain Failed', detail: { outcome: 'deadline' } });
+    // As `$states.errorOutput`: the error's name and its cause.
+    expect(s.published[0]?.detail['error']).toMatchObject({ Error: 'Error' });
+    expect(JSON.stringify(s.published[0]?.detail['error'])).toContain('boom');
+  });
+
+  it('should end with outcome error at once when the step fails permanently (a refused request), completing the action', async () => {
+    const s = setup({});
+    let calls = 0;
+    const deps: LocalWorkflowDeps = {
+      ...s.deps,
+      drain: {
+        ...s.deps.drain,
+        api: Object.assign(Object.create(s.deps.drain.api) as DrainApi, {
+          listPodsOnNode: () => {
+            calls++;
+            return Promise.reject(new ApiStatusError(403, 'pods is forbidden'));
+          },
         }),
       },
     };
@@ -125,14 +158,12 @@ describe('runLocalWorkflow', () => {
     const end = await runLocalWorkflow(deps, s.input);
 
     expect(end.outcome).toBe('error');
+    expect(calls).toBe(1);
     expect(s.completed).toHaveLength(1);
-    expect(s.published[0]).toMatchObject({ detailType: 'Drain Failed' });
-    // As `$states.errorOutput`: the error's name and its cause.
-    expect(s.published[0]?.detail['error']).toMatchObject({ Error: 'Error' });
-    expect(JSON.stringify(s.published[0]?.detail['error'])).toContain('boom');
+    expect(s.published[0]).toMatchObject({ detailType: 'Drain Failed', detail: { outcome: 'error' } });
   });
 
-  it('should retry a failing step twice (5 s, then 10 s) as the workflow does, and drain when it recovers', async () => {
+  it('should retry a failing step as the workflow does (5 s, then 10 s, …), and drain when it recovers', async () => {
     const s = setup({});
     s.cluster.addPod(pod('web-1', { owner: ['ReplicaSet', 'web'], grace: 1 }));
     let calls = 0;

@@ -12,6 +12,7 @@ import {
   LIFECYCLE,
   LIFECYCLE_NOT_COMPLETED,
   LIFECYCLE_NOTICE_PAYLOAD,
+  LOOPS_PER_EXECUTION,
   MAX_WAIT_SECONDS,
   STEP_OUTCOMES,
 } from '../../infra/drain-workflow.js';
@@ -24,6 +25,7 @@ import {
   LIFECYCLE_COMPLETED_NOTICE,
 } from '../../lib/contract/drain-workflow.js';
 import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/contract/output-events.js';
+import { PERMANENT_STEP_ERROR } from '../../lib/drain/step-failure.js';
 import { joinedJson, only } from './support/template.js';
 
 interface State {
@@ -135,6 +137,8 @@ describe('drain workflow', () => {
     expect(Object.fromEntries(terminal.map(([name, s]) => [name, s.Type]))).toEqual({
       Drained: 'Succeed',
       'Not drained': 'Fail',
+      // Not an end of the drain: it goes on in a chained execution, which ends in one of the other two.
+      'Continued in a new execution': 'Succeed',
     });
     const error = state('Not drained').Error ?? '';
     for (const [outcome, name] of Object.entries(FAILURE_ERRORS)) expect(error).toContain(`'${outcome}':'${name}'`);
@@ -145,18 +149,46 @@ describe('drain workflow', () => {
     expect(error).toContain('$outcome');
   });
 
-  it('should loop drain step → outcome → heartbeat due → wait → drain step', () => {
+  it('should loop drain step → outcome → continue here? → heartbeat due → wait → drain step', () => {
     expect(DEFINITION.StartAt).toBe('Start drain');
     expect(state('Start drain').Next).toBe('Drain step');
     expect(state('Drain step').Next).toBe('Drain outcome?');
     const onContinue = state('Drain outcome?').Choices?.find((c) => c.Condition.includes("'continue'"));
-    expect(onContinue?.Next).toBe('Heartbeat due?');
+    expect(onContinue?.Next).toBe('Continue in a new execution?');
+    // The wait is what the step asked for; a step that went on clears an earlier failure.
+    expect(onContinue?.Assign).toEqual({ waitFor: '{% $step.waitSeconds %}', failure: null });
+    expect(state('Continue in a new execution?').Default).toBe('Heartbeat due?');
     expect(state('Heartbeat due?').Default).toBe('Wait');
     expect(state('Record lifecycle heartbeat').Next).toBe('Wait');
     expect(state('Wait').Next).toBe('Drain step');
-    // The wait is what the step asked for, within a bound the heartbeat gap is computed from.
-    expect(state('Wait').Seconds).toBe(`{% $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) %}`);
+    expect(state('Wait').Assign).toEqual({ loops: '{% $loops + 1 %}' });
+    // Within a bound the heartbeat gap is computed from.
+    expect(state('Wait').Seconds).toBe(`{% $min([$waitFor, ${MAX_WAIT_SECONDS}]) %}`);
     expect(Object.keys(DrainStepOutputSchema.shape)).toContain('waitSeconds');
+  });
+
+  it('should go on in a chained execution of the same record after LOOPS_PER_EXECUTION loops or an hour before its timeout', () => {
+    const [due] = state('Continue in a new execution?').Choices ?? [];
+    expect(due?.Next).toBe('Continue in a new execution');
+    expect(due?.Condition).toContain(`$loops >= ${LOOPS_PER_EXECUTION}`);
+    expect(due?.Condition).toContain(`>= ${23 * 3_600_000}`);
+    expect(
+      definition({ maxDrainDuration: Duration.hours(6) }).States['Continue in a new execution?']?.Choices?.[0]
+        ?.Condition,
+    ).toContain(`>= ${5 * 3_600_000}`);
+    const chain = state('Continue in a new execution');
+    expect(chain.Resource).toMatch(/:states:::aws-sdk:sfn:startExecution$/);
+    expect(chain.Arguments).toMatchObject({ StateMachineArn: '{% $states.context.StateMachine.Id %}' });
+    expect(chain.Next).toBe('Continued in a new execution');
+    // Started already (an answer lost): continued all the same; any other failure: tried again next loop.
+    expect(chain.Catch?.map((c) => [c.ErrorEquals, c.Next])).toEqual([
+      [['Sfn.ExecutionAlreadyExistsException', 'Sfn.ExecutionAlreadyExists'], 'Continued in a new execution'],
+      [['States.ALL'], 'Heartbeat due?'],
+    ]);
+    // The chained execution resumes: the Start state takes the predecessor's last step and heartbeat.
+    expect(state('Start drain').Assign).toMatchObject({
+      step: '{% $exists($states.input.resume) ? $states.input.resume : {} %}',
+    });
   });
 
   it('should branch on exactly the outcomes of the contract, ending the drain on every one but continue, and on any other', () => {
@@ -183,6 +215,7 @@ describe('drain workflow', () => {
     expect(keys.sort()).toEqual(Object.keys(DrainStepInputSchema.shape).sort());
     expect(drainStep.Assign).toEqual({
       step: '{% $states.result.Payload %}',
+      failures: 0,
       // A heartbeat the step recorded at its start counts: the workflow's next one is due from then.
       heartbeatAt:
         '{% $exists($states.result.Payload.heartbeatAt) ? $toMillis($states.result.Payload.heartbeatAt) : $heartbeatAt %}',
@@ -191,7 +224,7 @@ describe('drain workflow', () => {
     expect(payload).toContain(`'lifecycle': ${LIFECYCLE}`);
   });
 
-  it('should retry the drain step, then complete the lifecycle action, report Drain Failed and fail', () => {
+  it('should retry a failing drain step with backoff until the deadline, then end it at the deadline', () => {
     const drainStep = state('Drain step');
     const retried = (drainStep.Retry ?? []).flatMap((r) => r.ErrorEquals);
     expect(retried).toEqual(
@@ -199,6 +232,29 @@ describe('drain workflow', () => {
     );
     expect(drainStep.Catch?.at(-1)).toEqual({
       ErrorEquals: ['States.ALL'],
+      Next: 'Deadline passed?',
+      Assign: {
+        failure: '{% $states.errorOutput %}',
+        failures: '{% $failures + 1 %}',
+        waitFor: expect.stringContaining('$power(2, $min([$failures, 10]))') as unknown,
+      },
+    });
+    const deadline = state('Deadline passed?');
+    expect(deadline.Choices).toEqual([
+      {
+        Condition: '{% $millis() >= $toMillis($exists($step.deadline) ? $step.deadline : $input.deadline) %}',
+        Next: 'Lifecycle hook?',
+        Assign: { outcome: 'deadline' },
+      },
+    ]);
+    expect(deadline.Default).toBe('Continue in a new execution?');
+  });
+
+  it('should end the drain at once on a permanent failure, never retrying it', () => {
+    const drainStep = state('Drain step');
+    expect(drainStep.Retry?.[0]).toEqual({ ErrorEquals: [PERMANENT_STEP_ERROR], MaxAttempts: 0 });
+    expect(drainStep.Catch?.find((c) => c.ErrorEquals.includes(PERMANENT_STEP_ERROR))).toEqual({
+      ErrorEquals: [PERMANENT_STEP_ERROR],
       Next: 'Lifecycle hook?',
       Assign: { outcome: 'error', failure: '{% $states.errorOutput %}' },
     });
@@ -206,7 +262,11 @@ describe('drain workflow', () => {
 
   it('should catch a step output over the payload limit (States.DataLimitExceeded, which States.ALL does not match) and still end with the hook completed and Drain Failed', () => {
     const catchers = state('Drain step').Catch ?? [];
-    expect(catchers.map((c) => c.ErrorEquals)).toEqual([['States.DataLimitExceeded'], ['States.ALL']]);
+    expect(catchers.map((c) => c.ErrorEquals)).toEqual([
+      ['States.DataLimitExceeded'],
+      [PERMANENT_STEP_ERROR],
+      ['States.ALL'],
+    ]);
     expect(catchers[0]).toEqual({
       ErrorEquals: ['States.DataLimitExceeded'],
       Next: 'Lifecycle hook?',
@@ -220,7 +280,8 @@ describe('drain workflow', () => {
     const drainStep = state('Drain step');
     expect(drainStep.TimeoutSeconds).toBe(70);
     expect(definition({ drainStepTimeout: Duration.minutes(2) }).States['Drain step']?.TimeoutSeconds).toBe(130);
-    const [service, handler, ...rest] = drainStep.Retry ?? [];
+    const [permanent, service, handler, ...rest] = drainStep.Retry ?? [];
+    expect(permanent?.MaxAttempts).toBe(0);
     expect(rest).toEqual([]);
     expect(service).toEqual({
       ErrorEquals: [...LAMBDA_SERVICE_ERRORS],
@@ -287,7 +348,7 @@ describe('drain workflow', () => {
     expect(due?.Next).toBe('Record lifecycle heartbeat');
     expect(due?.Condition).toContain(`$exists(${LIFECYCLE})`);
     expect(due?.Condition).toContain(
-      `($millis() - $heartbeatAt + $min([$step.waitSeconds, ${MAX_WAIT_SECONDS}]) * 1000) >= 60000`,
+      `($millis() - $heartbeatAt + $min([$waitFor, ${MAX_WAIT_SECONDS}]) * 1000) >= 60000`,
     );
     const [slower] = definition({ heartbeatInterval: Duration.minutes(5) }).States['Heartbeat due?']?.Choices ?? [];
     expect(slower?.Condition).toContain('>= 300000');

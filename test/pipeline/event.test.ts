@@ -30,6 +30,7 @@ import {
   TERMINATE_HOOK,
   type DepsOptions,
   type PipelineWorld,
+  nodeUidOf,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
@@ -59,7 +60,7 @@ describe('event path: slated-for-removal', () => {
     expect(world.kube.store.getNode(nodeName(1))?.spec?.unschedulable).toBe(true);
     expect(drainExecutions(world)).toEqual([
       {
-        name: drainExecutionName(CLUSTER, instanceId(1), eventId(event)),
+        name: drainExecutionName(CLUSTER, instanceId(1), eventId(event), nodeUidOf(world, 1)),
         input: expect.objectContaining({
           node: nodeName(1),
           deadline: iso(now + 2 * MINUTE),
@@ -120,7 +121,7 @@ describe('event path: slated-for-removal', () => {
 
     expect(drainExecutions(world)).toEqual([
       {
-        name: drainExecutionName(CLUSTER, instanceId(2), eventId(event)),
+        name: drainExecutionName(CLUSTER, instanceId(2), eventId(event), nodeUidOf(world, 2)),
         input: expect.objectContaining({
           lifecycle: { group: ASG, hook: TERMINATE_HOOK, token },
           deadline: iso(now + 15 * MINUTE),
@@ -169,7 +170,7 @@ describe('event path: slated-for-removal', () => {
 
     expect(actionsOf(report)).toEqual([`cordon ${nodeName(6)} done`, `drain ${nodeName(6)} started`]);
     expect(drainExecutions(world).map((e) => e.name)).toEqual([
-      drainExecutionName(CLUSTER, instanceId(6), eventId(event)),
+      drainExecutionName(CLUSTER, instanceId(6), eventId(event), nodeUidOf(world, 6)),
     ]);
   });
 });

@@ -17,6 +17,7 @@ import {
   usePipelineWorld,
   TERMINATE_HOOK,
   type PipelineWorld,
+  nodeUidOf,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
@@ -53,7 +54,7 @@ describe('decommission (the operator tags an instance)', () => {
     expect(report.actions.map((a) => `${a.kind} ${a.outcome}`)).toEqual(['cordon done', 'drain started']);
     expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).toBe(true);
     expect(drainExecutions(world).map((e) => e.name)).toEqual([
-      drainExecutionName(CLUSTER, instanceId(2), sweepCause(world.clock.now())),
+      drainExecutionName(CLUSTER, instanceId(2), sweepCause(world.clock.now()), nodeUidOf(world, 2)),
     ]);
   });
 });

@@ -31,6 +31,7 @@ import {
   usePipelineWorld,
   TERMINATE_HOOK,
   type PipelineWorld,
+  nodeUidOf,
 } from '../support/pipeline-world.js';
 
 let world: PipelineWorld;
@@ -273,7 +274,7 @@ describe('sweep: slated-for-removal', () => {
     const executions = drainExecutions(world);
     expect(executions).toEqual([
       {
-        name: drainExecutionName(CLUSTER, instanceId(3), sweepCause(now)),
+        name: drainExecutionName(CLUSTER, instanceId(3), sweepCause(now), nodeUidOf(world, 3)),
         input: {
           cluster: CLUSTER,
           node: nodeName(3),
@@ -282,7 +283,7 @@ describe('sweep: slated-for-removal', () => {
           deadline: iso(now + 15 * MINUTE),
           reason: expect.stringContaining(`Auto Scaling group ${ASG} is terminating it`) as unknown,
           cause: sweepCause(now),
-          execution: drainExecutionName(CLUSTER, instanceId(3), sweepCause(now)),
+          execution: drainExecutionName(CLUSTER, instanceId(3), sweepCause(now), nodeUidOf(world, 3)),
           lifecycle: { group: ASG, hook: TERMINATE_HOOK },
         },
       },
@@ -363,7 +364,7 @@ describe('sweep: slated-for-removal', () => {
     expect(world.kube.store.getNode(nodeName(5))?.spec?.unschedulable).toBe(true);
     expect(drainExecutions(world)).toEqual([
       {
-        name: drainExecutionName(CLUSTER, instanceId(5), sweepCause(now)),
+        name: drainExecutionName(CLUSTER, instanceId(5), sweepCause(now), nodeUidOf(world, 5)),
         input: expect.objectContaining({
           deadline: iso(now + 15 * MINUTE),
           cause: sweepCause(now),
@@ -403,7 +404,7 @@ describe('sweep: slated-for-removal', () => {
     ]);
     expect(world.kube.store.getNode(nodeName(7))?.spec?.unschedulable).toBe(true);
     expect(drainExecutions(world).map((e) => e.name)).toEqual([
-      drainExecutionName(CLUSTER, instanceId(7), sweepCause(world.clock.now())),
+      drainExecutionName(CLUSTER, instanceId(7), sweepCause(world.clock.now()), nodeUidOf(world, 7)),
     ]);
   });
 

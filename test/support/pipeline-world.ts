@@ -47,6 +47,16 @@ export const RECONCILER_USER = 'ec2-node-reconciler';
 /** `ip-10-0-<n / 250>-<n % 250>.ec2.internal`: the node of instance n, named after its private DNS name. */
 export const nodeName = (n: number): string => `ip-10-0-${Math.floor(n / 250)}-${n % 250}.ec2.internal`;
 
+/** The uid of node n as the world holds it now: part of a drain's execution name (drainExecutionName). */
+export const nodeUidOf = (
+  world: { kube: { store: { getNode(name: string): { metadata?: { uid?: string } } | undefined } } },
+  n: number,
+): string => {
+  const uid = world.kube.store.getNode(nodeName(n))?.metadata?.uid;
+  if (uid === undefined) throw new Error(`node ${nodeName(n)} has no uid`);
+  return uid;
+};
+
 /** A DrainLauncher that only records what it was asked to start (for tests that are not about Step Functions). */
 export class RecordingDrainLauncher implements DrainLauncher {
   readonly launched: DrainWorkflowInput[] = [];

@@ -472,6 +472,7 @@ function cliSuite(cli: AwsCli): void {
           'ExecutionStarted',
           'TaskStateEntered',
           'TaskScheduled',
+          'TaskStarted',
           'TaskSucceeded',
           'TaskStateExited',
           'SucceedStateEntered',

@@ -199,6 +199,8 @@ function historyEvent(event: HistoryEvent, withData: boolean, region: string): R
           'taskScheduledEventDetails',
           { ...taskResource(event.resource), region, parameters: JSON.stringify(event.parameters ?? {}) },
         ];
+      case 'TaskStarted':
+        return ['taskStartedEventDetails', taskResource(event.resource)];
       case 'TaskSucceeded':
         return ['taskSucceededEventDetails', { ...taskResource(event.resource), ...data('output', event.output) }];
       case 'TaskFailed':

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readAppOptions } from '../../infra/app-context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { METRIC_NAMES } from '../../lib/contract/metrics.js';
+import { CONDITIONS } from '../../lib/model/condition.js';
 import { formatDuration } from '../../lib/model/duration.js';
 import { CLUSTER_RULES, LEASE_NAMESPACE, LEASE_RULES, type PolicyRule } from '../../lib/contract/rbac.js';
 import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/contract/settings.js';
@@ -90,6 +91,43 @@ describe('README.md', () => {
     );
 
     expect(shown).toEqual(expected);
+  });
+});
+
+describe('docs/design.md', () => {
+  it('should have every condition in its table, the same table as the README’s', () => {
+    const design = read('docs/design.md');
+    const tableIn = (text: string): string => {
+      const start = text.indexOf('| condition | machine | Node object | remedy |');
+      const end = text.indexOf('\n\n', start);
+      return text.slice(start, end);
+    };
+
+    expect([...table(design, '| condition |').keys()].sort()).toEqual([...CONDITIONS].sort());
+    expect(tableIn(design).replace('(docs/repair.md)', '(repair.md)')).toBe(
+      tableIn(README).replace('(docs/repair.md)', '(repair.md)'),
+    );
+  });
+
+  it('should have every section the code cites (§1–§8, §1a–§1c)', () => {
+    const headings = [...read('docs/design.md').matchAll(/^#{2,3} (\d[a-z]?)\. /gm)].map((m) => m[1]);
+
+    expect(headings).toEqual(['1', '1a', '1b', '1c', '2', '3', '4', '5', '6', '7', '8']);
+  });
+
+  it('should have every section the code cites as docs/design.md §N', () => {
+    const sections = new Set([...read('docs/design.md').matchAll(/^#{2,3} (\d[a-z]?)\. /gm)].map((m) => m[1] ?? ''));
+    const sources = ['lib', 'infra', 'functions', 'packages', 'test', 'scripts'].flatMap((dir) =>
+      readdirSync(`${PROJECT_ROOT}${dir}`, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|mts|js|mjs)$/.test(f) && !f.includes('node_modules'))
+        .map((f) => `${dir}/${f}`),
+    );
+
+    const cited = sources.flatMap((file) =>
+      [...read(file).matchAll(/docs\/design\.md §(\d[a-z]?)/g)].map((m) => ({ file, section: m[1] ?? '' })),
+    );
+
+    expect(cited.filter((c) => !sections.has(c.section))).toEqual([]);
   });
 });
 

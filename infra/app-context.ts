@@ -8,7 +8,7 @@ import { vpcPlacementProblems, type VpcPlacement } from './vpc-placement.js';
 
 /**
  * Every context key the app reads, and no other: the reader below can ask for these only, and the
- * README's table of context keys must list exactly these (test/infra/readme.test.ts).
+ * table of context keys in docs/deploy.md must list exactly these (test/infra/readme.test.ts).
  */
 export const CONTEXT_KEYS = [
   'clusterName',

@@ -62,7 +62,7 @@ export interface HeartbeatGapInput {
 export interface HeartbeatGap {
   /** The worst gap, whole seconds. */
   readonly seconds: number;
-  /** Its parts, for the synth warning and the README. */
+  /** Its parts, for the synth warning and docs/deploy.md. */
   readonly attemptSeconds: number;
   readonly handlerRetryDelaySeconds: number;
   readonly serviceRetrySeconds: number;

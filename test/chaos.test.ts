@@ -24,7 +24,7 @@ const FILES = readdirSync(DIR)
 
 /**
  * Scenarios whose end state a fault still changes, each a defect found by this test and not yet
- * fixed (README, "Sandbox and scenarios"). They are expected to differ: when one stops differing the
+ * fixed (docs/sandbox.md). They are expected to differ: when one stops differing the
  * test says to remove it here. Never add one to make the run pass: fix the bug, or mark a truly
  * deadline-bound outcome in the scenario.
  */

@@ -1,4 +1,4 @@
-/** Exit codes, documented in `--help` and the README. */
+/** Exit codes, documented in `--help` and docs/operations.md. */
 export const EXIT = {
   /** Done; every expectation held. */
   ok: 0,

@@ -1,6 +1,6 @@
 // What the functions say in their logs, as the sandbox, doctor and operators read it: the events
 // function's line about each record and the error name of a poison event, the sweep's line with its
-// report. Logs Insights queries in the README, the sandbox's step records and doctor match these
+// report. the log queries in docs/operations.md, the sandbox's step records and doctor match these
 // strings; the functions write them from here.
 
 /** The `message` of the events function's log line about one SQS record. */

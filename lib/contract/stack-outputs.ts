@@ -1,5 +1,5 @@
 // The stack's name and its outputs, per cluster, as infra/stack.ts writes them and operators (the
-// README's `out` helper, `ec2-node-reconciler doctor`) read them back from CloudFormation.
+// `out` helper of docs/deploy.md, `ec2-node-reconciler doctor`) read them back from CloudFormation.
 import { PRODUCT_NAME } from './product.js';
 
 /** The outputs of one cluster's reconciler, by the name each is written under. */

@@ -36,10 +36,15 @@ export function requiredPermissions(): KubePermission[] {
   return [...permissionsOf(CLUSTER_RULES), ...permissionsOf(LEASE_RULES, LEASE_NAMESPACE)];
 }
 
-/** `kubectl auth can-i`'s way of writing it: `create pods/eviction`, `list leases.coordination.k8s.io -n kube-node-lease`. */
+/**
+ * How `kubectl auth can-i` asks for it, ready to paste: `create pods --subresource=eviction`,
+ * `list leases.coordination.k8s.io -n kube-node-lease` (`pods/eviction` would ask about the pod
+ * named `eviction`). docs/operations.md's check by hand asks exactly these.
+ */
 export function describePermission(p: KubePermission): string {
-  const resource = `${p.resource}${p.group === '' ? '' : `.${p.group}`}${p.subresource !== undefined ? `/${p.subresource}` : ''}`;
-  return `${p.verb} ${resource}${p.namespace !== undefined ? ` -n ${p.namespace}` : ''}`;
+  const resource = `${p.resource}${p.group === '' ? '' : `.${p.group}`}`;
+  const subresource = p.subresource !== undefined ? ` --subresource=${p.subresource}` : '';
+  return `${p.verb} ${resource}${subresource}${p.namespace !== undefined ? ` -n ${p.namespace}` : ''}`;
 }
 
 export interface AccessReview {

@@ -13,7 +13,7 @@ export const EVENT_NAMESPACE = 'default';
 export interface NodeEvent {
   readonly node: string;
   readonly uid?: string;
-  /** CamelCase reason, one of the reasons listed in the README. */
+  /** CamelCase reason, one of the reasons listed in docs/observability.md. */
   readonly reason: string;
   readonly message: string;
   readonly type: 'Normal' | 'Warning';

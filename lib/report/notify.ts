@@ -5,7 +5,7 @@ import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
 import { errorText } from '../support/errors.js';
 
-/** Kubernetes Event reasons, one per action and per divergence (listed in the README). */
+/** Kubernetes Event reasons, one per action and per divergence (listed in docs/observability.md). */
 export const EVENT_REASONS = {
   delete: 'NodeDeleted',
   cordon: 'NodeCordoned',

@@ -1,10 +1,10 @@
-// bench/results.json is the last full `npm run bench`; the README's table must be the one generated from it.
+// bench/results.json is the last full `npm run bench`; docs/benchmarks.md's table must be the one generated from it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXPECTED_RESULTS, RESULTS_FILE } from './support/results.js';
 import { benchTable, parseResults, TABLE_END, TABLE_START, withBenchTable } from './support/table.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const benchDoc = readFileSync(new URL('../../docs/benchmarks.md', import.meta.url), 'utf8');
 const results = parseResults(readFileSync(RESULTS_FILE, 'utf8'));
 
 describe('benchmark results', () => {
@@ -14,9 +14,9 @@ describe('benchmark results', () => {
     expect(results.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
-  it('should be what the README’s table shows', () => {
-    expect(withBenchTable(readme, results)).toBe(readme);
-    expect(readme).toContain(benchTable(results));
+  it('should be what docs/benchmarks.md’s table shows', () => {
+    expect(withBenchTable(benchDoc, results)).toBe(benchDoc);
+    expect(benchDoc).toContain(benchTable(results));
   });
 
   it('should put the table between its markers, replacing what was there', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readFailed, readOk } from '../../lib/doctor/check.js';
 import { checkRbac, describePermission, requiredPermissions, type AccessReview } from '../../lib/doctor/rbac.js';
@@ -14,7 +15,7 @@ describe('requiredPermissions', () => {
       'patch nodes',
       'delete nodes',
       'list pods',
-      'create pods/eviction',
+      'create pods --subresource=eviction',
       'get daemonsets.apps',
       'create events',
       'get events',
@@ -22,6 +23,17 @@ describe('requiredPermissions', () => {
       'get leases.coordination.k8s.io -n kube-node-lease',
       'list leases.coordination.k8s.io -n kube-node-lease',
     ]);
+  });
+});
+
+describe('the RBAC check by hand (docs/operations.md)', () => {
+  it('should ask kubectl auth can-i exactly what doctor asks: every permission of the manifest, no other', () => {
+    const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const loop = /for check in ([^;]*); do\s+printf [^\n]*kubectl auth can-i/.exec(doc)?.[1] ?? '';
+
+    const asked = [...loop.matchAll(/'([^']+)'/g)].map((m) => m[1]);
+
+    expect(asked).toEqual(requiredPermissions().map(describePermission));
   });
 });
 

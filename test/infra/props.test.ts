@@ -177,7 +177,7 @@ describe('NodeReconciler props: warnings', () => {
     expect(warnings[0]).toMatch(message);
   });
 
-  it('should not warn about a hook timeout of twice the worst heartbeat gap, or the README’s 300 s', () => {
+  it('should not warn about a hook timeout of twice the worst heartbeat gap, or the 300 s docs/deploy.md advises', () => {
     expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(272) })).toEqual([]);
     expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(300) })).toEqual([]);
     expect(warningsOf({ lifecycleHookTimeout: Duration.seconds(271) })).toHaveLength(1);

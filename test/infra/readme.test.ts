@@ -1,21 +1,33 @@
-// The README tables are documentation of code: they must list what the code has, with its defaults.
-import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+// The README and docs/ tables are documentation of code: they must list what the code has, with its defaults.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readAppOptions } from '../../infra/app-context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { METRIC_NAMES } from '../../lib/contract/metrics.js';
+import { CONDITIONS } from '../../lib/model/condition.js';
 import { formatDuration } from '../../lib/model/duration.js';
+import { CLUSTER_RULES, LEASE_NAMESPACE, LEASE_RULES, type PolicyRule } from '../../lib/contract/rbac.js';
 import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/contract/settings.js';
 
-const README = readFileSync(`${PROJECT_ROOT}README.md`, 'utf8');
+const read = (path: string): string => readFileSync(`${PROJECT_ROOT}${path}`, 'utf8');
+const README = read('README.md');
+/** Every Markdown file a reader is sent to: the README, CONTRIBUTING.md and docs/. */
+const DOCUMENTS = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(`${PROJECT_ROOT}docs`)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
-/** Rows of the first table after `heading`: first cell → second cell, backticks removed. */
-function table(heading: string): Map<string, string> {
-  const section = README.slice(README.indexOf(heading));
+/** Rows of the first table after `heading` in `text`: first cell → second cell, backticks removed. */
+function table(text: string, heading: string): Map<string, string> {
+  expect(text, `no ${heading}`).toContain(heading);
+  const section = text.slice(text.indexOf(heading));
   const rows = new Map<string, string>();
   for (const line of section.split('\n').slice(1)) {
-    if (line.startsWith('#')) break;
+    if (line.startsWith('#') || (rows.size > 0 && !line.startsWith('|'))) break;
     const cells = line.split('|').map((c) => c.trim().replace(/`/g, ''));
     if (
       cells.length < 4 ||
@@ -24,7 +36,6 @@ function table(heading: string): Map<string, string> {
       ['setting', 'prop', 'metric', 'key'].includes(cells[1] ?? '')
     )
       continue;
-    if (rows.size > 0 && !line.startsWith('|')) break;
     rows.set(cells[1] ?? '', cells[2] ?? '');
   }
   return rows;
@@ -42,9 +53,87 @@ const at = (key: string, value: unknown): unknown =>
 
 const isDuration = (key: string) => SettingsSchema.safeParse(at(key, '10m')).success;
 
+/** GitHub's anchor of each heading of `text` (without its own duplicates' suffixes). */
+const anchorsOf = (text: string): Set<string> =>
+  new Set(
+    [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      (m[1] ?? '')
+        .toLowerCase()
+        .replace(/[^a-z0-9 _-]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+
 describe('README.md', () => {
+  it('should start with what it does, then exactly the two set-up commands', () => {
+    const firstBlock = /```sh\n([^`]*)```/.exec(README)?.[1] ?? '';
+    const commands = firstBlock
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter((line) => line !== '');
+
+    expect(README.indexOf('Keeps every EC2 machine')).toBeLessThan(README.indexOf('## Quick start'));
+    expect(commands).toEqual(['npm ci && npm start', 'npm test']);
+  });
+
+  it('should show exactly the RBAC the manifest grants, rule by rule', () => {
+    const rowOf = (rule: PolicyRule, scope: string): string =>
+      `| ${rule.apiGroups.map((g) => (g === '' ? 'core' : g)).join(', ')} | ${rule.resources.map((r) => `\`${r}\``).join(', ')} | ${rule.verbs.join(', ')} | ${scope} |`;
+    const expected = [
+      ...CLUSTER_RULES.map((rule) => rowOf(rule, 'ClusterRole')),
+      ...LEASE_RULES.map((rule) => rowOf(rule, `Role in \`${LEASE_NAMESPACE}\``)),
+    ];
+
+    const lines = README.slice(README.indexOf('| API group |')).split('\n').slice(2);
+    const shown = lines.slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('|')),
+    );
+
+    expect(shown).toEqual(expected);
+  });
+});
+
+describe('docs/design.md', () => {
+  it('should have every condition in its table, the same table as the README’s', () => {
+    const design = read('docs/design.md');
+    const tableIn = (text: string): string => {
+      const start = text.indexOf('| condition | machine | Node object | remedy |');
+      const end = text.indexOf('\n\n', start);
+      return text.slice(start, end);
+    };
+
+    expect([...table(design, '| condition |').keys()].sort()).toEqual([...CONDITIONS].sort());
+    expect(tableIn(design).replace('(docs/repair.md)', '(repair.md)')).toBe(
+      tableIn(README).replace('(docs/repair.md)', '(repair.md)'),
+    );
+  });
+
+  it('should have every section the code cites (§1–§8, §1a–§1c)', () => {
+    const headings = [...read('docs/design.md').matchAll(/^#{2,3} (\d[a-z]?)\. /gm)].map((m) => m[1]);
+
+    expect(headings).toEqual(['1', '1a', '1b', '1c', '2', '3', '4', '5', '6', '7', '8']);
+  });
+
+  it('should have every section the code cites as docs/design.md §N', () => {
+    const sections = new Set([...read('docs/design.md').matchAll(/^#{2,3} (\d[a-z]?)\. /gm)].map((m) => m[1] ?? ''));
+    const sources = ['lib', 'infra', 'functions', 'packages', 'test', 'scripts'].flatMap((dir) =>
+      readdirSync(`${PROJECT_ROOT}${dir}`, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|mts|js|mjs)$/.test(f) && !f.includes('node_modules'))
+        .map((f) => `${dir}/${f}`),
+    );
+
+    const cited = sources.flatMap((file) =>
+      [...read(file).matchAll(/docs\/design\.md §(\d[a-z]?)/g)].map((m) => ({ file, section: m[1] ?? '' })),
+    );
+
+    expect(cited.filter((c) => !sections.has(c.section))).toEqual([]);
+  });
+});
+
+describe('docs/settings.md', () => {
   it('should list every setting with its default', () => {
-    const rows = table('## Settings');
+    const rows = table(read('docs/settings.md'), '| setting |');
     const settings = leaves(DEFAULT_SETTINGS);
     expect([...rows.keys()].sort()).toEqual(settings.map(([key]) => key).sort());
     for (const [key, value] of settings) {
@@ -52,7 +141,9 @@ describe('README.md', () => {
       expect(rows.get(key), key).toBe(expected);
     }
   });
+});
 
+describe('docs/deploy.md', () => {
   it('should list every NodeReconciler prop', () => {
     const source = readFileSync(`${PROJECT_ROOT}infra/node-reconciler.ts`, 'utf8');
     const body = source.slice(
@@ -60,49 +151,46 @@ describe('README.md', () => {
       source.indexOf('\n}\n', source.indexOf('export interface NodeReconcilerProps')),
     );
     const props = [...body.matchAll(/readonly (\w+)\?:/g)].map((m) => m[1] ?? '');
-    expect([...table('| prop |').keys()].sort()).toEqual(props.sort());
+    expect([...table(read('docs/deploy.md'), '| prop |').keys()].sort()).toEqual(props.sort());
   });
 
   it('should list every context key the app reads, and no other, with the defaults of its flags', () => {
     // Prepare: the app reads every key whatever the context holds; record which
-    const read: string[] = [];
+    const keysRead: string[] = [];
     // Act
     const defaults = readAppOptions((key) => {
-      read.push(key);
+      keysRead.push(key);
       return key === 'clusterName' ? 'demo' : undefined;
     }, {});
     // Assess
-    const rows = table('| key |');
-    expect([...rows.keys()].sort()).toEqual([...new Set(read)].sort());
+    const rows = table(read('docs/deploy.md'), '| key |');
+    expect([...rows.keys()].sort()).toEqual([...new Set(keysRead)].sort());
     expect(rows.get('createAccessEntries')).toBe(String(defaults.createAccessEntries));
     expect(rows.get('nag')).toBe(String(defaults.nag));
     expect(rows.get('dryRun')).toBe(String(DEFAULT_SETTINGS.dryRun));
   });
+});
 
-  it('should link only files inside the repository that exist, and headings it has', () => {
-    const links = [...README.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
-    const anchors = new Set(
-      [...README.matchAll(/^#+ (.+)$/gm)].map((m) =>
-        (m[1] ?? '')
-          .toLowerCase()
-          .replace(/[^a-z0-9 -]/g, '')
-          .replace(/ /g, '-'),
-      ),
-    );
+describe.each(DOCUMENTS)('%s', (document) => {
+  it('should link only files inside the repository that exist, and headings they have', () => {
+    const text = read(document);
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
     for (const link of links.filter((l) => !/^[a-z]+:/.test(l))) {
       const [path = '', anchor] = link.split('#');
-      if (path === '') {
-        expect(anchors.has(anchor ?? ''), `${link}: no such heading`).toBe(true);
-        continue;
-      }
-      const target = resolve(PROJECT_ROOT, path);
+      const target = path === '' ? resolve(PROJECT_ROOT, document) : resolve(PROJECT_ROOT, dirname(document), path);
       expect(relative(PROJECT_ROOT, target).startsWith('..'), `${link}: outside the repository`).toBe(false);
       expect(existsSync(target), `${link}: no such file`).toBe(true);
+      if (anchor !== undefined && target.endsWith('.md'))
+        expect(anchorsOf(readFileSync(target, 'utf8')).has(anchor), `${link}: no such heading`).toBe(true);
     }
   });
+});
 
+describe('docs/observability.md', () => {
   it('should list every metric', () => {
-    const section = README.slice(README.indexOf('## Metrics and alarms'));
-    for (const name of Object.values(METRIC_NAMES)) expect(section).toContain(`\`${name}\``);
+    const section = table(read('docs/observability.md'), '| metric |');
+    const text = read('docs/observability.md');
+    expect([...section.keys()].sort()).toEqual(Object.values(METRIC_NAMES).sort());
+    expect(text).toContain('## Metrics and alarms');
   });
 });

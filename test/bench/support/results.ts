@@ -1,5 +1,5 @@
 // bench/results.json: the figures of the last `npm run bench`, one named result each, in the
-// format issue #17 fixed. The README's benchmark table is generated from this file
+// format issue #17 fixed. The benchmark table of docs/benchmarks.md is generated from this file
 // (test/bench/support/table.ts) and test/bench/table.test.ts holds the two together.
 import { fileURLToPath } from 'node:url';
 

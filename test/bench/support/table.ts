@@ -1,4 +1,4 @@
-// The README's benchmark table, generated from bench/results.json: `npm run bench` (a full run)
+// The benchmark table of docs/benchmarks.md, generated from bench/results.json: `npm run bench` (a full run)
 // rewrites it between the two markers, and test/bench/table.test.ts holds the two together.
 import * as z from 'zod';
 import { meetsGoal, type BenchResults } from './results.js';
@@ -41,10 +41,10 @@ export function benchTable(file: BenchResults): string {
   ].join('\n');
 }
 
-/** `readme` with the text between the markers replaced by the table of `file`; throws if the markers are missing. */
-export function withBenchTable(readme: string, file: BenchResults): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README: no ${TABLE_START} … ${TABLE_END} section`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n${benchTable(file)}\n${readme.slice(end)}`;
+/** `doc` with the text between the markers replaced by the table of `file`; throws if the markers are missing. */
+export function withBenchTable(doc: string, file: BenchResults): string {
+  const start = doc.indexOf(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`no ${TABLE_START} … ${TABLE_END} section`);
+  return `${doc.slice(0, start + TABLE_START.length)}\n${benchTable(file)}\n${doc.slice(end)}`;
 }

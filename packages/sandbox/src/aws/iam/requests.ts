@@ -225,7 +225,7 @@ const onExecution = withParams(z.object({ executionArn: z.string() }), (input, _
   { action, resources: [input.executionArn], context: {} },
 ]);
 
-// What an operator reads a deployment with (doctor, the README's checks) -------------------------
+// What an operator reads a deployment with (doctor, docs/operations.md's checks) -------------------------
 
 /** The EKS access-entry calls are on the cluster (Create, List) or on the entry itself (Describe, Delete). */
 const onCluster = withParams(RestParams, (input, world, action) => [

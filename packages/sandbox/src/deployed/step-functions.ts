@@ -57,10 +57,32 @@ const SDK_SERVICES = {
     api: autoScalingApi as unknown as Record<string, unknown>,
     client: autoScalingApi.AutoScalingClient,
     errorPrefix: 'AutoScaling',
+    camelCaseMembers: false,
   },
-  ec2: { api: ec2Api as unknown as Record<string, unknown>, client: ec2Api.EC2Client, errorPrefix: 'Ec2' },
-  sfn: { api: sfnApi as unknown as Record<string, unknown>, client: sfnApi.SFNClient, errorPrefix: 'Sfn' },
+  ec2: {
+    api: ec2Api as unknown as Record<string, unknown>,
+    client: ec2Api.EC2Client,
+    errorPrefix: 'Ec2',
+    camelCaseMembers: false,
+  },
+  // Step Functions' own API names its members in camelCase (stateMachineArn); its aws-sdk integration,
+  // like every one, takes and gives them in PascalCase (StateMachineArn).
+  sfn: {
+    api: sfnApi as unknown as Record<string, unknown>,
+    client: sfnApi.SFNClient,
+    errorPrefix: 'Sfn',
+    camelCaseMembers: true,
+  },
 } as const;
+
+/** The keys of a plain object (and of the plain objects within it) with their first letter changed. */
+function recase(value: unknown, change: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => recase(item, change));
+  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [change(key), recase(item, change)]));
+}
+const lowerFirst = (key: string): string => key.charAt(0).toLowerCase() + key.slice(1);
+const upperFirst = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1);
 type SdkService = keyof typeof SDK_SERVICES;
 const isSdkService = (name: string): name is SdkService => Object.hasOwn(SDK_SERVICES, name);
 
@@ -181,9 +203,10 @@ export class StepFunctionsService {
     if (typeof Command !== 'function')
       throw new StatesError('States.Runtime', `aws-sdk:${service}:${action} is not an action of ${service}`);
     const client = this.client(service, credentials);
+    const input = entry.camelCaseMembers ? recase(parameters ?? {}, lowerFirst) : (parameters ?? {});
     try {
-      const { $metadata: _metadata, ...output } = await client.send(new (Command as CommandClass)(parameters ?? {}));
-      return output;
+      const { $metadata: _metadata, ...output } = await client.send(new (Command as CommandClass)(input));
+      return entry.camelCaseMembers ? recase(output, upperFirst) : output;
     } catch (error) {
       throw apiError(entry.errorPrefix, error);
     } finally {

@@ -198,6 +198,8 @@ const ExpectSchema = z
             result: z.enum(['CONTINUE', 'ABANDON']),
             /** v1.1: `timeout` for a result the group applied itself when the hook lapsed; absent: completed by the reconciler. */
             by: z.literal('timeout').optional(),
+            /** v1.3: the completion came no earlier than this, from the scenario's start (a drain's deadline, say). */
+            notBefore: Duration.optional(),
           })
           .strict(),
       )

@@ -123,6 +123,19 @@ export function checkExpectations(
         ? []
         : [`lifecycleActions: expected [${wanted.join(', ')}], got [${got.join(', ')}]`],
     );
+    // A completion too early is a machine handed back while its drain still had time to run.
+    const early = expect.lifecycleActions.flatMap((a) => {
+      const { notBefore } = a;
+      if (notBefore === undefined) return [];
+      const bound = sandbox.start + notBefore;
+      return sandbox.aws.state.autoScaling.completions
+        .filter((c) => c.instanceId === a.instance && c.at < bound)
+        .map(
+          (c) =>
+            `lifecycleActions: ${a.instance} was completed at +${Math.round((c.at - sandbox.start) / 1000)}s, before +${Math.round(notBefore / 1000)}s (notBefore)`,
+        );
+    });
+    record(early);
   }
 
   if (expect.conditions !== undefined) {

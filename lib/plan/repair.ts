@@ -8,12 +8,12 @@ import { badConditions, type BadCondition } from '../classify/node-health.js';
 import type { RepairTrigger, StandDown } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
-import type { InstanceId } from '../model/instance-id.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
 import type { RepairSettings } from '../contract/settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
+import { repairDrainVerdict } from './repair-drain-end.js';
 import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';
 
 /** One Auto Scaling group as this run saw it. */
@@ -30,9 +30,10 @@ export interface GroupCensus {
 export interface Census {
   readonly groups: ReadonlyMap<string, GroupCensus>;
   /**
-   * The same counts over every group's machines: an outage that hits one machine in each of many small
-   * groups (a bad AMI rolled out everywhere, the control plane unreachable) stands down although no
-   * group alone is over its share.
+   * The same counts over the whole cluster: every group's machines and every other Node (Karpenter's,
+   * EKS Auto Mode's, managed elsewhere). An outage that hits one machine in each of many small groups,
+   * or the Nodes outside any group (a bad AMI rolled out everywhere, the control plane unreachable),
+   * stands down although no group alone is over its share.
    */
   readonly cluster: { readonly members: number; readonly unhealthy: number };
   /**
@@ -47,9 +48,6 @@ export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number)
   Math.ceil((members * maxUnhealthyPercent) / 100);
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
-
-/** Drain ends after which the machine may be replaced: it drained, or the drain gave up at its deadline or with pods left it could not move. */
-const DRAINED_ENOUGH: ReadonlySet<string> = new Set(['done', 'deadline', 'incomplete']);
 
 /** A drain that ended because someone else uncordoned the node: the operator took the node back. */
 const cancelledByOperator = (claim: DrainClaim): boolean =>
@@ -129,36 +127,44 @@ const isGroupLookupFailed = (pair: ClassifiedPair): boolean => {
 };
 
 interface CensusMachine {
-  group: string;
+  /** Its Auto Scaling group; undefined for a Node of the cluster outside every group (Karpenter's, a managed or a self-managed one). */
+  group: string | undefined;
   unhealthy: boolean;
   inFlight: boolean;
   serving: boolean;
 }
 
-/** Each Auto Scaling group member this run saw, once. */
-function censusMachines(
-  pairs: readonly ClassifiedPair[],
-  ctx: PlanContext,
-  now: number,
-): Map<InstanceId, CensusMachine> {
-  const machines = new Map<InstanceId, CensusMachine>();
+/**
+ * Each Auto Scaling group member this run saw, once (by instance), and each other Node of the cluster,
+ * once (by name). The Nodes outside every group count only towards the cluster's share: 20 of
+ * Karpenter's Nodes NotReady beside one group machine is an outage of the cluster (its control plane,
+ * its network, a bad AMI everywhere), which replacing the group machine would not cure.
+ */
+function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, CensusMachine> {
+  const machines = new Map<string, CensusMachine>();
   for (const pair of pairs) {
     const group = groupOf(pair);
     const id = pair.instance?.id;
-    if (group === undefined || id === undefined) continue;
-    const known = machines.get(id) ?? { group, unhealthy: false, inFlight: false, serving: false };
+    const key =
+      group !== undefined && id !== undefined ? id : pair.node !== undefined ? `node/${pair.node.name}` : undefined;
+    if (key === undefined) continue;
+    const known = machines.get(key) ?? { group, unhealthy: false, inFlight: false, serving: false };
     known.unhealthy ||= isUnhealthy(pair, ctx, now);
     // A member still launching (or leaving) is no healthy capacity yet: counting it would hide an outage behind a scale-out.
-    known.serving ||= pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
+    known.serving ||=
+      group === undefined
+        ? pair.node !== undefined
+        : pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
     known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
-    machines.set(id, known);
+    machines.set(key, known);
   }
   return machines;
 }
 
-function groupCensus(machines: ReadonlyMap<InstanceId, CensusMachine>): Map<string, GroupCensus> {
+function groupCensus(machines: ReadonlyMap<string, CensusMachine>): Map<string, GroupCensus> {
   const census = new Map<string, GroupCensus>();
   for (const machine of machines.values()) {
+    if (machine.group === undefined) continue;
     const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
     census.set(machine.group, {
       members: counts.members + (machine.serving || machine.unhealthy ? 1 : 0),
@@ -257,7 +263,7 @@ export function standDownOf(
 ): { readonly reason: string; readonly standDown: StandDown } | undefined {
   const shares: [StandDown['scope'], string, { readonly members: number; readonly unhealthy: number }][] = [
     ['group', `Auto Scaling group ${group}`, counts],
-    ['cluster', 'the cluster (all groups)', census.cluster],
+    ['cluster', 'the cluster (every Node, in a group or not)', census.cluster],
   ];
   for (const [scope, where, share] of shares) {
     const allowed = unhealthyAllowance(share.members, maxUnhealthyPercent);
@@ -359,10 +365,17 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
 
   if (drain && isOpenRepair(drain) && !uncordonedAfter) {
+    const verdict = repairDrainVerdict(drain.claim.outcome, node);
+    if (verdict.kind === 'blocked') {
+      p.skip(
+        'repair',
+        `repair blocked: ${verdict.why}. To replace it anyway: aws autoscaling set-instance-health --instance-id ${instanceId} --health-status Unhealthy; to keep it: kubectl uncordon ${node.name}`,
+      );
+      return;
+    }
     // A drain that failed (the step's errors, an aborted execution) did not drain: the machine waits out the drain window before it is marked.
-    const drained = drain.claim.outcome !== undefined && DRAINED_ENOUGH.has(drain.claim.outcome);
     const deadline = drain.claim.deadline;
-    if (!drained && (deadline === undefined || now < deadline)) {
+    if (verdict.kind === 'not-drained' && (deadline === undefined || now < deadline)) {
       p.skip(
         'repair',
         `repair drain ${drain.claim.execution} ended ${drain.claim.outcome !== undefined ? `${drain.claim.outcome}` : 'without an outcome (failed or stopped)'}: not replaced before its deadline${deadline !== undefined ? ` (${iso(deadline)})` : ''}`,

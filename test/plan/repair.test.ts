@@ -344,6 +344,39 @@ describe('repair: stand-down and parallelism', () => {
     expect(repairSkips(result).map((s) => s.standDown?.scope)).toEqual(ids.map(() => 'cluster'));
   });
 
+  it("should count every Node of the cluster for its share, not only the groups' machines: 20 of 24 Karpenter Nodes NotReady beside one silent group machine stand down", () => {
+    // One machine of a group of five is silent (the group alone may repair it); 20 of Karpenter's 24 Nodes are NotReady too.
+    const karpenter = Array.from({ length: 24 }, (_, i) => 100 + i);
+    const base = group(5, [3]);
+    const world = anObservation({
+      nodes: [
+        ...base.nodes,
+        ...karpenter.map((n, i) =>
+          i < 20
+            ? silentNode(n, 40 * MINUTE, { labels: { 'karpenter.sh/nodepool': 'default' } })
+            : aNode(n, { labels: { 'karpenter.sh/nodepool': 'default' } }),
+        ),
+      ],
+      instances: [...base.instances, ...karpenter.map((n) => anInstance(n, { launchedAt: NOW - 9 * HOUR }))],
+      leases: [
+        ...base.leases,
+        ...karpenter.map((n, i) => (i < 20 ? silentLease(n) : { nodeName: aNode(n).name, renewTime: NOW - 5_000 })),
+      ],
+    });
+
+    const result = planFor(world);
+    const alone = planFor(base);
+
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).filter((skip) => skip.node === aNode(3).name)).toEqual([
+      expect.objectContaining({
+        node: aNode(3).name,
+        standDown: expect.objectContaining({ scope: 'cluster', unhealthy: 21, members: 29 }) as unknown,
+      }),
+    ]);
+    expect(repairs(alone)).toEqual([expect.objectContaining({ step: 'drain', instanceId: instanceId(3) })]);
+  });
+
   it('should judge each group on its own', () => {
     // Ten healthy machines of ng-c keep the zone's and the cluster's shares (3 of 18) under 20 %.
     const healthy = [9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
@@ -617,6 +650,45 @@ describe('repair: after the drain', () => {
       ]);
     },
   );
+
+  it('should not mark a machine whose kubelet is alive (only KernelReady False) when its repair drain ended incomplete (pods a PodDisruptionBudget protects still run there): the repair is blocked, and says how to go on', () => {
+    const kernelBad = (outcome: string) => {
+      const base = drained(outcome);
+      return {
+        ...base,
+        nodes: base.nodes.map((n) =>
+          n.name === aNode(3).name
+            ? {
+                ...n,
+                ready: 'True' as const,
+                readyHeartbeatAt: NOW - 5_000,
+                conditions: {
+                  Ready: { status: 'True' as const, since: NOW - 9 * HOUR },
+                  KernelReady: { status: 'False' as const, since: NOW - 40 * MINUTE },
+                },
+              }
+            : n,
+        ),
+        leases: new Map(
+          [...base.leases].map(([name, lease]) => [
+            name,
+            name === aNode(3).name ? { ...lease, renewTime: NOW - 5_000 } : lease,
+          ]),
+        ),
+      };
+    };
+
+    const blocked = planFor(kernelBad('incomplete'));
+    const done = planFor(kernelBad('done'));
+
+    expect(repairs(blocked)).toEqual([]);
+    expect(repairSkips(blocked).map((s) => s.reason)).toEqual([
+      expect.stringMatching(
+        /repair blocked: .*PodDisruptionBudget.*kubelet is alive.*set-instance-health --instance-id i-0+3 --health-status Unhealthy/,
+      ),
+    ]);
+    expect(repairs(done)).toEqual([expect.objectContaining({ step: 'replace', instanceId: instanceId(3) })]);
+  });
 
   it('should not mark a machine whose repair drain failed (no outcome: the step errored, or it was stopped) before the drain’s deadline, and mark it after', () => {
     const failed = (deadline: number) => {

@@ -113,6 +113,10 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('drainStep', 'logs:PutLogEvents')]: DRAIN,
   [iam('drainStep', 'eks:DescribeCluster')]: DRAIN,
   [iam('drainStep', 'autoscaling:RecordLifecycleActionHeartbeat')]: SWEEP_LIFECYCLE,
+  [iam('drainStep', 'autoscaling:SetInstanceHealth')]: scenario(
+    'repair-replaced-when-its-drain-ends.yaml',
+    'the step that sees a repair drain end marks the machine Unhealthy',
+  ),
   // The drain workflow.
   [iam('drainWorkflow', 'lambda:InvokeFunction')]: DRAIN,
   [iam('drainWorkflow', 'events:PutEvents')]: scenario(

@@ -147,7 +147,8 @@ const DescribeAutoScalingGroupsInput = z.object({
 });
 
 /** A UUID-shaped id stable per group name, as ARNs of Auto Scaling groups carry one. */
-function groupUuid(group: string): string {
+/** The UUID in a group's ARN (stable per name). */
+export function groupUuid(group: string): string {
   const h = stableHex(`group:${group}`, 32);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }

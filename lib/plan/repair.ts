@@ -194,22 +194,34 @@ function dueTriggers(
       waiting: `Ready is still True though the kubelet's last heartbeat was at ${inferred.since !== undefined ? iso(inferred.since) : 'an unknown time'}: the control plane has not marked the node (its clock may be behind, or the node lifecycle controller is down), so it is not repaired`,
     };
   }
-  const triggers = bad.flatMap((c) =>
+  // A machine is judged only over its current life: one launched (or started again, as from a warm pool)
+  // after its condition last changed has been bad for as long as it has run, not since the Node said so.
+  const launchedAt = pair.instance !== undefined && pair.instance.launchedAt > 0 ? pair.instance.launchedAt : undefined;
+  const counted = bad.map((c) =>
+    c.since !== undefined && launchedAt !== undefined && launchedAt > c.since
+      ? { ...c, since: launchedAt, fromLaunch: true }
+      : c,
+  );
+  const triggers = counted.flatMap((c) =>
     c.since !== undefined && now - c.since >= repair.after[c.type]
       ? [{ type: c.type, status: c.status, since: c.since }]
       : [],
   );
   if (triggers.length > 0) return { triggers };
-  const dated = bad
-    .filter((c): c is BadCondition & { since: number } => c.since !== undefined)
+  const dated = counted
+    .filter((c): c is BadCondition & { since: number; fromLaunch?: boolean } => c.since !== undefined)
     .sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
   const next = dated[0];
   if (next === undefined)
     return {
       waiting: `${bad.map(describe).join(', ') || 'no condition is bad'}: since when is unknown, so it is not repaired`,
     };
+  const what =
+    next.fromLaunch === true
+      ? `${next.type} ${next.status}, counted from the machine's launch at ${iso(next.since)} (later than the condition's last change)`
+      : describe(next);
   return {
-    waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})`,
+    waiting: `${what}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})`,
   };
 }
 

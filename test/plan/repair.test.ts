@@ -216,6 +216,25 @@ describe('repair: starting', () => {
     expect(repairs(planFor(group(10, [], { nodes: [kernel], instances: [member(1)] })))).toEqual([]);
   });
 
+  it('should count from the later of the machine’s launch and the condition’s last change: a machine back from a warm pool 10 minutes ago is not repaired though its Node says Ready Unknown for 40 minutes', () => {
+    const launchedAgo = (ago: number) => {
+      const base = group(10, [3]);
+      return {
+        ...base,
+        instances: base.instances.map((i) => (i.id === instanceId(3) ? { ...i, launchedAt: NOW - ago } : i)),
+      };
+    };
+
+    const young = planFor(launchedAgo(10 * MINUTE));
+    const old = planFor(launchedAgo(35 * MINUTE));
+
+    expect(repairs(young)).toEqual([]);
+    expect(repairSkips(young).map((s) => s.reason)).toEqual([
+      expect.stringMatching(/counted from the machine's launch at .*repaired once it has been so for 30m/),
+    ]);
+    expect(repairs(old)).toEqual([expect.objectContaining({ step: 'drain', instanceId: instanceId(3) })]);
+  });
+
   it('should plan the same repair under dryRun (act carries out nothing)', () => {
     const result = planFor(group(10, [3]), { settings: { dryRun: true } });
     expect(result.dryRun).toBe(true);
@@ -359,7 +378,7 @@ describe('repair: stand-down and parallelism', () => {
       ],
       instances: [...base.instances, ...karpenter.map((n) => anInstance(n, { launchedAt: NOW - 9 * HOUR }))],
       leases: [
-        ...base.leases,
+        ...base.leases.values(),
         ...karpenter.map((n, i) => (i < 20 ? silentLease(n) : { nodeName: aNode(n).name, renewTime: NOW - 5_000 })),
       ],
     });

@@ -29,7 +29,12 @@ export interface Permission {
  * sees a whole group, lib/plan/plan.ts; the drain step marks a repair whose drain it saw end, DRAIN_STEP_PERMISSIONS).
  * Neither function heartbeats: the drain workflow and its step do.
  */
-export const SWEEP_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
+export const SWEEP_ASG_MUTATIONS = [
+  'autoscaling:CompleteLifecycleAction',
+  'autoscaling:SetInstanceHealth',
+  // The repair back-off's record on the group (REPAIR_FAILURES_TAG, lib/plan/repair-backoff.ts).
+  'autoscaling:CreateOrUpdateTags',
+] as const;
 
 /** The events function completes a lifecycle action its event names when no drain is needed (an excluded node, a drain that ended). */
 export const EVENT_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction'] as const;

@@ -84,7 +84,7 @@ export function recordRunMetrics(metrics: Metrics, report: RunReport): void {
   count(
     metrics,
     METRIC_NAMES.repairsBlocked,
-    report.skipped.filter((s) => s.kind === 'repair' && s.standDown !== undefined).length,
+    report.skipped.filter((s) => s.kind === 'repair' && (s.standDown !== undefined || s.backOff !== undefined)).length,
   );
   if (report.kind === 'sweep')
     metrics.addMetric(METRIC_NAMES.sweepDurationMs, MetricUnit.Milliseconds, report.durationMs);

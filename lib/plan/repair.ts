@@ -14,6 +14,14 @@ import type { RepairSettings } from '../contract/settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
 import { repairDrainVerdict } from './repair-drain-end.js';
+import {
+  backOffOf,
+  formatFailures,
+  isFailedReplacement,
+  parseFailures,
+  withFailure,
+  type BackOffCensus,
+} from './repair-backoff.js';
 import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';
 
 /** One Auto Scaling group as this run saw it. */
@@ -24,6 +32,8 @@ export interface GroupCensus {
   readonly unhealthy: number;
   /** Repairs and drains in flight in the group; the repairs this run starts are added as they are planned. */
   inFlight: number;
+  /** The back-off's record (the group's tag; the failures this run records are added as they are planned) and the latest healthy launch. */
+  readonly backOff: BackOffCensus;
 }
 
 /** What a sweep knows of its Auto Scaling groups, for the stand-down and maxParallel. */
@@ -132,6 +142,10 @@ interface CensusMachine {
   unhealthy: boolean;
   inFlight: boolean;
   serving: boolean;
+  /** The group's back-off record, as this member's group lookup read it. */
+  repairFailures?: string;
+  /** Its launch, when it has stayed healthy for repair.after.Ready since (a replacement that worked). */
+  healthyLaunchedAt?: number;
 }
 
 /**
@@ -156,6 +170,18 @@ function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now:
         ? pair.node !== undefined
         : pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
     known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
+    const repairFailures = pair.instance?.autoScaling?.repairFailures;
+    if (repairFailures !== undefined) known.repairFailures = repairFailures;
+    const launchedAt = pair.instance?.launchedAt ?? 0;
+    if (
+      group !== undefined &&
+      pair.condition === 'in-sync' &&
+      pair.node !== undefined &&
+      launchedAt > 0 &&
+      now - launchedAt >= ctx.settings.repair.after.Ready &&
+      pair.instance?.autoScaling?.lifecycleState === 'InService'
+    )
+      known.healthyLaunchedAt = launchedAt;
     machines.set(key, known);
   }
   return machines;
@@ -165,11 +191,19 @@ function groupCensus(machines: ReadonlyMap<string, CensusMachine>): Map<string, 
   const census = new Map<string, GroupCensus>();
   for (const machine of machines.values()) {
     if (machine.group === undefined) continue;
-    const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
+    const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0, backOff: { failures: [] } };
+    const healthyLaunchedAt = Math.max(
+      counts.backOff.healthyLaunchedAt ?? -Infinity,
+      machine.unhealthy ? -Infinity : (machine.healthyLaunchedAt ?? -Infinity),
+    );
     census.set(machine.group, {
       members: counts.members + (machine.serving || machine.unhealthy ? 1 : 0),
       unhealthy: counts.unhealthy + (machine.unhealthy ? 1 : 0),
       inFlight: counts.inFlight + (machine.inFlight ? 1 : 0),
+      backOff: {
+        failures: counts.backOff.failures.length > 0 ? counts.backOff.failures : parseFailures(machine.repairFailures),
+        ...(Number.isFinite(healthyLaunchedAt) ? { healthyLaunchedAt } : {}),
+      },
     });
   }
   return census;
@@ -408,6 +442,11 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
 
+  const heldBack = backOffOf(group, counts.backOff, repair);
+  if (heldBack) {
+    p.skip('repair', heldBack.reason, { backOff: heldBack.backOff });
+    return;
+  }
   if (counts.inFlight >= repair.maxParallel) {
     p.skip(
       'repair',
@@ -416,6 +455,9 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
   counts.inFlight += 1;
+  // A repair of a machine the group launched within failureWindow is a failed replacement: recorded on the group first.
+  const failed = isFailedReplacement(instance.launchedAt, now, repair);
+  if (failed) counts.backOff.failures = withFailure(counts.backOff, now, repair);
   const cause = repairCause(now);
   const claim = {
     execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId, cause)}`,
@@ -436,6 +478,7 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     cause,
     mode: 'start',
     triggers,
+    ...(failed ? { failureRecord: formatFailures(counts.backOff.failures) } : {}),
     ...claim,
   });
 }

@@ -101,6 +101,10 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('sweep', 'autoscaling:DescribeAutoScalingGroups')]: scenario('unlinked-node-never-marked-unhealthy.yaml'),
   [iam('sweep', 'autoscaling:DescribeLifecycleHooks')]: MARK_UNHEALTHY,
   [iam('sweep', 'autoscaling:SetInstanceHealth')]: MARK_UNHEALTHY,
+  [iam('sweep', 'autoscaling:CreateOrUpdateTags')]: scenario(
+    'repair-back-off-after-failed-replacements.yaml',
+    "the repair back-off's record on the group",
+  ),
   // A machine in Terminating:Wait with no Node: the sweep completes its action at once. (After a mark, the
   // group's own lifecycle event reaches the events function first.)
   [iam('sweep', 'autoscaling:CompleteLifecycleAction')]: SWEEP_LIFECYCLE,

@@ -4,7 +4,7 @@
 // terminate lifecycle action on the default bus as it always does ("EC2 Instance-terminate Lifecycle
 // Action"), where the deployed rules route it to the signal queue.
 import type { AwsState } from '../aws/state/index.js';
-import { groupUuid } from '../aws/services/autoscaling.js';
+import { autoScalingGroupUuid } from '../aws/state/autoscaling.js';
 import { stableHex } from '../aws/ids.js';
 
 /** Puts each terminate lifecycle action a group starts for an Unhealthy member on the bus through `put`. */
@@ -23,7 +23,7 @@ export function announceHealthTerminations(state: AwsState, put: (event: unknown
       time: new Date(Math.floor(change.at / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       region: state.region,
       resources: [
-        `arn:aws:autoscaling:${state.region}:${state.accountId}:autoScalingGroup:${groupUuid(change.group)}:autoScalingGroupName/${change.group}`,
+        `arn:aws:autoscaling:${state.region}:${state.accountId}:autoScalingGroup:${autoScalingGroupUuid(change.group)}:autoScalingGroupName/${change.group}`,
       ],
       detail: {
         LifecycleActionToken: change.token,

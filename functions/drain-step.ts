@@ -9,9 +9,15 @@ import { readFunctionConfig } from '../lib/lambda/config.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { recordDrainNotice, runDrainStepTask, type DrainNoticeOutput } from '../lib/lambda/drain-step-task.js';
 import { KubeClient } from '../lib/kube/client.js';
+import { NodeClient } from '../lib/kube/nodes.js';
 import { NodeEventRecorder } from '../lib/kube/events.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';
-import { createTelemetry, recordDrainStepMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
+import {
+  createTelemetry,
+  recordDrainStepMetrics,
+  recordRepairCompletionMetrics,
+  telemetryMiddlewares,
+} from '../lib/lambda/telemetry.js';
 import { isDrainNotice, type DrainStepOutput } from '../lib/contract/drain-workflow.js';
 
 const config = readFunctionConfig(process.env);
@@ -36,7 +42,27 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
       last = result;
     },
   });
+  const kube = new KubeClient(await runtime.kubeConnection(), timeLeftIn(context));
+  const nodes = new NodeClient(kube);
+  const events = new NodeEventRecorder(kube, runtime.clock);
   const output = await runDrainStepTask(payload, deps, context.getRemainingTimeInMillis(), {
+    // The step that sees a repair drain end marks the machine for its group to replace (DESIGN §1b).
+    repair: {
+      getNode: (name) => nodes.getNode(name),
+      markUnhealthy: (instanceId) => autoScaling.markUnhealthy(instanceId),
+      recordEvent: (event) => events.record(event),
+      now: () => runtime.clock.now(),
+      heartbeatGraceMs: config.settings.heartbeatGrace,
+    },
+    onRepair: (completion) => {
+      if (completion.kind === 'not-ours') return;
+      if (completion.kind === 'failed')
+        logger.warn('repair not completed by the drain step; the next sweep replaces the machine', {
+          error: completion.error,
+        });
+      else logger.info('repair drain ended', { ...completion });
+      recordRepairCompletionMetrics(metrics, completion);
+    },
     // Every invocation keeps the hook alive first, retries included (infra/heartbeat-gap.ts).
     heartbeat: (instanceId, lifecycle) =>
       autoScaling.recordHeartbeat(instanceId, lifecycle, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)),

@@ -126,6 +126,9 @@ async function execute(action: Action, deps: ActDeps, memory: RunMemory): Promis
     case 'repair':
       switch (action.step) {
         case 'drain':
+          // A failed replacement is on the group's record before its repair starts: a record that cannot be written starts nothing.
+          if (action.failureRecord !== undefined)
+            await deps.autoScaling.recordRepairFailures(action.group, action.failureRecord);
           // A repair never joins another drain: one that owns the node now is that drain's business.
           return startDrain(action, deps, memory, { joinOther: false });
         case 'replace':

@@ -13,6 +13,6 @@ export interface ActDeps {
   readonly nodes: Pick<NodeClient, 'deleteNode'>;
   /** The Node reads and patches of cordon, uncordon, the shutdown taint and drain claims (lib/kube/node-writes.ts), and the drain's pod calls. */
   readonly drainApi: DrainApi;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction' | 'markUnhealthy'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'completeLifecycleAction' | 'markUnhealthy' | 'recordRepairFailures'>;
   readonly drains: Pick<DrainLauncher, 'launch'>;
 }

@@ -7,6 +7,7 @@ import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember
 import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';
 import type { LifecycleRef } from '../model/signal.js';
+import { REPAIR_FAILURES_TAG } from '../contract/labels.js';
 
 /** DescribeAutoScalingGroups answers for up to 100 groups a call (MaxRecords, which also lifts the 50-name cap). */
 export const GROUP_BATCH = 100;
@@ -75,6 +76,7 @@ export class AutoScalingAdapter {
           }
           for (const group of page.AutoScalingGroups ?? []) {
             const suspendedProcesses = suspendedProcessesOf((group.SuspendedProcesses ?? []).map((p) => p.ProcessName));
+            const repairFailures = group.Tags?.find((t) => t.Key === REPAIR_FAILURES_TAG)?.Value;
             for (const instance of group.Instances ?? []) {
               const id = instance.InstanceId;
               if (isInstanceId(id) && group.AutoScalingGroupName && instance.LifecycleState) {
@@ -84,6 +86,7 @@ export class AutoScalingAdapter {
                   lifecycleState: instance.LifecycleState,
                   ...(healthStatus ? { healthStatus } : {}),
                   ...(suspendedProcesses ? { suspendedProcesses } : {}),
+                  ...(repairFailures ? { repairFailures } : {}),
                 });
               }
             }
@@ -142,6 +145,24 @@ export class AutoScalingAdapter {
         ...(lifecycle.token ? { LifecycleActionToken: lifecycle.token } : { InstanceId: instanceId }),
       }),
       abortSignal ? { abortSignal } : {},
+    );
+  }
+
+  /** Writes the group's repair back-off record (REPAIR_FAILURES_TAG), not propagated to its instances. */
+  async recordRepairFailures(group: string, value: string): Promise<void> {
+    const [asg, { CreateOrUpdateTagsCommand }] = await this.connect();
+    await asg.send(
+      new CreateOrUpdateTagsCommand({
+        Tags: [
+          {
+            ResourceId: group,
+            ResourceType: 'auto-scaling-group',
+            Key: REPAIR_FAILURES_TAG,
+            Value: value,
+            PropagateAtLaunch: false,
+          },
+        ],
+      }),
     );
   }
 

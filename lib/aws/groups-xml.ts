@@ -6,6 +6,7 @@
 // that the SDK would turn into objects first.
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { scanXml } from './xml-scan.js';
+import { REPAIR_FAILURES_TAG } from '../contract/labels.js';
 
 export { UnexpectedXml as UnexpectedGroupsXml } from './xml-scan.js';
 
@@ -32,6 +33,8 @@ export interface GroupMember {
   readonly healthStatus?: HealthStatus;
   /** The group's suspended processes (SuspendProcesses: `Launch`, `ReplaceUnhealthy`, …), sorted; absent when none is. */
   readonly suspendedProcesses?: readonly string[];
+  /** The group's REPAIR_FAILURES_TAG value (the repair back-off's record); absent when it has none. */
+  readonly repairFailures?: string;
 }
 
 export interface GroupsPage {
@@ -41,8 +44,8 @@ export interface GroupsPage {
 }
 
 // Depths, the document element being 1: DescribeAutoScalingGroupsResult 2, AutoScalingGroups and
-// NextToken 3, a group 4, its fields 5 (AutoScalingGroupName, Instances, SuspendedProcesses), an
-// instance or a suspended process 6, its fields 7.
+// NextToken 3, a group 4, its fields 5 (AutoScalingGroupName, Instances, SuspendedProcesses, Tags), an
+// instance, a suspended process or a tag 6, its fields 7.
 /** Reads one DescribeAutoScalingGroups page. Throws UnexpectedGroupsXml for a document it does not know. */
 export function parseGroupsPage(xml: string): GroupsPage {
   const members = new Map<InstanceId, GroupMember>();
@@ -53,6 +56,9 @@ export function parseGroupsPage(xml: string): GroupsPage {
   let state: string | undefined;
   let health: HealthStatus | undefined;
   let suspended: string[] = [];
+  let tagKey: string | undefined;
+  let tagValue: string | undefined;
+  let repairFailures: string | undefined;
   const states = new Map<string, string>();
   scanXml(xml, 'DescribeAutoScalingGroupsResponse', {
     descend(depth, path) {
@@ -67,7 +73,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
         case 4:
           return name === 'member';
         case 5:
-          return name === 'Instances' || name === 'SuspendedProcesses';
+          return name === 'Instances' || name === 'SuspendedProcesses' || name === 'Tags';
         case 6:
           return name === 'member';
         default:
@@ -81,12 +87,19 @@ export function parseGroupsPage(xml: string): GroupsPage {
         group = undefined;
         pending = [];
         suspended = [];
+        repairFailures = undefined;
         id = undefined;
         state = undefined;
         health = undefined;
       } else if (depth === 5 && name === 'AutoScalingGroupName') group = text();
       else if (path[5] === 'SuspendedProcesses') {
         if (depth === 7 && name === 'ProcessName') suspended.push(text());
+      } else if (path[5] === 'Tags') {
+        if (depth === 6) {
+          tagKey = undefined;
+          tagValue = undefined;
+        } else if (depth === 7 && name === 'Key') tagKey = text();
+        else if (depth === 7 && name === 'Value') tagValue = text();
       } else if (depth === 6) {
         id = undefined;
         state = undefined;
@@ -103,6 +116,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
       // Only an instance files a member: a suspended process (also a `member` at this depth) must not file the instance before it again.
       if (depth === 6 && path[5] === 'Instances' && id !== undefined && state !== undefined)
         pending.push({ id, state, health });
+      if (depth === 6 && path[5] === 'Tags' && tagKey === REPAIR_FAILURES_TAG) repairFailures = tagValue;
       // The group's name and suspended processes may come before or after its instances: they are filed when the group ends.
       if (depth === 4 && group !== undefined && group !== '') {
         const processes = suspendedProcessesOf(suspended);
@@ -113,6 +127,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
               lifecycleState: member.state,
               ...(member.health ? { healthStatus: member.health } : {}),
               ...(processes ? { suspendedProcesses: processes } : {}),
+              ...(repairFailures ? { repairFailures } : {}),
             });
           }
         }

@@ -45,7 +45,7 @@ export function formatRunReport(report: RunReport, style: TableStyle = {}): stri
       table(
         ['SKIPPED', 'TARGET', 'BECAUSE'],
         report.skipped.map((s) => [
-          s.standDown !== undefined ? `${s.kind} (stand down)` : s.kind,
+          s.standDown !== undefined || s.backOff !== undefined ? `${s.kind} (stand down)` : s.kind,
           s.node ?? s.instanceId ?? '',
           s.reason,
         ]),

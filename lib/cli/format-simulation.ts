@@ -39,7 +39,9 @@ function stepLines(step: StepRecord, start: number): string[][] {
       const actions = (step.report?.actions ?? []).filter((a) => a.kind !== 'report' || a.condition !== undefined);
       // A repair that stood down did nothing, and that is worth a line: it is why the machine is still there.
       const stoodDown = (step.report?.skipped ?? []).flatMap((s) =>
-        s.standDown !== undefined ? [[at, source, 'repair → STOOD DOWN', s.node ?? s.instanceId ?? '', s.reason]] : [],
+        s.standDown !== undefined || s.backOff !== undefined
+          ? [[at, source, 'repair → STOOD DOWN', s.node ?? s.instanceId ?? '', s.reason]]
+          : [],
       );
       const retry: string[][] =
         step.kind === 'event' && step.failed

@@ -56,3 +56,15 @@ export const CLUSTER_OWNERSHIP_TAG_PREFIX = 'kubernetes.io/cluster/';
 export const clusterOwnershipTag = (cluster: string): string => `${CLUSTER_OWNERSHIP_TAG_PREFIX}${cluster}`;
 /** Auto Scaling tags every instance it launches with its group's name. */
 export const AUTO_SCALING_GROUP_TAG = 'aws:autoscaling:groupName';
+
+/**
+ * On an Auto Scaling group: the repair back-off's record (DESIGN §1b), the times of the group's failed
+ * replacements (repairs of machines it had launched less than repair.failureWindow before), oldest
+ * first, as `2026-11-29T12:00Z` separated by spaces. A tag, not a Kubernetes object: it must outlive
+ * every Node of the group, and it is where an operator looks at a group and clears its state
+ * (REPAIR_BACK_OFF_CLEAR_COMMAND). Not propagated to instances.
+ */
+export const REPAIR_FAILURES_TAG = `${LABEL_PREFIX}/repair-failures`;
+
+/** The command that clears a group's repair back-off; `{group}` is filled in. */
+export const REPAIR_BACK_OFF_CLEAR_COMMAND = `aws autoscaling delete-tags --tags ResourceId={group},ResourceType=auto-scaling-group,Key=${REPAIR_FAILURES_TAG}`;

@@ -26,9 +26,15 @@ export interface Permission {
  * Lifecycle and health actions the sweep function takes on Auto Scaling groups (all support the
  * autoScalingGroup resource type): completing an action it found in Terminating:Wait, or one whose
  * drain already ended, and the opt-in mark-unhealthy (repair, unregistered machines: only a sweep
- * sees a whole group, lib/plan/plan.ts). Neither function heartbeats: the drain workflow and its step do.
+ * sees a whole group, lib/plan/plan.ts; the drain step marks a repair whose drain it saw end, DRAIN_STEP_PERMISSIONS).
+ * Neither function heartbeats: the drain workflow and its step do.
  */
-export const SWEEP_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'] as const;
+export const SWEEP_ASG_MUTATIONS = [
+  'autoscaling:CompleteLifecycleAction',
+  'autoscaling:SetInstanceHealth',
+  // The repair back-off's record on the group (REPAIR_FAILURES_TAG, lib/plan/repair-backoff.ts).
+  'autoscaling:CreateOrUpdateTags',
+] as const;
 
 /** The events function completes a lifecycle action its event names when no drain is needed (an excluded node, a drain that ended). */
 export const EVENT_ASG_MUTATIONS = ['autoscaling:CompleteLifecycleAction'] as const;
@@ -89,10 +95,14 @@ export const SWEEP_POLICY_PERMISSIONS: readonly Permission[] = [
   ...PIPELINE_PERMISSIONS,
 ];
 
-/** The drain step reaches the cluster, and keeps the lifecycle action it drains for alive at the start of every invocation. */
+/**
+ * The drain step reaches the cluster, keeps the lifecycle action it drains for alive at the start of
+ * every invocation, and marks a repaired machine Unhealthy when it sees its repair drain end
+ * (lib/lambda/repair-completion.ts: only a drain the Node records as the sweep's repair of that instance).
+ */
 export const DRAIN_STEP_PERMISSIONS: readonly Permission[] = [
   { actions: ['eks:DescribeCluster'], on: 'cluster' },
-  { actions: [LIFECYCLE_HEARTBEAT], on: 'clusterAutoScalingGroups' },
+  { actions: [LIFECYCLE_HEARTBEAT, 'autoscaling:SetInstanceHealth'], on: 'clusterAutoScalingGroups' },
 ];
 
 /** The drain workflow's own role: heartbeats while it waits, and the lifecycle action completed at its end. */

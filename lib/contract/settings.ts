@@ -27,6 +27,8 @@ const MINUTES = 60_000;
 export const MAX_UNHEALTHY_PERCENT = 50;
 /** The most repairs one group may have in flight. */
 export const MAX_PARALLEL_REPAIRS = 10;
+/** The highest repair.maxFailedReplacements (the group's record keeps that many). */
+export const MAX_FAILED_REPLACEMENTS = 10;
 /** EKS node auto repair's waits: 30 minutes, 10 for accelerated hardware. */
 const REPAIR_AFTER_DEFAULTS = {
   Ready: 30 * MINUTES,
@@ -78,6 +80,25 @@ export const RepairSettingsSchema = z
       .default(1),
     /** The repair drain's bound: the machine is replaced when it ends, drained or not. */
     drainTimeout: DrainDeadline.default(15 * MINUTES),
+    /**
+     * Back-off, per Auto Scaling group: after this many failed replacements (repairs of machines
+     * launched less than failureWindow before) within failureWindow of each other, the group's repairs
+     * stand down until an operator clears the record (the group's REPAIR_FAILURES_TAG) or a machine
+     * launched since stays healthy. At most 10: a group whose new machines keep failing has a broken
+     * launch template, AMI or user data, which replacing more machines does not cure.
+     */
+    maxFailedReplacements: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_FAILED_REPLACEMENTS, {
+        message: `must be at most ${MAX_FAILED_REPLACEMENTS}: a group whose replacements keep failing needs its launch template fixed, not more replacements`,
+      })
+      .default(3),
+    /** The back-off's window: a repair of a machine younger than this is a failed replacement, and the failures count within it. At least 1h. */
+    failureWindow: SettingDuration.refine((ms) => ms >= 60 * MINUTES, {
+      message: 'must be at least 1h: a shorter window would never see replacements fail one after another',
+    }).default(6 * 60 * MINUTES),
   })
   .strict();
 export type RepairSettings = z.output<typeof RepairSettingsSchema>;

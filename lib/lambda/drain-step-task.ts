@@ -5,6 +5,7 @@ import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';
 import { lifecycleCompletedEvent } from '../report/notify.js';
+import { completeRepair, type RepairCompletion, type RepairCompletionDeps } from './repair-completion.js';
 import {
   DrainNoticeSchema,
   DrainStepInputSchema,
@@ -26,6 +27,13 @@ export interface DrainStepOptions {
   readonly heartbeat?: RecordHeartbeat;
   /** Told about a heartbeat that failed (the action may have been completed by someone else). */
   readonly onHeartbeatFailed?: (error: unknown, lifecycle: LifecycleRef) => void;
+  /**
+   * Completes a repair whose drain this step saw end (repair-completion.ts): the Lambda's; none in the
+   * local stand-ins, where the next sweep replaces the machine.
+   */
+  readonly repair?: RepairCompletionDeps;
+  /** Told what became of the repair a drain that ended was for. */
+  readonly onRepair?: (completion: RepairCompletion) => void;
 }
 
 /**
@@ -59,15 +67,21 @@ export async function runDrainStepTask(
   if (state === undefined) await deps.sleep(checkOffsetMs(input.node));
   // The heartbeat's time comes out of the step's budget.
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);
+  const request = drainRequestOf(input);
   let result;
   try {
-    result = await drainStep(deps, drainRequestOf(input), state, Math.max(1_000, budgetMs));
+    result = await drainStep(deps, request, state, Math.max(1_000, budgetMs));
   } catch (error) {
     // Transient failures go out as they are (the workflow retries them until the deadline); a refused
     // request goes out under PERMANENT_STEP_ERROR, which ends the drain.
     throw asStepFailure(error);
   }
-  return { ...stepOutput(result, input), ...(heartbeatAt ? { heartbeatAt } : {}) };
+  const output = stepOutput(result, input);
+  if (options.repair && output.outcome !== 'continue' && request.execution !== undefined) {
+    const completion = await completeRepair(input, request.execution, output.outcome, result.blocked, options.repair);
+    options.onRepair?.(completion);
+  }
+  return { ...output, ...(heartbeatAt ? { heartbeatAt } : {}) };
 }
 
 /** What recording a notice returns to the workflow (which keeps nothing of it). */

@@ -13,6 +13,7 @@ import {
   type MetricName,
 } from '../contract/metrics.js';
 import type { RunReport } from '../report/report.js';
+import type { RepairCompletion } from './repair-completion.js';
 
 /** Powertools instances: created once per container, as Powertools intends. */
 export function createTelemetry(clusterName: string): { logger: Logger; metrics: Metrics } {
@@ -83,7 +84,7 @@ export function recordRunMetrics(metrics: Metrics, report: RunReport): void {
   count(
     metrics,
     METRIC_NAMES.repairsBlocked,
-    report.skipped.filter((s) => s.kind === 'repair' && s.standDown !== undefined).length,
+    report.skipped.filter((s) => s.kind === 'repair' && (s.standDown !== undefined || s.backOff !== undefined)).length,
   );
   if (report.kind === 'sweep')
     metrics.addMetric(METRIC_NAMES.sweepDurationMs, MetricUnit.Milliseconds, report.durationMs);
@@ -111,4 +112,10 @@ export function recordDrainStepMetrics(metrics: Metrics, output: DrainStepOutput
     0,
   );
   count(metrics, METRIC_NAMES.evictionsBlocked, blocked);
+}
+
+/** The metrics of a repair the drain step completed (repair-completion.ts): the machine marked, or the repair blocked. */
+export function recordRepairCompletionMetrics(metrics: Metrics, completion: RepairCompletion): void {
+  if (completion.kind === 'replaced') count(metrics, METRIC_NAMES.nodesRepaired, 1);
+  if (completion.kind === 'blocked') count(metrics, METRIC_NAMES.repairsBlocked, 1);
 }

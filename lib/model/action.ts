@@ -109,6 +109,11 @@ export type Action =
       readonly mode: 'start';
       /** The conditions that made it due. */
       readonly triggers: readonly RepairTrigger[];
+      /**
+       * The machine is a failed replacement (launched less than repair.failureWindow ago): the group's
+       * back-off record to write (REPAIR_FAILURES_TAG) before the drain starts.
+       */
+      readonly failureRecord?: string;
     } & DrainClaimRequest &
       NodeTarget)
   | ({
@@ -148,6 +153,21 @@ export interface SkippedAction {
   readonly reason: string;
   /** For a repair: the group's unhealthy share that made the reconciler stand down (a RepairBlocked Event, a Node Repair Blocked output event). */
   readonly standDown?: StandDown;
+  /** For a repair: the group's back-off after failed replacements (a RepairBlocked Event, a Node Repair Blocked output event). */
+  readonly backOff?: RepairBackOff;
+}
+
+/** A group whose replacements kept failing: repair.maxFailedReplacements of them within repair.failureWindow (lib/plan/repair-backoff.ts). */
+export interface RepairBackOff {
+  readonly group: string;
+  /** The failed replacements that hold it, the first and the last (epoch ms). */
+  readonly failures: number;
+  readonly first: number;
+  readonly last: number;
+  readonly maxFailedReplacements: number;
+  readonly failureWindow: number;
+  /** The command that clears it. */
+  readonly clear: string;
 }
 
 /** A group with more unhealthy machines than repair.maxUnhealthyPercent allows (rounded up). */

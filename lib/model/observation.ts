@@ -71,6 +71,8 @@ export interface InstanceView {
     readonly healthStatus?: 'Healthy' | 'Unhealthy';
     /** The group's suspended processes (DescribeAutoScalingGroups SuspendedProcesses): with `ReplaceUnhealthy`, `Launch` or `Terminate` among them, a machine marked Unhealthy is not replaced. */
     readonly suspendedProcesses?: readonly string[];
+    /** The group's repair back-off record (REPAIR_FAILURES_TAG), as the tag holds it; absent when it has none. */
+    readonly repairFailures?: string;
   };
   /** From DescribeInstanceStatus. */
   readonly scheduledEvents: readonly ScheduledEvent[];

@@ -37,7 +37,7 @@ export interface PairPlanner {
   readonly excluded: string | undefined;
   /** Lookups about the instance that failed this run; no "nothing slates it" action is taken then. */
   readonly blindSpot: string | undefined;
-  skip(kind: Action['kind'], reason: string, extra?: Pick<SkippedAction, 'standDown'>): void;
+  skip(kind: Action['kind'], reason: string, extra?: Pick<SkippedAction, 'standDown' | 'backOff'>): void;
   report(): void;
 }
 

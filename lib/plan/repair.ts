@@ -8,12 +8,20 @@ import { badConditions, type BadCondition } from '../classify/node-health.js';
 import type { RepairTrigger, StandDown } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
-import type { InstanceId } from '../model/instance-id.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
 import type { RepairSettings } from '../contract/settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
+import { repairDrainVerdict } from './repair-drain-end.js';
+import {
+  backOffOf,
+  formatFailures,
+  isFailedReplacement,
+  parseFailures,
+  withFailure,
+  type BackOffCensus,
+} from './repair-backoff.js';
 import { iso, recordedDrain, target, type PairPlanner, type PlanContext, type RecordedDrain } from './pair.js';
 
 /** One Auto Scaling group as this run saw it. */
@@ -24,15 +32,18 @@ export interface GroupCensus {
   readonly unhealthy: number;
   /** Repairs and drains in flight in the group; the repairs this run starts are added as they are planned. */
   inFlight: number;
+  /** The back-off's record (the group's tag; the failures this run records are added as they are planned) and the latest healthy launch. */
+  readonly backOff: BackOffCensus;
 }
 
 /** What a sweep knows of its Auto Scaling groups, for the stand-down and maxParallel. */
 export interface Census {
   readonly groups: ReadonlyMap<string, GroupCensus>;
   /**
-   * The same counts over every group's machines: an outage that hits one machine in each of many small
-   * groups (a bad AMI rolled out everywhere, the control plane unreachable) stands down although no
-   * group alone is over its share.
+   * The same counts over the whole cluster: every group's machines and every other Node (Karpenter's,
+   * EKS Auto Mode's, managed elsewhere). An outage that hits one machine in each of many small groups,
+   * or the Nodes outside any group (a bad AMI rolled out everywhere, the control plane unreachable),
+   * stands down although no group alone is over its share.
    */
   readonly cluster: { readonly members: number; readonly unhealthy: number };
   /**
@@ -47,9 +58,6 @@ export const unhealthyAllowance = (members: number, maxUnhealthyPercent: number)
   Math.ceil((members * maxUnhealthyPercent) / 100);
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
-
-/** Drain ends after which the machine may be replaced: it drained, or the drain gave up at its deadline or with pods left it could not move. */
-const DRAINED_ENOUGH: ReadonlySet<string> = new Set(['done', 'deadline', 'incomplete']);
 
 /** A drain that ended because someone else uncordoned the node: the operator took the node back. */
 const cancelledByOperator = (claim: DrainClaim): boolean =>
@@ -129,41 +137,73 @@ const isGroupLookupFailed = (pair: ClassifiedPair): boolean => {
 };
 
 interface CensusMachine {
-  group: string;
+  /** Its Auto Scaling group; undefined for a Node of the cluster outside every group (Karpenter's, a managed or a self-managed one). */
+  group: string | undefined;
   unhealthy: boolean;
   inFlight: boolean;
   serving: boolean;
+  /** The group's back-off record, as this member's group lookup read it. */
+  repairFailures?: string;
+  /** Its launch, when it has stayed healthy for repair.after.Ready since (a replacement that worked). */
+  healthyLaunchedAt?: number;
 }
 
-/** Each Auto Scaling group member this run saw, once. */
-function censusMachines(
-  pairs: readonly ClassifiedPair[],
-  ctx: PlanContext,
-  now: number,
-): Map<InstanceId, CensusMachine> {
-  const machines = new Map<InstanceId, CensusMachine>();
+/**
+ * Each Auto Scaling group member this run saw, once (by instance), and each other Node of the cluster,
+ * once (by name). The Nodes outside every group count only towards the cluster's share: 20 of
+ * Karpenter's Nodes NotReady beside one group machine is an outage of the cluster (its control plane,
+ * its network, a bad AMI everywhere), which replacing the group machine would not cure.
+ */
+function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, CensusMachine> {
+  const machines = new Map<string, CensusMachine>();
   for (const pair of pairs) {
     const group = groupOf(pair);
     const id = pair.instance?.id;
-    if (group === undefined || id === undefined) continue;
-    const known = machines.get(id) ?? { group, unhealthy: false, inFlight: false, serving: false };
+    const key =
+      group !== undefined && id !== undefined ? id : pair.node !== undefined ? `node/${pair.node.name}` : undefined;
+    if (key === undefined) continue;
+    const known = machines.get(key) ?? { group, unhealthy: false, inFlight: false, serving: false };
     known.unhealthy ||= isUnhealthy(pair, ctx, now);
     // A member still launching (or leaving) is no healthy capacity yet: counting it would hide an outage behind a scale-out.
-    known.serving ||= pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
+    known.serving ||=
+      group === undefined
+        ? pair.node !== undefined
+        : pair.instance?.state === 'running' && pair.instance.autoScaling?.lifecycleState === 'InService';
     known.inFlight ||= pair.node !== undefined && isInFlight(pair.node, ctx, now);
-    machines.set(id, known);
+    const repairFailures = pair.instance?.autoScaling?.repairFailures;
+    if (repairFailures !== undefined) known.repairFailures = repairFailures;
+    const launchedAt = pair.instance?.launchedAt ?? 0;
+    if (
+      group !== undefined &&
+      pair.condition === 'in-sync' &&
+      pair.node !== undefined &&
+      launchedAt > 0 &&
+      now - launchedAt >= ctx.settings.repair.after.Ready &&
+      pair.instance?.autoScaling?.lifecycleState === 'InService'
+    )
+      known.healthyLaunchedAt = launchedAt;
+    machines.set(key, known);
   }
   return machines;
 }
 
-function groupCensus(machines: ReadonlyMap<InstanceId, CensusMachine>): Map<string, GroupCensus> {
+function groupCensus(machines: ReadonlyMap<string, CensusMachine>): Map<string, GroupCensus> {
   const census = new Map<string, GroupCensus>();
   for (const machine of machines.values()) {
-    const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0 };
+    if (machine.group === undefined) continue;
+    const counts = census.get(machine.group) ?? { members: 0, unhealthy: 0, inFlight: 0, backOff: { failures: [] } };
+    const healthyLaunchedAt = Math.max(
+      counts.backOff.healthyLaunchedAt ?? -Infinity,
+      machine.unhealthy ? -Infinity : (machine.healthyLaunchedAt ?? -Infinity),
+    );
     census.set(machine.group, {
       members: counts.members + (machine.serving || machine.unhealthy ? 1 : 0),
       unhealthy: counts.unhealthy + (machine.unhealthy ? 1 : 0),
       inFlight: counts.inFlight + (machine.inFlight ? 1 : 0),
+      backOff: {
+        failures: counts.backOff.failures.length > 0 ? counts.backOff.failures : parseFailures(machine.repairFailures),
+        ...(Number.isFinite(healthyLaunchedAt) ? { healthyLaunchedAt } : {}),
+      },
     });
   }
   return census;
@@ -188,22 +228,34 @@ function dueTriggers(
       waiting: `Ready is still True though the kubelet's last heartbeat was at ${inferred.since !== undefined ? iso(inferred.since) : 'an unknown time'}: the control plane has not marked the node (its clock may be behind, or the node lifecycle controller is down), so it is not repaired`,
     };
   }
-  const triggers = bad.flatMap((c) =>
+  // A machine is judged only over its current life: one launched (or started again, as from a warm pool)
+  // after its condition last changed has been bad for as long as it has run, not since the Node said so.
+  const launchedAt = pair.instance !== undefined && pair.instance.launchedAt > 0 ? pair.instance.launchedAt : undefined;
+  const counted = bad.map((c) =>
+    c.since !== undefined && launchedAt !== undefined && launchedAt > c.since
+      ? { ...c, since: launchedAt, fromLaunch: true }
+      : c,
+  );
+  const triggers = counted.flatMap((c) =>
     c.since !== undefined && now - c.since >= repair.after[c.type]
       ? [{ type: c.type, status: c.status, since: c.since }]
       : [],
   );
   if (triggers.length > 0) return { triggers };
-  const dated = bad
-    .filter((c): c is BadCondition & { since: number } => c.since !== undefined)
+  const dated = counted
+    .filter((c): c is BadCondition & { since: number; fromLaunch?: boolean } => c.since !== undefined)
     .sort((a, b) => a.since + repair.after[a.type] - (b.since + repair.after[b.type]));
   const next = dated[0];
   if (next === undefined)
     return {
       waiting: `${bad.map(describe).join(', ') || 'no condition is bad'}: since when is unknown, so it is not repaired`,
     };
+  const what =
+    next.fromLaunch === true
+      ? `${next.type} ${next.status}, counted from the machine's launch at ${iso(next.since)} (later than the condition's last change)`
+      : describe(next);
   return {
-    waiting: `${describe(next)}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})`,
+    waiting: `${what}: repaired once it has been so for ${formatDuration(repair.after[next.type])} (at ${iso(next.since + repair.after[next.type])})`,
   };
 }
 
@@ -257,7 +309,7 @@ export function standDownOf(
 ): { readonly reason: string; readonly standDown: StandDown } | undefined {
   const shares: [StandDown['scope'], string, { readonly members: number; readonly unhealthy: number }][] = [
     ['group', `Auto Scaling group ${group}`, counts],
-    ['cluster', 'the cluster (all groups)', census.cluster],
+    ['cluster', 'the cluster (every Node, in a group or not)', census.cluster],
   ];
   for (const [scope, where, share] of shares) {
     const allowed = unhealthyAllowance(share.members, maxUnhealthyPercent);
@@ -359,10 +411,17 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   }
 
   if (drain && isOpenRepair(drain) && !uncordonedAfter) {
+    const verdict = repairDrainVerdict(drain.claim.outcome, node);
+    if (verdict.kind === 'blocked') {
+      p.skip(
+        'repair',
+        `repair blocked: ${verdict.why}. To replace it anyway: aws autoscaling set-instance-health --instance-id ${instanceId} --health-status Unhealthy; to keep it: kubectl uncordon ${node.name}`,
+      );
+      return;
+    }
     // A drain that failed (the step's errors, an aborted execution) did not drain: the machine waits out the drain window before it is marked.
-    const drained = drain.claim.outcome !== undefined && DRAINED_ENOUGH.has(drain.claim.outcome);
     const deadline = drain.claim.deadline;
-    if (!drained && (deadline === undefined || now < deadline)) {
+    if (verdict.kind === 'not-drained' && (deadline === undefined || now < deadline)) {
       p.skip(
         'repair',
         `repair drain ${drain.claim.execution} ended ${drain.claim.outcome !== undefined ? `${drain.claim.outcome}` : 'without an outcome (failed or stopped)'}: not replaced before its deadline${deadline !== undefined ? ` (${iso(deadline)})` : ''}`,
@@ -383,6 +442,11 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
 
+  const heldBack = backOffOf(group, counts.backOff, repair);
+  if (heldBack) {
+    p.skip('repair', heldBack.reason, { backOff: heldBack.backOff });
+    return;
+  }
   if (counts.inFlight >= repair.maxParallel) {
     p.skip(
       'repair',
@@ -391,6 +455,9 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     return;
   }
   counts.inFlight += 1;
+  // A repair of a machine the group launched within failureWindow is a failed replacement: recorded on the group first.
+  const failed = isFailedReplacement(instance.launchedAt, now, repair);
+  if (failed) counts.backOff.failures = withFailure(counts.backOff, now, repair);
   const cause = repairCause(now);
   const claim = {
     execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId, cause)}`,
@@ -411,6 +478,7 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
     cause,
     mode: 'start',
     triggers,
+    ...(failed ? { failureRecord: formatFailures(counts.backOff.failures) } : {}),
     ...claim,
   });
 }

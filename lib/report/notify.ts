@@ -117,14 +117,24 @@ export function notificationsFor(
     });
   }
   // A repair the group's unhealthy share stood down: the node is told, and downstream alerting.
+  // So does a repair its group's back-off held (its replacements kept failing).
   for (const skipped of plan?.skipped ?? []) {
-    const { standDown } = skipped;
-    if (skipped.kind !== 'repair' || standDown === undefined) continue;
+    const { standDown, backOff } = skipped;
+    if (skipped.kind !== 'repair' || (standDown === undefined && backOff === undefined)) continue;
     if (skipped.node !== undefined)
       kube.push({ node: skipped.node, reason: REPAIR_EVENT_REASONS.blocked, message: skipped.reason, type: 'Warning' });
+    const why =
+      backOff !== undefined
+        ? {
+            scope: 'back-off',
+            ...backOff,
+            first: new Date(backOff.first).toISOString(),
+            last: new Date(backOff.last).toISOString(),
+          }
+        : standDown;
     output.push({
       detailType: 'Node Repair Blocked',
-      detail: { cluster, node: skipped.node, instanceId: skipped.instanceId, ...standDown, reason: skipped.reason },
+      detail: { cluster, node: skipped.node, instanceId: skipped.instanceId, ...why, reason: skipped.reason },
       resources: instanceArn(place, skipped.instanceId),
     });
   }

@@ -46,7 +46,7 @@ describe('simulationsFor', () => {
         '*',
       ],
       [
-        ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth'],
+        ['autoscaling:CompleteLifecycleAction', 'autoscaling:SetInstanceHealth', 'autoscaling:CreateOrUpdateTags'],
         [RESOURCES.groups[0]?.arn],
         'group ng-a',
       ],
@@ -123,7 +123,7 @@ describe('checkIam', () => {
       })),
     });
 
-    expect(check).toMatchObject({ status: 'pass', detail: '2 action(s) allowed where the function calls them' });
+    expect(check).toMatchObject({ status: 'pass', detail: '3 action(s) allowed where the function calls them' });
   });
 
   it('should fail naming each action refused and on what, an explicit deny said so', () => {
@@ -133,7 +133,13 @@ describe('checkIam', () => {
       stackName: 's',
       results: [
         { simulation: at(0), decisions: readOk({ 'eks:DescribeCluster': 'implicitDeny' }) },
-        { simulation: at(1), decisions: readOk({ 'autoscaling:RecordLifecycleActionHeartbeat': 'explicitDeny' }) },
+        {
+          simulation: at(1),
+          decisions: readOk({
+            'autoscaling:RecordLifecycleActionHeartbeat': 'explicitDeny',
+            'autoscaling:SetInstanceHealth': 'allowed',
+          }),
+        },
       ],
     });
 

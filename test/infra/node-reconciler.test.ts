@@ -381,16 +381,18 @@ describe('NodeReconciler: IAM', () => {
       ]);
       expect(actionsOf(statement).sort()).toEqual([
         'autoscaling:CompleteLifecycleAction',
+        'autoscaling:CreateOrUpdateTags',
         'autoscaling:SetInstanceHealth',
       ]);
     }
   });
 
-  it('should give the drain-step function logs, eks:DescribeCluster and the lifecycle heartbeat on the cluster’s groups, nothing else', () => {
+  it('should give the drain-step function logs, eks:DescribeCluster, the lifecycle heartbeat and the repair’s mark on the cluster’s groups, nothing else', () => {
     const list = reconcilerPolicy('drainStep');
     const actions = list.flatMap(actionsOf).sort();
     expect([...new Set(actions)]).toEqual([
       'autoscaling:RecordLifecycleActionHeartbeat',
+      'autoscaling:SetInstanceHealth',
       'eks:DescribeCluster',
       'logs:CreateLogStream',
       'logs:PutLogEvents',

@@ -332,6 +332,7 @@ describe('sweep: slated-for-removal', () => {
         describeGroups: (groups) => deps.autoScaling.describeGroups(groups),
         terminateHooks: (group) => deps.autoScaling.terminateHooks(group),
         markUnhealthy: (id) => deps.autoScaling.markUnhealthy(id),
+        recordRepairFailures: (group, value) => deps.autoScaling.recordRepairFailures(group, value),
         completeLifecycleAction: (id, lifecycle, result) => {
           // The hook's heartbeat timeout (1 h) runs out between observe and act.
           world.clock.advance(HOUR + 1_000);

@@ -216,6 +216,25 @@ describe('repair: starting', () => {
     expect(repairs(planFor(group(10, [], { nodes: [kernel], instances: [member(1)] })))).toEqual([]);
   });
 
+  it('should count from the later of the machine’s launch and the condition’s last change: a machine back from a warm pool 10 minutes ago is not repaired though its Node says Ready Unknown for 40 minutes', () => {
+    const launchedAgo = (ago: number) => {
+      const base = group(10, [3]);
+      return {
+        ...base,
+        instances: base.instances.map((i) => (i.id === instanceId(3) ? { ...i, launchedAt: NOW - ago } : i)),
+      };
+    };
+
+    const young = planFor(launchedAgo(10 * MINUTE));
+    const old = planFor(launchedAgo(35 * MINUTE));
+
+    expect(repairs(young)).toEqual([]);
+    expect(repairSkips(young).map((s) => s.reason)).toEqual([
+      expect.stringMatching(/counted from the machine's launch at .*repaired once it has been so for 30m/),
+    ]);
+    expect(repairs(old)).toEqual([expect.objectContaining({ step: 'drain', instanceId: instanceId(3) })]);
+  });
+
   it('should plan the same repair under dryRun (act carries out nothing)', () => {
     const result = planFor(group(10, [3]), { settings: { dryRun: true } });
     expect(result.dryRun).toBe(true);
@@ -342,6 +361,39 @@ describe('repair: stand-down and parallelism', () => {
     const result = planFor(world);
     expect(repairs(result)).toEqual([]);
     expect(repairSkips(result).map((s) => s.standDown?.scope)).toEqual(ids.map(() => 'cluster'));
+  });
+
+  it("should count every Node of the cluster for its share, not only the groups' machines: 20 of 24 Karpenter Nodes NotReady beside one silent group machine stand down", () => {
+    // One machine of a group of five is silent (the group alone may repair it); 20 of Karpenter's 24 Nodes are NotReady too.
+    const karpenter = Array.from({ length: 24 }, (_, i) => 100 + i);
+    const base = group(5, [3]);
+    const world = anObservation({
+      nodes: [
+        ...base.nodes,
+        ...karpenter.map((n, i) =>
+          i < 20
+            ? silentNode(n, 40 * MINUTE, { labels: { 'karpenter.sh/nodepool': 'default' } })
+            : aNode(n, { labels: { 'karpenter.sh/nodepool': 'default' } }),
+        ),
+      ],
+      instances: [...base.instances, ...karpenter.map((n) => anInstance(n, { launchedAt: NOW - 9 * HOUR }))],
+      leases: [
+        ...base.leases.values(),
+        ...karpenter.map((n, i) => (i < 20 ? silentLease(n) : { nodeName: aNode(n).name, renewTime: NOW - 5_000 })),
+      ],
+    });
+
+    const result = planFor(world);
+    const alone = planFor(base);
+
+    expect(repairs(result)).toEqual([]);
+    expect(repairSkips(result).filter((skip) => skip.node === aNode(3).name)).toEqual([
+      expect.objectContaining({
+        node: aNode(3).name,
+        standDown: expect.objectContaining({ scope: 'cluster', unhealthy: 21, members: 29 }) as unknown,
+      }),
+    ]);
+    expect(repairs(alone)).toEqual([expect.objectContaining({ step: 'drain', instanceId: instanceId(3) })]);
   });
 
   it('should judge each group on its own', () => {
@@ -617,6 +669,45 @@ describe('repair: after the drain', () => {
       ]);
     },
   );
+
+  it('should not mark a machine whose kubelet is alive (only KernelReady False) when its repair drain ended incomplete (pods a PodDisruptionBudget protects still run there): the repair is blocked, and says how to go on', () => {
+    const kernelBad = (outcome: string) => {
+      const base = drained(outcome);
+      return {
+        ...base,
+        nodes: base.nodes.map((n) =>
+          n.name === aNode(3).name
+            ? {
+                ...n,
+                ready: 'True' as const,
+                readyHeartbeatAt: NOW - 5_000,
+                conditions: {
+                  Ready: { status: 'True' as const, since: NOW - 9 * HOUR },
+                  KernelReady: { status: 'False' as const, since: NOW - 40 * MINUTE },
+                },
+              }
+            : n,
+        ),
+        leases: new Map(
+          [...base.leases].map(([name, lease]) => [
+            name,
+            name === aNode(3).name ? { ...lease, renewTime: NOW - 5_000 } : lease,
+          ]),
+        ),
+      };
+    };
+
+    const blocked = planFor(kernelBad('incomplete'));
+    const done = planFor(kernelBad('done'));
+
+    expect(repairs(blocked)).toEqual([]);
+    expect(repairSkips(blocked).map((s) => s.reason)).toEqual([
+      expect.stringMatching(
+        /repair blocked: .*PodDisruptionBudget.*kubelet is alive.*set-instance-health --instance-id i-0+3 --health-status Unhealthy/,
+      ),
+    ]);
+    expect(repairs(done)).toEqual([expect.objectContaining({ step: 'replace', instanceId: instanceId(3) })]);
+  });
 
   it('should not mark a machine whose repair drain failed (no outcome: the step errored, or it was stopped) before the drain’s deadline, and mark it after', () => {
     const failed = (deadline: number) => {

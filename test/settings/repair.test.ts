@@ -24,6 +24,8 @@ describe('repair settings', () => {
       maxUnhealthyPercent: 20,
       maxParallel: 1,
       drainTimeout: 15 * MINUTE,
+      maxFailedReplacements: 3,
+      failureWindow: 6 * 60 * MINUTE,
     });
   });
 
@@ -56,6 +58,10 @@ describe('repair settings', () => {
     [{ drainTimeout: '30s' }, /repair\.drainTimeout: must be at least 1m/],
     [{ drainTimeout: '99999d' }, /repair\.drainTimeout: must be at most 30d/],
     [{ enable: true }, /repair: .*enable/],
+    [{ maxFailedReplacements: 0 }, /repair\.maxFailedReplacements: /],
+    [{ maxFailedReplacements: 11 }, /repair\.maxFailedReplacements: must be at most 10/],
+    [{ failureWindow: '30m' }, /repair\.failureWindow: must be at least 1h/],
+    [{ failureWindow: '31d' }, /repair\.failureWindow: must be at most 30d/],
   ])('should refuse repair %j, naming the field', (repair, message) => {
     expect(() => parseSettings({ repair })).toThrow(message);
   });

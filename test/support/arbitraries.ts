@@ -352,6 +352,8 @@ export const settingsArb: fc.Arbitrary<Settings> = fc
         { weight: 1, arbitrary: fc.constant(10) },
       ),
       drainTimeout: duration(60_000, DEFAULT_SETTINGS.repair.drainTimeout),
+      maxFailedReplacements: fc.integer({ min: 1, max: 10 }),
+      failureWindow: duration(HOUR, DEFAULT_SETTINGS.repair.failureWindow),
     }),
   })
   .map((over) => ({ ...DEFAULT_SETTINGS, ...over }));

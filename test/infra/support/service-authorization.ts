@@ -28,6 +28,7 @@ export const SERVICE_AUTHORIZATION: Readonly<Record<string, ActionFacts>> = {
   'autoscaling:CompleteLifecycleAction': write(true),
   'autoscaling:RecordLifecycleActionHeartbeat': write(true),
   'autoscaling:SetInstanceHealth': write(true),
+  'autoscaling:CreateOrUpdateTags': { access: 'Tagging', resourceLevel: true },
   'eks:DescribeCluster': read(true),
   'states:StartExecution': write(true),
   'states:DescribeExecution': read(true),

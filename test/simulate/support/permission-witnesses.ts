@@ -26,7 +26,7 @@ const ANY = scenario('state-change-running-ignored.yaml'); // ~0.05 s: the stack
 const SWEEP_TAINTS = scenario('stopped-machine-restarted-taint-removed.yaml'); // ~0.1 s: two sweeps, GET and PATCH node, Events
 const DRAIN = scenario('drain-without-force-leaves-refused-pods.yaml'); // ~0.3 s: a drain through the workflow
 const SWEEP_LIFECYCLE = scenario('sweep-asg-terminating-wait-completes-hook.yaml'); // ~0.4 s: a lifecycle drain the sweep found
-const MARK_UNHEALTHY = scenario('unregistered-machine-marked-unhealthy-replaced.yaml'); // ~0.2 s: groups, hooks, SetInstanceHealth
+const MARK_UNHEALTHY = scenario('unregistered-machine-marked-unhealthy-replaced.yaml'); // ~0.2 s: groups, hooks, SetInstanceHealth, the group's lifecycle event
 const REPEATED_EVENT = scenario('live-machine-stale-lease-never-deleted.yaml'); // ~0.2 s: a repeated Kubernetes Event (GET, PATCH)
 
 /**
@@ -101,7 +101,13 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('sweep', 'autoscaling:DescribeAutoScalingGroups')]: scenario('unlinked-node-never-marked-unhealthy.yaml'),
   [iam('sweep', 'autoscaling:DescribeLifecycleHooks')]: MARK_UNHEALTHY,
   [iam('sweep', 'autoscaling:SetInstanceHealth')]: MARK_UNHEALTHY,
-  [iam('sweep', 'autoscaling:CompleteLifecycleAction')]: MARK_UNHEALTHY,
+  [iam('sweep', 'autoscaling:CreateOrUpdateTags')]: scenario(
+    'repair-back-off-after-failed-replacements.yaml',
+    "the repair back-off's record on the group",
+  ),
+  // A machine in Terminating:Wait with no Node: the sweep completes its action at once. (After a mark, the
+  // group's own lifecycle event reaches the events function first.)
+  [iam('sweep', 'autoscaling:CompleteLifecycleAction')]: SWEEP_LIFECYCLE,
   [iam('sweep', 'states:StartExecution')]: DRAIN,
   [iam('sweep', 'states:DescribeExecution')]: scenario(
     'repair-max-parallel-second-waits.yaml',
@@ -113,6 +119,10 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('drainStep', 'logs:PutLogEvents')]: DRAIN,
   [iam('drainStep', 'eks:DescribeCluster')]: DRAIN,
   [iam('drainStep', 'autoscaling:RecordLifecycleActionHeartbeat')]: SWEEP_LIFECYCLE,
+  [iam('drainStep', 'autoscaling:SetInstanceHealth')]: scenario(
+    'repair-replaced-when-its-drain-ends.yaml',
+    'the step that sees a repair drain end marks the machine Unhealthy',
+  ),
   // The drain workflow.
   [iam('drainWorkflow', 'lambda:InvokeFunction')]: DRAIN,
   [iam('drainWorkflow', 'events:PutEvents')]: scenario(

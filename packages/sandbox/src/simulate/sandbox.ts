@@ -29,6 +29,7 @@ import type { Denial } from './denials.js';
 import { injectFaults } from './faults.js';
 import type { OperatorAccess } from './operator.js';
 import { joinReplacements } from './node-health.js';
+import { announceHealthTerminations } from './group-events.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
 /** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
@@ -392,7 +393,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     start,
   );
 
-  return {
+  const sandbox: Sandbox = {
     scenario,
     clock,
     start,
@@ -463,4 +464,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       await Promise.all([lambda.close(), closeAll()]);
     },
   };
+  announceHealthTerminations(aws.state, (event) => sandbox.putEvent(event));
+  return sandbox;
 }

@@ -145,6 +145,20 @@ const onNamedGroup = withParams(z.object({ AutoScalingGroupName: z.string() }), 
   groupCheck(world, action, input.AutoScalingGroupName),
 ]);
 
+/** Auto Scaling's CreateOrUpdateTags and DeleteTags: authorized on each group a tag names, with the keys and values they set. */
+const onTaggedGroups = withParams(
+  z.object({
+    Tags: z.array(z.object({ ResourceId: z.string(), Key: z.string().optional(), Value: z.string().optional() })),
+  }),
+  (input, world, action) => {
+    const tags = Object.fromEntries(input.Tags.flatMap((t) => (t.Key === undefined ? [] : [[t.Key, t.Value ?? '']])));
+    return [...new Set(input.Tags.map((t) => t.ResourceId))].map((group) => {
+      const check = groupCheck(world, action, group);
+      return { ...check, context: { ...check.context, ...requestTagKeys(tags) } };
+    });
+  },
+);
+
 /** SetInstanceHealth names an instance: it is authorized on the instance's group (the group is unknown for a non-member: `*`). */
 const onMembersGroup = withParams(z.object({ InstanceId: z.string() }), (input, world, action) => {
   const group = world.autoScaling.member(input.InstanceId)?.group;
@@ -311,6 +325,8 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
   'autoscaling:CompleteLifecycleAction': onNamedGroup,
   'autoscaling:RecordLifecycleActionHeartbeat': onNamedGroup,
   'autoscaling:SetInstanceHealth': onMembersGroup,
+  'autoscaling:CreateOrUpdateTags': onTaggedGroups,
+  'autoscaling:DeleteTags': onTaggedGroups,
   'autoscaling:SuspendProcesses': onNamedGroup,
   'autoscaling:ResumeProcesses': onNamedGroup,
   'eks:DescribeCluster': describeCluster,

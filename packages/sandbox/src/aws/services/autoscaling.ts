@@ -51,6 +51,18 @@ const SetInstanceHealthInput = z.object({
   ShouldRespectGracePeriod: queryBool.optional(),
 });
 
+const TagInput = z.object({
+  ResourceId: GroupName,
+  ResourceType: z.string().optional(),
+  Key: z.string().min(1).max(128),
+  Value: z.string().max(256).optional(),
+  PropagateAtLaunch: queryBool.optional(),
+});
+const CreateOrUpdateTagsInput = z.object({ Tags: queryList(TagInput, 50) });
+const DeleteTagsInput = z.object({
+  Tags: queryList(TagInput.partial({ Key: true }).required({ ResourceId: true }), 50),
+});
+
 const ScalingProcessesInput = z.object({
   AutoScalingGroupName: GroupName,
   ScalingProcesses: queryList(z.string().min(1).max(255), 100).optional(),
@@ -309,6 +321,42 @@ function setInstanceHealth(params: unknown, ctx: RequestContext): null {
   return null;
 }
 
+/** The group a tag names, which must exist (Auto Scaling tags only groups here). */
+function taggedGroup(
+  ctx: RequestContext,
+  tag: { readonly ResourceId: string; readonly ResourceType?: string },
+): string {
+  if (tag.ResourceType !== undefined && tag.ResourceType !== 'auto-scaling-group')
+    throw new AwsError('ValidationError', `Invalid resource type ${tag.ResourceType}: only auto-scaling-group`);
+  if (!ctx.state.autoScaling.hasGroup(tag.ResourceId))
+    throw new AwsError('ValidationError', `AutoScalingGroup name not found - ${tag.ResourceId}`);
+  return tag.ResourceId;
+}
+
+/** CreateOrUpdateTags: each tag set on its group (the emulator keeps a group's tags, not their PropagateAtLaunch). */
+function createOrUpdateTags(params: unknown, ctx: RequestContext): null {
+  const input = parseInput(CreateOrUpdateTagsInput, params, invalid);
+  const store = ctx.state.autoScaling;
+  for (const tag of input.Tags) {
+    const group = taggedGroup(ctx, tag);
+    store.tagGroup(group, { ...(store.group(group)?.tags ?? {}), [tag.Key]: tag.Value ?? '' });
+  }
+  return null;
+}
+
+/** DeleteTags: each named key goes from its group (a key it does not have is no error). */
+function deleteTags(params: unknown, ctx: RequestContext): null {
+  const input = parseInput(DeleteTagsInput, params, invalid);
+  const store = ctx.state.autoScaling;
+  for (const tag of input.Tags) {
+    const group = taggedGroup(ctx, tag);
+    const tags = { ...(store.group(group)?.tags ?? {}) };
+    if (tag.Key !== undefined) delete tags[tag.Key];
+    store.tagGroup(group, tags);
+  }
+  return null;
+}
+
 export const autoScalingService: AwsQueryService = {
   name: 'autoscaling',
   protocol: 'query',
@@ -322,6 +370,8 @@ export const autoScalingService: AwsQueryService = {
     SetInstanceHealth: setInstanceHealth,
     DescribeLifecycleHooks: describeLifecycleHooks,
     SuspendProcesses: suspendProcesses,
+    CreateOrUpdateTags: createOrUpdateTags,
+    DeleteTags: deleteTags,
     ResumeProcesses: resumeProcesses,
   },
 };

@@ -305,7 +305,11 @@ export class AutoScalingStore {
    * termination hook the instance waits in `Terminating:Wait` under a fresh token; without one it
    * is terminated at once. Returns the lifecycle action, if any.
    */
-  startTermination(instanceId: string, at: number): { group: string; hook: string; token: string } | undefined {
+  startTermination(
+    instanceId: string,
+    at: number,
+    origin?: 'health',
+  ): { group: string; hook: string; token: string } | undefined {
     const member = this.members.get(instanceId);
     if (!member) throw new Error(`instance ${instanceId} is in no Auto Scaling group`);
     if (member.lifecycleState.startsWith('Terminating') || member.lifecycleState === 'Terminated') return undefined;
@@ -332,6 +336,7 @@ export class AutoScalingStore {
       hook: hook.name,
       transition: hook.transition,
       token,
+      ...(origin ? { origin } : {}),
     });
     return { group: member.group, hook: hook.name, token };
   }
@@ -400,7 +405,7 @@ export class AutoScalingStore {
     const replacing =
       !this.isSuspended(member.group, 'ReplaceUnhealthy') && !this.isSuspended(member.group, 'Terminate');
     if (healthStatus === 'UNHEALTHY' && member.lifecycleState === 'InService' && replacing)
-      this.startTermination(instanceId, at);
+      this.startTermination(instanceId, at, 'health');
     return member;
   }
 

@@ -28,6 +28,8 @@ export type AwsChange =
       readonly hook: string;
       readonly transition: LifecycleTransition;
       readonly token: string;
+      /** `health`: the group started it itself, replacing a member marked Unhealthy (no scenario event announced it). */
+      readonly origin?: 'health';
     }
   | {
       readonly kind: 'lifecycle-action-completed';

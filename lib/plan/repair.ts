@@ -460,7 +460,7 @@ export function planUnresponsive(p: PairPlanner, census: Census | undefined): vo
   if (failed) counts.backOff.failures = withFailure(counts.backOff, now, repair);
   const cause = repairCause(now);
   const claim = {
-    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId, cause)}`,
+    execution: `${ctx.executionPrefix ?? ''}${drainExecutionName(ctx.clusterName, instanceId, cause, node.uid)}`,
     deadline: now + repair.drainTimeout,
     for: 'repair' as const,
     ...(instance.launchedAt > 0 ? { launchedAt: instance.launchedAt } : {}),

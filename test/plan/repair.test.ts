@@ -100,6 +100,7 @@ describe('repair: starting', () => {
       CLUSTER,
       instanceId(3),
       `repair-${new Date(NOW).toISOString().slice(0, 16).replace(/[-T:]/g, '')}`,
+      'uid-3',
     );
     expect(result.actions.filter((a) => a.kind !== 'report')).toEqual([
       expect.objectContaining({

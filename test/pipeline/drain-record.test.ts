@@ -299,6 +299,27 @@ describe('which terminate hook is ours', () => {
     expect(drains.launched.map((l) => l.lifecycle)).toEqual([undefined]);
   });
 
+  it('should neither drain for nor complete an action whose group’s hooks could not be read, and try the event again', async () => {
+    world.seedInstance(1, { autoScaling: { group: ASG, hook: TERMINATE_HOOK } });
+    world.seedNode(1);
+    world.aws.faults.fail({
+      service: 'autoscaling',
+      operation: 'DescribeLifecycleHooks',
+      code: 'AccessDenied',
+      message: 'not authorized to perform: autoscaling:DescribeLifecycleHooks',
+      status: 403,
+    });
+    const drains = new RecordingDrainLauncher();
+
+    const report = await world.event(await lifecycleEvent(1), { drains });
+
+    expect(drains.launched).toEqual([]);
+    expect(report?.actions.filter((a) => a.kind !== 'report')).toEqual([]);
+    expect(report?.incomplete).toEqual([
+      expect.stringMatching(new RegExp(`^describing lifecycle hooks of ${ASG}: AccessDenied`)),
+    ]);
+  });
+
   it('should complete neither when the group has several and none is configured, and say why', async () => {
     world.aws.state.autoScaling.putHook(ASG, {
       name: 'log-shipper-flush',

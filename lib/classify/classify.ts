@@ -11,7 +11,7 @@ import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
 import { badAgentConditions } from './node-health.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
-import { findSlating, type SlatingFindings } from './slating.js';
+import { findSlating, type SlatingContext, type SlatingFindings } from './slating.js';
 
 export interface ClassifyContext extends OwnershipContext {
   readonly settings: Settings;
@@ -173,7 +173,7 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   }
 
   const ours = owner.kind === 'ours' || isStrongLink(claim);
-  const findings = findSlating(instance, signals, { settings, now });
+  const findings = findSlating(instance, signals, slatingContext(scope));
   const extras = { ours, ...findingExtras(findings) };
   if (instance.state === 'stopped') {
     return { ...withInstance, ...extras, condition: 'stopped-machine', reason: `${instanceId} is stopped` };
@@ -232,6 +232,15 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
     ...extras,
     condition: 'in-sync',
     reason: `${instanceId} is ${instance.state} and the node is Ready`,
+  };
+}
+
+/** What judging signals needs: the settings, the clock, and (event path) whose lifecycle actions are ours. */
+function slatingContext({ ctx, now, observation }: NodeScope): SlatingContext {
+  return {
+    settings: ctx.settings,
+    now,
+    ...(observation.terminateHooks ? { terminateHooks: observation.terminateHooks } : {}),
   };
 }
 
@@ -313,10 +322,7 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
   const hidden = hiddenNode(instance, scope);
   if (hidden) return { ...base, ...hidden };
 
-  const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], {
-    settings: ctx.settings,
-    now,
-  });
+  const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], slatingContext(scope));
   const extras = findingExtras(findings);
   // A machine with no Node can still hold an ASG lifecycle action that must be completed.
   const slating = findings.slating;

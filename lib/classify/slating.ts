@@ -4,6 +4,7 @@ import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { LifecycleRef, Signal } from '../model/signal.js';
 import type { Settings } from '../contract/settings.js';
+import { whyNotActedOn, type StalenessContext } from './stale-signal.js';
 
 /**
  * Why a machine is about to go (removal) or to be taken down and brought back (maintenance),
@@ -23,7 +24,7 @@ export interface Slating {
   readonly holdUntil?: number;
 }
 
-/** A signal that is not acted on, and why (DESIGN §2: evidence about a moment that has passed). */
+/** A signal that is not acted on, and why (DESIGN §1c, §2: evidence about a moment that has passed, or not ours). */
 export interface StaleSignal {
   readonly signal: Signal;
   readonly why: string;
@@ -39,9 +40,8 @@ export interface SlatingFindings {
   readonly holdCordonUntil?: number;
 }
 
-export interface SlatingContext {
+export interface SlatingContext extends StalenessContext {
   readonly settings: Settings;
-  readonly now: number;
 }
 
 /** Instance states that mean the machine is leaving; `stopped` is its own condition, `terminated` a stale object. */
@@ -94,16 +94,6 @@ function verdictOf(signal: Signal, { settings, now }: SlatingContext): Verdict {
   }
 }
 
-/**
- * A signal older than the instance's current launch is about an earlier life of the machine (it was
- * stopped and started, or a late delivery): EC2's present answer wins.
- */
-function staleness(signal: Signal, instance: InstanceView | undefined): string | undefined {
-  if (instance === undefined || instance.launchedAt === 0 || signal.observedAt >= instance.launchedAt) return undefined;
-  const when = `sent ${new Date(signal.observedAt).toISOString()}`;
-  return `${signal.kind} ${when}, before ${instance.id} was last launched (${new Date(instance.launchedAt).toISOString()}; now ${instance.state})`;
-}
-
 interface Gathered {
   reasons: string[];
   signals: Signal[];
@@ -128,7 +118,7 @@ export function findSlating(
   let ignoredMaintenanceUntil: number | undefined;
 
   for (const signal of signals) {
-    const why = staleness(signal, instance);
+    const why = whyNotActedOn(signal, instance, ctx);
     if (why !== undefined) {
       stale.push({ signal, why });
       continue;

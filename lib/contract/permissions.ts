@@ -55,8 +55,12 @@ export const SWEEP_READS = [
   'autoscaling:DescribeLifecycleHooks',
 ] as const;
 
-/** An event observes only its instances (lib/observe/signals.ts): DescribeInstances by id, no resource-level permissions. */
-export const EVENT_READS = ['ec2:DescribeInstances'] as const;
+/**
+ * An event observes only its instances (lib/observe/signals.ts): DescribeInstances by id; and, for a
+ * lifecycle action, its group's terminate hooks, to complete only ours by the sweep's rule
+ * (lib/observe/terminate-hooks.ts, DESIGN §1c). Neither supports resource-level permissions.
+ */
+export const EVENT_READS = ['ec2:DescribeInstances', 'autoscaling:DescribeLifecycleHooks'] as const;
 
 /**
  * What Lambda's event source mapping needs of the events function's role to consume the signal

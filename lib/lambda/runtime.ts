@@ -10,6 +10,7 @@ import { countAwsRequests } from '../aws/count-requests.js';
 import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
+import { TerminateHookCache } from '../observe/terminate-hooks.js';
 import type { Settings } from '../contract/settings.js';
 import { KUBE_SEATS } from '../contract/api-budgets.js';
 import type { FunctionConfig } from './config.js';
@@ -27,6 +28,7 @@ export class WarmRuntime {
   private readonly endpoint: ClusterEndpointCache;
   private readonly tokens: EksTokenSource;
   private readonly nodeNameHints = new Map<InstanceId, string>();
+  private readonly terminateHookCache = new TerminateHookCache();
 
   /**
    * @param aws where the AWS clients point: AWS itself in Lambda (nothing to pass); the sandbox's
@@ -110,6 +112,7 @@ export class WarmRuntime {
         kube,
         aws: this.aws,
         nodeNameHints: this.nodeNameHints,
+        terminateHookCache: this.terminateHookCache,
         // An invocation's share of the API server's seats (lib/contract/api-budgets.ts).
         kubeMaxInFlight: KUBE_SEATS.perInvocation,
         ...(remainingMs ? { remainingMs } : {}),

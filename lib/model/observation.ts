@@ -1,6 +1,7 @@
 import type { InstanceId } from './instance-id.js';
 import type { ConditionStatus, NodeConditionView, RepairCondition } from './node-conditions.js';
 import type { InstanceState } from './instance-states.js';
+import type { TerminateHookChoice } from './terminate-hook.js';
 
 export type ReadyStatus = ConditionStatus;
 
@@ -114,4 +115,10 @@ export interface Observation {
   readonly clusterNodeCount?: number;
   /** The drain executions the observed Nodes name, by execution name. */
   readonly drains: ReadonlyMap<string, DrainExecutionState>;
+  /**
+   * Event path: for each Auto Scaling group a lifecycle signal names, which of its terminate hooks is
+   * ours (DescribeLifecycleHooks, the sweep's rule). A lifecycle signal whose group is not here, or
+   * whose hook is not the one chosen, is not acted on.
+   */
+  readonly terminateHooks?: ReadonlyMap<string, TerminateHookChoice>;
 }

@@ -43,6 +43,8 @@ export interface Signal {
   };
   /** EventBridge event id: correlation id in logs and the drain workflow's execution name. */
   readonly eventId: string;
+  /** The EventBridge archive replay that delivered the event again (its `replay-name`): history, never acted on. */
+  readonly replayName?: string;
   /** Human-readable summary for reports and Kubernetes Events. */
   readonly description: string;
 }

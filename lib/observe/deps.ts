@@ -6,6 +6,7 @@ import type { LeaseClient } from '../kube/leases.js';
 import type { NodeClient } from '../kube/nodes.js';
 import type { Clock } from '../model/clock.js';
 import type { Settings } from '../contract/settings.js';
+import type { TerminateHookCache } from './terminate-hooks.js';
 
 /** What observing needs: reads only, the slice of each adapter it calls. */
 export interface ObserveDeps {
@@ -14,6 +15,8 @@ export interface ObserveDeps {
   readonly ownGroups?: readonly string[];
   /** The terminate lifecycle hooks the reconciler drains for and completes (the deployment's lifecycleHookNames); any, when absent. */
   readonly ownHooks?: readonly string[];
+  /** A warm container's recent reads of groups' terminate hooks (the event path's); read afresh when absent. */
+  readonly terminateHookCache?: TerminateHookCache;
   readonly settings: Settings;
   readonly clock: Clock;
   readonly nodes: Pick<NodeClient, 'listNodes'>;

@@ -2,6 +2,7 @@ import type { AsgMembership } from '../aws/autoscaling.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
+import { ourTerminateHook } from '../model/terminate-hook.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
@@ -12,22 +13,6 @@ const failed = (what: string, error: unknown): string => `${what}: ${errorText(e
 
 /** Hook lookups in flight at once (one per group with an instance in Terminating:Wait: few). */
 const HOOK_CONCURRENCY = 4;
-
-/**
- * Which of a group's terminate hooks is ours to complete: a configured one; else the only one. With
- * several and none configured it would be a guess that cuts another system's hook short: ambiguous.
- */
-function chooseHook(
-  group: string,
-  hooks: readonly string[],
-  own: readonly string[] | undefined,
-): string | undefined | { ambiguous: string } {
-  if (own !== undefined) return hooks.find((h) => own.includes(h));
-  if (hooks.length <= 1) return hooks[0];
-  return {
-    ambiguous: `Auto Scaling group ${group} has several terminate hooks (${hooks.join(', ')}): set lifecycleHookNames to say which is the reconciler's`,
-  };
-}
 
 /**
  * Adds what only a sweep can find (DESIGN §2): ASG membership with `Terminating:Wait` and its
@@ -89,9 +74,10 @@ export async function enrichInstances(
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {
     const waiting = terminating.filter(([, m]) => m.group === group).map(([id]) => id);
     try {
-      const chosen = chooseHook(group, await deps.autoScaling.terminateHooks(group), deps.ownHooks);
-      if (typeof chosen === 'string' || chosen === undefined) hooks.set(group, chosen);
-      else blindFor(waiting, chosen.ambiguous);
+      // The event path decides by the same rule (lib/model/terminate-hook.ts).
+      const chosen = ourTerminateHook(group, await deps.autoScaling.terminateHooks(group), deps.ownHooks);
+      if (chosen.kind === 'ambiguous') blindFor(waiting, chosen.reason);
+      else hooks.set(group, chosen.kind === 'ours' ? chosen.hook : undefined);
     } catch (error) {
       blindFor(waiting, failed(`describing lifecycle hooks of ${group}`, error));
     }

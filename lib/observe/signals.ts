@@ -5,8 +5,10 @@ import type { Signal } from '../model/signal.js';
 import { formatDuration } from '../model/duration.js';
 import { errorText } from '../support/errors.js';
 import type { InstanceLookup } from '../aws/ec2.js';
+import type { TerminateHookChoice } from '../model/terminate-hook.js';
 import { drainStates } from './drains.js';
 import type { ObserveDeps } from './deps.js';
+import { lookUpTerminateHooks, type HookLook } from './terminate-hooks.js';
 
 export interface ObservedSignals {
   readonly observation: Observation;
@@ -59,6 +61,8 @@ export interface SignalBatchObservation {
   readonly lookup: InstanceLookup;
   /** Each instance's search (never rejects: a failure is a `failed` look); none for another cluster's. */
   readonly looks: ReadonlyMap<InstanceId, Promise<InstanceLook | undefined>>;
+  /** Which terminate hook is ours, for each group the lifecycle signals name (never rejects). */
+  readonly hooks: ReadonlyMap<string, Promise<HookLook>>;
 }
 
 /**
@@ -71,15 +75,20 @@ export interface SignalBatchObservation {
  *   DESIGN §1 allows) — the same checks as any Node found;
  * - otherwise: DescribeInstances (∥ DescribeCluster on a cold start), then GET node ∥ GET lease.
  * How far the Node is looked for depends on whose instance it is (DESIGN §1a): another cluster's
- * costs its DescribeInstances and nothing more (what a warm hint read is dropped); an untagged one a
- * GET by name; only this cluster's a list of every Node when its Node is not named after it (one
- * list for the whole pass).
+ * costs its DescribeInstances and nothing more (what a warm hint read is dropped); this cluster's or
+ * an untagged one (whose Node may name it by providerID, which a sweep links) a GET by name, then a
+ * list of every Node when its Node is not named after it (one list for the whole pass).
  */
 export async function observeSignalBatch(
   deps: ObserveDeps,
-  instanceIds: readonly InstanceId[],
+  signals: readonly Signal[],
 ): Promise<SignalBatchObservation> {
-  const ids = [...new Set(instanceIds)];
+  const ids = [...new Set(signals.map((s) => s.instanceId))];
+  // Whose lifecycle action it is, asked while EC2 is (DESIGN §1c: the sweep's rule).
+  const hooks = lookUpTerminateHooks(
+    deps,
+    signals.flatMap((s) => (s.lifecycle ? [s.lifecycle.group] : [])),
+  );
   const hinted = new Map<InstanceId, Promise<HintRead>>();
   for (const id of ids) {
     const hint = deps.finder.hint(id);
@@ -95,7 +104,9 @@ export async function observeSignalBatch(
     const instance = byId.get(id);
     const owner = instance ? ownershipOf(instance, deps) : undefined;
     if (owner?.kind === 'foreign') return undefined;
-    const ours = owner?.kind === 'ours';
+    // As a sweep links them (DESIGN §1a): by providerID first, so an untagged instance's Node with a
+    // custom hostname is found too (its providerID then makes the instance this cluster's).
+    const scan = owner !== undefined;
     // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
     const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
     const early = await hinted.get(id);
@@ -107,7 +118,7 @@ export async function observeSignalBatch(
     const [found, guessedLease] = await Promise.all([
       deps.finder.find(id, {
         ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}),
-        scan: ours,
+        scan,
         read,
         listAll,
       }),
@@ -131,7 +142,7 @@ export async function observeSignalBatch(
       .filter((id) => !lookup.errors.has(id))
       .map((id) => [id, lookFor(id).catch((error: unknown): InstanceLook => ({ failed: errorText(error) }))] as const),
   );
-  return { lookup, looks };
+  return { lookup, looks, hooks };
 }
 
 /**
@@ -161,6 +172,14 @@ export async function observationFor(
     for (const [name, lease] of look.leases) leases.set(name, lease);
   }
   const drains: ReadonlyMap<string, DrainExecutionState> = (await drainStates(deps, [...nodes.values()])).states;
+  const terminateHooks = new Map<string, TerminateHookChoice>();
+  const hookErrors: string[] = [];
+  for (const group of new Set(signals.flatMap((s) => (s.lifecycle ? [s.lifecycle.group] : [])))) {
+    const look = await batch.hooks.get(group);
+    if (look === undefined) continue;
+    if ('failed' in look) hookErrors.push(look.failed);
+    else terminateHooks.set(group, look.choice);
+  }
   const notFound = lookup.notFound.filter((id) => ids.has(id));
 
   const now = deps.clock.now();
@@ -181,8 +200,14 @@ export async function observationFor(
     ...[...drains].flatMap(([name, state]) =>
       state.status === 'unknown' ? [`asking about drain ${name} failed: ${state.error}`] : [],
     ),
+    // Whose lifecycle action it is could not be told: nothing is done for it (it is not acted on
+    // without its group's answer), and the event is tried again unless this was its last delivery.
+    ...(retryUnseen ? hookErrors : []),
   ];
-  const reported = unseen.filter((u) => !u.young || !retryUnseen).map((u) => `${u.text}: nothing done for it`);
+  const reported = [
+    ...unseen.filter((u) => !u.young || !retryUnseen).map((u) => `${u.text}: nothing done for it`),
+    ...(retryUnseen ? [] : hookErrors.map((e) => `${e}: the lifecycle action is left alone`)),
+  ];
 
   return {
     observation: {
@@ -194,6 +219,7 @@ export async function observationFor(
       lookupErrors,
       clusterInstancesComplete: false,
       drains,
+      terminateHooks,
     },
     errors: [...new Set(errors)],
     reported: [...new Set(reported)],
@@ -206,9 +232,6 @@ export async function observeSignals(
   signals: readonly Signal[],
   options: ObserveSignalsOptions = {},
 ): Promise<ObservedSignals> {
-  const batch = await observeSignalBatch(
-    deps,
-    signals.map((s) => s.instanceId),
-  );
+  const batch = await observeSignalBatch(deps, signals);
   return observationFor(batch, signals, deps, options);
 }

@@ -112,7 +112,7 @@ export async function runSignalBatch(
   if (groups.length === 0) return [];
   const observed = observeSignalBatch(
     deps,
-    groups.flatMap((g) => g.signals.map((s) => s.instanceId)),
+    groups.flatMap((g) => g.signals),
   );
   // An observation that failed as a whole (wiring, a bug) fails every group with it.
   return Promise.all(

@@ -15,6 +15,7 @@ import { sleepOn, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { Settings } from '../contract/settings.js';
 import { ApiCallCounter } from '../support/api-calls.js';
+import type { TerminateHookCache } from '../observe/terminate-hooks.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface WireOptions {
@@ -41,6 +42,8 @@ export interface WireOptions {
   readonly outputBusName?: string;
   /** Instance → node name hints kept across runs (a warm Lambda container's cache). */
   readonly nodeNameHints?: Map<InstanceId, string>;
+  /** Groups' terminate hooks read lately, kept across runs (a warm Lambda container's cache). */
+  readonly terminateHookCache?: TerminateHookCache;
   /** Milliseconds the invocation has left; Kubernetes calls never outlive it (KubeClientOptions.remainingMs). */
   readonly remainingMs?: () => number;
   /** Kubernetes requests in flight at once (KubeClientOptions.maxInFlight). @default unlimited */
@@ -63,6 +66,7 @@ export function wireReconciler(options: WireOptions): ReconcilerDeps {
     region: options.region,
     ...(options.ownGroups ? { ownGroups: options.ownGroups } : {}),
     ...(options.ownHooks ? { ownHooks: options.ownHooks } : {}),
+    ...(options.terminateHookCache ? { terminateHookCache: options.terminateHookCache } : {}),
     settings: options.settings,
     clock: options.clock,
     nodes,

@@ -226,12 +226,14 @@ export function defineSignal(
   };
 }
 
-/** The fields every signal takes from its envelope. */
-export function fromEnvelope(event: { readonly id: string; readonly time: string }): {
+/** The fields every signal takes from its envelope (an archive replay's name among them: DESIGN §1c). */
+export function fromEnvelope(event: { readonly id: string; readonly time: string; readonly 'replay-name'?: string }): {
   readonly eventId: string;
   readonly observedAt: number;
+  readonly replayName?: string;
 } {
-  return { eventId: event.id, observedAt: Date.parse(event.time) };
+  const replayName = event['replay-name'];
+  return { eventId: event.id, observedAt: Date.parse(event.time), ...(replayName !== undefined ? { replayName } : {}) };
 }
 
 export function isoTime(epochMs: number): string {

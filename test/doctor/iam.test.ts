@@ -69,7 +69,10 @@ describe('simulationsFor', () => {
     const simulations = simulationsFor(FUNCTION_PERMISSIONS.events, RESOURCES);
     const actions = simulations.flatMap((s) => s.actions);
 
-    expect(simulations[0]).toMatchObject({ actions: ['ec2:DescribeInstances'], on: '*' });
+    expect(simulations[0]).toMatchObject({
+      actions: ['ec2:DescribeInstances', 'autoscaling:DescribeLifecycleHooks'],
+      on: '*',
+    });
     expect(simulations[1]).toMatchObject({ actions: ['autoscaling:CompleteLifecycleAction'], on: 'group ng-a' });
     expect(simulations.at(-1)).toMatchObject({
       actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
@@ -80,7 +83,6 @@ describe('simulationsFor', () => {
     for (const sweepOnly of [
       'ec2:DescribeInstanceStatus',
       'autoscaling:DescribeAutoScalingGroups',
-      'autoscaling:DescribeLifecycleHooks',
       'autoscaling:SetInstanceHealth',
     ])
       expect(actions).not.toContain(sweepOnly);

@@ -332,13 +332,16 @@ describe('NodeReconciler: IAM', () => {
     for (const sweepOnly of [
       'ec2:DescribeInstanceStatus',
       'autoscaling:DescribeAutoScalingGroups',
-      'autoscaling:DescribeLifecycleHooks',
       'autoscaling:SetInstanceHealth',
     ]) {
       expect(actionsOfRole('sweep').has(sweepOnly), sweepOnly).toBe(true);
       expect(actionsOfRole('events').has(sweepOnly), sweepOnly).toBe(false);
     }
     expect(actionsOfRole('events').has('ec2:DescribeInstances')).toBe(true);
+    // An event's lifecycle action is ours only by the sweep's rule, which reads the group's hooks (issue #27).
+    expect(
+      resourcesOfStatement(grants(reconcilerPolicy('events'), 'autoscaling:DescribeLifecycleHooks')[0] as Statement),
+    ).toEqual(['*']);
     expect(actionsOfRole('events').has('autoscaling:CompleteLifecycleAction')).toBe(true);
   });
 

@@ -242,6 +242,84 @@ describe('which terminate hook is ours', () => {
     expect(drains.launched.map((l) => l.lifecycle?.hook)).toEqual([TERMINATE_HOOK]);
   });
 
+  it('should drain for and complete, from an event, only a configured hook’s action, as the sweep does (issue #27)', async () => {
+    world.aws.state.autoScaling.putHook(ASG, {
+      name: 'Terminate-LC-Hook',
+      transition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+      heartbeatTimeoutMs: 3_600_000,
+      defaultResult: 'CONTINUE',
+    });
+    world.seedInstance(1, { autoScaling: { group: ASG, hook: TERMINATE_HOOK } });
+    world.seedNode(1);
+    world.seedInstance(2, { autoScaling: { group: ASG } });
+    world.seedNode(2);
+    const drains = new RecordingDrainLauncher();
+    const configured = { drains, wrap: (deps: ReconcilerDeps) => ({ ...deps, ownHooks: [TERMINATE_HOOK] }) };
+    const eks = await fixtureEvent(world, 'asg-terminate-lifecycle-action', {
+      instanceId: instanceId(2),
+      detail: { AutoScalingGroupName: ASG, LifecycleHookName: 'Terminate-LC-Hook', EC2InstanceId: instanceId(2) },
+    });
+
+    const ours = await world.event(await lifecycleEvent(1), configured);
+    const theirs = await world.event(eks, configured);
+
+    expect(drains.launched.map((l) => [l.instanceId, l.lifecycle?.hook])).toEqual([[instanceId(1), TERMINATE_HOOK]]);
+    expect(ours?.actions.filter((a) => a.kind !== 'report')).toHaveLength(2);
+    expect(theirs?.actions.filter((a) => a.kind !== 'report')).toEqual([]);
+    expect(theirs?.skipped).toContainEqual(
+      expect.objectContaining({
+        reason: expect.stringMatching(
+          /hook Terminate-LC-Hook is not the reconciler's \(.*\); left to its owner/,
+        ) as unknown,
+      }),
+    );
+  });
+
+  it('should never take EKS’s Terminate-LC-Hook for ours, not even as the group’s only hook or a configured one', async () => {
+    world.seedInstance(1, {
+      autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: 'Terminate-LC-Hook' },
+    });
+    world.seedNode(1);
+    const drains = new RecordingDrainLauncher();
+    const eks = await fixtureEvent(world, 'asg-terminate-lifecycle-action', {
+      instanceId: instanceId(1),
+      detail: { AutoScalingGroupName: ASG, LifecycleHookName: 'Terminate-LC-Hook', EC2InstanceId: instanceId(1) },
+    });
+
+    const event = await world.event(eks, { drains });
+    const misconfigured = await world.event(eks, {
+      drains,
+      wrap: (deps) => ({ ...deps, ownHooks: ['Terminate-LC-Hook'] }),
+    });
+    const sweep = await world.sweep({ drains });
+
+    for (const report of [event, misconfigured, sweep])
+      expect(report?.actions.filter((a) => a.kind === 'complete-lifecycle')).toEqual([]);
+    // The sweep drains a machine Auto Scaling is terminating, but hands its drain no action to complete.
+    expect(drains.launched.map((l) => l.lifecycle)).toEqual([undefined]);
+  });
+
+  it('should neither drain for nor complete an action whose group’s hooks could not be read, and try the event again', async () => {
+    world.seedInstance(1, { autoScaling: { group: ASG, hook: TERMINATE_HOOK } });
+    world.seedNode(1);
+    world.aws.faults.fail({
+      service: 'autoscaling',
+      operation: 'DescribeLifecycleHooks',
+      code: 'AccessDenied',
+      message: 'not authorized to perform: autoscaling:DescribeLifecycleHooks',
+      status: 403,
+    });
+    const drains = new RecordingDrainLauncher();
+
+    const report = await world.event(await lifecycleEvent(1), { drains });
+
+    expect(drains.launched).toEqual([]);
+    expect(report?.actions.filter((a) => a.kind !== 'report')).toEqual([]);
+    expect(report?.incomplete).toEqual([
+      expect.stringMatching(new RegExp(`^describing lifecycle hooks of ${ASG}: AccessDenied`)),
+    ]);
+  });
+
   it('should complete neither when the group has several and none is configured, and say why', async () => {
     world.aws.state.autoScaling.putHook(ASG, {
       name: 'log-shipper-flush',

@@ -161,8 +161,9 @@ describe('event path: slated-for-removal', () => {
   });
 
   it('should cordon and drain when the decommission tag is put on the machine', async () => {
-    // The event arrives before a sweep could see the tag: the signal alone slates the machine.
-    pairs.inSync(world, 6);
+    // The event arrives before a sweep could see the tag; EC2 has it, as the event says.
+    const tags = { 'ec2-node-reconciler/decommission': 'true', 'eks:cluster-name': CLUSTER };
+    pairs.inSync(world, 6, { instance: { tags } });
 
     const { event, report } = await handle('tag-change-decommission', 6, {
       detail: { tags: { 'ec2-node-reconciler/decommission': 'true', 'eks:cluster-name': CLUSTER } },
@@ -172,6 +173,23 @@ describe('event path: slated-for-removal', () => {
     expect(drainExecutions(world).map((e) => e.name)).toEqual([
       drainExecutionName(CLUSTER, instanceId(6), eventId(event), nodeUidOf(world, 6)),
     ]);
+  });
+
+  it('should do nothing for a tag event whose tag is gone from the machine (decommission --undo), and say so', async () => {
+    // A redelivery of the event after the operator took the tag off again: EC2's present tags decide.
+    pairs.inSync(world, 7);
+
+    const { report } = await handle('tag-change-decommission', 7, {
+      detail: { tags: { 'ec2-node-reconciler/decommission': 'true', 'eks:cluster-name': CLUSTER } },
+    });
+
+    expect(actionsOf(report)).toEqual([]);
+    expect(report?.skipped).toContainEqual(
+      expect.objectContaining({
+        kind: 'drain',
+        reason: expect.stringMatching(/no longer carries ec2-node-reconciler\/decommission/) as unknown,
+      }),
+    );
   });
 });
 

@@ -40,14 +40,28 @@ describe('event path: ownership', () => {
     expect(world.kube.store.getNode(nodeName(1))?.spec?.unschedulable).not.toBe(true);
   });
 
-  it('should look an untagged instance up by name only, never list every Node for it', async () => {
+  it('should look for an untagged instance’s Node as a sweep links it: by name, then one list for its providerID', async () => {
     world.seedInstance(2, { tags: {} });
 
     const report = await stateChange(2, 'stopping');
 
-    expect(kubeRequests(world)).toEqual([`GET nodes/${nodeName(2)}`, `GET leases/${nodeName(2)}`]);
-    expect(world.kube.requestLog.filter({ verb: 'list' })).toEqual([]);
+    expect(kubeRequests(world).slice(0, 2)).toEqual([`GET nodes/${nodeName(2)}`, `GET leases/${nodeName(2)}`]);
+    expect(world.kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(1);
     expect(actionsOf(report)).toEqual([]);
+  });
+
+  it('should drain the Node of an untagged instance with a custom hostname that names it by providerID (issue #27, 4)', async () => {
+    world.seedInstance(8, { tags: {} });
+    world.kube.store.seedNode({
+      name: 'custom-8',
+      instanceId: instanceId(8),
+      zone: 'us-east-1a',
+      createdAt: world.clock.now() - 3_600_000,
+    });
+
+    const report = await stateChange(8, 'stopping');
+
+    expect(actionsOf(report)).toEqual(['cordon custom-8 done', 'drain custom-8 started']);
   });
 
   it("should drain a Node whose providerID names an untagged instance: the Node proves it is this cluster's", async () => {

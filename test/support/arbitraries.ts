@@ -412,6 +412,8 @@ export const worldArb: fc.Arbitrary<World> = fc
           clusterInstancesComplete: r.scope === 'sweep',
           ...(r.scope === 'sweep' ? { clusterNodeCount: nodes.length } : {}),
           drains,
+          // The lifecycle signals' group, whose only terminate hook is ours (test/properties/hooks… varies it).
+          terminateHooks: new Map([['ng-a', { kind: 'ours', hook: 'drain-hook' }]]),
         };
         return { observation, signals: r.signals, settings: r.settings };
       }),

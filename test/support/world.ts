@@ -1,4 +1,5 @@
 // Typed builders for observations: tests say only what matters to them.
+import type { TerminateHookChoice } from '../../lib/model/terminate-hook.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId, type InstanceId } from '../../lib/model/instance-id.js';
 import type {
@@ -73,6 +74,8 @@ export interface WorldSpec {
   lookupErrors?: [InstanceId, string][];
   scope?: Observation['scope'];
   drains?: [string, DrainExecutionState][];
+  /** Which terminate hook of each group is ours (event path); default: ng-a's drain-hook. */
+  terminateHooks?: [string, TerminateHookChoice][];
 }
 
 /** An observation; by default every node's instance that is not among `instances` is reported not found. */
@@ -97,6 +100,7 @@ export function anObservation(spec: WorldSpec): Observation {
     clusterInstancesComplete: (spec.scope ?? 'sweep') === 'sweep',
     clusterNodeCount: (spec.scope ?? 'sweep') === 'sweep' ? nodes.length : undefined,
     drains: new Map(spec.drains ?? []),
+    terminateHooks: new Map(spec.terminateHooks ?? [['ng-a', { kind: 'ours', hook: 'drain-hook' }]]),
   };
 }
 

@@ -87,6 +87,10 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
     'Node Deleted on the output bus',
   ),
   [iam('events', 'autoscaling:CompleteLifecycleAction')]: scenario('excluded-node-lifecycle-completed.yaml'),
+  [iam('events', 'autoscaling:DescribeLifecycleHooks')]: scenario(
+    'excluded-node-lifecycle-completed.yaml',
+    'whose lifecycle action it is: the group’s terminate hooks',
+  ),
   [iam('events', 'states:StartExecution')]: scenario('capacity-reservation-interruption-drains.yaml'),
   [iam('events', 'states:DescribeExecution')]: scenario(
     'drained-removal-not-drained-again.yaml',

@@ -17,7 +17,9 @@
 //
 // Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
 // event older than the instance's current launch (a late delivery about an earlier life of the
-// machine, stopped and started since) changed nothing that is still true: it has no effect.
+// machine, stopped and started since) changed nothing that is still true: it has no effect. Nor has
+// an event delivered again: one with the id of an event already put (a redelivery), or one carrying
+// `replay-name` (an EventBridge archive replay) reports a change that happened once, before.
 //
 // The emulator reads these events in AWS's own vocabulary (source and detail-type as AWS documents
 // them), not through the reconciler's signal registry: what AWS does does not depend on the code
@@ -82,9 +84,24 @@ const isAwsEnvelope = (event: Record<string, unknown>): boolean =>
   Array.isArray(event.resources) &&
   event.resources.every((r) => typeof r === 'string');
 
+/** The ids of the events each sandbox has applied: a second delivery of one changes nothing. */
+const applied = new WeakMap<Sandbox, Set<string>>();
+
+/** Whether this event already happened: an archive replay, or an id the sandbox has applied before. */
+function isRedelivery(sandbox: Sandbox, event: Record<string, unknown>): boolean {
+  if (event['replay-name'] !== undefined) return true;
+  const ids = applied.get(sandbox) ?? new Set<string>();
+  applied.set(sandbox, ids);
+  const id = text(event.id) ?? '';
+  if (ids.has(id)) return true;
+  ids.add(id);
+  return false;
+}
+
 /** Applies the world change an AWS event stands for. */
 export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
   if (!isRecord(event) || !isRecord(event.detail) || !isAwsEnvelope(event)) return;
+  if (isRedelivery(sandbox, event)) return;
   const { detail } = event;
   const state = sandbox.aws.state;
   const now = sandbox.clock.now();

@@ -1,0 +1,55 @@
+import type { Clock } from '../model/clock.js';
+import { ourTerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
+import { errorText } from '../support/errors.js';
+import type { ObserveDeps } from './deps.js';
+
+/**
+ * How long a warm container trusts what it read of a group's terminate hooks. Hooks change at deploy
+ * time, not between two lifecycle actions; a scale-in of a hundred machines costs one
+ * DescribeLifecycleHooks a minute instead of one per batch.
+ */
+export const TERMINATE_HOOKS_TTL_MS = 60_000;
+
+/** The terminate hooks of each group a warm container read lately (pass the same cache to each invocation). */
+export class TerminateHookCache {
+  private readonly entries = new Map<string, { readonly at: number; readonly hooks: Promise<readonly string[]> }>();
+
+  constructor(private readonly ttlMs: number = TERMINATE_HOOKS_TTL_MS) {}
+
+  /** The group's hooks as read within the TTL, else `ask` (a failed read is not kept). */
+  lookup(group: string, clock: Clock, ask: (group: string) => Promise<readonly string[]>): Promise<readonly string[]> {
+    const now = clock.now();
+    const hit = this.entries.get(group);
+    if (hit && now - hit.at < this.ttlMs && now >= hit.at) return hit.hooks;
+    const hooks = ask(group);
+    this.entries.set(group, { at: now, hooks });
+    hooks.catch(() => {
+      if (this.entries.get(group)?.hooks === hooks) this.entries.delete(group);
+    });
+    return hooks;
+  }
+}
+
+/** Which hook of a group is ours, or why that could not be read (the event is then tried again). */
+export type HookLook = { readonly choice: TerminateHookChoice } | { readonly failed: string };
+
+/**
+ * The event path's side of DESIGN §1c: for each group its lifecycle signals name, one
+ * DescribeLifecycleHooks (or the warm container's recent answer), judged by the sweep's rule.
+ */
+export function lookUpTerminateHooks(
+  deps: Pick<ObserveDeps, 'autoScaling' | 'ownHooks' | 'clock' | 'terminateHookCache'>,
+  groups: Iterable<string>,
+): ReadonlyMap<string, Promise<HookLook>> {
+  const ask = (group: string): Promise<readonly string[]> => deps.autoScaling.terminateHooks(group);
+  return new Map(
+    [...new Set(groups)].map((group) => {
+      const hooks = deps.terminateHookCache ? deps.terminateHookCache.lookup(group, deps.clock, ask) : ask(group);
+      const look = hooks.then(
+        (found): HookLook => ({ choice: ourTerminateHook(group, found, deps.ownHooks) }),
+        (error: unknown): HookLook => ({ failed: `describing lifecycle hooks of ${group}: ${errorText(error)}` }),
+      );
+      return [group, look] as const;
+    }),
+  );
+}

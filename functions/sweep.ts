@@ -1,5 +1,5 @@
 // EventBridge Scheduler and manual invocations (`{ dryRun?, settings? }`) → a sweep of the whole
-// cluster; returns the run report.
+// cluster; logs and returns the run report's bounded summary (its counts whole, its lists cut).
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { SWEEP_RUN_LOG } from '../lib/contract/function-logs.js';
@@ -10,21 +10,24 @@ import { sweepSettings } from '../lib/lambda/sweep-payload.js';
 import { createTelemetry, recordRunMetrics, telemetryMiddlewares } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
 import { runSweep } from '../lib/pipeline/run.js';
-import type { RunReport } from '../lib/report/report.js';
+import { summarizeReport, type ReportSummary } from '../lib/report/summary.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);
 const { logger, metrics } = createTelemetry(config.clusterName);
 
-async function sweep(payload: unknown, context: Context): Promise<RunReport> {
+async function sweep(payload: unknown, context: Context): Promise<ReportSummary> {
   const settings = sweepSettings(config.settings, payload);
   const report = await runSweep(
     await runtime.reconcilerDeps(settings, timeLeftIn(context)),
     placeOf(context, config.region),
   );
   recordRunMetrics(metrics, report);
-  logger.info(SWEEP_RUN_LOG, { report });
-  return report;
+  // The whole report grows ~173 bytes a node: past a few thousand the log line is cut, past ~36k the
+  // response exceeds Lambda's 6 MB. Every action also goes out as an output event.
+  const summary = summarizeReport(report);
+  logger.info(SWEEP_RUN_LOG, { report: summary });
+  return summary;
 }
 
 export const handler = middy(sweep).use(await telemetryMiddlewares({ logger, metrics }));

@@ -1,4 +1,5 @@
 import type { RunReport } from '../report/report.js';
+import type { ReportSummary } from '../report/summary.js';
 import { cellWidth, table, type TableStyle } from './table.js';
 
 /** The correspondence table: node, instance, condition, why. */
@@ -17,7 +18,7 @@ export function conditionSummary(report: RunReport): string {
 }
 
 /** A whole run report for a terminal: the table, then actions, skips and errors (cut to fit, unless `wide`). */
-export function formatRunReport(report: RunReport, style: TableStyle = {}): string {
+export function formatRunReport(report: ReportSummary, style: TableStyle = {}): string {
   const lines = [
     `${report.kind} of ${report.cluster} at ${report.startedAt}${report.dryRun ? ' (dry run: nothing changed)' : ''} — ${report.durationMs} ms`,
     '',
@@ -55,8 +56,17 @@ export function formatRunReport(report: RunReport, style: TableStyle = {}): stri
     );
   if (report.breaker) lines.push(`CIRCUIT BREAKER  ${report.breaker.reason.replace(/^circuit breaker: /, '')}`, '');
   for (const error of report.errors) lines.push(`error: ${error}`);
+  const omitted = omittedLine(report);
+  if (omitted) lines.push(omitted);
   lines.push(
     `conditions: ${conditionSummary(report)}; API calls: ${Object.values(report.apiCalls).reduce((a, b) => a + b, 0)}`,
   );
   return lines.join('\n');
+}
+
+/** What a bounded summary (the sweep function's answer) left out, and where the rest is. */
+function omittedLine(report: ReportSummary): string | undefined {
+  const cut = Object.entries(report.omitted ?? {}).filter(([, n]) => n > 0);
+  if (cut.length === 0) return undefined;
+  return `not shown: ${cut.map(([list, n]) => `${n} ${list}`).join(', ')} (every action is an output event; \`ec2-node-reconciler sweep --dry-run\` prints every row)`;
 }

@@ -35,6 +35,10 @@ const ReportLine = z
         incomplete: z.array(z.string()).default([]),
         breaker: z.object({ reason: z.string() }).loose().optional(),
         rows: z.array(z.unknown()).optional(),
+        /** Pairs by condition: the pair count, whatever rows the summary kept. */
+        conditions: z.record(z.string(), z.number()).optional(),
+        /** What the sweep's bounded summary left out of its lists. */
+        omitted: z.object({ errors: z.number().optional(), incomplete: z.number().optional() }).loose().optional(),
       })
       .loose(),
   })
@@ -52,8 +56,9 @@ function reportOf(message: string): z.output<typeof ReportLine>['report'] | unde
   }
 }
 
-const listed = (items: readonly string[], max = 3): string =>
-  `${items.slice(0, max).join('; ')}${items.length > max ? `; and ${items.length - max} more` : ''}`;
+/** The first `max` items, and how many more there are (`total`: beyond those listed, a summary's omitted ones). */
+const listed = (items: readonly string[], total = items.length, max = 3): string =>
+  `${items.slice(0, max).join('; ')}${total > max ? `; and ${total - Math.min(max, items.length)} more` : ''}`;
 
 export function checkLastSweep(input: {
   readonly sweepFunction: string;
@@ -94,21 +99,24 @@ export function checkLastSweep(input: {
     );
   if (report.breaker !== undefined)
     return failed('last sweep', subject, `${ago}: ${report.breaker.reason}`, `read the report: ${runOne}`);
+  const errorCount = report.errors.length + (report.omitted?.errors ?? 0);
   if (report.errors.length > 0)
     return failed(
       'last sweep',
       subject,
-      `${ago}: ${report.errors.length} error(s): ${listed(report.errors)}`,
+      `${ago}: ${errorCount} error(s): ${listed(report.errors, errorCount)}`,
       `read the report: ${runOne}; the logs: ${tail}`,
     );
   if (report.incomplete.length > 0)
     return failed(
       'last sweep',
       subject,
-      `${ago}: incomplete: ${listed(report.incomplete)}`,
+      `${ago}: incomplete: ${listed(report.incomplete, report.incomplete.length + (report.omitted?.incomplete ?? 0))}`,
       `read the report: ${runOne}; the logs: ${tail}`,
     );
-  const pairs = report.rows === undefined ? '' : `, ${report.rows.length} machine/node pair(s)`;
+  const pairCount =
+    report.conditions !== undefined ? Object.values(report.conditions).reduce((a, b) => a + b, 0) : report.rows?.length;
+  const pairs = pairCount === undefined ? '' : `, ${pairCount} machine/node pair(s)`;
   return passed(
     'last sweep',
     subject,

@@ -5,6 +5,7 @@ import { formatRunReport } from '../../lib/cli/format-report.js';
 import { formatSimulation } from '../../lib/cli/format-simulation.js';
 import { outputMode, tableStyle } from '../../lib/cli/run/shared.js';
 import { CliError } from '../../lib/cli/exit-codes.js';
+import { summarizeReport } from '../../lib/report/summary.js';
 import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
 import type { ReportRow, RunReport } from '../../lib/report/report.js';
 import type { Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
@@ -58,6 +59,16 @@ const gone: ReportRow = {
 };
 
 describe('formatRunReport', () => {
+  it('should say what a bounded summary (the sweep function’s answer) left out, and where the rest is', () => {
+    const summary = summarizeReport(aReport(Array.from({ length: 120 }, (_, i) => inSync(i))), 100);
+
+    const text = formatRunReport(summary);
+
+    expect(text).toContain('not shown: 20 rows');
+    expect(text).toContain('sweep --dry-run');
+    expect(formatRunReport(aReport([inSync(1)]))).not.toContain('not shown');
+  });
+
   const report = aReport([slated], {
     actions: [{ kind: 'cordon', node: slated.node, reason: LONG_WHY, outcome: 'done' }],
     skipped: [{ kind: 'drain', node: slated.node, reason: LONG_WHY }],

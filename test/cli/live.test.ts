@@ -99,6 +99,7 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
     ) as Record<string, unknown>;
     const event = {
       ...fixture,
+      region: 'us-east-1',
       time: new Date().toISOString(),
       detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
     };
@@ -131,6 +132,24 @@ describe('ec2-node-reconciler against a live cluster (a served sandbox)', () => 
     const { code, stderr } = await cli(['event', file]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/detail\.instance-id/);
+    expect(sandbox.kube.requestLog.filter({}).length).toBe(before);
+  });
+
+  it('should refuse an event from another region with exit 2, naming both regions, before contacting anything', async () => {
+    const fixture = JSON.parse(
+      readFileSync(new URL('../fixtures/events/spot-interruption.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    const event = {
+      ...fixture,
+      region: 'eu-west-1',
+      time: new Date().toISOString(),
+      detail: { 'instance-id': SPOT, 'instance-action': 'terminate' },
+    };
+    const before = sandbox.kube.requestLog.filter({}).length;
+    const { code, stdout, stderr } = await cli(['event', '-'], JSON.stringify(event));
+    expect(code, stdout).toBe(2);
+    expect(stderr).toContain('the event is from eu-west-1, but this command works in us-east-1');
+    expect(stdout).not.toContain('trying again');
     expect(sandbox.kube.requestLog.filter({}).length).toBe(before);
   });
 

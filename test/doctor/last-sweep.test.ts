@@ -49,6 +49,17 @@ describe('checkLastSweep', () => {
     ).toBe('60s ago: circuit breaker: 9 deletions');
   });
 
+  it('should count the pairs and errors of the sweep’s bounded summary, not the rows and errors it kept', () => {
+    const summary = {
+      conditions: { 'in-sync': 39_990, 'stale-object': 10 },
+      rows: [{}],
+      omitted: { rows: 39_999 },
+    };
+    expect(check([line(60_000, summary)]).detail).toBe('60s ago, 40000 machine/node pair(s), no errors');
+    const failing = check([line(60_000, { ...summary, errors: ['a', 'b', 'c', 'd'], omitted: { errors: 196 } })]);
+    expect(failing.detail).toBe('60s ago: 200 error(s): a; b; c; and 197 more');
+  });
+
   it('should fail when no sweep reported, or the newest is older than the schedule allows', () => {
     expect(check([])).toMatchObject({ status: 'fail', detail: 'no sweep reported in the last 60m' });
     const stale = check([line(1_800_000, {})]);

@@ -18,8 +18,8 @@ export interface Served {
   readonly stateMachineArn: string;
   /** Everything the simulation printed up to serving (its report, then how to reach it). */
   readonly stdout: string;
-  /** Stops the sandbox (Ctrl-C) and waits for the process to end. */
-  stop(): Promise<void>;
+  /** Stops the sandbox (Ctrl-C, or `signal`) and waits for the process to end. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Starts `simulate FILE --serve` and resolves once it serves. */
@@ -32,10 +32,10 @@ export function serveScenario(file: string, options: { readonly timeoutMs?: numb
     });
     let stdout = '';
     let stderr = '';
-    const stop = async (): Promise<void> => {
+    const stop = async (signal: NodeJS.Signals = 'SIGINT'): Promise<void> => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise<void>((done) => proc.once('exit', () => done()));
-      proc.kill('SIGINT');
+      proc.kill(signal);
       await exited;
     };
     const timer = setTimeout(() => {

@@ -1,6 +1,6 @@
 // `invoke`: the deployed sweep function, invoked, its report printed.
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { RunReport } from '../../report/report.js';
+import type { ReportSummary } from '../../report/summary.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputMode, printReport, str } from './shared.js';
@@ -19,5 +19,5 @@ export const runInvokeCommand: CommandRun = async (v) => {
   );
   const body = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
   if (response.FunctionError) throw new CliError(`the sweep function failed: ${body}`, EXIT.error);
-  return printReport(JSON.parse(body) as RunReport, outputMode(v));
+  return printReport(JSON.parse(body) as ReportSummary, outputMode(v));
 };

@@ -49,6 +49,13 @@ export const runEventCommand: CommandRun = async (v, [file]) => {
   const settings = settingsFromFlags(v, v['dry-run'] === true);
   const progress = progressOf(v);
   const live = connect(liveOptions(v));
+  // EC2 is asked in the CLI's region: another region's machine would never be found there, and the
+  // event would read as one that came before its machine was visible (`trying again`) forever.
+  if (parsed.header.region !== live.region)
+    throw new CliError(
+      `${file}: the event is from ${parsed.header.region}, but this command works in ${live.region}: pass --region ${parsed.header.region} with that region's cluster`,
+      EXIT.usage,
+    );
   await followClock(live);
   const drains = live.localDrains(settings, progress);
   const report = await runSignals(live.deps(settings, drains), parsed.signals, { region: live.region });

@@ -1,5 +1,5 @@
 // What the commands share once they run: output, flag readers, the report's exit code, the clock.
-import type { RunReport } from '../../report/report.js';
+import type { ReportSummary } from '../../report/summary.js';
 import { humanDuration } from '../../model/duration.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatRunReport } from '../format-report.js';
@@ -55,7 +55,7 @@ export const tableStyle = (mode: Exclude<OutputMode, 'json'>): TableStyle => ({ 
 export const drainsExit = (drains: LocalDrainLauncher): number => (drains.allDrained() ? EXIT.ok : EXIT.findings);
 export const worst = (...codes: number[]): number => Math.max(...codes);
 
-export function printReport(report: RunReport, mode: OutputMode): number {
+export function printReport(report: ReportSummary, mode: OutputMode): number {
   out(mode === 'json' ? JSON.stringify(report, null, 2) : formatRunReport(report, tableStyle(mode)));
   return report.errors.length > 0 || report.actions.some((a) => a.outcome === 'failed') ? EXIT.findings : EXIT.ok;
 }

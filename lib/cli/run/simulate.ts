@@ -47,35 +47,54 @@ export const runSimulate: CommandRun = async (v, [file]) => {
   } else out(mode === 'json' ? JSON.stringify(simulation, null, 2) : formatSimulation(simulation, tableStyle(mode)));
   const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
   if (!serve) return code;
-  const kubeconfig = await sandbox.kube.writeKubeconfig(
-    join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`),
-    { token: ADMIN_TOKEN },
-  );
-  const { region, name: cluster } = sandbox.scenario.cluster;
-  const { credentials } = sandbox.aws.clientConfig();
+  const kubeconfig = join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`);
   // The credentials go to a file only its owner reads, as the kubeconfig's token does: never to the terminal.
   const awsEnv = join(tmpdir(), `ec2-node-reconciler-${process.pid}.aws.env`);
-  await writeFile(
-    awsEnv,
-    `export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region}\n`,
-    { mode: 0o600 },
-  );
-  const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;
   // The served cluster lives on: its clock runs at wall speed from where the scenario ended.
   const stop = serveInRealTime(sandbox);
-  out(
-    [
-      `\nsandbox serving (Ctrl-C to stop); its clock runs at wall speed from the scenario's end, ${new Date(sandbox.clock.now()).toISOString()}:`,
-      `  kubectl --kubeconfig ${kubeconfig} get nodes`,
-      `  . ${awsEnv}   (the sandbox's AWS credentials and region, for aws and ec2-node-reconciler)`,
-      `  aws ${endpoint} ec2 describe-instances`,
-      `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts: these credentials created the cluster, so they are its admin)`,
-      `  ec2-node-reconciler sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --drain-state-machine ${sandbox.stack.deployment.stateMachines[0]?.arn ?? ''} --dry-run`,
-      `  ec2-node-reconciler invoke --function ${sandbox.functions.sweep} ${endpoint} --dry-run`,
-    ].join('\n'),
-  );
-  await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-  stop();
-  await Promise.all([sandbox.close(), rm(awsEnv, { force: true })]);
+  try {
+    const stopped = stopSignal();
+    await sandbox.kube.writeKubeconfig(kubeconfig, { token: ADMIN_TOKEN });
+    const { region, name: cluster } = sandbox.scenario.cluster;
+    const { credentials } = sandbox.aws.clientConfig();
+    // AWS CLI v1 reads only AWS_DEFAULT_REGION; v2 and the SDKs read AWS_REGION first.
+    await writeFile(
+      awsEnv,
+      `export AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey} AWS_REGION=${region} AWS_DEFAULT_REGION=${region}\n`,
+      { mode: 0o600 },
+    );
+    const endpoint = `--endpoint-url ${sandbox.aws.endpoint}`;
+    out(
+      [
+        `\nsandbox serving (Ctrl-C to stop); its clock runs at wall speed from the scenario's end, ${new Date(sandbox.clock.now()).toISOString()}:`,
+        `  kubectl --kubeconfig ${kubeconfig} get nodes`,
+        `  . ${awsEnv}   (the sandbox's AWS credentials and region, for aws and ec2-node-reconciler)`,
+        `  aws ${endpoint} ec2 describe-instances`,
+        `  aws eks get-token --cluster-name ${cluster}   (a token the sandbox's API server accepts: these credentials created the cluster, so they are its admin)`,
+        `  ${CLI} sweep --kubeconfig ${kubeconfig} --cluster ${cluster} ${endpoint} --drain-state-machine ${sandbox.stack.deployment.stateMachines[0]?.arn ?? ''} --dry-run`,
+        `  ${CLI} invoke --function ${sandbox.functions.sweep} ${endpoint} --dry-run`,
+      ].join('\n'),
+    );
+    await stopped;
+  } finally {
+    stop();
+    // Its credentials and token are no use once it stops, and nobody else's to read.
+    await Promise.all([sandbox.close(), rm(awsEnv, { force: true }), rm(kubeconfig, { force: true })]);
+  }
   return code;
 };
+
+/** How an operator runs the CLI from the project's directory (the package is not installed globally). */
+const CLI = 'npx ec2-node-reconciler';
+
+/** Resolves on the first Ctrl-C (SIGINT) or SIGTERM (a terminal closing, a process manager stopping it). */
+function stopSignal(): Promise<NodeJS.Signals> {
+  const signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      for (const s of signals) process.off(s, on);
+      resolve(signal);
+    };
+    for (const s of signals) process.once(s, on);
+  });
+}

@@ -33,10 +33,13 @@ export const TAIL_SWEEPS = 2;
 /**
  * And at most: rounds go on while the last one changed either world's end state. An outcome that
  * takes a chain of sweeps (a repair: drain, mark Unhealthy, complete the hook, delete the Node —
- * one a sweep) and that faults set back by a sweep or two still ends, in both worlds; a world
- * still changing after this many is a problem of the run: it never settled.
+ * one a sweep) and that faults set back by a sweep or two still ends, in both worlds; so does a
+ * chain queued behind another (repair.maxParallel 1 with two machines to repair: two chains of
+ * three sweeps one after the other, the first set back by two — six rounds that change the world,
+ * and a seventh to see it quiet). A world still changing after this many is a problem of the run:
+ * it never settled.
  */
-export const TAIL_MAX_SWEEPS = 6;
+export const TAIL_MAX_SWEEPS = 10;
 /**
  * The time before each of them: the deployed schedule's rate (rate(10 minutes)), so that what a
  * late drain set going (a machine's shutdown after its lifecycle action completed) is over when

@@ -1,8 +1,11 @@
-// Arms a chaos profile on a running sandbox: seeded faults (drawn per caller, call and occurrence,
-// never per moment: an SDK's jittered retry comes at a moment that differs from run to run) on every call the deployed stack makes
+// Arms a chaos profile on a running sandbox: seeded faults on every call the deployed stack makes
 // (its functions' and its services' calls to AWS and to the Kubernetes API), and killed Lambda
-// invocations. The operator's own calls (the admin's kubectl, the scenario's steps) are left alone:
-// they are the scenario's input, not the system under test.
+// invocations. A fault is decided by the seed and the request's identity alone — who calls, which
+// operation on which path, and the how-many-th such request it is (dice.ts) — never by the moment
+// (an SDK's jittered retry, a sweep's start, differ from run to run) nor by what the request
+// carries (a Node's uid, a deadline or an event time in a body differ from run to run): so a seed
+// replays exactly. The operator's own calls (the admin's kubectl, the scenario's steps) are left
+// alone: they are the scenario's input, not the system under test.
 import { roleKey } from '../aws/iam/index.js';
 import type { FaultDecision } from '../aws/faults.js';
 import { DEFAULT_CREDENTIALS } from '../aws/sigv4.js';
@@ -66,9 +69,7 @@ export function armChaos(sandbox: Sandbox, profile: ChaosProfile, dice: Dice): A
   ): FaultDecision | undefined => {
     // The sandbox's own credentials are the operator's (and the scenario's set-up).
     if (call.accessKeyId === undefined || call.accessKeyId === DEFAULT_CREDENTIALS.accessKeyId) return undefined;
-    const [throttle, reset, which] = dice.roll(
-      `aws ${call.accessKeyId} ${service}:${operation} ${JSON.stringify(call.params ?? null)}`,
-    );
+    const [throttle, reset, which] = dice.roll(`aws ${call.accessKeyId} ${service}:${operation}`);
     if (a.throttledServices.includes(service) && throttle < a.throttling)
       return inject('aws-throttle', { kind: 'throttle' });
     if (reset < a.resets)
@@ -77,7 +78,7 @@ export function armChaos(sandbox: Sandbox, profile: ChaosProfile, dice: Dice): A
   };
 
   const crashes: CrashPlan = (invocation) => {
-    const [kill, after] = dice.roll(`lambda ${invocation.functionName} ${invocation.at}`);
+    const [kill, after] = dice.roll(`lambda ${invocation.functionName}`);
     if (kill >= l.kills) return undefined;
     return inject('lambda-killed', Math.floor(after * (l.maxRequestsBeforeKill + 1)));
   };

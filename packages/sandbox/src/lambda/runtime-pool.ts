@@ -9,12 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { pruneCompileCache } from './compile-cache.js';
 import type { WorkerData, WorkerMessage } from './protocol.js';
 
 const SOURCES = ['worker.ts', 'virtual-time.ts', 'protocol.ts'].map((file) =>
   fileURLToPath(new URL(`./${file}`, import.meta.url)),
 );
 const CACHE_DIR = join(tmpdir(), 'ec2-node-reconciler-lambda-runtime');
+const COMPILE_CACHE_DIR = join(CACHE_DIR, 'compile-cache');
+/** How often, at most, a process prunes the compile cache (as it starts threads): it grows ~1.5 MB an environment. */
+const PRUNE_EVERY_MS = 60_000;
+let prunedAt: number | undefined;
 /** A thread is replaced after this many environments: each leaves its bundle's module instance behind. */
 const ENVIRONMENTS_PER_THREAD = 25;
 
@@ -83,9 +88,13 @@ export async function acquireRuntimeThread(): Promise<RuntimeThread> {
     return reused;
   }
   const entry = await runtimeEntry();
+  if (prunedAt === undefined || performance.now() - prunedAt > PRUNE_EVERY_MS) {
+    prunedAt = performance.now();
+    await pruneCompileCache(COMPILE_CACHE_DIR);
+  }
   const data: WorkerData = {
     runtimeModulesFrom: new URL('../../package.json', import.meta.url).href,
-    compileCacheDir: join(CACHE_DIR, 'compile-cache'),
+    compileCacheDir: COMPILE_CACHE_DIR,
   };
   const worker = new Worker(pathToFileURL(entry), { workerData: data, stdout: true, stderr: true, env: {} });
   worker.unref();

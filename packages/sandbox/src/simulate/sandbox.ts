@@ -30,6 +30,7 @@ import { injectFaults } from './faults.js';
 import type { OperatorAccess } from './operator.js';
 import { joinReplacements } from './node-health.js';
 import { announceHealthTerminations } from './group-events.js';
+import { announceTagChanges } from './tag-events.js';
 import { instanceSeed, nodeSeed, pdbSeed, podSeed } from './seed.js';
 
 /** A cluster-admin token for people (and the operator's steps) looking at the sandbox with kubectl. */
@@ -393,6 +394,28 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     start,
   );
 
+  const putEvent = (event: unknown): readonly string[] => {
+    // The rules as EventBridge holds them now: one an operator disabled routes nothing.
+    const matched = aws.state.eventBus
+      .rules('default')
+      .filter(
+        (rule) =>
+          rule.state === 'ENABLED' &&
+          rule.eventPattern !== undefined &&
+          matchesPattern(JSON.parse(rule.eventPattern) as unknown, event),
+      );
+    const detailType =
+      typeof event === 'object' && event !== null && 'detail-type' in event
+        ? String(event['detail-type'])
+        : '(unknown)';
+    // One copy per target queue: two rules sending to the same queue deliver twice, as EventBridge does.
+    for (const rule of matched)
+      for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
+    return matched.map((rule) => rule.name);
+  };
+  // Tags set through the API (an operator's `decommission`) are announced as the account would.
+  announceTagChanges(aws, { accountId, region, partition }, putEvent);
+
   const sandbox: Sandbox = {
     scenario,
     clock,
@@ -408,25 +431,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     poller,
     driver,
     seededNodes,
-    putEvent(event) {
-      // The rules as EventBridge holds them now: one an operator disabled routes nothing.
-      const matched = aws.state.eventBus
-        .rules('default')
-        .filter(
-          (rule) =>
-            rule.state === 'ENABLED' &&
-            rule.eventPattern !== undefined &&
-            matchesPattern(JSON.parse(rule.eventPattern) as unknown, event),
-        );
-      const detailType =
-        typeof event === 'object' && event !== null && 'detail-type' in event
-          ? String(event['detail-type'])
-          : '(unknown)';
-      // One copy per target queue: two rules sending to the same queue deliver twice, as EventBridge does.
-      for (const rule of matched)
-        for (const target of rule.targets) if (target.arn === queue.arn) queue.send(event, detailType, clock.now());
-      return matched.map((rule) => rule.name);
-    },
+    putEvent,
     serviceDenials,
     scheduledSweep() {
       const targetArn = lambda.host(schedule.targetArn)?.fn.arn ?? schedule.targetArn;
@@ -464,6 +469,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
       await Promise.all([lambda.close(), closeAll()]);
     },
   };
-  announceHealthTerminations(aws.state, (event) => sandbox.putEvent(event));
+  announceHealthTerminations(aws.state, putEvent);
   return sandbox;
 }

@@ -369,7 +369,7 @@ function createTags(params: unknown, ctx: RequestContext): XmlInput[] {
     if (keys.size > MAX_TAGS) throw new AwsError('TagLimitExceeded', `Tag limit exceeded for resource ${instance.id}`);
   }
   const now = ctx.state.now();
-  for (const instance of instances) ctx.state.instances.setTags(instance.id, tags, now);
+  for (const instance of instances) ctx.state.instances.setTags(instance.id, tags, now, 'api');
   return [el('return', 'true')];
 }
 
@@ -383,7 +383,7 @@ function deleteTags(params: unknown, ctx: RequestContext): XmlInput[] {
   });
   const instances = requireTaggableInstances(input.ResourceId, ctx);
   const now = ctx.state.now();
-  for (const instance of instances) ctx.state.instances.deleteTags(instance.id, tags ?? 'all', now);
+  for (const instance of instances) ctx.state.instances.deleteTags(instance.id, tags ?? 'all', now, 'api');
   return [el('return', 'true')];
 }
 

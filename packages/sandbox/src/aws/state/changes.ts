@@ -19,6 +19,8 @@ export type AwsChange =
       readonly instanceId: string;
       readonly set: Readonly<Record<string, string>>;
       readonly removed: readonly string[];
+      /** `api`: CreateTags or DeleteTags (what AWS announces with a Tag Change on Resource event); absent: the world's own change (a scenario's event). */
+      readonly by?: 'api';
     }
   | {
       readonly kind: 'lifecycle-action-started';

@@ -178,7 +178,8 @@ export class InstanceStore {
     return changed;
   }
 
-  setTags(id: string, tags: ReadonlyMap<string, string>, at: number): void {
+  /** `by`: `api` when CreateTags set them (see AwsChange). */
+  setTags(id: string, tags: ReadonlyMap<string, string>, at: number, by?: 'api'): void {
     const record = this.require(id);
     const set: Record<string, string> = {};
     for (const [key, value] of tags) {
@@ -186,11 +187,12 @@ export class InstanceStore {
       record.tags.set(key, value);
       set[key] = value;
     }
-    if (Object.keys(set).length > 0) this.feed.emit({ kind: 'instance-tags', at, instanceId: id, set, removed: [] });
+    if (Object.keys(set).length > 0)
+      this.feed.emit({ kind: 'instance-tags', at, instanceId: id, set, removed: [], ...(by ? { by } : {}) });
   }
 
   /** Removes keys; with a value given, only when the tag has exactly that value (DeleteTags semantics). */
-  deleteTags(id: string, tags: readonly { key: string; value?: string }[] | 'all', at: number): void {
+  deleteTags(id: string, tags: readonly { key: string; value?: string }[] | 'all', at: number, by?: 'api'): void {
     const record = this.require(id);
     const removed: string[] = [];
     const targets =
@@ -203,7 +205,8 @@ export class InstanceStore {
       record.tags.delete(key);
       removed.push(key);
     }
-    if (removed.length > 0) this.feed.emit({ kind: 'instance-tags', at, instanceId: id, set: {}, removed });
+    if (removed.length > 0)
+      this.feed.emit({ kind: 'instance-tags', at, instanceId: id, set: {}, removed, ...(by ? { by } : {}) });
   }
 
   private transition(record: InstanceRecord, state: InstanceState, at: number): void {

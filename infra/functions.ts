@@ -125,6 +125,8 @@ export interface ReconcilerFunctionsProps {
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   readonly tracing: boolean;
+  /** Keep the functions' reserved concurrency (FUNCTION_SPECS); off, they share the account's unreserved pool. */
+  readonly reserveConcurrency: boolean;
   readonly vpc?: ec2.IVpc;
   readonly vpcSubnets?: ec2.SubnetSelection;
   readonly securityGroups?: readonly ec2.ISecurityGroup[];
@@ -202,7 +204,9 @@ export class ReconcilerFunctions extends Construct {
       role,
       logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      ...(spec.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: spec.reservedConcurrency }),
+      ...(spec.reservedConcurrency === undefined || !props.reserveConcurrency
+        ? {}
+        : { reservedConcurrentExecutions: spec.reservedConcurrency }),
       ...(spec.async === undefined
         ? {}
         : { retryAttempts: spec.async.retryAttempts, maxEventAge: spec.async.maxEventAge }),

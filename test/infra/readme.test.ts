@@ -67,10 +67,13 @@ describe('README.md', () => {
     // Prepare: the app reads every key whatever the context holds; record which
     const read: string[] = [];
     // Act
-    const defaults = readAppOptions((key) => {
-      read.push(key);
-      return key === 'clusterName' ? 'demo' : undefined;
-    }, {});
+    const defaults = readAppOptions(
+      (key) => {
+        read.push(key);
+        return key === 'clusterName' ? 'demo' : undefined;
+      },
+      { AWS_REGION: 'eu-west-1' },
+    );
     // Assess
     const rows = table('| key |');
     expect([...rows.keys()].sort()).toEqual([...new Set(read)].sort());

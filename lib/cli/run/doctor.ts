@@ -192,12 +192,12 @@ export const runDoctorCommand: CommandRun = async (v) => {
   } catch (error) {
     throw new CliError(`cannot reach the API server at ${live.kube.server}: ${errorText(error)}`, EXIT.error);
   }
-  const deploy = deployCommand(cluster, stackName);
+  const deploy = deployCommand(cluster, stackName, region);
   const checks: Check[] = [];
   const run: DoctorRun = { cluster, region, stack: stackName, caller: caller.arn, checks };
 
   const [stackRead, clusterRead] = await Promise.all([readStack(clients, stackName), readCluster(clients, cluster)]);
-  const stack = checkStack(stackName, cluster, stackRead);
+  const stack = checkStack(stackName, cluster, region, stackRead);
   checks.push(stack.check);
   if (!clusterRead.ok || clusterRead.value === undefined) {
     checks.push(

@@ -35,6 +35,7 @@ import {
 } from './heartbeat-gap.js';
 import { DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
+import { vendedLogGroupName } from './vended-logs.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
 export const STEP_OUTCOMES = DRAIN_OUTCOMES;
@@ -323,6 +324,7 @@ export class DrainWorkflow extends Construct {
     outcome.when(sfn.Condition.jsonata(jsonata("$step.outcome = 'continue'")), heartbeatDue).otherwise(unexpected);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
+      logGroupName: vendedLogGroupName(this, 'states'),
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });

@@ -20,7 +20,7 @@ export interface LiveResources {
 
 /** Records the deployment in the account, created at `at`. */
 export function recordDeployment(state: AwsState, deployment: Deployment, live: LiveResources, at: number): void {
-  const { stackName, region, accountId } = deployment.env;
+  const { stackName, accountId } = deployment.env;
   state.stacks.put({
     name: stackName,
     id: stackIdOf(deployment.env),

@@ -238,6 +238,30 @@ describe('every documented setting, context key and prop is settable with -c (is
   });
 });
 
+describe('the sweep’s reserved concurrency, optional for a new account (issue #28, 3)', () => {
+  /** The sweep function's ReservedConcurrentExecutions (undefined: none), and every function's. */
+  function reservations(shipped: ShippedApp): Record<string, unknown> {
+    return Object.fromEntries(
+      resources(templateOf(shipped), 'AWS::Lambda::Function').map(([, fn]) => [
+        String(fn.Properties?.['Description']).replace(/^.*: /, ''),
+        fn.Properties?.['ReservedConcurrentExecutions'],
+      ]),
+    );
+  }
+
+  it('should reserve 1 for the sweep by default, so that sweeps never overlap', () => {
+    const reserved = reservations(shippedApp(BASE));
+    expect(Object.values(reserved).filter((value) => value !== undefined)).toEqual([1]);
+    expect(reserved['observes every node and instance on a schedule and reconciles']).toBe(1);
+  });
+
+  it('should reserve nothing with -c reserveSweepConcurrency=false, and warn that sweeps can overlap', () => {
+    const shipped = shippedApp([...BASE, 'reserveSweepConcurrency=false']);
+    expect(Object.values(reservations(shipped)).filter((value) => value !== undefined)).toEqual([]);
+    expect(annotationsOf(shipped).join('\n')).toMatch(/reserveSweepConcurrency is false: two sweeps can overlap/);
+  });
+});
+
 describe('a region, always (issue #28, 6)', () => {
   it('should refuse to synthesize without a region, with the fix', () => {
     // The CDK CLI sets CDK_DEFAULT_REGION to us-east-1 when it finds none: no proof of a choice.

@@ -1,8 +1,13 @@
 // Reading the app's CDK context (cdk.json and `-c key=value`) into typed options. Kept apart from
 // app.ts, which synthesizes on import, so that the parsing can be tested.
-import type { SettingsInput } from '../lib/contract/settings.js';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { settingsProblems, type SettingsInput } from '../lib/contract/settings.js';
 import { defaultStackName } from '../lib/contract/stack-outputs.js';
+import { InvalidDurationError, parseDuration } from '../lib/model/duration.js';
 import { didYouMean } from '../lib/support/suggest.js';
+import type { NodeReconcilerProps } from './node-reconciler.js';
 import type { ReconcilerStackProps } from './stack.js';
 import { vpcPlacementProblems, type VpcPlacement } from './vpc-placement.js';
 
@@ -23,23 +28,73 @@ export const CONTEXT_KEYS = [
   'subnetIds',
   'securityGroupIds',
   'nag',
+  'alarmTopic',
+  ...([
+    'lifecycleHookNames',
+    'lifecycleHookTimeout',
+    'lifecycleHeartbeatInterval',
+    'maxDrainDuration',
+    'sweepSchedule',
+    'reserveSweepConcurrency',
+    'eventBatchSize',
+    'eventBatchingWindow',
+    'eventMaxConcurrency',
+    'outputEventBusName',
+    'dashboardName',
+    'alarmNamePrefix',
+    'logRetention',
+    'removalPolicy',
+    'tracing',
+  ] as const satisfies readonly (keyof NodeReconcilerProps)[]),
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
+/**
+ * The NodeReconciler props the app takes from context under their own names: every prop that is a
+ * value rather than a construct (the cluster and the VPC placement are given by name or id instead).
+ */
+export type ReconcilerContextProps = Pick<
+  NodeReconcilerProps,
+  | 'lifecycleHookNames'
+  | 'lifecycleHookTimeout'
+  | 'lifecycleHeartbeatInterval'
+  | 'maxDrainDuration'
+  | 'sweepSchedule'
+  | 'reserveSweepConcurrency'
+  | 'eventBatchSize'
+  | 'eventBatchingWindow'
+  | 'eventMaxConcurrency'
+  | 'outputEventBusName'
+  | 'dashboardName'
+  | 'alarmNamePrefix'
+  | 'logRetention'
+  | 'removalPolicy'
+  | 'tracing'
+>;
+
+/** A mistake in the context: the message names the key and says what to pass; a stack trace would bury it. */
+export class ContextError extends Error {
+  override readonly name = 'ContextError';
+}
+
 export interface AppOptions {
   readonly clusterNames: readonly string[];
-  /** From context `region`, else the CLI's default region; absent makes an environment-agnostic stack. */
-  readonly region?: string;
+  /** From context `region`, else AWS_REGION or AWS_DEFAULT_REGION; required. */
+  readonly region: string;
   readonly account?: string;
   readonly stackName: string;
-  /** Settings from context `settings`, with `dryRun` from context `dryRun` laid over them. */
+  /** Settings from context `settings`, with `dryRun` from context `dryRun` (the two may not disagree). */
   readonly settings: SettingsInput;
   readonly autoScalingGroupNames?: readonly string[];
   /** Create EKS access entries for the function roles (context `createAccessEntries`, default true). */
   readonly createAccessEntries: boolean;
   /** Run the functions in this VPC (contexts `vpcId`, `subnetIds`, `securityGroupIds`); empty: outside any VPC. */
   readonly vpc: VpcPlacement;
+  /** The SNS topic every alarm notifies (context `alarmTopic`, an ARN); none: the alarms notify nobody. */
+  readonly alarmTopicArn?: string;
+  /** The other NodeReconciler props, each from the context key of its name. */
+  readonly reconciler: ReconcilerContextProps;
   /** Run cdk-nag's AwsSolutions checks during synth (context `nag`, default true). */
   readonly nag: boolean;
 }
@@ -47,6 +102,9 @@ export interface AppOptions {
 export type ContextReader = (key: ContextKey) => unknown;
 
 const MISSING_CLUSTER = 'missing context clusterName: pass -c clusterName=<name> (several: -c clusterName=a,b)';
+/** The CDK CLI falls back to us-east-1 when it finds no region (CDK_DEFAULT_REGION then says us-east-1): never trusted. */
+const MISSING_REGION =
+  'missing context region: pass -c region=<region> (or set AWS_REGION); without it the CDK CLI deploys to us-east-1, whatever region the cluster is in';
 
 const isUnset = (value: unknown): boolean => value === undefined || value === null || value === '';
 
@@ -55,7 +113,7 @@ function list(key: ContextKey, value: unknown, noun = 'name'): string[] | undefi
   if (isUnset(value)) return undefined;
   const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
   if (items === undefined || !items.every((item): item is string => typeof item === 'string')) {
-    throw new Error(
+    throw new ContextError(
       `context ${key}: expected a ${noun} or a comma-separated list of ${noun}s, got ${JSON.stringify(value)}`,
     );
   }
@@ -63,20 +121,19 @@ function list(key: ContextKey, value: unknown, noun = 'name'): string[] | undefi
   return names.length > 0 ? names : undefined;
 }
 
-function flag(key: ContextKey, value: unknown, fallback: boolean): boolean {
-  if (isUnset(value)) return fallback;
+function flag(key: ContextKey, value: unknown): boolean | undefined {
+  if (isUnset(value)) return undefined;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  throw new Error(`context ${key}: expected true or false, got ${JSON.stringify(value)}`);
+  throw new ContextError(`context ${key}: expected true or false, got ${JSON.stringify(value)}`);
 }
 
 function settingsFrom(value: unknown): SettingsInput {
   if (isUnset(value)) return {};
   const parsed: unknown = typeof value === 'string' ? parseJson(value) : value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`context settings: expected a JSON object of settings, got ${JSON.stringify(value)}`);
+    throw new ContextError(`context settings: expected a JSON object of settings, got ${JSON.stringify(value)}`);
   }
-  // Field-level validation happens in NodeReconciler, which names each bad setting.
   return parsed;
 }
 
@@ -84,8 +141,28 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new Error(`context settings: not JSON: ${text}`, { cause });
+    throw new ContextError(`context settings: not JSON: ${text}`, { cause });
   }
+}
+
+/**
+ * The settings of contexts `settings` and `dryRun`, checked here so that each error names its field
+ * (`context settings.dryrun: unknown setting (did you mean dryRun?)`). One source per setting: a
+ * `dryRun` that disagrees with `settings.dryRun` is refused naming both, never resolved in silence
+ * (cdk.json's context counts as much as `-c`).
+ */
+function settingsOf(context: ContextReader): SettingsInput {
+  const settings = settingsFrom(context('settings'));
+  const problems = settingsProblems(settings);
+  if (problems.length > 0) throw new ContextError(problems.map((problem) => `context settings.${problem}`).join('\n'));
+  const dryRun = flag('dryRun', context('dryRun'));
+  if (dryRun === undefined) return settings;
+  if (settings.dryRun !== undefined && settings.dryRun !== dryRun) {
+    throw new ContextError(
+      `context dryRun is ${dryRun} but context settings.dryRun is ${settings.dryRun}: set dryRun in one of them (cdk.json's context included)`,
+    );
+  }
+  return { ...settings, dryRun };
 }
 
 const nonBlank = (value: string | undefined): string | undefined =>
@@ -93,8 +170,94 @@ const nonBlank = (value: string | undefined): string | undefined =>
 
 function text(key: ContextKey, value: unknown): string | undefined {
   if (isUnset(value)) return undefined;
-  if (typeof value !== 'string') throw new Error(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string')
+    throw new ContextError(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
   return nonBlank(value);
+}
+
+/** `30s`, `5m`, `2h`, `3d`. */
+function duration(key: ContextKey, value: unknown): Duration | undefined {
+  const written = text(key, value);
+  if (written === undefined) return undefined;
+  try {
+    return Duration.millis(parseDuration(written));
+  } catch (error) {
+    if (!(error instanceof InvalidDurationError)) throw error;
+    throw new ContextError(
+      `context ${key}: expected a duration such as 30s, 5m, 2h or 3d, got ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+/** A whole number, from the command line's text or cdk.json's number; its range is the prop's to check. */
+function whole(key: ContextKey, value: unknown): number | undefined {
+  if (isUnset(value)) return undefined;
+  const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number))
+    throw new ContextError(`context ${key}: expected a whole number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** One of `choices`, by its written value (`retain`) or, for a number, its decimal form (`30`). */
+function oneOf<T extends string | number>(key: ContextKey, value: unknown, choices: readonly T[]): T | undefined {
+  if (isUnset(value)) return undefined;
+  const written = String(value).trim();
+  const choice = choices.find((c) => String(c) === written);
+  if (choice === undefined) {
+    throw new ContextError(
+      `context ${key}: expected one of ${choices.join(', ')}, got ${JSON.stringify(value)}${didYouMean(written, choices.map(String))}`,
+    );
+  }
+  return choice;
+}
+
+const RETENTION_DAYS = Object.values(logs.RetentionDays).filter((v): v is logs.RetentionDays => typeof v === 'number');
+const REMOVAL_POLICIES = Object.values(RemovalPolicy);
+const SCHEDULE_EXPRESSION = /^(rate|cron|at)\(.+\)$/;
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+function schedule(value: unknown): scheduler.ScheduleExpression | undefined {
+  const written = text('sweepSchedule', value);
+  if (written === undefined) return undefined;
+  if (!SCHEDULE_EXPRESSION.test(written))
+    throw new ContextError(
+      `context sweepSchedule: expected an EventBridge Scheduler expression such as "rate(10 minutes)" or "cron(0/10 * * * ? *)", got ${JSON.stringify(value)}`,
+    );
+  return scheduler.ScheduleExpression.expression(written);
+}
+
+function topicArn(value: unknown): string | undefined {
+  const arn = text('alarmTopic', value);
+  if (arn !== undefined && !TOPIC_ARN.test(arn))
+    throw new ContextError(
+      `context alarmTopic: ${JSON.stringify(arn)} is not an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`,
+    );
+  return arn;
+}
+
+/** Only the props the context sets: every other prop keeps NodeReconciler's default. */
+function definedOnly<T extends object>(props: T): T {
+  return Object.fromEntries(Object.entries(props).filter(([, value]) => value !== undefined)) as T;
+}
+
+function reconcilerPropsOf(context: ContextReader): ReconcilerContextProps {
+  return definedOnly<ReconcilerContextProps>({
+    lifecycleHookNames: list('lifecycleHookNames', context('lifecycleHookNames')),
+    lifecycleHookTimeout: duration('lifecycleHookTimeout', context('lifecycleHookTimeout')),
+    lifecycleHeartbeatInterval: duration('lifecycleHeartbeatInterval', context('lifecycleHeartbeatInterval')),
+    maxDrainDuration: duration('maxDrainDuration', context('maxDrainDuration')),
+    sweepSchedule: schedule(context('sweepSchedule')),
+    reserveSweepConcurrency: flag('reserveSweepConcurrency', context('reserveSweepConcurrency')),
+    eventBatchSize: whole('eventBatchSize', context('eventBatchSize')),
+    eventBatchingWindow: duration('eventBatchingWindow', context('eventBatchingWindow')),
+    eventMaxConcurrency: whole('eventMaxConcurrency', context('eventMaxConcurrency')),
+    outputEventBusName: text('outputEventBusName', context('outputEventBusName')),
+    dashboardName: text('dashboardName', context('dashboardName')),
+    alarmNamePrefix: text('alarmNamePrefix', context('alarmNamePrefix')),
+    logRetention: oneOf('logRetention', context('logRetention'), RETENTION_DAYS),
+    removalPolicy: oneOf('removalPolicy', context('removalPolicy'), REMOVAL_POLICIES),
+    tracing: flag('tracing', context('tracing')),
+  });
 }
 
 /** The VPC placement: ids checked here, so that the error names the context key. */
@@ -108,40 +271,45 @@ function vpcFrom(context: ContextReader): VpcPlacement {
     ...(securityGroupIds === undefined ? {} : { securityGroupIds }),
   };
   const problems = vpcPlacementProblems(placement);
-  if (problems.length > 0) throw new Error(problems.map((problem) => `context ${problem}`).join('\n'));
+  if (problems.length > 0) throw new ContextError(problems.map((problem) => `context ${problem}`).join('\n'));
   return placement;
 }
 
 /** Reads and checks the context; errors say which key to fix and how. */
 export function readAppOptions(context: ContextReader, env: Readonly<Record<string, string | undefined>>): AppOptions {
   const clusterNames = list('clusterName', context('clusterName'));
-  if (!clusterNames) throw new Error(MISSING_CLUSTER);
-  const settings = settingsFrom(context('settings'));
-  const dryRun = context('dryRun');
+  if (!clusterNames) throw new ContextError(MISSING_CLUSTER);
+  const region = text('region', context('region')) ?? nonBlank(env.AWS_REGION) ?? nonBlank(env.AWS_DEFAULT_REGION);
+  if (region === undefined) throw new ContextError(MISSING_REGION);
+  const alarmTopicArn = topicArn(context('alarmTopic'));
   return {
     clusterNames,
-    region: text('region', context('region')) ?? nonBlank(env.CDK_DEFAULT_REGION),
+    region,
     account: text('account', context('account')) ?? nonBlank(env.CDK_DEFAULT_ACCOUNT),
     // One stack per set of clusters, so deploying another cluster never replaces the first one's stack.
     stackName: text('stackName', context('stackName')) ?? defaultStackName(clusterNames),
-    settings: isUnset(dryRun) ? settings : { ...settings, dryRun: flag('dryRun', dryRun, false) },
+    settings: settingsOf(context),
     autoScalingGroupNames: list('autoScalingGroupNames', context('autoScalingGroupNames')),
-    createAccessEntries: flag('createAccessEntries', context('createAccessEntries'), true),
+    createAccessEntries: flag('createAccessEntries', context('createAccessEntries')) ?? true,
     vpc: vpcFrom(context),
-    nag: flag('nag', context('nag'), true),
+    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
+    reconciler: reconcilerPropsOf(context),
+    nag: flag('nag', context('nag')) ?? true,
   };
 }
 
 /** The stack the options describe: what app.ts builds, apart so that the tests build the same. */
 export function reconcilerStackProps(options: AppOptions): ReconcilerStackProps {
   return {
-    env: options.region || options.account ? { region: options.region, account: options.account } : undefined,
+    env: { region: options.region, account: options.account },
     clusterNames: options.clusterNames,
     reconciler: {
+      ...options.reconciler,
       settings: options.settings,
       autoScalingGroupNames: options.autoScalingGroupNames ? [...options.autoScalingGroupNames] : undefined,
       createAccessEntries: options.createAccessEntries,
     },
+    ...(options.alarmTopicArn === undefined ? {} : { alarmTopicArn: options.alarmTopicArn }),
     ...options.vpc,
   };
 }

@@ -42,6 +42,7 @@ import {
 } from './heartbeat-gap.js';
 import { DRAIN_WORKFLOW_CHAIN_PERMISSION, DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
+import { vendedLogGroupName } from './vended-logs.js';
 
 /** Outcomes the drain step may return (DrainStepOutputSchema.outcome). */
 export const STEP_OUTCOMES = DRAIN_OUTCOMES;
@@ -459,6 +460,7 @@ export class DrainWorkflow extends Construct {
       .otherwise(unexpected);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
+      logGroupName: vendedLogGroupName(this, 'states'),
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });

@@ -10,6 +10,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lib/contract/env.js';
+import { LAMBDA_CONCURRENCY } from '../lib/contract/api-budgets.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 import { wildcardResourceFinding } from './findings.js';
 import { METRIC_NAMESPACE, SERVICE_NAME } from '../lib/contract/metrics.js';
@@ -97,7 +98,7 @@ export const FUNCTION_SPECS: Readonly<Record<FunctionKind, FunctionSpec>> = {
     description: 'observes every node and instance on a schedule and reconciles',
     memorySize: 1024,
     timeout: Duration.minutes(5),
-    reservedConcurrency: 1,
+    reservedConcurrency: LAMBDA_CONCURRENCY.sweepReserved,
     async: { retryAttempts: 0, maxEventAge: Duration.minutes(5) },
     // A sweep parses every Node, Lease and instance page into short-lived objects (~1 GB of answers
     // at 100,000 nodes). V8 sizes its young generation from the heap limit (semi-spaces of 16 MB at
@@ -125,6 +126,8 @@ export interface ReconcilerFunctionsProps {
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   readonly tracing: boolean;
+  /** Keep the functions' reserved concurrency (FUNCTION_SPECS); off, they share the account's unreserved pool. */
+  readonly reserveConcurrency: boolean;
   readonly vpc?: ec2.IVpc;
   readonly vpcSubnets?: ec2.SubnetSelection;
   readonly securityGroups?: readonly ec2.ISecurityGroup[];
@@ -202,7 +205,9 @@ export class ReconcilerFunctions extends Construct {
       role,
       logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      ...(spec.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: spec.reservedConcurrency }),
+      ...(spec.reservedConcurrency === undefined || !props.reserveConcurrency
+        ? {}
+        : { reservedConcurrentExecutions: spec.reservedConcurrency }),
       ...(spec.async === undefined
         ? {}
         : { retryAttempts: spec.async.retryAttempts, maxEventAge: spec.async.maxEventAge }),

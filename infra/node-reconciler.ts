@@ -17,7 +17,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SettingsSchema, type Settings, type SettingsInput } from '../lib/contract/settings.js';
+import { SettingsSchema, settingsProblems, type Settings, type SettingsInput } from '../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../lib/contract/env.js';
 import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
 import { EVENT_SOURCE, KUBE_SEATS } from '../lib/contract/api-budgets.js';
@@ -26,6 +26,7 @@ import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import { clusterArn, DEFAULT_ENTRIES, FUNCTION_SPECS, ReconcilerFunctions, type FunctionKind } from './functions.js';
 import type { HeartbeatGap } from './heartbeat-gap.js';
+import { InvalidPropsError } from './invalid-props.js';
 import { Observability } from './observability.js';
 import {
   DRAIN_STEP_PERMISSIONS,
@@ -229,6 +230,16 @@ export interface NodeReconcilerProps {
   readonly lifecycleHookTimeout?: Duration;
 
   /**
+   * Reserve a concurrency of 1 for the sweep function, so that sweeps never overlap (a scheduled one,
+   * a manual `invoke` and their retries). Lambda refuses any reservation that would leave the
+   * account fewer than 10 unreserved concurrent executions, so an account whose quota is 10 (new
+   * accounts) cannot deploy it: turn it off there until the quota is raised (`doctor` checks it).
+   *
+   * @default true
+   */
+  readonly reserveSweepConcurrency?: boolean;
+
+  /**
    * Entry files of the functions, each exporting `handler`; they must lie under the repository root.
    *
    * @default - functions/events.ts, functions/sweep.ts and functions/drain-step.ts of this repository
@@ -249,6 +260,7 @@ export const DEFAULTS = {
   maxDrainDuration: Duration.days(1),
   lifecycleHeartbeatInterval: Duration.minutes(1),
   lifecycleHookTimeout: Duration.hours(1),
+  reserveSweepConcurrency: true,
 } as const;
 
 /** Auto Scaling's bounds on a lifecycle hook's heartbeat timeout (PutLifecycleHook HeartbeatTimeout). */
@@ -303,6 +315,7 @@ export class NodeReconciler extends Construct {
       logRetention,
       removalPolicy,
       tracing,
+      reserveConcurrency: props.reserveSweepConcurrency ?? DEFAULTS.reserveSweepConcurrency,
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
       securityGroups: props.securityGroups,
@@ -531,6 +544,12 @@ export class NodeReconciler extends Construct {
         'settings.dryRun is true: the deployed reconciler plans and reports but changes nothing. Set it to false for production.',
       );
     }
+    if (!(props.reserveSweepConcurrency ?? DEFAULTS.reserveSweepConcurrency)) {
+      annotations.addWarningV2(
+        'ec2-node-reconciler:sweepConcurrencyUnreserved',
+        'reserveSweepConcurrency is false: two sweeps can overlap (a manual invoke during a scheduled one), each with its own circuit breaker. Turn it on once the account can reserve it (ec2-node-reconciler doctor checks the Lambda concurrency quota).',
+      );
+    }
     if (settings.maxDeletions === 0) {
       annotations.addWarningV2(
         'ec2-node-reconciler:maxDeletionsZero',
@@ -619,10 +638,7 @@ function validate(props: NodeReconcilerProps): Validated {
   }
 
   const parsed = SettingsSchema.safeParse(props.settings ?? {});
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      problems.push(`settings.${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
+  problems.push(...settingsProblems(props.settings).map((problem) => `settings.${problem}`));
 
   const integerIn = (name: string, value: number | undefined, min: number, max: number) => {
     if (value !== undefined && !Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
@@ -687,7 +703,7 @@ function validate(props: NodeReconcilerProps): Validated {
   }
 
   if (problems.length > 0 || clusterName === undefined || !parsed.success) {
-    throw new Error(`NodeReconciler: invalid props:\n  - ${problems.join('\n  - ')}`);
+    throw new InvalidPropsError('NodeReconciler', problems);
   }
   return { clusterName, settings: parsed.data, settingsInput: props.settings ?? {} };
 }

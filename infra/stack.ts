@@ -1,8 +1,10 @@
 // ReconcilerStack: one NodeReconciler per cluster name, with the outputs an operator needs
 // (the function to invoke by hand, the bus to subscribe to, the roles to map in aws-auth).
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { outputDescription, STACK_OUTPUTS, type StackOutputName } from '../lib/contract/stack-outputs.js';
+import { InvalidPropsError } from './invalid-props.js';
 import { NodeReconciler, type NodeReconcilerProps } from './node-reconciler.js';
 import { importVpcPlacement, vpcPlacementProblems } from './vpc-placement.js';
 
@@ -16,7 +18,17 @@ export interface ReconcilerStackProps extends StackProps {
    *
    * @default - the NodeReconciler defaults
    */
-  readonly reconciler?: Omit<NodeReconcilerProps, 'clusterName' | 'cluster' | 'vpc' | 'vpcSubnets' | 'securityGroups'>;
+  readonly reconciler?: Omit<
+    NodeReconcilerProps,
+    'clusterName' | 'cluster' | 'vpc' | 'vpcSubnets' | 'securityGroups' | 'alarmTopic'
+  >;
+
+  /**
+   * ARN of the SNS topic every reconciler's alarms notify on ALARM and OK (imported: the topic is yours).
+   *
+   * @default - the alarms notify nobody
+   */
+  readonly alarmTopicArn?: string;
 
   /**
    * VPC to run every reconciler's functions in, for clusters whose API endpoint is private. Imported
@@ -51,19 +63,25 @@ export class ReconcilerStack extends Stack {
       ...props,
     });
     if (props.clusterNames.length === 0)
-      throw new Error('ReconcilerStack: clusterNames is empty; name at least one cluster');
+      throw new InvalidPropsError('ReconcilerStack', ['clusterNames: empty; name at least one cluster']);
     const duplicates = props.clusterNames.filter((name, index) => props.clusterNames.indexOf(name) !== index);
     if (duplicates.length > 0)
-      throw new Error(`ReconcilerStack: clusterNames lists ${duplicates.join(', ')} more than once`);
+      throw new InvalidPropsError('ReconcilerStack', [`clusterNames: lists ${duplicates.join(', ')} more than once`]);
     const placementProblems = vpcPlacementProblems(props);
-    if (placementProblems.length > 0)
-      throw new Error(`ReconcilerStack: invalid props:\n  - ${placementProblems.join('\n  - ')}`);
+    if (placementProblems.length > 0) throw new InvalidPropsError('ReconcilerStack', placementProblems);
     const placement = importVpcPlacement(this, props);
+    const alarmTopic =
+      props.alarmTopicArn === undefined ? undefined : sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
 
     const reconcilers = new Map<string, NodeReconciler>();
     for (const clusterName of props.clusterNames) {
       // The cluster name is the construct id, so adding a cluster later leaves the others' logical ids alone.
-      const reconciler = new NodeReconciler(this, clusterName, { ...props.reconciler, ...placement, clusterName });
+      const reconciler = new NodeReconciler(this, clusterName, {
+        ...props.reconciler,
+        ...placement,
+        ...(alarmTopic === undefined ? {} : { alarmTopic }),
+        clusterName,
+      });
       reconcilers.set(clusterName, reconciler);
       const output = (name: StackOutputName, value: string, description: string) =>
         new CfnOutput(reconciler, STACK_OUTPUTS[name], {

@@ -13,6 +13,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '../contract/labels.js';
 import type { AccessEntryFacts } from '../doctor/access.js';
+import type { AccountConcurrency } from '../doctor/concurrency.js';
 import { readFailed, readOk, type Read } from '../doctor/check.js';
 import type { MappingFacts, QueueFacts, RuleFacts, ScheduleFacts } from '../doctor/delivery.js';
 import type { EndpointFacts } from '../doctor/endpoint.js';
@@ -362,5 +363,29 @@ export async function readLogLines(
     for await (const page of paginateFilterLogEvents({ client }, input))
       for (const e of page.events ?? []) lines.push({ timestamp: e.timestamp ?? 0, message: e.message ?? '' });
     return lines;
+  });
+}
+
+/** The account's Lambda concurrency in the region: its quota and what no function reserves. */
+export async function readAccountConcurrency(clients: DeploymentClients): Promise<Read<AccountConcurrency>> {
+  const { GetAccountSettingsCommand } = await import('@aws-sdk/client-lambda');
+  return readAll(async () => {
+    const answer = await (await clients.lambda()).send(new GetAccountSettingsCommand({}));
+    const limit = answer.AccountLimit?.ConcurrentExecutions;
+    const unreserved = answer.AccountLimit?.UnreservedConcurrentExecutions;
+    if (limit === undefined || unreserved === undefined) throw new Error('GetAccountSettings answered no AccountLimit');
+    return { limit, unreserved };
+  });
+}
+
+/** A function's reserved concurrency; undefined when it reserves none. */
+export async function readReservedConcurrency(
+  clients: DeploymentClients,
+  name: string,
+): Promise<Read<number | undefined>> {
+  const { GetFunctionConcurrencyCommand } = await import('@aws-sdk/client-lambda');
+  return read(async () => {
+    const answer = await (await clients.lambda()).send(new GetFunctionConcurrencyCommand({ FunctionName: name }));
+    return answer.ReservedConcurrentExecutions;
   });
 }

@@ -52,3 +52,17 @@ export const EVENT_SOURCE = {
   /** MaximumBatchingWindowInSeconds: how long Lambda gathers records before invoking. */
   batchingWindowSeconds: 1,
 } as const;
+
+/**
+ * Lambda concurrency (issue #28): Lambda refuses a reserved concurrency that would leave the account
+ * fewer than `minUnreserved` unreserved concurrent executions in the region. The sweep reserves
+ * `sweepReserved` so that sweeps never overlap; an account whose quota is 10 (a new account) cannot
+ * hold even that, and is deployed with reserveSweepConcurrency=false until its quota is raised
+ * (Service Quotas, `quotaCode`). `doctor` checks it (lib/doctor/concurrency.ts).
+ */
+export const LAMBDA_CONCURRENCY = {
+  minUnreserved: 10,
+  sweepReserved: 1,
+  /** Service Quotas' code of Lambda's "Concurrent executions". */
+  quotaCode: 'L-B99A9384',
+} as const;

@@ -3,6 +3,7 @@ import { DurationSchema, formatDuration } from '../model/duration.js';
 import { LEASE_DURATION_MS } from '../model/kubelet.js';
 import { MIN_REPAIR_AFTER_MS, type RepairCondition } from '../model/node-conditions.js';
 import { describeIssues } from '../model/zod-issues.js';
+import { didYouMean } from '../support/suggest.js';
 
 /** No setting's duration may exceed this: beyond it a typo (`99999d`) would silently disarm a rail. */
 export const MAX_SETTING_DURATION_MS = 30 * 86_400_000;
@@ -197,4 +198,30 @@ export function settingsInput(settings: Settings): SettingsInput {
     if (!changed) throw new Error(`settings cannot be written as input: ${describeIssues(parsed.error)}`);
   }
   throw new Error('settings cannot be written as input: too many nested durations');
+}
+
+/** The setting names known at a path of nested settings (`[]`, `['repair']`, `['repair', 'after']`): every setting has a default. */
+function knownSettingsAt(path: readonly PropertyKey[]): string[] {
+  const holder = path.reduce<unknown>(
+    (at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+    DEFAULT_SETTINGS,
+  );
+  return typeof holder === 'object' && holder !== null ? Object.keys(holder) : [];
+}
+
+/**
+ * Each problem of a settings input as `field: problem`, fields dotted from the root
+ * (`repair.after.Ready`); a field the schema does not know is named with the nearest known ones
+ * (`dryrun: unknown setting (did you mean dryRun?)`). Empty when the input is valid.
+ */
+export function settingsProblems(input: unknown): string[] {
+  const result = SettingsSchema.safeParse(input ?? {});
+  if (result.success) return [];
+  return result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const known = knownSettingsAt(issue.path);
+      return issue.keys.map((key) => `${[...issue.path, key].join('.')}: unknown setting${didYouMean(key, known)}`);
+    }
+    return [`${issue.path.join('.') || '(root)'}: ${issue.message}`];
+  });
 }

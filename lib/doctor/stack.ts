@@ -35,14 +35,19 @@ export interface StackCheck {
   readonly outputs?: ClusterOutputs;
 }
 
-/** The command that deploys this cluster's stack, as the README's Deploy section writes it. */
-export const deployCommand = (cluster: string, stack: string): string =>
-  `npx cdk deploy -c clusterName=${cluster}${stack === defaultStackName([cluster]) ? '' : ` -c stackName=${stack}`}`;
+/** The command that deploys this cluster's stack, as the README's Deploy section writes it (the app requires the region). */
+export const deployCommand = (cluster: string, stack: string, region: string): string =>
+  `npx cdk deploy -c clusterName=${cluster} -c region=${region}${stack === defaultStackName([cluster]) ? '' : ` -c stackName=${stack}`}`;
 
 /** A stack whose status says it is (still) what it was deployed as. */
 const SETTLED = /^(CREATE|UPDATE|IMPORT)_COMPLETE$|^UPDATE_ROLLBACK_COMPLETE$/;
 
-export function checkStack(stackName: string, cluster: string, read: Read<StackFacts | undefined>): StackCheck {
+export function checkStack(
+  stackName: string,
+  cluster: string,
+  region: string,
+  read: Read<StackFacts | undefined>,
+): StackCheck {
   if (!read.ok)
     return { check: couldNotRead('stack', stackName, read.error, `cloudformation:DescribeStacks on ${stackName}`) };
   if (read.value === undefined)
@@ -51,7 +56,7 @@ export function checkStack(stackName: string, cluster: string, read: Read<StackF
         'stack',
         stackName,
         'no such stack in this account and region',
-        `deploy it (${deployCommand(cluster, stackName)}), or name yours with --stack`,
+        `deploy it (${deployCommand(cluster, stackName, region)}), or name yours with --stack`,
       ),
     };
   const { status } = read.value;
@@ -67,7 +72,7 @@ export function checkStack(stackName: string, cluster: string, read: Read<StackF
         'stack',
         stackName,
         status,
-        `see why: aws cloudformation describe-stack-events --stack-name ${stackName}; then ${deployCommand(cluster, stackName)}`,
+        `see why: aws cloudformation describe-stack-events --stack-name ${stackName}; then ${deployCommand(cluster, stackName, region)}`,
       ),
       outputs,
     };
@@ -78,7 +83,7 @@ export function checkStack(stackName: string, cluster: string, read: Read<StackF
         'stack',
         stackName,
         `${status}, but no output ${missing.map((m) => STACK_OUTPUTS[m]).join(', ')} for cluster ${cluster} (another cluster's stack, or an older version)`,
-        `pass the stack of cluster ${cluster} with --stack, or redeploy: ${deployCommand(cluster, stackName)}`,
+        `pass the stack of cluster ${cluster} with --stack, or redeploy: ${deployCommand(cluster, stackName, region)}`,
       ),
       outputs,
     };

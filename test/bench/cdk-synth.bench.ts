@@ -1,4 +1,4 @@
-// `npm run bench cdk-synth`: `npx cdk synth -c clusterName=demo` as docs/deploy.md gives it, with every
+// `npm run bench cdk-synth`: `npx cdk synth -c clusterName=demo -c region=eu-west-1` as docs/deploy.md gives it, with every
 // network connection refused (a proxy on a closed port, no version check, no notices): the template
 // and the three bundles from a local esbuild. Median of RUNS, each into a fresh output directory.
 import { execFile } from 'node:child_process';
@@ -23,7 +23,19 @@ export default async function cdkSynth(): Promise<BenchOutput> {
       const started = performance.now();
       await run(
         'npx',
-        ['cdk', 'synth', '-c', 'clusterName=demo', '--quiet', '--no-notices', '--no-version-reporting', '-o', out],
+        [
+          'cdk',
+          'synth',
+          '-c',
+          'clusterName=demo',
+          '-c',
+          'region=eu-west-1',
+          '--quiet',
+          '--no-notices',
+          '--no-version-reporting',
+          '-o',
+          out,
+        ],
         {
           cwd: PROJECT_ROOT,
           env: {

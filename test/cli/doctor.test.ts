@@ -131,6 +131,7 @@ describe('doctor against a served sandbox', () => {
       'rbac',
       'iam',
       'function',
+      'lambda concurrency',
       'endpoint',
       'rules',
       'event source mapping',

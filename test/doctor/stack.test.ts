@@ -12,19 +12,34 @@ const outputs = NEEDED_OUTPUTS.map((name, i) => ({
 
 describe('checkStack', () => {
   it('should pass a settled stack with the cluster’s outputs, and hand them over', () => {
-    const result = checkStack('ec2-node-reconciler-demo', 'demo', readOk({ status: 'UPDATE_COMPLETE', outputs }));
+    const result = checkStack(
+      'ec2-node-reconciler-demo',
+      'demo',
+      'eu-west-1',
+      readOk({ status: 'UPDATE_COMPLETE', outputs }),
+    );
 
     expect(result.check.status).toBe('pass');
     expect(result.outputs?.sweepRoleArn).toBe('value-sweepRoleArn');
   });
 
   it('should fail a missing stack with the deploy command, a failed one with its events, one without outputs', () => {
-    const missing = checkStack('mine', 'demo', readOk(undefined));
-    const rolledBack = checkStack('ec2-node-reconciler-demo', 'demo', readOk({ status: 'ROLLBACK_COMPLETE', outputs }));
-    const otherCluster = checkStack('ec2-node-reconciler-demo', 'prod', readOk({ status: 'CREATE_COMPLETE', outputs }));
+    const missing = checkStack('mine', 'demo', 'eu-west-1', readOk(undefined));
+    const rolledBack = checkStack(
+      'ec2-node-reconciler-demo',
+      'demo',
+      'eu-west-1',
+      readOk({ status: 'ROLLBACK_COMPLETE', outputs }),
+    );
+    const otherCluster = checkStack(
+      'ec2-node-reconciler-demo',
+      'prod',
+      'eu-west-1',
+      readOk({ status: 'CREATE_COMPLETE', outputs }),
+    );
 
     expect(missing.check.fix).toBe(
-      'deploy it (npx cdk deploy -c clusterName=demo -c stackName=mine), or name yours with --stack',
+      'deploy it (npx cdk deploy -c clusterName=demo -c region=eu-west-1 -c stackName=mine), or name yours with --stack',
     );
     expect(rolledBack.check.fix).toContain(
       'aws cloudformation describe-stack-events --stack-name ec2-node-reconciler-demo',
@@ -34,8 +49,10 @@ describe('checkStack', () => {
   });
 
   it('should not judge a stack while a deployment is under way, nor one it could not read', () => {
-    expect(checkStack('s', 'demo', readOk({ status: 'UPDATE_IN_PROGRESS', outputs })).check.status).toBe('unknown');
-    expect(checkStack('s', 'demo', readFailed('AccessDenied')).check.status).toBe('unknown');
+    expect(checkStack('s', 'demo', 'eu-west-1', readOk({ status: 'UPDATE_IN_PROGRESS', outputs })).check.status).toBe(
+      'unknown',
+    );
+    expect(checkStack('s', 'demo', 'eu-west-1', readFailed('AccessDenied')).check.status).toBe('unknown');
   });
 });
 

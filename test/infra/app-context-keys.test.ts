@@ -23,10 +23,12 @@ const VPC_ACCESS_POLICY = 'service-role/AWSLambdaVPCAccessExecutionRole';
 type Context = Partial<Record<ContextKey, unknown>>;
 
 const reader = (values: Context) => (key: ContextKey) => values[key];
+/** What `cdk synth` runs the app with when the deployer has a region set. */
+const REGION_ENV = { AWS_REGION: 'eu-west-1' };
 
 /** The app's stack for this context, bundling skipped. */
 function synthApp(values: Context): { stack: ReconcilerStack; template: Template } {
-  const options = readAppOptions(reader({ clusterName: 'demo', ...values }), {});
+  const options = readAppOptions(reader({ clusterName: 'demo', ...values }), REGION_ENV);
   const stack = new ReconcilerStack(
     new App({ context: { 'aws:cdk:bundling-stacks': [] } }),
     options.stackName,
@@ -63,9 +65,9 @@ describe('context createAccessEntries', () => {
 
   it('should create them for true, from the command line or cdk.json', () => {
     for (const value of ['true', true]) {
-      expect(readAppOptions(reader({ clusterName: 'demo', createAccessEntries: value }), {}).createAccessEntries).toBe(
-        true,
-      );
+      expect(
+        readAppOptions(reader({ clusterName: 'demo', createAccessEntries: value }), REGION_ENV).createAccessEntries,
+      ).toBe(true);
     }
   });
 
@@ -84,7 +86,7 @@ describe('context createAccessEntries', () => {
   });
 
   it('should refuse a value that is not true or false, naming the key', () => {
-    expect(() => readAppOptions(reader({ clusterName: 'demo', createAccessEntries: 'no' }), {})).toThrow(
+    expect(() => readAppOptions(reader({ clusterName: 'demo', createAccessEntries: 'no' }), REGION_ENV)).toThrow(
       'context createAccessEntries: expected true or false, got "no"',
     );
   });
@@ -139,7 +141,7 @@ describe('context vpcId, subnetIds and securityGroupIds', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const options = readAppOptions(
       reader({ clusterName: 'demo', region: 'eu-west-1', account: '123456789012', vpcId: VPC, subnetIds: SUBNETS }),
-      {},
+      REGION_ENV,
     );
     new ReconcilerStack(app, options.stackName, reconcilerStackProps(options));
     const assembly = app.synth();
@@ -172,14 +174,14 @@ describe('context vpcId, subnetIds and securityGroupIds', () => {
       'context subnetIds: expected a subnet id or a comma-separated list of subnet ids',
     ],
   ])('should refuse %s, naming the key', (_name, values, message) => {
-    expect(() => readAppOptions(reader({ clusterName: 'demo', ...values }), {})).toThrow(message);
+    expect(() => readAppOptions(reader({ clusterName: 'demo', ...values }), REGION_ENV)).toThrow(message);
   });
 
   it('should name every bad key at once', () => {
     expect(() =>
       readAppOptions(
         reader({ clusterName: 'demo', vpcId: 'vpc-1', subnetIds: 'subnet-2', securityGroupIds: 'sg-3' }),
-        {},
+        REGION_ENV,
       ),
     ).toThrow(/context vpcId: [^\n]*\ncontext subnetIds: [^\n]*\ncontext securityGroupIds: /);
   });
@@ -212,12 +214,28 @@ describe('the context keys the app reads', () => {
       subnetIds: SUBNETS,
       securityGroupIds: GROUP,
       nag: 'false',
+      alarmTopic: 'arn:aws:sns:eu-west-1:123456789012:oncall',
+      lifecycleHookNames: 'drain',
+      lifecycleHookTimeout: '10m',
+      lifecycleHeartbeatInterval: '2m',
+      maxDrainDuration: '2h',
+      sweepSchedule: 'rate(5 minutes)',
+      reserveSweepConcurrency: 'false',
+      eventBatchSize: '10',
+      eventBatchingWindow: '2s',
+      eventMaxConcurrency: '3',
+      outputEventBusName: 'reconciler',
+      dashboardName: 'reconciler',
+      alarmNamePrefix: 'reconciler',
+      logRetention: '90',
+      removalPolicy: 'destroy',
+      tracing: 'true',
     };
     // Act
     readAppOptions((key) => {
       asked.add(key);
       return full[key];
-    }, {});
+    }, REGION_ENV);
     // Assess
     expect([...asked].sort()).toEqual([...CONTEXT_KEYS].sort());
     expect(Object.keys(full).sort()).toEqual([...CONTEXT_KEYS].sort());

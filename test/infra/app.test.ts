@@ -12,62 +12,88 @@ import { ReconcilerStack } from '../../infra/stack.js';
 import { testEntries } from './support/synth.js';
 
 const context = (values: Record<string, unknown>) => (key: string) => values[key];
+/** What `cdk synth` runs the app with when the deployer has a region set. */
+const REGION_ENV = { AWS_REGION: 'eu-west-1' };
 
 describe('readAppOptions', () => {
   it('should fail with the command to run when clusterName is missing or empty', () => {
     for (const value of [undefined, '', ' , ']) {
-      expect(() => readAppOptions(context({ clusterName: value }), {})).toThrow(
+      expect(() => readAppOptions(context({ clusterName: value }), REGION_ENV)).toThrow(
         'missing context clusterName: pass -c clusterName=<name>',
       );
     }
   });
 
   it('should read one cluster or a comma-separated list, from the command line or cdk.json', () => {
-    expect(readAppOptions(context({ clusterName: 'demo' }), {}).clusterNames).toEqual(['demo']);
-    expect(readAppOptions(context({ clusterName: 'blue, green' }), {}).clusterNames).toEqual(['blue', 'green']);
-    expect(readAppOptions(context({ clusterName: ['blue', 'green'] }), {}).clusterNames).toEqual(['blue', 'green']);
-    expect(() => readAppOptions(context({ clusterName: 42 }), {})).toThrow(/context clusterName: expected a name/);
+    expect(readAppOptions(context({ clusterName: 'demo' }), REGION_ENV).clusterNames).toEqual(['demo']);
+    expect(readAppOptions(context({ clusterName: 'blue, green' }), REGION_ENV).clusterNames).toEqual(['blue', 'green']);
+    expect(readAppOptions(context({ clusterName: ['blue', 'green'] }), REGION_ENV).clusterNames).toEqual([
+      'blue',
+      'green',
+    ]);
+    expect(() => readAppOptions(context({ clusterName: 42 }), REGION_ENV)).toThrow(
+      /context clusterName: expected a name/,
+    );
   });
 
   it('should name the stack after the clusters, so another cluster gets another stack', () => {
-    expect(readAppOptions(context({ clusterName: 'demo' }), {}).stackName).toBe('ec2-node-reconciler-demo');
-    expect(readAppOptions(context({ clusterName: 'prod_eu,prod_us' }), {}).stackName).toBe(
+    expect(readAppOptions(context({ clusterName: 'demo' }), REGION_ENV).stackName).toBe('ec2-node-reconciler-demo');
+    expect(readAppOptions(context({ clusterName: 'prod_eu,prod_us' }), REGION_ENV).stackName).toBe(
       'ec2-node-reconciler-prod-eu-prod-us',
     );
-    expect(readAppOptions(context({ clusterName: 'demo', stackName: 'mine' }), {}).stackName).toBe('mine');
+    expect(readAppOptions(context({ clusterName: 'demo', stackName: 'mine' }), REGION_ENV).stackName).toBe('mine');
   });
 
-  it('should take the region from context, else from the CLI environment, else none', () => {
+  it('should take the region from context, else from AWS_REGION or AWS_DEFAULT_REGION', () => {
     expect(
-      readAppOptions(context({ clusterName: 'demo', region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region,
+      readAppOptions(context({ clusterName: 'demo', region: 'eu-west-1' }), { AWS_REGION: 'us-east-1' }).region,
     ).toBe('eu-west-1');
-    expect(
-      readAppOptions(context({ clusterName: 'demo', region: '' }), { CDK_DEFAULT_REGION: 'us-east-1' }).region,
-    ).toBe('us-east-1');
-    expect(readAppOptions(context({ clusterName: 'demo' }), {}).region).toBeUndefined();
+    expect(readAppOptions(context({ clusterName: 'demo', region: '' }), { AWS_REGION: 'eu-central-1' }).region).toBe(
+      'eu-central-1',
+    );
+    expect(readAppOptions(context({ clusterName: 'demo' }), { AWS_DEFAULT_REGION: 'ap-south-1' }).region).toBe(
+      'ap-south-1',
+    );
   });
 
-  it('should lay dryRun over the settings, from a flag string or a boolean', () => {
-    expect(readAppOptions(context({ clusterName: 'demo', dryRun: 'true' }), {}).settings).toEqual({ dryRun: true });
+  it('should refuse to synthesize without a region, with the fix, rather than let the CDK CLI pick us-east-1', () => {
+    // The CLI sets CDK_DEFAULT_REGION to us-east-1 when it finds no region at all: it proves nothing.
+    for (const env of [{}, { CDK_DEFAULT_REGION: 'us-east-1' }, { AWS_REGION: ' ' }]) {
+      expect(() => readAppOptions(context({ clusterName: 'demo', region: '' }), env)).toThrow(
+        /missing context region: pass -c region=<region> \(or set AWS_REGION\)/,
+      );
+    }
+  });
+
+  it('should take dryRun from its own key or from settings, from a flag string or a boolean', () => {
+    expect(readAppOptions(context({ clusterName: 'demo', dryRun: 'true' }), REGION_ENV).settings).toEqual({
+      dryRun: true,
+    });
     expect(
-      readAppOptions(context({ clusterName: 'demo', dryRun: false, settings: { dryRun: true, maxDeletions: 2 } }), {})
-        .settings,
-    ).toEqual({ dryRun: false, maxDeletions: 2 });
-    expect(readAppOptions(context({ clusterName: 'demo', settings: '{"maxDeletions":2}' }), {}).settings).toEqual({
+      readAppOptions(
+        context({ clusterName: 'demo', dryRun: true, settings: { dryRun: true, maxDeletions: 2 } }),
+        REGION_ENV,
+      ).settings,
+    ).toEqual({ dryRun: true, maxDeletions: 2 });
+    expect(
+      readAppOptions(context({ clusterName: 'demo', settings: '{"maxDeletions":2}' }), REGION_ENV).settings,
+    ).toEqual({
       maxDeletions: 2,
     });
-    expect(() => readAppOptions(context({ clusterName: 'demo', dryRun: 'yes' }), {})).toThrow(
+    expect(() => readAppOptions(context({ clusterName: 'demo', dryRun: 'yes' }), REGION_ENV)).toThrow(
       'context dryRun: expected true or false, got "yes"',
     );
-    expect(() => readAppOptions(context({ clusterName: 'demo', settings: '{maxDeletions' }), {})).toThrow(
+    expect(() => readAppOptions(context({ clusterName: 'demo', settings: '{maxDeletions' }), REGION_ENV)).toThrow(
       /context settings: not JSON/,
     );
-    expect(() => readAppOptions(context({ clusterName: 'demo', settings: [1] }), {})).toThrow(/expected a JSON object/);
+    expect(() => readAppOptions(context({ clusterName: 'demo', settings: [1] }), REGION_ENV)).toThrow(
+      /expected a JSON object/,
+    );
   });
 
   it('should run cdk-nag unless nag is false', () => {
-    expect(readAppOptions(context({ clusterName: 'demo' }), {}).nag).toBe(true);
-    expect(readAppOptions(context({ clusterName: 'demo', nag: 'false' }), {}).nag).toBe(false);
+    expect(readAppOptions(context({ clusterName: 'demo' }), REGION_ENV).nag).toBe(true);
+    expect(readAppOptions(context({ clusterName: 'demo', nag: 'false' }), REGION_ENV).nag).toBe(false);
   });
 
   it('should accept the defaults cdk.json ships, which require only clusterName', () => {
@@ -76,11 +102,11 @@ describe('readAppOptions', () => {
       context: Record<string, unknown>;
     };
     expect(cdkJson.app).toBe('npx tsx infra/app.ts');
-    expect(() => readAppOptions(context(cdkJson.context), {})).toThrow(/pass -c clusterName=<name>/);
-    const options = readAppOptions(context({ ...cdkJson.context, clusterName: 'demo' }), {});
+    expect(() => readAppOptions(context(cdkJson.context), REGION_ENV)).toThrow(/pass -c clusterName=<name>/);
+    const options = readAppOptions(context({ ...cdkJson.context, clusterName: 'demo' }), REGION_ENV);
     expect(options).toMatchObject({
       clusterNames: ['demo'],
-      settings: { dryRun: false },
+      settings: {},
       createAccessEntries: true,
       vpc: {},
       nag: true,
@@ -124,7 +150,7 @@ describe('ReconcilerStack', () => {
 
   it('should refuse no clusters and the same cluster twice', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    expect(() => new ReconcilerStack(app, 'None', { clusterNames: [] })).toThrow(/clusterNames is empty/);
+    expect(() => new ReconcilerStack(app, 'None', { clusterNames: [] })).toThrow(/clusterNames: empty/);
     expect(() => new ReconcilerStack(app, 'Twice', { clusterNames: ['a', 'a'], reconciler: { entries } })).toThrow(
       /lists a more than once/,
     );

@@ -13,6 +13,7 @@ import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
 import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
 import { FUNCTION_ENV } from '../../lib/contract/env.js';
+import { SIGNAL_QUEUE } from '../../lib/contract/signal-queue.js';
 import { OUTPUT_DETAIL_TYPES } from '../../lib/contract/output-events.js';
 import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';
 import {
@@ -48,7 +49,7 @@ describe('NodeReconciler: signal queue', () => {
       VisibilityTimeout: FUNCTION_SPECS.events.timeout.toSeconds() * 6,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [id(reconciler.deadLetterQueue), 'Arn'] },
-        maxReceiveCount: 3,
+        maxReceiveCount: SIGNAL_QUEUE.maxReceiveCount,
       },
     });
     expect(propertiesOf(template, id(reconciler.deadLetterQueue))).toMatchObject({

@@ -158,10 +158,13 @@ describe('docs/deploy.md', () => {
     // Prepare: the app reads every key whatever the context holds; record which
     const keysRead: string[] = [];
     // Act
-    const defaults = readAppOptions((key) => {
-      keysRead.push(key);
-      return key === 'clusterName' ? 'demo' : undefined;
-    }, {});
+    const defaults = readAppOptions(
+      (key) => {
+        keysRead.push(key);
+        return key === 'clusterName' ? 'demo' : undefined;
+      },
+      { AWS_REGION: 'eu-west-1' },
+    );
     // Assess
     const rows = table(read('docs/deploy.md'), '| key |');
     expect([...rows.keys()].sort()).toEqual([...new Set(keysRead)].sort());

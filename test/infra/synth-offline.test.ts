@@ -1,4 +1,4 @@
-// `npx cdk synth -c clusterName=demo` end to end, with the network cut: the CLI, the app, cdk-nag
+// `npx cdk synth -c clusterName=demo -c region=eu-west-1` end to end, with the network cut: the CLI, the app, cdk-nag
 // as a synth-time check and the real esbuild bundling of the three handlers.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -20,7 +20,18 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('cdk synth', () => {
   it('should synthesize the app offline, bundling the handlers with the local esbuild', () => {
     const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
-    const args = ['synth', '-c', 'clusterName=demo', '-o', outdir, '--quiet', '--no-notices', '--no-version-reporting'];
+    const args = [
+      'synth',
+      '-c',
+      'clusterName=demo',
+      '-c',
+      'region=eu-west-1',
+      '-o',
+      outdir,
+      '--quiet',
+      '--no-notices',
+      '--no-version-reporting',
+    ];
     const prefix = offlinePrefix();
     // Without a network namespace, an unreachable proxy still fails any AWS call fast.
     const env = prefix

@@ -13,7 +13,9 @@ import {
   readLogLines,
   readMappings,
   readQueue,
+  readAccountConcurrency,
   readQueueRules,
+  readReservedConcurrency,
   readSchedule,
   readStack,
   simulate,
@@ -44,6 +46,7 @@ import {
   checkSchedule,
   expectedSignals,
 } from '../../doctor/delivery.js';
+import { checkConcurrency } from '../../doctor/concurrency.js';
 import { checkEndpoint } from '../../doctor/endpoint.js';
 import { checkFunction, type FunctionFacts } from '../../doctor/functions.js';
 import { checkIam, queueArnOf, simulationsFor } from '../../doctor/iam.js';
@@ -192,12 +195,12 @@ export const runDoctorCommand: CommandRun = async (v) => {
   } catch (error) {
     throw new CliError(`cannot reach the API server at ${live.kube.server}: ${errorText(error)}`, EXIT.error);
   }
-  const deploy = deployCommand(cluster, stackName);
+  const deploy = deployCommand(cluster, stackName, region);
   const checks: Check[] = [];
   const run: DoctorRun = { cluster, region, stack: stackName, caller: caller.arn, checks };
 
   const [stackRead, clusterRead] = await Promise.all([readStack(clients, stackName), readCluster(clients, cluster)]);
-  const stack = checkStack(stackName, cluster, stackRead);
+  const stack = checkStack(stackName, cluster, region, stackRead);
   checks.push(stack.check);
   if (!clusterRead.ok || clusterRead.value === undefined) {
     checks.push(
@@ -291,6 +294,14 @@ export const runDoctorCommand: CommandRun = async (v) => {
         checkFunction({ label: role.label, name: role.functionName, roleArn: role.arn, facts, deployCommand: deploy }),
       );
   }
+  // Before a first deploy as after: can the account hold the sweep's reserved concurrency?
+  const sweepFacts = functions['sweep'];
+  const sweepDeployed = sweepFacts?.ok === true && sweepFacts.value !== undefined;
+  const [account, sweepReserved] = await Promise.all([
+    readAccountConcurrency(clients),
+    sweepDeployed && names.sweep !== undefined ? readReservedConcurrency(clients, names.sweep) : undefined,
+  ]);
+  checks.push(checkConcurrency({ region, account, ...(sweepReserved !== undefined ? { sweepReserved } : {}) }));
   checks.push(
     ...checkEndpoint({
       cluster,

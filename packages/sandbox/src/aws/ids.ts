@@ -30,3 +30,9 @@ export class IdSource {
 export function stableHex(value: string, length: number): string {
   return createHash('sha256').update(value).digest('hex').slice(0, length);
 }
+
+/** A version-4-shaped UUID derived from a value: the same resource gets the same id in every run. */
+export function stableUuid(value: string): string {
+  const hex = stableHex(value, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

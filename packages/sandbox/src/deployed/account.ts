@@ -4,10 +4,11 @@
 // source mappings (Lambda). The world then reads them back where AWS would: the API server takes a
 // role for what its access entry says now, a rule routes events while it is enabled — so an
 // operator's `aws eks delete-access-entry` or `aws events disable-rule` breaks the world for real.
-import { stableHex } from '../aws/ids.js';
+import { stableUuid } from '../aws/ids.js';
 import type { AwsState } from '../aws/state/index.js';
 import type { QueueCounts } from '../aws/state/queues.js';
 import { defaultAccessEntryUsername } from '../aws/state/clusters.js';
+import { stackIdOf } from '../deployment/intrinsics.js';
 import type { Deployment } from '../deployment/template.js';
 
 export interface LiveResources {
@@ -17,17 +18,12 @@ export interface LiveResources {
   readonly functionArn: (nameOrArn: string) => string;
 }
 
-const uuidOf = (seed: string): string => {
-  const hex = stableHex(seed, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-};
-
 /** Records the deployment in the account, created at `at`. */
 export function recordDeployment(state: AwsState, deployment: Deployment, live: LiveResources, at: number): void {
-  const { stackName, region, accountId } = deployment.env;
+  const { stackName, accountId } = deployment.env;
   state.stacks.put({
     name: stackName,
-    id: `arn:aws:cloudformation:${region}:${accountId}:stack/${stackName}/${uuidOf(`stack:${stackName}`)}`,
+    id: stackIdOf(deployment.env),
     status: 'CREATE_COMPLETE',
     ...(deployment.description !== undefined ? { description: deployment.description } : {}),
     createdAt: at,
@@ -47,7 +43,7 @@ export function recordDeployment(state: AwsState, deployment: Deployment, live: 
       principalArn: entry.principalArn,
       accessEntryArn: cluster.arn.replace(
         /:cluster\/.*$/,
-        `:access-entry/${cluster.name}/role/${accountId}/${principalName}/${uuidOf(`access-entry:${entry.principalArn}`)}`,
+        `:access-entry/${cluster.name}/role/${accountId}/${principalName}/${stableUuid(`access-entry:${entry.principalArn}`)}`,
       ),
       kubernetesGroups: entry.kubernetesGroups,
       username: entry.username ?? defaultAccessEntryUsername(entry.principalArn),
@@ -122,7 +118,7 @@ export function recordDeployment(state: AwsState, deployment: Deployment, live: 
 
   for (const mapping of deployment.eventSourceMappings)
     state.functions.eventSourceMappings.push({
-      uuid: uuidOf(`event-source-mapping:${mapping.logicalId}`),
+      uuid: stableUuid(`event-source-mapping:${mapping.logicalId}`),
       eventSourceArn: mapping.eventSourceArn,
       functionArn: live.functionArn(mapping.functionName),
       batchSize: mapping.batchSize,

@@ -118,6 +118,7 @@ export class LambdaService {
           ...(fn.vpc !== undefined ? { vpc: fn.vpc } : {}),
           logGroup: fn.logGroupName,
           ...(fn.architectures !== undefined ? { architectures: fn.architectures } : {}),
+          ...(fn.reservedConcurrency !== undefined ? { reservedConcurrency: fn.reservedConcurrency } : {}),
         },
       );
     }

@@ -1,8 +1,9 @@
 // What CloudFormation does to a template's values at deploy time, for the functions the CDK
-// writes into this project's template: Ref (resources and pseudo parameters), Fn::GetAtt,
+// writes into this project's template: Ref (resources and pseudo parameters, AWS::StackId too), Fn::GetAtt,
 // Fn::Join, Fn::Sub, Fn::Select and Fn::Split. Physical names follow CloudFormation's habit
 // (`<stack>-<logicalId>-<suffix>`), with a stable suffix so runs repeat.
 import { createHash } from 'node:crypto';
+import { stableUuid } from '../aws/ids.js';
 
 export interface DeploymentEnv {
   readonly stackName: string;
@@ -35,6 +36,12 @@ function generatedName(env: DeploymentEnv, logicalId: string, maxLength: number)
   const suffix = createHash('sha256').update(`${env.stackName}/${logicalId}`).digest('hex').slice(0, 12).toUpperCase();
   const head = `${env.stackName}-${logicalId}`.slice(0, Math.max(1, maxLength - suffix.length - 1));
   return `${head}-${suffix}`;
+}
+
+/** The stack's id, `arn:<partition>:cloudformation:<region>:<account>:stack/<name>/<uuid>`, the uuid stable per stack name so runs repeat. */
+export function stackIdOf(env: DeploymentEnv): string {
+  const uuid = stableUuid(`stack:${env.stackName}`);
+  return `arn:${env.partition ?? 'aws'}:cloudformation:${env.region}:${env.accountId}:stack/${env.stackName}/${uuid}`;
 }
 
 /** Per type: the property holding an explicit name, the name's length limit, Ref and the attributes. */
@@ -188,6 +195,8 @@ export class Resolver {
         return this.env.accountId;
       case 'AWS::StackName':
         return this.env.stackName;
+      case 'AWS::StackId':
+        return stackIdOf(this.env);
       case 'AWS::URLSuffix':
         return this.partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
       case 'AWS::NoValue':

@@ -118,6 +118,7 @@ async function deployedWorld(): Promise<World> {
     memoryMb: 1024,
     environment: { CLUSTER_NAME: 'demo' },
     logGroup: '/aws/lambda/sweep',
+    reservedConcurrency: 1,
   });
   state.functions.eventSourceMappings.push({
     uuid: '2d9f1c00-0000-4000-8000-000000000001',
@@ -442,6 +443,21 @@ function suite(newer: AwsCli, older: AwsCli | undefined): void {
             { AutoScalingGroupName: 'ng-a', Tags: [{ Key: 'eks:cluster-name', Value: 'demo', ResourceId: 'ng-a' }] },
           ],
         });
+      }));
+
+    it('should give the account’s concurrency quota less the reservations, and a function’s reservation', () =>
+      withWorld(async (world) => {
+        const [settings, reserved, noFunction] = await Promise.all([
+          aws(world, 'lambda', 'get-account-settings'),
+          aws(world, 'lambda', 'get-function-concurrency', '--function-name', 'sweep'),
+          aws(world, 'lambda', 'get-function-concurrency', '--function-name', 'nope'),
+        ]);
+
+        expect(ok(settings)).toMatchObject({
+          AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 999 },
+        });
+        expect(ok(reserved)).toEqual({ ReservedConcurrentExecutions: 1 });
+        failed(noFunction, 'ResourceNotFoundException');
       }));
 
     it('should list log streams newest first and filter events by a quoted phrase and a start time', () =>

@@ -80,7 +80,7 @@ describe('the deployed stack', () => {
     const dlq = byLogicalId(deployment.queues, 'demoDeadLetterQueue');
     expect(queue).toMatchObject({
       visibilityTimeoutSeconds: 360,
-      deadLetter: { targetArn: dlq.arn, maxReceiveCount: 3 },
+      deadLetter: { targetArn: dlq.arn, maxReceiveCount: 5 },
     });
     expect(queue.url).toBe(`https://sqs.us-east-1.amazonaws.com/111122223333/${queue.name}`);
   });

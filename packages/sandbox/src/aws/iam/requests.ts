@@ -345,6 +345,8 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
   'states:SendTaskHeartbeat': unscoped,
   'lambda:Invoke': invokeFunction,
   'lambda:GetFunctionConfiguration': onFunction,
+  'lambda:GetFunctionConcurrency': onFunction,
+  'lambda:GetAccountSettings': unscoped,
   'lambda:ListEventSourceMappings': unscoped,
   'eks:CreateAccessEntry': onCluster,
   'eks:ListAccessEntries': onCluster,

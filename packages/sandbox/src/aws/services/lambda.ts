@@ -74,7 +74,7 @@ function functionError(error: unknown): { errorType: string; errorMessage: strin
   return { errorType: 'Error', errorMessage: String(error), trace: [] };
 }
 
-/** Lambda Invoke (restJson, API version 2015-03-31), running the registered function's code in process. */
+/** Lambda Invoke (restJson, API version 2015-03-31), running the registered function's code in process, and the configuration reads doctor makes. */
 export const lambdaService: RestJsonService = {
   name: 'lambda',
   protocol: 'rest-json',
@@ -87,6 +87,35 @@ export const lambdaService: RestJsonService = {
       handle([name = ''], ctx) {
         const fn = functionNamed(ctx.state.functions, name);
         return { body: configurationJson(fn) };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/2019-09-30\/functions\/([^/]+)\/concurrency$/,
+      operation: 'GetFunctionConcurrency',
+      handle([name = ''], ctx) {
+        const reserved = functionNamed(ctx.state.functions, name).configuration.reservedConcurrency;
+        return { body: reserved === undefined ? {} : { ReservedConcurrentExecutions: reserved } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/2016-08-19\/account-settings\/?$/,
+      operation: 'GetAccountSettings',
+      handle(_params, ctx) {
+        const functions = ctx.state.functions;
+        return {
+          body: {
+            AccountLimit: {
+              TotalCodeSize: 80_530_636_800,
+              CodeSizeUnzipped: 262_144_000,
+              CodeSizeZipped: 52_428_800,
+              ConcurrentExecutions: functions.concurrencyLimit,
+              UnreservedConcurrentExecutions: functions.unreservedConcurrency(),
+            },
+            AccountUsage: { TotalCodeSize: 0, FunctionCount: functions.all().length },
+          },
+        };
       },
     },
     {

@@ -39,6 +39,8 @@ export interface FunctionConfiguration {
   };
   /** LoggingConfig.LogGroup: `/aws/lambda/<name>` unless the function names its own. */
   readonly logGroup?: string;
+  /** Its reserved concurrency (GetFunctionConcurrency); none: it shares the account's unreserved pool. */
+  readonly reservedConcurrency?: number;
   readonly architectures?: readonly string[];
 }
 
@@ -68,10 +70,28 @@ export interface InvocationRecord {
  * Lambda functions whose code runs in this process: the sandbox registers the reconciler's own
  * functions so `aws lambda invoke` and the CLI's `invoke` reach them through the real wire protocol.
  */
+
 export class FunctionStore {
   private readonly byName = new Map<string, FunctionRecord>();
   readonly invocations: InvocationRecord[] = [];
   readonly eventSourceMappings: EventSourceMappingRecord[] = [];
+  /**
+   * The account's concurrent executions quota in the region (GetAccountSettings): 1,000 by default,
+   * 10 in a new account until it grows or is raised.
+   */
+  concurrencyLimit = 1000;
+
+  /** The quota less every function's reservation: what functions without one share. */
+  unreservedConcurrency(): number {
+    let reserved = 0;
+    for (const fn of this.byName.values()) reserved += fn.configuration.reservedConcurrency ?? 0;
+    return this.concurrencyLimit - reserved;
+  }
+
+  /** Every registered function. */
+  all(): readonly FunctionRecord[] {
+    return [...this.byName.values()];
+  }
 
   constructor(
     private readonly region: string,

@@ -51,7 +51,8 @@ function leaves(value: unknown, prefix = ''): [string, unknown][] {
 const at = (key: string, value: unknown): unknown =>
   key.split('.').reduceRight<unknown>((inner, part) => ({ [part]: inner }), value);
 
-const isDuration = (key: string) => SettingsSchema.safeParse(at(key, '10m')).success;
+// A duration setting takes a duration (some only from an hour on: repair.failureWindow).
+const isDuration = (key: string) => ['10m', '2h'].some((d) => SettingsSchema.safeParse(at(key, d)).success);
 
 /** GitHub's anchor of each heading of `text` (without its own duplicates' suffixes). */
 const anchorsOf = (text: string): Set<string> =>

@@ -1,3 +1,4 @@
+import type { TerminateHook } from '../model/terminate-hook.js';
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
 import { mapBounded } from '../support/bounded.js';
@@ -100,13 +101,22 @@ export class AutoScalingAdapter {
     return { members, failed };
   }
 
-  /** The group's terminate lifecycle hooks (by name), to complete an action a sweep found. */
-  async terminateHooks(group: string): Promise<string[]> {
+  /** The group's terminate lifecycle hooks (names and heartbeat timeouts): whose action it is, and how long Auto Scaling keeps it. */
+  async terminateHooks(group: string): Promise<TerminateHook[]> {
     const [asg, { DescribeLifecycleHooksCommand }] = await this.connect();
     const page = await asg.send(new DescribeLifecycleHooksCommand({ AutoScalingGroupName: group }));
     return (page.LifecycleHooks ?? [])
       .filter((h) => h.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING')
-      .flatMap((h) => (h.LifecycleHookName ? [h.LifecycleHookName] : []));
+      .flatMap((h) =>
+        h.LifecycleHookName
+          ? [
+              {
+                name: h.LifecycleHookName,
+                ...(h.HeartbeatTimeout !== undefined ? { heartbeatTimeoutSeconds: h.HeartbeatTimeout } : {}),
+              },
+            ]
+          : [],
+      );
   }
 
   /** Identifies the action by token when there is one, else by instance id (both are accepted by the API). */

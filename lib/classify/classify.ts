@@ -11,7 +11,7 @@ import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
 import { badAgentConditions } from './node-health.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
-import { findSlating, type SlatingContext, type SlatingFindings } from './slating.js';
+import { findSlating, type Slating, type SlatingContext, type SlatingFindings } from './slating.js';
 
 export interface ClassifyContext extends OwnershipContext {
   readonly settings: Settings;
@@ -185,11 +185,11 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
       ...withInstance,
       ...extras,
       condition: 'slated-for-removal',
-      reason: slating.reasons.join('; '),
+      reason: [...slating.reasons, ...boundedNote(slating, now, settings)].join('; '),
       signals: slating.signals,
       drain: slating.drain,
       purpose: slating.purpose,
-      deadline: slating.deadline ?? now + settings.drainTimeout,
+      ...drainDeadline(slating, now, settings),
       ...(slating.lifecycle ? { lifecycle: slating.lifecycle } : {}),
       ...(slating.holdUntil !== undefined ? { holdCordonUntil: slating.holdUntil } : {}),
     };
@@ -368,4 +368,28 @@ function groupSignals(signals: readonly Signal[]): Map<InstanceId, Signal[]> {
 function readableAge(ms: number): number {
   const unit = ms < 120_000 ? 1_000 : ms < 7_200_000 ? 60_000 : ms < 172_800_000 ? 3_600_000 : 86_400_000;
   return Math.max(0, Math.round(ms / unit) * unit);
+}
+
+/**
+ * Time kept back before a lifecycle action's global timeout: the drain ends there, and its workflow
+ * notices (a step, a wait) and completes the action before Auto Scaling applies the default result.
+ */
+export const LIFECYCLE_EXPIRY_MARGIN_MS = 5 * 60_000;
+
+/** The drain's deadline: the signals' (else drainTimeout from now), never past what the lifecycle action lives. */
+function drainDeadline(slating: Slating, now: number, settings: Settings): { deadline: number } {
+  const wanted = slating.deadline ?? now + settings.drainTimeout;
+  const bound =
+    slating.lifecycleExpiresAt !== undefined ? slating.lifecycleExpiresAt - LIFECYCLE_EXPIRY_MARGIN_MS : undefined;
+  return { deadline: bound !== undefined ? Math.min(wanted, bound) : wanted };
+}
+
+/** The report says when the lifecycle action's global timeout set the deadline (DESIGN §5). */
+function boundedNote(slating: Slating, now: number, settings: Settings): string[] {
+  const wanted = slating.deadline ?? now + settings.drainTimeout;
+  const { deadline } = drainDeadline(slating, now, settings);
+  if (deadline >= wanted || slating.lifecycleExpiresAt === undefined) return [];
+  return [
+    `its drain ends at ${new Date(deadline).toISOString()}, ${formatDuration(LIFECYCLE_EXPIRY_MARGIN_MS)} before Auto Scaling ends the lifecycle action at ${new Date(slating.lifecycleExpiresAt).toISOString()} (its global timeout, min(48h, 100 × HeartbeatTimeout)), not at ${new Date(wanted).toISOString()}`,
+  ];
 }

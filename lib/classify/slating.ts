@@ -3,6 +3,7 @@ import { DRAIN_SLATING_STATES, type InstanceState } from '../model/instance-stat
 import type { InstanceView } from '../model/observation.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { LifecycleRef, Signal } from '../model/signal.js';
+import { lifecycleGlobalTimeoutMs } from '../model/terminate-hook.js';
 import type { Settings } from '../contract/settings.js';
 import { whyNotActedOn, type StalenessContext } from './stale-signal.js';
 
@@ -18,6 +19,12 @@ export interface Slating {
   /** The earliest moment the machine is expected to go (or go down), if anything says so. */
   readonly deadline?: number;
   readonly lifecycle?: LifecycleRef;
+  /**
+   * When Auto Scaling ends that lifecycle action whatever its heartbeats (its global timeout, from
+   * the action's start: the event's time, or now for an action a sweep found): the drain must end
+   * before it, or the group applies the hook's default result under the drain.
+   */
+  readonly lifecycleExpiresAt?: number;
   /** Whether the remedy includes a drain (rebalance under `cordon`, maintenance under `cordon`: no). */
   readonly drain: boolean;
   /** For maintenance: the end of its window, until which the cordon is held. */
@@ -115,6 +122,7 @@ export function findSlating(
   const maintenance = gathered();
   const stale: StaleSignal[] = [];
   let lifecycle: LifecycleRef | undefined;
+  let lifecycleExpiresAt: number | undefined;
   let ignoredMaintenanceUntil: number | undefined;
 
   for (const signal of signals) {
@@ -141,7 +149,12 @@ export function findSlating(
         : signal.deadline;
     if (deadline !== undefined) into.deadlines.push(deadline);
     if (verdict.holdUntil !== undefined) into.holdUntil = Math.max(into.holdUntil ?? 0, verdict.holdUntil);
-    lifecycle ??= signal.lifecycle;
+    if (lifecycle === undefined && signal.lifecycle !== undefined) {
+      lifecycle = signal.lifecycle;
+      const choice = ctx.terminateHooks?.get(signal.lifecycle.group);
+      if (choice?.kind === 'ours' && choice.heartbeatTimeoutSeconds !== undefined)
+        lifecycleExpiresAt = signal.observedAt + lifecycleGlobalTimeoutMs(choice.heartbeatTimeoutSeconds);
+    }
   }
 
   if (instance) {
@@ -157,7 +170,12 @@ export function findSlating(
     if (asg?.lifecycleState === 'Terminating:Wait') {
       removal.reasons.push(`Auto Scaling group ${asg.group} is terminating it (Terminating:Wait)`);
       removal.drain = true;
-      if (asg.terminateHook !== undefined) lifecycle ??= { group: asg.group, hook: asg.terminateHook };
+      if (asg.terminateHook !== undefined && lifecycle === undefined) {
+        lifecycle = { group: asg.group, hook: asg.terminateHook };
+        // When the action started is not told by DescribeAutoScalingGroups: from now, the latest it can be.
+        if (asg.terminateHookTimeoutSeconds !== undefined)
+          lifecycleExpiresAt = now + lifecycleGlobalTimeoutMs(asg.terminateHookTimeoutSeconds);
+      }
     }
     for (const event of instance.scheduledEvents) {
       const when = `not before ${new Date(event.notBefore).toISOString()}`;
@@ -200,6 +218,7 @@ export function findSlating(
       drain: found.drain,
       ...(deadline !== undefined ? { deadline } : {}),
       ...(lifecycle !== undefined && purpose === 'removal' ? { lifecycle } : {}),
+      ...(lifecycleExpiresAt !== undefined && purpose === 'removal' ? { lifecycleExpiresAt } : {}),
       ...(found.holdUntil !== undefined ? { holdUntil: found.holdUntil } : {}),
     },
   };

@@ -68,6 +68,8 @@ export interface InstanceView {
     readonly group: string;
     readonly lifecycleState: string;
     readonly terminateHook?: string;
+    /** That hook's HeartbeatTimeout, seconds: how long Auto Scaling keeps its action at most (lifecycleGlobalTimeoutMs). */
+    readonly terminateHookTimeoutSeconds?: number;
     /** What the group says of the instance's health (DescribeAutoScalingGroups HealthStatus): an Unhealthy one is being replaced. */
     readonly healthStatus?: 'Healthy' | 'Unhealthy';
     /** The group's suspended processes (DescribeAutoScalingGroups SuspendedProcesses): with `ReplaceUnhealthy`, `Launch` or `Terminate` among them, a machine marked Unhealthy is not replaced. */

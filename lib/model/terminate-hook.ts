@@ -11,9 +11,26 @@
  */
 export const EKS_TERMINATE_HOOK = 'Terminate-LC-Hook';
 
+/** A group's terminate lifecycle hook, as DescribeLifecycleHooks gives it. */
+export interface TerminateHook {
+  readonly name: string;
+  /** The hook's HeartbeatTimeout, seconds (Auto Scaling: 30–7,200). */
+  readonly heartbeatTimeoutSeconds?: number;
+}
+
+/** Auto Scaling's bound on any lifecycle action, whatever its heartbeats: 48 hours. */
+export const LIFECYCLE_ACTION_MAX_MS = 48 * 3_600_000;
+
+/**
+ * How long Auto Scaling keeps a lifecycle action of a hook at most, heartbeats or not: the global
+ * timeout, min(48 h, 100 × HeartbeatTimeout). Past it the group applies the hook's default result.
+ */
+export const lifecycleGlobalTimeoutMs = (heartbeatTimeoutSeconds: number): number =>
+  Math.min(LIFECYCLE_ACTION_MAX_MS, 100 * heartbeatTimeoutSeconds * 1000);
+
 /** Which of a group's terminate hooks is ours: one, none, or a guess (several, none configured) that is not made. */
 export type TerminateHookChoice =
-  | { readonly kind: 'ours'; readonly hook: string }
+  | { readonly kind: 'ours'; readonly hook: string; readonly heartbeatTimeoutSeconds?: number }
   | { readonly kind: 'none'; readonly reason: string }
   | { readonly kind: 'ambiguous'; readonly reason: string };
 
@@ -25,6 +42,21 @@ const listed = (hooks: readonly string[]): string => (hooks.length === 0 ? 'none
  * guess that completes another system's hook (a log shipper's, EKS's): ambiguous, reported.
  */
 export function ourTerminateHook(
+  group: string,
+  hooks: readonly TerminateHook[],
+  ownHooks: readonly string[] | undefined,
+): TerminateHookChoice {
+  const choice = chooseByName(
+    group,
+    hooks.map((h) => h.name),
+    ownHooks,
+  );
+  if (choice.kind !== 'ours') return choice;
+  const timeout = hooks.find((h) => h.name === choice.hook)?.heartbeatTimeoutSeconds;
+  return timeout !== undefined ? { ...choice, heartbeatTimeoutSeconds: timeout } : choice;
+}
+
+function chooseByName(
   group: string,
   terminateHooks: readonly string[],
   ownHooks: readonly string[] | undefined,

@@ -70,14 +70,14 @@ export async function enrichInstances(
 
   const terminating = [...asg.members].filter(([, m]) => m.lifecycleState === 'Terminating:Wait');
   const terminatingGroups = [...new Set(terminating.map(([, m]) => m.group))];
-  const hooks = new Map<string, string | undefined>();
+  const hooks = new Map<string, { readonly hook: string; readonly heartbeatTimeoutSeconds?: number } | undefined>();
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {
     const waiting = terminating.filter(([, m]) => m.group === group).map(([id]) => id);
     try {
       // The event path decides by the same rule (lib/model/terminate-hook.ts).
       const chosen = ourTerminateHook(group, await deps.autoScaling.terminateHooks(group), deps.ownHooks);
       if (chosen.kind === 'ambiguous') blindFor(waiting, chosen.reason);
-      else hooks.set(group, chosen.kind === 'ours' ? chosen.hook : undefined);
+      else hooks.set(group, chosen.kind === 'ours' ? chosen : undefined);
     } catch (error) {
       blindFor(waiting, failed(`describing lifecycle hooks of ${group}`, error));
     }
@@ -92,7 +92,17 @@ export async function enrichInstances(
       const hook = membership ? hooks.get(membership.group) : undefined;
       return {
         ...instance,
-        ...(membership ? { autoScaling: { ...membership, ...(hook ? { terminateHook: hook } : {}) } } : {}),
+        ...(membership
+          ? {
+              autoScaling: {
+                ...membership,
+                ...(hook ? { terminateHook: hook.hook } : {}),
+                ...(hook?.heartbeatTimeoutSeconds !== undefined
+                  ? { terminateHookTimeoutSeconds: hook.heartbeatTimeoutSeconds }
+                  : {}),
+              },
+            }
+          : {}),
         ...(scheduled ? { scheduledEvents: scheduled } : {}),
         ...(lookupsFailed ? { enrichmentErrors: lookupsFailed } : {}),
       };

@@ -1,5 +1,5 @@
 import type { Clock } from '../model/clock.js';
-import { ourTerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
+import { ourTerminateHook, type TerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
 
@@ -12,12 +12,19 @@ export const TERMINATE_HOOKS_TTL_MS = 60_000;
 
 /** The terminate hooks of each group a warm container read lately (pass the same cache to each invocation). */
 export class TerminateHookCache {
-  private readonly entries = new Map<string, { readonly at: number; readonly hooks: Promise<readonly string[]> }>();
+  private readonly entries = new Map<
+    string,
+    { readonly at: number; readonly hooks: Promise<readonly TerminateHook[]> }
+  >();
 
   constructor(private readonly ttlMs: number = TERMINATE_HOOKS_TTL_MS) {}
 
   /** The group's hooks as read within the TTL, else `ask` (a failed read is not kept). */
-  lookup(group: string, clock: Clock, ask: (group: string) => Promise<readonly string[]>): Promise<readonly string[]> {
+  lookup(
+    group: string,
+    clock: Clock,
+    ask: (group: string) => Promise<readonly TerminateHook[]>,
+  ): Promise<readonly TerminateHook[]> {
     const now = clock.now();
     const hit = this.entries.get(group);
     if (hit && now - hit.at < this.ttlMs && now >= hit.at) return hit.hooks;
@@ -41,7 +48,7 @@ export function lookUpTerminateHooks(
   deps: Pick<ObserveDeps, 'autoScaling' | 'ownHooks' | 'clock' | 'terminateHookCache'>,
   groups: Iterable<string>,
 ): ReadonlyMap<string, Promise<HookLook>> {
-  const ask = (group: string): Promise<readonly string[]> => deps.autoScaling.terminateHooks(group);
+  const ask = (group: string): Promise<readonly TerminateHook[]> => deps.autoScaling.terminateHooks(group);
   return new Map(
     [...new Set(groups)].map((group) => {
       const hooks = deps.terminateHookCache ? deps.terminateHookCache.lookup(group, deps.clock, ask) : ask(group);

@@ -39,7 +39,7 @@ function fakes(
           }
           return Promise.resolve({ members, failed });
         },
-        terminateHooks: () => Promise.resolve(['drain-hook']),
+        terminateHooks: () => Promise.resolve([{ name: 'drain-hook' }]),
       },
       ec2: { scheduledEvents: () => (events instanceof Error ? Promise.reject(events) : Promise.resolve(events)) },
     },

@@ -73,7 +73,7 @@ describe('observeSweep', () => {
           ]);
           return Promise.resolve({ members, failed: new Map() });
         },
-        terminateHooks: () => Promise.resolve(['drain-hook']),
+        terminateHooks: () => Promise.resolve([{ name: 'drain-hook' }]),
       },
       drains: { status: () => Promise.reject(new Error('no drain is running')) },
     } satisfies ObserveDeps & { region: string };

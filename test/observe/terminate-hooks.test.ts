@@ -1,4 +1,5 @@
 // The event path's side of DESIGN §1c: whose lifecycle action it is, read once per group (issue #27).
+import type { TerminateHook } from '../../lib/model/terminate-hook.js';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { lookUpTerminateHooks, TERMINATE_HOOKS_TTL_MS, TerminateHookCache } from '../../lib/observe/terminate-hooks.js';
@@ -9,10 +10,12 @@ function fakeGroups(hooks: Record<string, string[] | Error>) {
     asked,
     autoScaling: {
       describeGroups: () => Promise.reject(new Error('not called by the event path')),
-      terminateHooks: (group: string): Promise<string[]> => {
+      terminateHooks: (group: string): Promise<TerminateHook[]> => {
         asked.push(group);
         const found = hooks[group];
-        return found instanceof Error ? Promise.reject(found) : Promise.resolve(found ?? []);
+        return found instanceof Error
+          ? Promise.reject(found)
+          : Promise.resolve((found ?? []).map((name) => ({ name })));
       },
     },
   };

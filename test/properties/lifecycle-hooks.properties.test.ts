@@ -47,7 +47,11 @@ const hookWorldArb: fc.Arbitrary<HookWorld> = fc
   })
   .map(({ world, groupHooks, ownHooks, unreadGroups, named }): HookWorld => {
     const choice = (group: string): TerminateHookChoice =>
-      ourTerminateHook(group, groupHooks[group as keyof typeof groupHooks] ?? [], ownHooks);
+      ourTerminateHook(
+        group,
+        (groupHooks[group as keyof typeof groupHooks] ?? []).map((name) => ({ name })),
+        ownHooks,
+      );
     // The sweep's enrichment: the chosen hook, or (several, none configured) a lookup that blinds the instance.
     const instances = world.observation.instances.map((instance): InstanceView => {
       const asg = instance.autoScaling;

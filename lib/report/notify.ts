@@ -3,6 +3,7 @@ import type { OutputEvent, OutputEventPublisher } from '../aws/output-events.js'
 import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
+import { partitionOfRegion } from '../model/partition.js';
 import { errorText } from '../support/errors.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in the README). */
@@ -88,7 +89,9 @@ export interface RunPlace {
 }
 
 const instanceArn = ({ region, accountId }: RunPlace, id: string | undefined): string[] =>
-  id && region && accountId ? [`arn:aws:ec2:${region}:${accountId}:instance/${id}`] : [];
+  id && region && accountId
+    ? [`arn:${partitionOfRegion(region)?.id ?? 'aws'}:ec2:${region}:${accountId}:instance/${id}`]
+    : [];
 
 /** The deletions the circuit breaker held back: each such Node is told why it was not deleted. */
 function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined): string[] {

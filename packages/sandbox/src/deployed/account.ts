@@ -9,6 +9,7 @@ import type { AwsState } from '../aws/state/index.js';
 import type { QueueCounts } from '../aws/state/queues.js';
 import { defaultAccessEntryUsername } from '../aws/state/clusters.js';
 import type { Deployment } from '../deployment/template.js';
+import { partitionOf } from '../aws/partitions.js';
 
 export interface LiveResources {
   /** A queue's counts right now, by ARN (the deployed world moves the messages). */
@@ -27,7 +28,7 @@ export function recordDeployment(state: AwsState, deployment: Deployment, live: 
   const { stackName, region, accountId } = deployment.env;
   state.stacks.put({
     name: stackName,
-    id: `arn:aws:cloudformation:${region}:${accountId}:stack/${stackName}/${uuidOf(`stack:${stackName}`)}`,
+    id: `arn:${partitionOf(region)}:cloudformation:${region}:${accountId}:stack/${stackName}/${uuidOf(`stack:${stackName}`)}`,
     status: 'CREATE_COMPLETE',
     ...(deployment.description !== undefined ? { description: deployment.description } : {}),
     createdAt: at,

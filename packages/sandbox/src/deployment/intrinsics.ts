@@ -3,6 +3,7 @@
 // Fn::Join, Fn::Sub, Fn::Select and Fn::Split. Physical names follow CloudFormation's habit
 // (`<stack>-<logicalId>-<suffix>`), with a stable suffix so runs repeat.
 import { createHash } from 'node:crypto';
+import { dnsSuffixOf } from '../aws/partitions.js';
 
 export interface DeploymentEnv {
   readonly stackName: string;
@@ -189,7 +190,7 @@ export class Resolver {
       case 'AWS::StackName':
         return this.env.stackName;
       case 'AWS::URLSuffix':
-        return this.partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+        return dnsSuffixOf(this.env.region);
       case 'AWS::NoValue':
         throw new Error('resolving the template: AWS::NoValue outside a property');
       default:

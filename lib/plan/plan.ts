@@ -134,6 +134,17 @@ function planPair(
     case 'unknown':
       p.report();
       return;
+    case 'other-owner':
+      // Told once per Node (its Event is not counted again each sweep): theirs is no divergence of ours.
+      out.actions.push({
+        kind: 'report',
+        condition: pair.condition,
+        ...(node ? { node: node.name } : {}),
+        ...ids,
+        reason: pair.reason,
+        once: true,
+      });
+      return;
     case 'not-ec2':
     case 'gone':
       return;

@@ -63,6 +63,7 @@ export const DIVERGENCE_REASONS = {
   'in-sync': 'InSync',
   'stopped-machine': 'StoppedMachine',
   'not-ec2': 'NotEc2',
+  'other-owner': 'OtherOwner',
 } as const satisfies Record<Condition, string>;
 
 /** Divergences worth an alert downstream (the reconciler could not fix them). */
@@ -137,7 +138,14 @@ export function notificationsFor(
     const uid = 'uid' in action ? action.uid : action.kind === 'complete-lifecycle' ? action.nodeUid : undefined;
     if (action.kind === 'report') {
       if (node)
-        kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });
+        kube.push({
+          node,
+          reason: DIVERGENCE_REASONS[action.condition],
+          message: action.reason,
+          // Another owner's Node is as it should be: told once, as a Normal Event.
+          type: action.once ? 'Normal' : 'Warning',
+          ...(action.once ? { once: true } : {}),
+        });
       if (ALERTING.has(action.condition)) {
         output.push({
           detailType: 'Divergence Detected',

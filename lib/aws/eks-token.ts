@@ -3,6 +3,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Clock } from '../model/clock.js';
+import { partitionOfRegion } from '../model/partition.js';
 
 /** Tokens are valid 15 minutes server-side; regenerate well before (DESIGN §6). */
 export const TOKEN_REFRESH_MS = 14 * 60_000;
@@ -17,23 +18,9 @@ export interface EksTokenOptions {
   readonly stsHost?: string;
 }
 
-/**
- * DNS suffixes of the AWS partitions by region name, from the SDK's endpoint rules
- * (partitions.json): China, European Sovereign Cloud, and the ISO partitions have their own;
- * GovCloud and the commercial regions use amazonaws.com. Held to the SDK in test/aws/eks-token.test.ts.
- */
-const PARTITION_DNS_SUFFIXES: readonly (readonly [RegExp, string])[] = [
-  [/^cn-\w+-\d+$/, 'amazonaws.com.cn'],
-  [/^eusc-(de)-\w+-\d+$/, 'amazonaws.eu'],
-  [/^us-iso-\w+-\d+$/, 'c2s.ic.gov'],
-  [/^us-isob-\w+-\d+$/, 'sc2s.sgov.gov'],
-  [/^eu-isoe-\w+-\d+$/, 'cloud.adc-e.uk'],
-  [/^us-isof-\w+-\d+$/, 'csp.hci.ic.gov'],
-];
-
 /** The regional STS endpoint's host in the region's partition: `sts.<region>.<partition DNS suffix>`. */
 export function stsHost(region: string): string {
-  const suffix = PARTITION_DNS_SUFFIXES.find(([pattern]) => pattern.test(region))?.[1] ?? 'amazonaws.com';
+  const suffix = partitionOfRegion(region)?.dnsSuffix ?? 'amazonaws.com';
   return `sts.${region}.${suffix}`;
 }
 

@@ -9,6 +9,7 @@ import type { Signal } from '../model/signal.js';
 import type { Settings } from '../contract/settings.js';
 import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
 import { badAgentConditions } from './node-health.js';
+import { otherOwnerOfInstance, otherOwnerOfNode } from './other-owner.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
 import { findSlating, type Slating, type SlatingContext, type SlatingFindings } from './slating.js';
@@ -69,6 +70,17 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const { settings } = ctx;
   const heartbeatAt = lastHeartbeat(node, observation.leases.get(node.name));
   const base = { node, signals: [] as Signal[], ...(heartbeatAt !== undefined ? { heartbeatAt } : {}) };
+
+  const named = claim.kind === 'ec2' || claim.kind === 'other-region' ? claim.instanceId : undefined;
+  const other = otherOwnerOfNode(node, claim, named !== undefined ? scope.byId.get(named) : undefined, settings);
+  if (other) {
+    return {
+      ...base,
+      ...(named !== undefined ? { instanceId: named } : {}),
+      condition: 'other-owner',
+      reason: `${other.owner} manages this node (${other.by}): left to it`,
+    };
+  }
 
   switch (claim.kind) {
     case 'not-ec2':
@@ -311,6 +323,13 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
   const base = { instance, instanceId: instance.id, signals: [] as Signal[], ours };
   if (instance.state === 'terminated')
     return { ...base, condition: 'gone', reason: `${instance.id} is terminated and has no Node object` };
+  const other = otherOwnerOfInstance(instance, ctx.settings);
+  if (other)
+    return {
+      ...base,
+      condition: 'other-owner',
+      reason: `${other.owner} manages ${instance.id} (${other.by}), which has no Node object: left to it`,
+    };
   if (!ours) {
     const whose = owner.kind === 'foreign' ? `another cluster's (${owner.by})` : 'not tagged for this cluster';
     return {

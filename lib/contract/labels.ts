@@ -68,3 +68,13 @@ export const REPAIR_FAILURES_TAG = `${LABEL_PREFIX}/repair-failures`;
 
 /** The command that clears a group's repair back-off; `{group}` is filled in. */
 export const REPAIR_BACK_OFF_CLEAR_COMMAND = `aws autoscaling delete-tags --tags ResourceId={group},ResourceType=auto-scaling-group,Key=${REPAIR_FAILURES_TAG}`;
+
+/** Karpenter's label on the Nodes it launches: the NodePool they belong to (DESIGN §1c: Karpenter's, not ours). */
+export const KARPENTER_NODEPOOL_LABEL = 'karpenter.sh/nodepool';
+/** Karpenter tags the instances it launches with their NodePool too. */
+export const KARPENTER_NODEPOOL_TAG = KARPENTER_NODEPOOL_LABEL;
+/** The taint Karpenter puts on a Node it is disrupting (draining, then terminating): its drain, never a second one. */
+export const KARPENTER_DISRUPTED_TAINT = 'karpenter.sh/disrupted';
+/** EKS's label of how a Node is run: `auto` for EKS Auto Mode's, `fargate`, `hybrid`. */
+export const EKS_COMPUTE_TYPE_LABEL = 'eks.amazonaws.com/compute-type';
+export const EKS_AUTO_MODE_COMPUTE_TYPE = 'auto';

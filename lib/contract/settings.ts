@@ -153,6 +153,12 @@ export const SettingsSchema = z
     registrationGrace: SettingDuration.default(900_000),
     /** Opt-in: mark unregistered machines Unhealthy in their Auto Scaling group. */
     markUnregisteredUnhealthy: z.boolean().default(false),
+    /**
+     * Opt-in: treat Karpenter's Nodes (label `karpenter.sh/nodepool`) as this reconciler's to cordon,
+     * drain and delete. Off, they are Karpenter's: reported, never acted on (DESIGN §1c). A Node Karpenter
+     * is disrupting (taint `karpenter.sh/disrupted`) and EKS Auto Mode's Nodes stay theirs either way.
+     */
+    includeKarpenterNodes: z.boolean().default(false),
     /** Opt-in: graceful repair of unresponsive machines in every Auto Scaling group (DESIGN §1b). */
     repair: RepairSettingsSchema.prefault({}),
   })

@@ -17,6 +17,8 @@ export interface NodeEvent {
   readonly reason: string;
   readonly message: string;
   readonly type: 'Normal' | 'Warning';
+  /** Made once: a repeat that finds the Event there leaves it as it is (no count, no new message). */
+  readonly once?: true;
 }
 
 /** The longest object name the API server takes (a DNS subdomain). */
@@ -93,7 +95,7 @@ export class NodeEventRecorder {
       lastTimestamp: now,
       count: 1,
     };
-    if (await this.create(body)) return;
+    if ((await this.create(body)) || event.once) return;
     for (let attempt = 1; attempt <= EVENT_UPDATE_ATTEMPTS; attempt++) {
       const stored = await this.read(name);
       if (stored === undefined) {

@@ -141,6 +141,8 @@ export type Action =
       readonly node?: string;
       readonly instanceId?: InstanceId;
       readonly reason: string;
+      /** Told once per Node object: its Event is made the first time and not counted again on later runs. */
+      readonly once?: true;
     };
 
 export type ActionKind = Action['kind'];

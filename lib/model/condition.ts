@@ -5,7 +5,8 @@ import type { LifecycleRef, Signal } from './signal.js';
 /**
  * The conditions of DESIGN §1: every (machine, node) pair is in exactly one. `gone`: a terminated
  * machine without a Node object — the correspondence is over, nothing to do, but not in sync either
- * (EC2 returns a terminated instance for about an hour).
+ * (EC2 returns a terminated instance for about an hour). `other-owner`: a Node (or machine) another
+ * system manages end to end — Karpenter, EKS Auto Mode, EKS hybrid nodes (DESIGN §1c): reported, never acted on.
  */
 export const CONDITIONS = [
   'in-sync',
@@ -17,6 +18,7 @@ export const CONDITIONS = [
   'unregistered-machine',
   'identity-conflict',
   'not-ec2',
+  'other-owner',
   'unknown',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];

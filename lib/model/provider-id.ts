@@ -1,4 +1,5 @@
 import { isInstanceId, type InstanceId } from './instance-id.js';
+import { REGION_SOURCE } from './partition.js';
 
 /**
  * What a Node's spec.providerID says about its machine.
@@ -20,11 +21,11 @@ export class MalformedProviderIdError extends Error {
 }
 
 /**
- * Every availability-zone form an EC2 providerID carries, the region first: standard
- * (`us-east-1a`, `us-gov-west-1a`, `cn-north-1a`, `us-isob-east-1a`), Local Zones
- * (`us-east-1-bos-1a`) and Wavelength Zones (`us-east-1-wl1-bos-wlz-1`).
+ * Every availability-zone form an EC2 providerID carries, the region (of any partition) first:
+ * standard (`us-east-1a`, `us-gov-west-1a`, `cn-north-1a`, `us-isob-east-1a`, `eusc-de-east-1a`),
+ * Local Zones (`us-east-1-bos-1a`) and Wavelength Zones (`us-east-1-wl1-bos-wlz-1`).
  */
-const ZONE_PATTERN = /^([a-z]{2}(?:-[a-z]+)+-\d+)(?:[a-z]|-[a-z]+-\d+[a-z]|-wl\d+-[a-z]+-wlz-\d+)$/;
+const ZONE_PATTERN = new RegExp(`^(${REGION_SOURCE})(?:[a-z]|-[a-z]+-\\d+[a-z]|-wl\\d+-[a-z]+-wlz-\\d+)$`);
 
 /** The region of an availability zone (any form above), or undefined when it is not one. */
 export function regionOfZone(zone: string): string | undefined {

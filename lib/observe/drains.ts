@@ -1,4 +1,5 @@
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
+import { isBeyondHorizon } from '../plan/own-cordon.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
@@ -21,8 +22,11 @@ export async function drainStates(
       remote.add(name);
       continue;
     }
+    // A local drain runs until its deadline, which is bounded: one further ahead is invalid, not a drain that never ends.
     const deadline = Date.parse(node.annotations[DRAIN_DEADLINE_ANNOTATION] ?? '');
-    states.set(name, { status: Number.isFinite(deadline) && deps.clock.now() < deadline ? 'running' : 'ended' });
+    const now = deps.clock.now();
+    const running = Number.isFinite(deadline) && now < deadline && !isBeyondHorizon(deadline, now);
+    states.set(name, { status: running ? 'running' : 'ended' });
   }
   if (remote.size > 0) {
     try {

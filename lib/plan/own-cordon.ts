@@ -10,6 +10,7 @@ import {
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
 } from '../contract/labels.js';
+import { MAX_SETTING_DURATION_MS } from '../contract/settings.js';
 import { DRAIN_PURPOSES, type DrainPurpose } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
 import type { LifecycleRef } from '../model/signal.js';
@@ -21,6 +22,14 @@ function timeAnnotation(node: NodeView, key: string): number | undefined {
   const time = Date.parse(at);
   return Number.isNaN(time) ? undefined : time;
 }
+
+/**
+ * How far ahead a time in one of our annotations (`until`, `drain-deadline`) may be: no setting reaches
+ * further. A later one was not written for a window or a drain of ours: invalid, never "hold forever".
+ */
+export const ANNOTATION_HORIZON_MS = MAX_SETTING_DURATION_MS;
+
+export const isBeyondHorizon = (at: number, now: number): boolean => at - now > ANNOTATION_HORIZON_MS;
 
 /** When the reconciler cordoned the node, from its annotation; undefined when absent or unreadable. */
 export const ownCordonTime = (node: NodeView): number | undefined => timeAnnotation(node, CORDONED_AT_ANNOTATION);

@@ -6,10 +6,17 @@ import type { DrainExecutionState, NodeView } from '../model/observation.js';
 import type { Settings } from '../contract/settings.js';
 import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-workflow.js';
 import { deletionAllowance } from './breaker.js';
-import { exclusionOf } from './exclusion.js';
-import { CORDONED_BY_ANNOTATION } from '../contract/labels.js';
+import { exclusionOf, invalidExclusion } from './exclusion.js';
+import { CORDON_UNTIL_ANNOTATION, CORDONED_BY_ANNOTATION } from '../contract/labels.js';
 import { isCordonedByReconciler } from '../kube/node-writes.js';
-import { cordonHeldUntil, hasShutdownTaint, ownCordonTime, type DrainClaim } from './own-cordon.js';
+import {
+  ANNOTATION_HORIZON_MS,
+  cordonHeldUntil,
+  hasShutdownTaint,
+  isBeyondHorizon,
+  ownCordonTime,
+  type DrainClaim,
+} from './own-cordon.js';
 import { iso, recordedDrain, target, type PlannedActions, type PairPlanner, type PlanContext } from './pair.js';
 import {
   isCancellableRepair,
@@ -82,6 +89,8 @@ function planPair(
       }),
   };
   for (const { why } of pair.staleSignals ?? []) p.skip('drain', `stale signal, not acted on: ${why}`);
+  const invalid = invalidExclusion(pair);
+  if (invalid !== undefined) p.skip('report', invalid);
 
   switch (pair.condition) {
     case 'in-sync':
@@ -133,6 +142,17 @@ function planPair(
     case 'identity-conflict':
     case 'unknown':
       p.report();
+      return;
+    case 'other-owner':
+      // Told once per Node (its Event is not counted again each sweep): theirs is no divergence of ours.
+      out.actions.push({
+        kind: 'report',
+        condition: pair.condition,
+        ...(node ? { node: node.name } : {}),
+        ...ids,
+        reason: pair.reason,
+        once: true,
+      });
       return;
     case 'not-ec2':
     case 'gone':
@@ -226,7 +246,15 @@ function planOwnUncordon(
     return;
   }
   if (now - Math.max(cordonedAt, drain?.claim.at ?? 0) < settings.uncordonAfter) return;
-  const heldUntil = Math.max(cordonHeldUntil(node) ?? 0, pair.holdCordonUntil ?? 0);
+  // Our own `until` is bounded: a time further ahead than any setting reaches was not written by us for a window.
+  const recordedHold = cordonHeldUntil(node);
+  const invalidHold = recordedHold !== undefined && isBeyondHorizon(recordedHold, now);
+  if (invalidHold)
+    p.skip(
+      'report',
+      `${CORDON_UNTIL_ANNOTATION}=${iso(recordedHold)} is more than ${formatDuration(ANNOTATION_HORIZON_MS)} ahead: invalid, not honoured`,
+    );
+  const heldUntil = Math.max(invalidHold ? 0 : (recordedHold ?? 0), pair.holdCordonUntil ?? 0);
   if (heldUntil > now) {
     p.skip('uncordon-own', `maintenance window ends at ${iso(heldUntil)}: the cordon is held until then`);
     return;

@@ -3,6 +3,7 @@ import type { OutputEvent, OutputEventPublisher } from '../aws/output-events.js'
 import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
+import { partitionOfRegion } from '../model/partition.js';
 import { errorText } from '../support/errors.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in docs/observability.md). */
@@ -62,6 +63,7 @@ export const DIVERGENCE_REASONS = {
   'in-sync': 'InSync',
   'stopped-machine': 'StoppedMachine',
   'not-ec2': 'NotEc2',
+  'other-owner': 'OtherOwner',
 } as const satisfies Record<Condition, string>;
 
 /** Divergences worth an alert downstream (the reconciler could not fix them). */
@@ -88,7 +90,9 @@ export interface RunPlace {
 }
 
 const instanceArn = ({ region, accountId }: RunPlace, id: string | undefined): string[] =>
-  id && region && accountId ? [`arn:aws:ec2:${region}:${accountId}:instance/${id}`] : [];
+  id && region && accountId
+    ? [`arn:${partitionOfRegion(region)?.id ?? 'aws'}:ec2:${region}:${accountId}:instance/${id}`]
+    : [];
 
 /** The deletions the circuit breaker held back: each such Node is told why it was not deleted. */
 function heldBackByBreaker(plan: Pick<Plan, 'skipped' | 'breaker'> | undefined): string[] {
@@ -144,7 +148,14 @@ export function notificationsFor(
     const uid = 'uid' in action ? action.uid : action.kind === 'complete-lifecycle' ? action.nodeUid : undefined;
     if (action.kind === 'report') {
       if (node)
-        kube.push({ node, reason: DIVERGENCE_REASONS[action.condition], message: action.reason, type: 'Warning' });
+        kube.push({
+          node,
+          reason: DIVERGENCE_REASONS[action.condition],
+          message: action.reason,
+          // Another owner's Node is as it should be: told once, as a Normal Event.
+          type: action.once ? 'Normal' : 'Warning',
+          ...(action.once ? { once: true } : {}),
+        });
       if (ALERTING.has(action.condition)) {
         output.push({
           detailType: 'Divergence Detected',

@@ -254,7 +254,79 @@ describe('classify', () => {
       world: anObservation({
         nodes: [aNode(1, { providerID: 'eks-hybrid:///us-west-2/my-cluster/mi-0123456789abcdef0' })],
       }),
-      expected: 'not-ec2',
+      expected: 'other-owner',
+      reason: /EKS hybrid nodes/,
+    },
+    {
+      name: "a Karpenter node whose spot machine is being reclaimed (Karpenter's to drain)",
+      world: anObservation({
+        nodes: [aNode(1, { labels: { 'karpenter.sh/nodepool': 'default' } })],
+        instances: [anInstance(1, { spot: true })],
+      }),
+      signals: [aSignal('spot-interruption', 1)],
+      expected: 'other-owner',
+      reason: /Karpenter manages this node \(label karpenter.sh\/nodepool=default\)/,
+    },
+    {
+      name: 'a Karpenter node when Karpenter nodes are included',
+      world: anObservation({
+        nodes: [aNode(1, { labels: { 'karpenter.sh/nodepool': 'default' } })],
+        instances: [anInstance(1, { spot: true })],
+      }),
+      signals: [aSignal('spot-interruption', 1)],
+      over: { includeKarpenterNodes: true },
+      expected: 'slated-for-removal',
+    },
+    {
+      name: 'an included Karpenter node that Karpenter is disrupting',
+      world: anObservation({
+        nodes: [
+          aNode(1, {
+            labels: { 'karpenter.sh/nodepool': 'default' },
+            taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }],
+          }),
+        ],
+        instances: [anInstance(1, { spot: true })],
+      }),
+      signals: [aSignal('spot-interruption', 1)],
+      over: { includeKarpenterNodes: true },
+      expected: 'other-owner',
+      reason: /taint karpenter.sh\/disrupted/,
+    },
+    {
+      name: 'a node whose machine Karpenter launched (its NodePool tag), though the node lacks the label',
+      world: anObservation({
+        nodes: [aNode(1)],
+        instances: [anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'karpenter.sh/nodepool': 'default' } })],
+      }),
+      expected: 'other-owner',
+    },
+    {
+      name: 'an EKS Auto Mode node, even when Karpenter nodes are included',
+      world: anObservation({
+        nodes: [
+          aNode(1, {
+            labels: { 'eks.amazonaws.com/compute-type': 'auto', 'karpenter.sh/nodepool': 'general-purpose' },
+          }),
+        ],
+        instances: [anInstance(1, { state: 'terminated' })],
+        leases: [staleLease(1)],
+      }),
+      over: { includeKarpenterNodes: true },
+      expected: 'other-owner',
+      reason: /EKS Auto Mode/,
+    },
+    {
+      name: 'a Karpenter machine with no Node yet',
+      world: anObservation({
+        instances: [
+          anInstance(1, {
+            launchedAt: NOW - 2 * HOUR,
+            tags: { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned', 'karpenter.sh/nodepool': 'default' },
+          }),
+        ],
+      }),
+      expected: 'other-owner',
     },
     {
       name: 'a failed lookup',

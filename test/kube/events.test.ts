@@ -102,6 +102,24 @@ describe('NodeEventRecorder: aggregation', () => {
     ]);
   });
 
+  it('should make an Event told once only the first time: a repeat finds it and leaves it as it is', async () => {
+    const otherOwner = unresponsive({
+      reason: 'OtherOwner',
+      type: 'Normal',
+      message: 'Karpenter manages this node (label karpenter.sh/nodepool=default): left to it',
+      once: true,
+    });
+    await new NodeEventRecorder(client, clock).record(otherOwner);
+    clock.advance(10 * 60_000);
+
+    await new NodeEventRecorder(client, clock).record(otherOwner);
+
+    expect(storedEvents().map(described)).toEqual([
+      expect.objectContaining({ count: 1, lastTimestamp: '2026-11-29T12:00:00Z' }),
+    ]);
+    expect(writes()).toEqual(['create 201', 'create 409']);
+  });
+
   it('should keep apart what is not a repeat: another reason, type, node or Node incarnation', async () => {
     const recorder = new NodeEventRecorder(client, clock);
 

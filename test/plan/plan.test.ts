@@ -96,12 +96,25 @@ describe('plan', () => {
   });
 
   it('should honour the exclude tag on the instance', () => {
-    const instance = anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': '' } });
+    const instance = anInstance(1, { tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/exclude': 'true' } });
     const result = planFor(anObservation({ nodes: [aNode(1)], instances: [instance] }), [
       aSignal('spot-interruption', 1),
     ]);
     expect(kinds(result)).toEqual(['report']);
     expect(result.skipped[0]?.reason).toMatch(/excluded by instance tag/);
+  });
+
+  it.each(['', 'yes', 'False', 'TRUE'])('should not honour exclude=%j (only true excludes), and report it', (value) => {
+    const node = stale(1, { labels: { 'ec2-node-reconciler/exclude': value } });
+    const result = planFor(
+      anObservation({ nodes: [node], instances: [anInstance(1, { state: 'terminated' })], leases: [staleLease(1)] }),
+    );
+    expect(kinds(result)).toEqual(['delete']);
+    expect(result.skipped.map((s) => `${s.kind}: ${s.reason}`)).toEqual([
+      expect.stringMatching(
+        /^report: node label ec2-node-reconciler\/exclude=".*" is not honoured: only "true" excludes/,
+      ),
+    ]);
   });
 
   it('should treat exclude=false as not excluded', () => {

@@ -160,6 +160,22 @@ const dated = (c: { status: ConditionStatus; since: number | undefined }): NodeC
   ...(c.since !== undefined ? { since: c.since } : {}),
 });
 
+function otherOwnerLabels(
+  owner: 'karpenter' | 'karpenter-disrupted' | 'auto-mode' | 'hybrid' | undefined,
+): Record<string, string> {
+  switch (owner) {
+    case 'karpenter':
+    case 'karpenter-disrupted':
+      return { 'karpenter.sh/nodepool': 'default' };
+    case 'auto-mode':
+      return { 'eks.amazonaws.com/compute-type': 'auto', 'karpenter.sh/nodepool': 'general-purpose' };
+    case 'hybrid':
+      return { 'eks.amazonaws.com/compute-type': 'hybrid' };
+    case undefined:
+      return {};
+  }
+}
+
 const node = (index: number): fc.Arbitrary<NodeView> =>
   fc
     .record({
@@ -179,6 +195,11 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       shutdownTaint: fc.boolean(),
       readySince: since,
       agent: agentConditions,
+      // Now and then another system's Node (DESIGN §1c): Karpenter's, one Karpenter is disrupting, EKS Auto Mode's, a hybrid node.
+      otherOwner: fc.oneof(
+        { weight: 12, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom('karpenter', 'karpenter-disrupted', 'auto-mode', 'hybrid') },
+      ),
     })
     .map((r) => ({
       // Node names are unique (as in Kubernetes); node k is named like instance k's private DNS
@@ -186,16 +207,25 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       name: r.resourceName ? `${instanceId(index)}.ec2.internal` : `ip-10-0-0-${index}.ec2.internal`,
       uid: `uid-${index}`,
       resourceVersion: String(index),
-      ...(r.providerID !== undefined ? { providerID: r.providerID } : {}),
+      ...(r.otherOwner === 'hybrid'
+        ? { providerID: `eks-hybrid:///us-east-1/${CLUSTER}/mi-0123456789abcde${index}` }
+        : r.providerID !== undefined
+          ? { providerID: r.providerID }
+          : {}),
       createdAt: r.createdAt,
       ...(r.ready !== undefined ? { ready: r.ready } : {}),
       ...(r.readyHeartbeatAt !== undefined ? { readyHeartbeatAt: r.readyHeartbeatAt } : {}),
       unschedulable: r.unschedulable,
-      labels: excludeLabel(r.excluded),
+      labels: { ...excludeLabel(r.excluded), ...otherOwnerLabels(r.otherOwner) },
       annotations: { ...r.annotations, ...r.drain },
-      taints: r.shutdownTaint
-        ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }]
-        : [],
+      taints: [
+        ...(r.shutdownTaint
+          ? [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' as const }]
+          : []),
+        ...(r.otherOwner === 'karpenter-disrupted'
+          ? [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const }]
+          : []),
+      ],
       conditions: {
         ...(r.ready !== undefined ? { Ready: dated({ status: r.ready, since: r.readySince }) } : {}),
         ...Object.fromEntries(Object.entries(r.agent).map(([type, c]) => [type, dated(c)])),
@@ -226,6 +256,8 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
       owner: ownerTags,
       decommission: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       excluded: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
+      // Now and then a machine Karpenter launched (its NodePool tag), whatever its Node says.
+      karpenter: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
       asg: rarely(fc.constantFrom('InService', 'Terminating:Wait')),
       // Most machines are in one of two Auto Scaling groups, mostly InService and Healthy.
       group: fc.oneof(
@@ -262,6 +294,7 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
         ...r.owner,
         ...(r.decommission ? { 'ec2-node-reconciler/decommission': 'true' } : {}),
         ...(r.excluded ? { 'ec2-node-reconciler/exclude': 'true' } : {}),
+        ...(r.karpenter ? { 'karpenter.sh/nodepool': 'default' } : {}),
       },
       spot: false,
       ...(r.asg !== undefined || r.group !== undefined
@@ -328,6 +361,7 @@ export const settingsArb: fc.Arbitrary<Settings> = fc
     maxDeletions: fc.integer({ min: 0, max: 10 }),
     maxDeletionPercent: fc.integer({ min: 0, max: 100 }),
     markUnregisteredUnhealthy: fc.boolean(),
+    includeKarpenterNodes: fc.boolean(),
     heartbeatGrace: duration(40_000, DEFAULT_SETTINGS.heartbeatGrace),
     notFoundGrace: duration(0, DEFAULT_SETTINGS.notFoundGrace),
     minNodeAge: duration(0, DEFAULT_SETTINGS.minNodeAge),

@@ -1,4 +1,5 @@
 import type { Clock } from '../../../../lib/model/clock.js';
+import { DNS_SUFFIXES } from './partitions.js';
 import {
   DEFAULT_CREDENTIALS,
   presignGet,
@@ -11,7 +12,7 @@ export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 const MAX_TOKEN_LENGTH = 4096;
 const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 /** STS hostnames of every partition (global and regional), as aws-iam-authenticator allows them. */
-const STS_HOST = /^sts(\.[a-z0-9-]+)?\.amazonaws\.com(\.cn)?$/;
+const STS_HOST = new RegExp(`^sts(\\.[a-z0-9-]+)?\\.(${DNS_SUFFIXES.map((s) => s.replace(/\./g, '\\.')).join('|')})$`);
 
 export interface EksTokenOptions {
   readonly clock: Clock;

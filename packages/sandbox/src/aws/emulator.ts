@@ -5,6 +5,7 @@ import { verifyEksToken, type EksTokenVerification } from './eks-token.js';
 import { Faults, type FaultOptions } from './faults.js';
 import type { IamAuthorizer } from './iam/authorizer.js';
 import { parsePolicy } from './iam/policy.js';
+import { isRegionName } from './partitions.js';
 import { stableHex } from './ids.js';
 import { Ec2RateLimiter } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
@@ -114,7 +115,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '111122223333';
   if (!/^\d{12}$/.test(accountId)) throw new Error(`accountId must be 12 digits: ${accountId}`);
-  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new Error(`region is not an AWS region name: ${region}`);
+  if (!isRegionName(region)) throw new Error(`region is not an AWS region name: ${region}`);
   // One list, read by the server and the token verifier at every use, so sessions added later count.
   const credentials: EmulatorCredential[] = [...(options.credentials ?? [DEFAULT_CREDENTIALS])];
   credentials.forEach(publishCredentialIssued);

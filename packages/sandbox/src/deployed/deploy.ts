@@ -3,6 +3,7 @@
 // cluster, region and account, and read as CloudFormation would create it.
 import { resolve } from 'node:path';
 import type { Settings } from '../../../../lib/contract/settings.js';
+import { partitionOf } from '../aws/partitions.js';
 import { synthesizeApp } from '../deployment/synth.js';
 import { readDeployment, type Deployment, type FunctionSpec } from '../deployment/template.js';
 
@@ -52,7 +53,12 @@ export function deploy(target: DeployTarget): Promise<DeployedStack> {
         );
       return {
         stackName,
-        deployment: readDeployment(template, { stackName, region: target.region, accountId: target.accountId }),
+        deployment: readDeployment(template, {
+          stackName,
+          region: target.region,
+          accountId: target.accountId,
+          partition: partitionOf(target.region),
+        }),
         assemblyDir: app.assemblyDir,
       };
     })();

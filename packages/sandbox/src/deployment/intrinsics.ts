@@ -4,6 +4,7 @@
 // (`<stack>-<logicalId>-<suffix>`), with a stable suffix so runs repeat.
 import { createHash } from 'node:crypto';
 import { stableUuid } from '../aws/ids.js';
+import { dnsSuffixOf, partitionOf } from '../aws/partitions.js';
 
 export interface DeploymentEnv {
   readonly stackName: string;
@@ -41,7 +42,7 @@ function generatedName(env: DeploymentEnv, logicalId: string, maxLength: number)
 /** The stack's id, `arn:<partition>:cloudformation:<region>:<account>:stack/<name>/<uuid>`, the uuid stable per stack name so runs repeat. */
 export function stackIdOf(env: DeploymentEnv): string {
   const uuid = stableUuid(`stack:${env.stackName}`);
-  return `arn:${env.partition ?? 'aws'}:cloudformation:${env.region}:${env.accountId}:stack/${env.stackName}/${uuid}`;
+  return `arn:${env.partition ?? partitionOf(env.region)}:cloudformation:${env.region}:${env.accountId}:stack/${env.stackName}/${uuid}`;
 }
 
 /** Per type: the property holding an explicit name, the name's length limit, Ref and the attributes. */
@@ -198,7 +199,7 @@ export class Resolver {
       case 'AWS::StackId':
         return stackIdOf(this.env);
       case 'AWS::URLSuffix':
-        return this.partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+        return dnsSuffixOf(this.env.region);
       case 'AWS::NoValue':
         throw new Error('resolving the template: AWS::NoValue outside a property');
       default:

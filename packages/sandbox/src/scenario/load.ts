@@ -97,6 +97,9 @@ function danglingReferences(scenario: Scenario): string[] {
   for (const name of Object.keys(scenario.expect?.nodes ?? {})) {
     if (!nodes.has(name)) problems.push(`expect.nodes.${name}: no node named ${name}`);
   }
+  for (const name of Object.keys(scenario.expect?.events ?? {})) {
+    if (!nodes.has(name)) problems.push(`expect.events.${name}: no node named ${name}`);
+  }
   scenario.expect?.lifecycleActions?.forEach((a, i) => {
     if (!ids.has(a.instance)) problems.push(`expect.lifecycleActions[${i}].instance: no instance ${a.instance}`);
   });

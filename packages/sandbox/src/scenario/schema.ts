@@ -209,6 +209,8 @@ const ExpectSchema = z
     evictionsBlocked: z.number().int().min(0).optional(),
     drainsStarted: z.number().int().min(0).optional(),
     deadLetters: z.number().int().min(0).optional(),
+    /** Per node, per Event reason: how many times the Event was told (the sum of its Events' counts; 0: never). */
+    events: z.record(z.string().min(1), z.record(z.string().min(1), z.number().int().min(0))).optional(),
     /** v1.1: calls refused by the deployed IAM policies or the shipped RBAC. */
     denied: z.number().int().min(0).optional(),
     // v1.1 (issue #19): the machines the reconciler had replaced (drained, then marked Unhealthy for their group), or [] for none.

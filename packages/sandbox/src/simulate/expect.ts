@@ -96,6 +96,13 @@ function checkNode(sandbox: Sandbox, name: string, want: NodeExpectation): strin
   return problems.map((p) => `nodes.${name}.${p}`);
 }
 
+/** What an expectation reads of a stored Event. */
+interface EventView {
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string };
+  readonly reason?: string;
+  readonly count?: number;
+}
+
 export function checkExpectations(
   sandbox: Sandbox,
   expect: ScenarioExpect,
@@ -178,6 +185,18 @@ export function checkExpectations(
         ? []
         : [`drainsStarted: expected ${expect.drainsStarted}, got ${started.length} (${started.join(', ') || 'none'})`],
     );
+  }
+
+  for (const [node, reasons] of Object.entries(expect.events ?? {})) {
+    const events = sandbox.kube.store.list(sandbox.kube.store.resource('events', ''), {}).items as EventView[];
+    const problems: string[] = [];
+    for (const [reason, count] of Object.entries(reasons)) {
+      const told = events
+        .filter((e) => e.involvedObject?.kind === 'Node' && e.involvedObject.name === node && e.reason === reason)
+        .reduce((sum, e) => sum + (e.count ?? 1), 0);
+      if (told !== count) problems.push(`events.${node}.${reason}: expected ${count}, got ${told}`);
+    }
+    record(problems);
   }
 
   if (expect.deadLetters !== undefined) {

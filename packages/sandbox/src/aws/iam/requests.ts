@@ -15,6 +15,7 @@ import type { CallerIdentity } from '../sigv4.js';
 import { iamAction } from './actions.js';
 import type { ContextValue } from './conditions.js';
 import { requestTagKeys, resourceTagKeys } from './context.js';
+import { partitionOf } from '../partitions.js';
 
 /** One authorization IAM makes for a call (the caller is added by whoever asks). */
 export interface IamCheck {
@@ -33,12 +34,7 @@ export type IamWorld = Pick<
 
 type Mapping = (params: unknown, world: IamWorld, action: string) => readonly IamCheck[];
 
-/** `aws`, `aws-cn` or `aws-us-gov`: the partition a region's ARNs are in. */
-export function partitionOf(region: string): string {
-  if (region.startsWith('cn-')) return 'aws-cn';
-  if (region.startsWith('us-gov-')) return 'aws-us-gov';
-  return 'aws';
-}
+export { partitionOf };
 
 const arnIn = (world: IamWorld, service: string, resource: string): string =>
   `arn:${partitionOf(world.region)}:${service}:${world.region}:${world.accountId}:${resource}`;

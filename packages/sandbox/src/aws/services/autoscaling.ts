@@ -13,6 +13,7 @@ import {
 import { paginate } from './pagination.js';
 import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
 import { parseInput, queryBool, queryInt, queryList, smithyValidation } from './validate.js';
+import { partitionOf } from '../partitions.js';
 
 const invalid = smithyValidation('ValidationError');
 
@@ -224,7 +225,7 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
         .sort();
       return {
         AutoScalingGroupName: group,
-        AutoScalingGroupARN: `arn:aws:autoscaling:${ctx.state.region}:${ctx.state.accountId}:autoScalingGroup:${groupUuid(group)}:autoScalingGroupName/${group}`,
+        AutoScalingGroupARN: `arn:${partitionOf(ctx.state.region)}:autoscaling:${ctx.state.region}:${ctx.state.accountId}:autoScalingGroup:${groupUuid(group)}:autoScalingGroupName/${group}`,
         LaunchTemplate: launchTemplateOf(group),
         MinSize: 0,
         MaxSize: Math.max(members.length, 1),

@@ -7,6 +7,7 @@ import { AwsError } from '../errors.js';
 import type { LogEventRecord, LogGroupRecord, LogStreamRecord } from '../state/logs.js';
 import type { JsonService, RequestContext } from './types.js';
 import { parseInput, smithyValidation } from './validate.js';
+import { partitionOf } from '../partitions.js';
 
 const invalid = smithyValidation('InvalidParameterException');
 
@@ -70,7 +71,7 @@ function describeLogStreams(params: unknown, ctx: RequestContext): unknown {
       ...(lastEvent(s)
         ? { lastEventTimestamp: lastEvent(s)?.timestamp, lastIngestionTime: lastEvent(s)?.ingestionTime }
         : {}),
-      arn: `arn:aws:logs:${region}:${ctx.state.accountId}:log-group:${group.name}:log-stream:${s.name}`,
+      arn: `arn:${partitionOf(region)}:logs:${region}:${ctx.state.accountId}:log-group:${group.name}:log-stream:${s.name}`,
       storedBytes: 0,
     })),
     ...(start + limit < streams.length ? { nextToken: String(start + limit) } : {}),

@@ -1,3 +1,4 @@
+import { partitionOf } from '../partitions.js';
 /** What an emulated function is given besides its payload: the parts of the Lambda context it may read. */
 export interface InvocationContext {
   readonly functionName: string;
@@ -107,7 +108,7 @@ export class FunctionStore {
   ): FunctionRecord {
     const record: FunctionRecord = {
       name,
-      arn: `arn:aws:lambda:${this.region}:${this.accountId}:function:${name}`,
+      arn: `arn:${partitionOf(this.region)}:lambda:${this.region}:${this.accountId}:function:${name}`,
       handler,
       ...(enqueue ? { enqueue } : {}),
       configuration,
@@ -129,6 +130,6 @@ export class FunctionStore {
   arnOf(nameOrArn: string): string {
     return nameOrArn.startsWith('arn:')
       ? nameOrArn
-      : `arn:aws:lambda:${this.region}:${this.accountId}:function:${nameOrArn}`;
+      : `arn:${partitionOf(this.region)}:lambda:${this.region}:${this.accountId}:function:${nameOrArn}`;
   }
 }

@@ -35,6 +35,7 @@ import {
   type SeedStateMachine,
 } from './seed.js';
 import { StepFunctionsStore, type StateMachineRecord } from './step-functions.js';
+import { partitionOf } from '../partitions.js';
 
 export interface AwsTimings extends InstanceTimings {
   /** How long a seeded `pending` instance takes to be `running`. */
@@ -234,13 +235,13 @@ export class AwsState {
     const id = stableHex(`cluster:${seed.name}`, 32).toUpperCase();
     const cluster: ClusterRecord = {
       name: seed.name,
-      arn: `arn:aws:eks:${this.region}:${this.accountId}:cluster/${seed.name}`,
+      arn: `arn:${partitionOf(this.region)}:eks:${this.region}:${this.accountId}:cluster/${seed.name}`,
       createdAt: this.clock.now() - (seed.createdAgo ?? 0),
       version: seed.version ?? '1.33',
       platformVersion: seed.platformVersion ?? 'eks.9',
       endpoint: seed.endpoint,
       certificateAuthorityData: seed.certificateAuthorityData ?? DEFAULT_CA_DATA,
-      roleArn: seed.roleArn ?? `arn:aws:iam::${this.accountId}:role/${seed.name}-cluster-role`,
+      roleArn: seed.roleArn ?? `arn:${partitionOf(this.region)}:iam::${this.accountId}:role/${seed.name}-cluster-role`,
       status: seed.status ?? 'ACTIVE',
       vpcId: `vpc-${stableHex(`vpc:${this.region}`, 17)}`,
       subnetIds: ['a', 'b', 'c'].map((z) => `subnet-${stableHex(`subnet:${this.region}${z}`, 17)}`),
@@ -257,7 +258,7 @@ export class AwsState {
     const seed = parseSeed(SeedStateMachineSchema, input, `stateMachines[${String(input.name)}]`);
     const machine: StateMachineRecord = {
       name: seed.name,
-      arn: `arn:aws:states:${this.region}:${this.accountId}:stateMachine:${seed.name}`,
+      arn: `arn:${partitionOf(this.region)}:states:${this.region}:${this.accountId}:stateMachine:${seed.name}`,
       type: seed.type ?? 'STANDARD',
     };
     this.stepFunctions.putStateMachine(machine);

@@ -80,7 +80,7 @@ export async function runOperatorDrain(
     return deps.sleep(ms);
   };
   const result = await runDrain(
-    { ...deps, onProgress },
+    { ...deps, onProgress, sleep },
     {
       node: drain.node,
       deadline,

@@ -7,6 +7,7 @@ import { StepFunctionsDrainLauncher, type DrainLauncher } from '../aws/drain-lau
 import { OutputEventPublisher } from '../aws/output-events.js';
 import { podKey } from '../drain/api.js';
 import { drainDeps as buildDrainDeps } from '../drain/deps.js';
+import type { LifecycleCalls } from '../drain/held-lifecycle.js';
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../drain/local-workflow.js';
 import { endLines, progressLine, reasonCode } from '../drain/pod-report.js';
 import type { DrainDeps } from '../drain/step.js';
@@ -84,6 +85,11 @@ export interface KubeLive {
    */
   followServerClock(): Promise<number | undefined>;
   drainDeps(settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps;
+  /**
+   * What an operator's drain holds a lifecycle action with, should a removal hand it one (a scale-in
+   * while it runs): Auto Scaling in the cluster's region, connected only when first called.
+   */
+  readonly lifecycle: LifecycleCalls;
 }
 
 export interface Live extends KubeLive {
@@ -105,9 +111,24 @@ function loadKubeConfig(options: Pick<LiveOptions, 'kubeconfig' | 'context'>): K
   }
 }
 
-function kubeLive(kubeConfig: KubeConfig): KubeLive {
+function kubeLive(kubeConfig: KubeConfig, options: Pick<LiveOptions, 'region' | 'endpointUrl'>): KubeLive {
   const kube = connectionFromKubeConfig(kubeConfig);
   const clock = new OffsetClock();
+  let autoScaling: AutoScalingAdapter | undefined;
+  // Made when first needed: a drain nobody hands an action to needs no region or AWS credentials.
+  const connectAutoScaling = (): AutoScalingAdapter =>
+    (autoScaling ??= new AutoScalingAdapter(
+      createAwsClients({
+        region: regionOf(fromContextArn(kubeConfig).region, options.region),
+        ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}),
+      }).autoScaling,
+    ));
+  const lifecycle: LifecycleCalls = {
+    recordHeartbeat: async (instanceId, ref) => connectAutoScaling().recordHeartbeat(instanceId, ref),
+    completeLifecycleAction: async (instanceId, ref) =>
+      connectAutoScaling().completeLifecycleAction(instanceId, ref, 'CONTINUE'),
+    events: new NodeEventRecorder(new KubeClient(kube), clock),
+  };
   const followServerClock = async (): Promise<number | undefined> => {
     const offset = await serverClockOffset(kube);
     if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_TOLERANCE_MS) return undefined;
@@ -116,12 +137,13 @@ function kubeLive(kubeConfig: KubeConfig): KubeLive {
   };
   const drainDeps = (settings: Settings, onProgress?: (r: DrainStepResult) => void): DrainDeps =>
     buildDrainDeps({ connection: kube, clock, settings, ...(onProgress ? { onProgress } : {}) });
-  return { kube, clock, followServerClock, drainDeps };
+  return { kube, clock, followServerClock, drainDeps, lifecycle };
 }
 
-/** The kubeconfig's cluster, without AWS: no cluster name or region needed. */
-export const connectKube = (options: Pick<LiveOptions, 'kubeconfig' | 'context'>): KubeLive =>
-  kubeLive(loadKubeConfig(options));
+/** The kubeconfig's cluster, without AWS until a lifecycle action needs it: no cluster name or region needed. */
+export const connectKube = (
+  options: Pick<LiveOptions, 'kubeconfig' | 'context' | 'region' | 'endpointUrl'>,
+): KubeLive => kubeLive(loadKubeConfig(options), options);
 
 /** Publishes one output event, failing when EventBridge refused it after its retries. */
 const publishOn =
@@ -137,7 +159,7 @@ export function connect(options: LiveOptions): Live {
   const cluster = options.cluster ?? guessed.cluster;
   if (!cluster) throw new CliError('cannot tell the cluster name from the kubeconfig context; pass --cluster <name>');
   const region = regionOf(guessed.region, options.region);
-  const base = kubeLive(kubeConfig);
+  const base = kubeLive(kubeConfig, { region, ...(options.endpointUrl ? { endpointUrl: options.endpointUrl } : {}) });
   const aws = createAwsClients({ region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) });
   const autoScaling = new AutoScalingAdapter(aws.autoScaling);
   const outputs = options.outputEventBus
@@ -152,6 +174,7 @@ export function connect(options: LiveOptions): Live {
       {
         completeLifecycleAction: (instanceId, lifecycle) =>
           autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
+        recordHeartbeat: (instanceId, lifecycle) => autoScaling.recordHeartbeat(instanceId, lifecycle),
         ...(outputs ? { publish: publishOn(outputs) } : {}),
         events: new NodeEventRecorder(new KubeClient(base.kube), base.clock),
       },

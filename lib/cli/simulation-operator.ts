@@ -2,9 +2,13 @@
 // needs what a person at a terminal would do (a dry-run sweep to picture the cluster, `drain NODE`)
 // it calls these, the same code the CLI runs against a real cluster, with the sandbox's addresses.
 import type { Operator, OperatorAccess } from '@ec2-node-reconciler/sandbox/simulate/operator.js';
+import { AutoScalingAdapter } from '../aws/autoscaling.js';
+import { createAwsClients } from '../aws/clients.js';
 import { drainDeps } from '../drain/deps.js';
 import { runOperatorDrain } from '../drain/operator-drain.js';
+import { KubeClient } from '../kube/client.js';
 import { bearerConnection } from '../kube/connection.js';
+import { NodeEventRecorder } from '../kube/events.js';
 import { WarmRuntime } from '../lambda/runtime.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { runSweep } from '../pipeline/run.js';
@@ -43,20 +47,31 @@ function newRuntime(access: OperatorAccess): WarmRuntime {
 export const cliOperator: Operator<RunReport> = {
   snapshot: async (access) =>
     runSweep(await reconcilerDepsIn(access), { region: access.region, accountId: access.accountId }),
-  drain: (access, request) =>
-    runOperatorDrain(
-      drainDeps({
-        connection: bearerConnection({
-          server: access.kube.url,
-          token: access.kube.token,
-          ...(access.kube.caCert ? { caData: Buffer.from(access.kube.caCert).toString('base64') } : {}),
-        }),
-        clock: access.clock,
-        settings: access.settings,
-        sleep: access.sleep,
-      }),
+  drain: (access, request) => {
+    const connection = bearerConnection({
+      server: access.kube.url,
+      token: access.kube.token,
+      ...(access.kube.caCert ? { caData: Buffer.from(access.kube.caCert).toString('base64') } : {}),
+    });
+    // The operator's own AWS credentials, as the CLI's drain uses them for a lifecycle action handed to it.
+    const autoScaling = new AutoScalingAdapter(
+      createAwsClients({
+        region: access.region,
+        endpoint: access.operatorAws.endpoint,
+        credentials: access.operatorAws.credentials,
+      }).autoScaling,
+    );
+    return runOperatorDrain(
+      drainDeps({ connection, clock: access.clock, settings: access.settings, sleep: access.sleep }),
       request,
-    ),
+      {
+        recordHeartbeat: (instanceId, lifecycle) => autoScaling.recordHeartbeat(instanceId, lifecycle),
+        completeLifecycleAction: (instanceId, lifecycle) =>
+          autoScaling.completeLifecycleAction(instanceId, lifecycle, 'CONTINUE'),
+        events: new NodeEventRecorder(new KubeClient(connection), access.clock),
+      },
+    );
+  },
   // The functions' JSON reports: the shape the report module writes (the sandbox only carries them).
   readReport: (value) =>
     isRecord(value) && Array.isArray(value.actions) && Array.isArray(value.rows) && isRecord(value.conditions)

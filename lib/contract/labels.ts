@@ -35,6 +35,16 @@ export const DRAIN_FOR_ANNOTATION = `${LABEL_PREFIX}/drain-for`;
 export const DRAIN_LAUNCH_ANNOTATION = `${LABEL_PREFIX}/drain-launch`;
 /** How the recorded drain ended (the drain step writes it): `cancelled-by-uncordon` leaves the lifecycle action to the operator. */
 export const DRAIN_OUTCOME_ANNOTATION = `${LABEL_PREFIX}/drain-outcome`;
+/**
+ * ISO time the drain record was last renewed: its drain renews it about every minute while it runs,
+ * and a record not renewed for RECORD_TTL is dead (lib/drain/liveness.ts). The claim writes it first.
+ */
+export const DRAIN_RENEWED_ANNOTATION = `${LABEL_PREFIX}/drain-renewed`;
+/**
+ * Integer ≥ 1, absent = 0: which chained execution of the recorded drain runs now; Step Functions is
+ * asked about chainExecutionName(record, chain) (lib/contract/drain-workflow.ts).
+ */
+export const DRAIN_CHAIN_ANNOTATION = `${LABEL_PREFIX}/drain-chain`;
 /** Every annotation of a drain record, which go together. */
 export const DRAIN_RECORD_ANNOTATIONS = [
   DRAIN_ANNOTATION,
@@ -44,8 +54,10 @@ export const DRAIN_RECORD_ANNOTATIONS = [
   DRAIN_FOR_ANNOTATION,
   DRAIN_LAUNCH_ANNOTATION,
   DRAIN_OUTCOME_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
+  DRAIN_CHAIN_ANNOTATION,
 ] as const;
-/** Execution names of drains the CLI runs in-process: not Step Functions executions; running until their deadline. */
+/** Execution names of drains the CLI runs in-process: not Step Functions executions; running while they renew their record. */
 export const LOCAL_DRAIN_PREFIX = 'local-';
 export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';

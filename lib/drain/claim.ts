@@ -15,8 +15,10 @@ import {
   DRAIN_DEADLINE_ANNOTATION,
   DRAIN_FOR_ANNOTATION,
   DRAIN_LAUNCH_ANNOTATION,
+  DRAIN_CHAIN_ANNOTATION,
   DRAIN_OUTCOME_ANNOTATION,
   DRAIN_RECORD_ANNOTATIONS,
+  DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
 } from '../contract/labels.js';
 import type { Clock } from '../model/clock.js';
@@ -76,6 +78,9 @@ export function claimAnnotations(
       [DRAIN_FOR_ANNOTATION]: claim.for,
       [DRAIN_LAUNCH_ANNOTATION]: claim.launchedAt !== undefined && claim.launchedAt > 0 ? iso(claim.launchedAt) : null,
       [DRAIN_OUTCOME_ANNOTATION]: null,
+      // Made now, so alive now: its drain renews it from its first step on (lib/drain/liveness.ts).
+      [DRAIN_RENEWED_ANNOTATION]: iso(now),
+      [DRAIN_CHAIN_ANNOTATION]: null,
     },
   };
 }
@@ -165,6 +170,61 @@ export async function joinDrain(api: NodeWriteApi, name: string, options: JoinOp
     return {
       patch: Object.keys(annotations).length > 0 ? { annotations } : undefined,
       result: (_patched, changed) => ({ kind: 'joined', changed }),
+    };
+  });
+}
+
+export interface RenewOptions extends ReadOptions {
+  /** The drain renewing its record: only a record of its own is renewed. */
+  readonly execution: string;
+  /** Which chained execution of it runs now (0: the first). */
+  readonly chain: number;
+}
+
+export type RenewResult =
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'uid-mismatch'; readonly uid: string }
+  | { readonly kind: 'claimed-by-other'; readonly execution: string }
+  | { readonly kind: 'renewed'; readonly changed: boolean };
+
+/**
+ * Pure: the patch that renews `execution`'s record on the node at `now` — when its renewal is older
+ * than `interval` (or unreadable), or it names another link of the chain than the one running —
+ * else undefined (nothing due, or the record is not this drain's, or says how it ended).
+ */
+export function renewalPatch(
+  node: NodeWriteView,
+  options: Pick<RenewOptions, 'execution' | 'chain'>,
+  now: number,
+  interval: number,
+): NodePatch | undefined {
+  if (node.annotations[DRAIN_ANNOTATION] !== options.execution) return undefined;
+  if (node.annotations[DRAIN_OUTCOME_ANNOTATION] !== undefined) return undefined;
+  const renewed = Date.parse(node.annotations[DRAIN_RENEWED_ANNOTATION] ?? '');
+  const chain = options.chain > 0 ? String(options.chain) : undefined;
+  const due = !(now - renewed < interval) || node.annotations[DRAIN_CHAIN_ANNOTATION] !== chain;
+  return due
+    ? { annotations: { [DRAIN_RENEWED_ANNOTATION]: iso(now), [DRAIN_CHAIN_ANNOTATION]: chain ?? null } }
+    : undefined;
+}
+
+/**
+ * Renews the drain record of `execution` (DESIGN §5: a record not renewed is dead, and the next
+ * removal takes over), with the chained execution that runs it now; nothing when none is due.
+ */
+export async function renewDrain(
+  api: NodeWriteApi,
+  name: string,
+  options: RenewOptions,
+  interval: number,
+  clock: Clock,
+): Promise<RenewResult> {
+  return readDecidePatch<RenewResult>(api, name, options, (node) => {
+    const current = node.annotations[DRAIN_ANNOTATION];
+    if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
+    return {
+      patch: renewalPatch(node, options, clock.now(), interval),
+      result: (_patched, changed) => ({ kind: 'renewed', changed }),
     };
   });
 }

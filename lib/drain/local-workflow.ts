@@ -4,35 +4,35 @@
 // uncordon, which leaves it open for them); then report the outcome on the reconciler's bus as
 // `Node Drained` or `Drain Failed`, with the detail the workflow's "Report outcome" state sends.
 import {
-  completeLifecycleCommand,
   executionOf,
-  leavesLifecycleOpen,
   type DrainOutcome,
   type DrainStepOutput,
   type DrainWorkflowInput,
-  type LifecycleRef,
 } from '../contract/drain-workflow.js';
 import type { OutputDetailType } from '../contract/output-events.js';
-import type { InstanceId } from '../model/instance-id.js';
-import type { NodeEventRecorder } from '../kube/events.js';
-import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
+import {
+  endHeldLifecycle,
+  errorOutput,
+  LifecycleHeartbeats,
+  type HeldLifecycleEnd,
+  type LifecycleCalls,
+} from './held-lifecycle.js';
 import { drainRequestOf, stepOutput } from './step-output.js';
 import { DeadlinePassedWhileFailing, runDrain } from './driver.js';
 import type { DrainDeps } from './step.js';
 import type { DrainStepResult } from './step-result.js';
 
-export interface LocalWorkflowDeps {
+export { errorOutput, type ErrorOutput } from './held-lifecycle.js';
+
+export interface LocalWorkflowDeps extends LifecycleCalls {
   readonly drain: DrainDeps;
-  readonly completeLifecycleAction: (instanceId: InstanceId, lifecycle: LifecycleRef) => Promise<void>;
   /** Puts the outcome on the reconciler's bus; absent, the outcome is only returned (no bus known). */
   readonly publish?: (
     detailType: OutputDetailType,
     detail: Record<string, unknown>,
     resources: readonly string[],
   ) => Promise<void>;
-  /** Where the LifecycleActionCompleted Kubernetes Event goes, as the workflow's notice records it. */
-  readonly events?: Pick<NodeEventRecorder, 'record'>;
 }
 
 /** How the local workflow ended: as the execution's Drained / Not drained, with what it did about the lifecycle action. */
@@ -43,16 +43,11 @@ export interface LocalWorkflowEnd {
   readonly output?: DrainStepOutput;
   /** The drain's failure (outcome `error`). */
   readonly error?: unknown;
-  readonly lifecycle?: {
-    readonly ref: LifecycleRef;
-    readonly completed: boolean;
-    /** Left open after an operator's uncordon: the command that completes it. */
-    readonly completeWith?: string;
-    /** Completing it failed: why (the hook then waits for its timeout), as Step Functions' error output. */
-    readonly error?: ErrorOutput;
-  };
+  readonly lifecycle?: Omit<HeldLifecycleEnd, 'eventError'>;
   /** Recording the LifecycleActionCompleted Event failed: why (nothing else depends on it). */
   readonly eventError?: string;
+  /** Lifecycle heartbeats that failed during the drain (each retried at the next pass). */
+  readonly heartbeatErrors?: readonly string[];
   /** The output event's detail-type, when it was published. */
   readonly published?: OutputDetailType;
   /** Publishing failed: why (the drain's end stands). */
@@ -65,8 +60,26 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
   let result: DrainStepResult | undefined;
   let output: DrainStepOutput | undefined;
   let failure: unknown;
+  // As the workflow: the action the drain works for (one handed over on the Node, else the input's) is
+  // kept alive while it drains: checked at every pass (a step may last a minute) and before every wait
+  // (a step failing again and again makes no passes).
+  const heartbeats = new LifecycleHeartbeats(deps, deps.drain.clock);
+  const { instanceId } = input;
+  let held = input.lifecycle;
+  const beat = (): void => {
+    if (held && instanceId) heartbeats.beat(instanceId, held);
+  };
+  const onProgress = (progress: DrainStepResult): void => {
+    deps.drain.onProgress?.(progress);
+    held = progress.lifecycle ?? held;
+    beat();
+  };
+  const sleep = (ms: number): Promise<void> => {
+    beat();
+    return deps.drain.sleep(ms);
+  };
   try {
-    await runDrain(deps.drain, drainRequestOf(input), {
+    await runDrain({ ...deps.drain, onProgress, sleep }, drainRequestOf(input), {
       // As the workflow: a transient failure is tried again until the deadline, a permanent one ends the drain.
       retryUntilDeadline: true,
       onStep: (step) => {
@@ -80,27 +93,11 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
     outcome = error instanceof DeadlinePassedWhileFailing ? 'deadline' : 'error';
     failure = error instanceof DeadlinePassedWhileFailing ? error.cause : error;
   }
+  await heartbeats.settled();
 
   const ref = output?.lifecycle ?? input.lifecycle;
-  let lifecycle: LocalWorkflowEnd['lifecycle'];
-  let eventError: string | undefined;
-  if (ref && input.instanceId) {
-    const completeWith = completeLifecycleCommand({ group: ref.group, hook: ref.hook, instance: input.instanceId });
-    if (leavesLifecycleOpen(outcome)) lifecycle = { ref, completed: false, completeWith };
-    else {
-      try {
-        await deps.completeLifecycleAction(input.instanceId, ref);
-        lifecycle = { ref, completed: true };
-        try {
-          await deps.events?.record(lifecycleCompletedEvent(input, ref, outcome));
-        } catch (error) {
-          eventError = errorText(error);
-        }
-      } catch (error) {
-        lifecycle = { ref, completed: false, completeWith, error: errorOutput(error) };
-      }
-    }
-  }
+  const ended = ref && instanceId ? await endHeldLifecycle(deps, { ...input, instanceId }, ref, outcome) : undefined;
+  const lifecycle = ended ? withoutEventError(ended) : undefined;
 
   const end: LocalWorkflowEnd = {
     outcome,
@@ -108,7 +105,8 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
     ...(output ? { output } : {}),
     ...(failure !== undefined ? { error: failure } : {}),
     ...(lifecycle ? { lifecycle } : {}),
-    ...(eventError !== undefined ? { eventError } : {}),
+    ...(ended?.eventError !== undefined ? { eventError: ended.eventError } : {}),
+    ...(heartbeats.errors.length > 0 ? { heartbeatErrors: heartbeats.errors } : {}),
   };
   if (!deps.publish) return end;
   const detailType: OutputDetailType = outcome === 'done' ? 'Node Drained' : 'Drain Failed';
@@ -121,16 +119,8 @@ export async function runLocalWorkflow(deps: LocalWorkflowDeps, input: DrainWork
   }
 }
 
-/** An error as a Step Functions state's error output (`$states.errorOutput`): its name and its cause. */
-export interface ErrorOutput {
-  readonly Error: string;
-  readonly Cause: string;
-}
-
-export const errorOutput = (error: unknown): ErrorOutput => ({
-  Error: error instanceof Error ? error.name : 'Error',
-  Cause: errorText(error),
-});
+const withoutEventError = ({ eventError: _reported, ...end }: HeldLifecycleEnd): Omit<HeldLifecycleEnd, 'eventError'> =>
+  end;
 
 /** The detail of the workflow's output event (infra/drain-workflow.ts OUTPUT_DETAIL), field for field. */
 function outcomeDetail(input: DrainWorkflowInput, end: LocalWorkflowEnd): Record<string, unknown> {

@@ -28,4 +28,5 @@ export const drainRequestOf = (input: DrainWorkflowInput): DrainRequest => ({
   deadline: Date.parse(input.deadline),
   cordon: { reason: input.reason, expectedUid: input.nodeUid },
   execution: executionOf(input),
+  ...(input.chain !== undefined ? { chain: input.chain } : {}),
 });

@@ -20,6 +20,11 @@ export interface DrainRequest {
    */
   readonly execution?: string;
   /**
+   * Which chained execution of the drain runs this step (0, absent: the first): the step renews the
+   * record with it, so that the workflow is asked about the execution that runs now.
+   */
+  readonly chain?: number;
+  /**
    * A label selector (the Kubernetes string form): only the pods it selects are drained, as with
    * `kubectl drain --pod-selector`; the node is cordoned all the same. @default every pod
    */

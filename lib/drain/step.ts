@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { Clock } from '../model/clock.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
 import { errorText } from '../support/errors.js';
-import { recordOutcome } from './claim.js';
+import { recordOutcome, renewalPatch, renewDrain } from './claim.js';
+import { RENEW_INTERVAL_MS } from './liveness.js';
 import { outcomeOf, type DrainRequest, type DrainStatus, type DrainStepResult } from './step-result.js';
 import { LifecycleRefSchema } from '../contract/drain-workflow.js';
 import { cordon, type NodeWriteView } from '../kube/node-writes.js';
@@ -391,13 +392,38 @@ async function checkNode(
         clock.now(),
         `node ${name} was uncordoned by someone else mid-drain; the drain stops and leaves it schedulable`,
       );
+    await renewRecord(deps, request, node);
     return undefined;
   }
   const result = await cordon(api, name, { ...request.cordon, expectedUid: node.uid, observed: node }, clock);
   if (result.kind === 'not-found') return gone();
   if (result.kind === 'uid-mismatch') return replaced(result.uid);
   state.cordoned = true;
+  await renewRecord(deps, request, result.node);
   return undefined;
+}
+
+/**
+ * Renews this drain's record on the Node when a renewal is due (lib/drain/liveness.ts): a record
+ * nobody renews is taken for a dead drain's. Best effort: a failed renewal fails nothing, and the
+ * next pass tries again (the record lives for two intervals).
+ */
+async function renewRecord(deps: DrainDeps, request: DrainRequest, node: NodeWriteView): Promise<void> {
+  const { execution } = request;
+  if (execution === undefined) return;
+  const options = { execution, chain: request.chain ?? 0 };
+  if (renewalPatch(node, options, deps.clock.now(), RENEW_INTERVAL_MS) === undefined) return;
+  try {
+    await renewDrain(
+      deps.api,
+      request.node,
+      { ...options, expectedUid: node.uid, observed: node },
+      RENEW_INTERVAL_MS,
+      deps.clock,
+    );
+  } catch {
+    // Renewed at the next pass: the record outlives one missed renewal.
+  }
 }
 
 /** The pods listed this pass, matched against what the drain knows of their names. */

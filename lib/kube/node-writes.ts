@@ -25,7 +25,7 @@ import { httpStatus, KubeTransportError, statusMessage } from './client.js';
 /** What a write reads of a Node: the slice of the one projection (NodeView) that cordons and taints decide on. */
 export type NodeWriteView = Pick<
   NodeView,
-  'name' | 'uid' | 'resourceVersion' | 'unschedulable' | 'annotations' | 'labels' | 'taints'
+  'name' | 'uid' | 'resourceVersion' | 'providerID' | 'unschedulable' | 'annotations' | 'labels' | 'taints'
 >;
 
 /**

@@ -87,6 +87,10 @@ export function instanceIdOfNodeName(name: string): InstanceId | undefined {
   return first !== undefined && isInstanceId(first) ? first : undefined;
 }
 
+/** The instance a Node stands for: the one its providerID names, else the one a resource-based name names. */
+export const nodeInstanceId = (node: { readonly name: string; readonly providerID?: string }): InstanceId | undefined =>
+  (node.providerID !== undefined ? ec2InstanceIdOf(node.providerID) : undefined) ?? instanceIdOfNodeName(node.name);
+
 export function formatProviderId(zone: string, instanceId: InstanceId): string {
   return `aws:///${zone}/${instanceId}`;
 }

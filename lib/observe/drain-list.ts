@@ -6,12 +6,13 @@ import { CORDON_REASON_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../contract/labels
 import type { DrainExecution, DrainExecutionAnswer } from '../aws/drain-executions.js';
 import type { DrainPurpose } from '../model/action.js';
 import type { NodeView } from '../model/observation.js';
+import { executionToAsk, recordLiveness } from '../drain/liveness.js';
 import { drainClaimOf, type DrainClaim } from '../plan/own-cordon.js';
 
 /**
  * `running`, or how the workflow's execution ended (`succeeded`, `failed`, `timed-out`, `aborted`);
  * `ended` for a drain run by a CLI process, which no service can be asked about (it ran until its
- * outcome was written on the Node, or its deadline); `absent` when Step Functions does not know the
+ * outcome was written on the Node, or its deadline, or its CLI stopped renewing the record); `absent` when Step Functions does not know the
  * execution a Node records (its start failed, or it is older than the service keeps); `unknown`
  * when nobody could be asked (no --drain-state-machine) or asking failed.
  */
@@ -115,7 +116,8 @@ function workflowPart(
 ): Omit<DrainRow, 'execution' | 'runs' | 'recordedOnNode'> {
   if (workflow === undefined)
     return claim.outcome !== undefined ? { status: 'ended' } : { status: 'unknown', error: ASK_THE_WORKFLOW };
-  const answer = workflow.answers.get(claim.execution);
+  // The execution that runs the record's drain now (a long drain continues in chained executions).
+  const answer = workflow.answers.get(executionToAsk(claim) ?? claim.execution);
   if (answer === undefined || answer.kind === 'error')
     return { status: 'unknown', error: `asking Step Functions failed: ${answer?.error ?? 'no answer'}` };
   if (answer.kind === 'absent') return { status: 'absent' };
@@ -137,12 +139,19 @@ function recordedRow(node: NodeView, claim: DrainClaim, listing: DrainListing): 
     ...(claim.outcome !== undefined ? { outcome: claim.outcome } : {}),
   };
   if (local) {
-    const running = claim.outcome === undefined && claim.deadline !== undefined && listing.now < claim.deadline;
+    // Alive while its CLI renews the record (lib/drain/liveness.ts); a record nobody renews lost its CLI.
+    const state = recordLiveness(claim, undefined, listing.now);
+    const renewed = claim.renewedAt ?? claim.at;
     return {
       execution: claim.execution,
       runs: 'local',
       ...record,
-      status: running ? 'running' : 'ended',
+      status: state.status === 'running' ? 'running' : 'ended',
+      ...(state.status === 'absent'
+        ? {
+            error: `not renewed since ${renewed !== undefined ? new Date(renewed).toISOString() : 'it was made'}: the CLI that ran it stopped, and the next removal takes over`,
+          }
+        : {}),
       recordedOnNode: true,
     };
   }

@@ -1,38 +1,40 @@
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
-import { isBeyondHorizon } from '../plan/own-cordon.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
+import { executionToAsk } from '../drain/liveness.js';
+import { drainClaimOf } from '../plan/own-cordon.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
 
 /**
- * What the workflow says of the drains the Nodes name (one removal, one drain): few Nodes carry one
- * at a time (those draining now, or drained and waiting for their machine to go). A drain the CLI
- * ran in its own process is no execution anyone can ask about: it ran until its deadline at most.
+ * What the workflow says of the drains the Nodes record (one removal, one drain), by record name:
+ * few Nodes carry one at a time (those draining now, or drained and waiting for their machine to go).
+ * It is asked about the execution that runs the record's drain now (a long drain continues in chained
+ * executions). A drain the CLI ran in its own process is no execution anyone can ask about: its record
+ * alone tells whether it lives (lib/drain/liveness.ts, which the plan applies to both).
  */
 export async function drainStates(
-  deps: Pick<ObserveDeps, 'drains' | 'clock'>,
+  deps: Pick<ObserveDeps, 'drains'>,
   nodes: readonly NodeView[],
 ): Promise<{ states: ReadonlyMap<string, DrainExecutionState>; errors: string[] }> {
   const states = new Map<string, DrainExecutionState>();
-  const remote = new Set<string>();
+  /** The execution to ask about → the records it runs. */
+  const asked = new Map<string, string[]>();
   for (const node of nodes) {
-    const name = node.annotations[DRAIN_ANNOTATION];
-    if (!name) continue;
-    if (!name.startsWith(LOCAL_DRAIN_PREFIX)) {
-      remote.add(name);
-      continue;
-    }
-    // A local drain runs until its deadline, which is bounded: one further ahead is invalid, not a drain that never ends.
-    const deadline = Date.parse(node.annotations[DRAIN_DEADLINE_ANNOTATION] ?? '');
-    const now = deps.clock.now();
-    const running = Number.isFinite(deadline) && now < deadline && !isBeyondHorizon(deadline, now);
-    states.set(name, { status: running ? 'running' : 'ended' });
+    const claim = drainClaimOf(node);
+    const execution = claim ? executionToAsk(claim) : undefined;
+    if (claim === undefined || execution === undefined) continue;
+    asked.set(execution, [...(asked.get(execution) ?? []), claim.execution]);
   }
-  if (remote.size > 0) {
+  if (asked.size > 0) {
+    let answers: ReadonlyMap<string, DrainExecutionState>;
     try {
-      for (const [name, state] of await deps.drains.status([...remote])) states.set(name, state);
+      answers = await deps.drains.status([...asked.keys()]);
     } catch (error) {
-      for (const name of remote) states.set(name, { status: 'unknown', error: errorText(error) });
+      const failed: DrainExecutionState = { status: 'unknown', error: errorText(error) };
+      answers = new Map([...asked.keys()].map((execution) => [execution, failed]));
+    }
+    for (const [execution, records] of asked) {
+      const answer = answers.get(execution) ?? { status: 'unknown', error: 'no answer' };
+      for (const record of records) states.set(record, answer);
     }
   }
   const errors = [...states].flatMap(([name, state]) =>

@@ -3,10 +3,12 @@ import {
   CORDONED_AT_ANNOTATION,
   DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
+  DRAIN_CHAIN_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
   DRAIN_FOR_ANNOTATION,
   DRAIN_LAUNCH_ANNOTATION,
   DRAIN_OUTCOME_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
 } from '../contract/labels.js';
@@ -53,6 +55,17 @@ export interface DrainClaim {
   readonly launchedAt?: number;
   /** How the drain ended, when it wrote that down. */
   readonly outcome?: string;
+  /** When its drain last renewed the record (a record of an older version has none). */
+  readonly renewedAt?: number;
+  /** Which chained execution of the drain runs now: 0 for the first. */
+  readonly chain: number;
+}
+
+/** The chain annotation: a whole number ≥ 1; absent or unreadable, 0 (the first execution). */
+export function chainOf(text: string | undefined): number {
+  if (text === undefined || !/^[0-9]+$/.test(text)) return 0;
+  const chain = Number(text);
+  return Number.isSafeInteger(chain) ? chain : 0;
 }
 
 /** The lifecycle action a Node hands its drain; an unreadable one counts as none (the sweep finds the action again). */
@@ -77,13 +90,16 @@ export function drainClaimOf(node: NodeView): DrainClaim | undefined {
   const lifecycle = lifecycleOf(node.annotations[LIFECYCLE_ANNOTATION]);
   const purpose = DRAIN_PURPOSES.find((p) => p === node.annotations[DRAIN_FOR_ANNOTATION]);
   const outcome = node.annotations[DRAIN_OUTCOME_ANNOTATION];
+  const renewedAt = timeAnnotation(node, DRAIN_RENEWED_ANNOTATION);
   return {
     execution,
+    chain: chainOf(node.annotations[DRAIN_CHAIN_ANNOTATION]),
     ...(deadline !== undefined ? { deadline } : {}),
     ...(lifecycle ? { lifecycle } : {}),
     ...(at !== undefined ? { at } : {}),
     ...(purpose !== undefined ? { for: purpose } : {}),
     ...(launchedAt !== undefined ? { launchedAt } : {}),
     ...(outcome !== undefined ? { outcome } : {}),
+    ...(renewedAt !== undefined ? { renewedAt } : {}),
   };
 }

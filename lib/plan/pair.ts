@@ -5,6 +5,7 @@ import type { Action, SkippedAction } from '../model/action.js';
 import type { ClassifiedPair } from '../model/condition.js';
 import type { DrainExecutionState, NodeView, Observation } from '../model/observation.js';
 import type { Settings } from '../contract/settings.js';
+import { recordLiveness } from '../drain/liveness.js';
 import { drainClaimOf, type DrainClaim } from './own-cordon.js';
 
 export interface PlanContext {
@@ -14,7 +15,7 @@ export interface PlanContext {
   readonly clusterName: string;
   /** Cluster size for the breaker's percentage; unknown in the event path. */
   readonly clusterNodeCount?: number;
-  /** What the workflow says of the drains the observed Nodes name (Observation.drains). */
+  /** What the workflow says of the drains the observed Nodes name, by record name (Observation.drains). */
   readonly drains?: ReadonlyMap<string, DrainExecutionState>;
   /** Prefix of the drain names this run records: LOCAL_DRAIN_PREFIX when drains run in this process (the CLI). */
   readonly executionPrefix?: string;
@@ -47,15 +48,16 @@ export function target(node: NodeView): { node: string; uid: string; resourceVer
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** A drain recorded on a Node that has not reached the workflow yet (its StartExecution is under way) is not taken over before this. */
-export const DRAIN_START_GRACE_MS = 60_000;
-
 export interface RecordedDrain {
   readonly claim: DrainClaim;
   readonly state: DrainExecutionState;
 }
 
-/** What the Node records of a drain, and what the workflow says of it: a record too young to have started counts as running. */
+/**
+ * What the Node records of a drain, and whether that drain is alive (lib/drain/liveness.ts): a
+ * record that wrote its end has ended; one not renewed lately has lost its drain unless the workflow
+ * says it runs.
+ */
 export function recordedDrain(
   node: NodeView,
   ctx: Pick<PlanContext, 'drains'>,
@@ -63,9 +65,5 @@ export function recordedDrain(
 ): RecordedDrain | undefined {
   const claim = drainClaimOf(node);
   if (!claim) return undefined;
-  // A drain that wrote how it ended has ended, whatever the workflow says (its history expires after 90 days).
-  if (claim.outcome !== undefined) return { claim, state: { status: 'ended' } };
-  const state = ctx.drains?.get(claim.execution) ?? { status: 'unknown' as const, error: 'not looked up in this run' };
-  const starting = state.status === 'absent' && claim.at !== undefined && now - claim.at < DRAIN_START_GRACE_MS;
-  return { claim, state: starting ? { status: 'running' } : state };
+  return { claim, state: recordLiveness(claim, ctx.drains?.get(claim.execution), now) };
 }

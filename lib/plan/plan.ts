@@ -28,7 +28,7 @@ import {
   type Census,
 } from './repair.js';
 
-export { DRAIN_START_GRACE_MS, type PlanContext } from './pair.js';
+export type { PlanContext } from './pair.js';
 
 /**
  * Turns classified pairs into actions, each with its reason, applying every safety rail of

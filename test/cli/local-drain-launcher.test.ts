@@ -34,6 +34,7 @@ function launcher(
         completed.push({ lifecycle, result: 'CONTINUE' });
         return Promise.resolve();
       },
+      recordHeartbeat: () => Promise.resolve(),
       events: {
         record: (event) => {
           if (options.eventsFail) return Promise.reject(new Error('events is forbidden'));
@@ -173,7 +174,7 @@ describe('LocalDrainLauncher, as the CLI shows it', () => {
     const updates: string[] = [];
     const drains = new LocalDrainLauncher(
       l.deps,
-      { completeLifecycleAction: () => Promise.resolve() },
+      { completeLifecycleAction: () => Promise.resolve(), recordHeartbeat: () => Promise.resolve() },
       (line) => l.lines.push(line),
       undefined,
       { update: (_key, line) => updates.push(line), end: () => undefined, clear: () => undefined },

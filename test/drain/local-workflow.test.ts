@@ -6,6 +6,8 @@ import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-
 import type { DrainApi } from '../../lib/drain/api.js';
 import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import type { OutputDetailType } from '../../lib/contract/output-events.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
+import { LIFECYCLE_HEARTBEAT_INTERVAL_MS } from '../../lib/drain/held-lifecycle.js';
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../../lib/drain/local-workflow.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { pod } from './support/fake-api.js';
@@ -13,10 +15,18 @@ import { harness, START } from './support/scenario.js';
 
 const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
 
-function setup(options: { settings?: Parameters<typeof harness>[0]; completeFails?: boolean; publishFails?: boolean }) {
+function setup(options: {
+  settings?: Parameters<typeof harness>[0];
+  completeFails?: boolean;
+  publishFails?: boolean;
+  /** The first so many heartbeats fail. */
+  heartbeatFailures?: number;
+}) {
   const h = harness(options.settings);
   h.cluster.addNode('node-a');
   const completed: LifecycleRef[] = [];
+  const heartbeats: { at: number; lifecycle: LifecycleRef }[] = [];
+  let heartbeatFailures = options.heartbeatFailures ?? 0;
   const published: { detailType: OutputDetailType; detail: Record<string, unknown>; resources: readonly string[] }[] =
     [];
   const deps: LocalWorkflowDeps = {
@@ -24,6 +34,11 @@ function setup(options: { settings?: Parameters<typeof harness>[0]; completeFail
     completeLifecycleAction: (_instance, lifecycle) => {
       if (options.completeFails) return Promise.reject(new Error('ValidationError: No active Lifecycle Action'));
       completed.push(lifecycle);
+      return Promise.resolve();
+    },
+    recordHeartbeat: (_instance, lifecycle) => {
+      if (heartbeatFailures-- > 0) return Promise.reject(new Error('Throttling: Rate exceeded'));
+      heartbeats.push({ at: h.clock.now(), lifecycle });
       return Promise.resolve();
     },
     publish: (detailType, detail, resources) => {
@@ -42,7 +57,7 @@ function setup(options: { settings?: Parameters<typeof harness>[0]; completeFail
     cause: 'evt-1',
     lifecycle: { group: 'ng-a', hook: 'drain-hook', token: 'secret-token' },
   };
-  return { ...h, deps, input, completed, published };
+  return { ...h, deps, input, completed, published, heartbeats };
 }
 
 /** The keys of the state machine's output event detail (infra/drain-workflow.ts). */
@@ -177,5 +192,63 @@ describe('runLocalWorkflow', () => {
 
     expect(end.outcome).toBe('done');
     expect(s.published.map((p) => p.detailType)).toEqual(['Node Drained']);
+  });
+
+  describe('a lifecycle action handed over on the Node while it drains (a scale-in joining the drain)', () => {
+    const EXECUTION = 'local-demo-i-0a1b2c3d4e5f60001-sweep-202601011200';
+    const HANDED = { group: 'ng-b', hook: 'hook-b' };
+
+    /** The drain's record on node-a, with the lifecycle action the event path handed it; no action in the input. */
+    function handedOver(options: Parameters<typeof setup>[0] = {}) {
+      const s = setup(options);
+      s.cluster.addNode('node-a', {
+        annotations: { [DRAIN_ANNOTATION]: EXECUTION, [LIFECYCLE_ANNOTATION]: JSON.stringify(HANDED) },
+      });
+      // Five minutes to terminate: the drain holds the action for that long.
+      s.cluster.addPod(pod('slow', { owner: ['ReplicaSet', 'slow'], grace: 300 }));
+      const { lifecycle: _none, ...input } = s.input;
+      return { ...s, input: { ...input, execution: EXECUTION } };
+    }
+
+    it('should heartbeat it at least every heartbeat interval while it drains, then complete it', async () => {
+      const s = handedOver();
+
+      const end = await runLocalWorkflow(s.deps, s.input);
+
+      expect(end.outcome).toBe('done');
+      expect(s.heartbeats.map((h) => h.lifecycle)).toEqual(s.heartbeats.map(() => HANDED));
+      const times = [START, ...s.heartbeats.map((h) => h.at), s.clock.now()];
+      const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t));
+      // Each pass checks (one every poll interval at most while a pod terminates).
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(
+        LIFECYCLE_HEARTBEAT_INTERVAL_MS + s.deps.drain.settings.pollIntervalMs,
+      );
+      expect(s.heartbeats.length).toBeGreaterThanOrEqual(5);
+      expect(s.completed).toEqual([HANDED]);
+      expect(end.lifecycle).toMatchObject({ ref: HANDED, completed: true });
+    });
+
+    it('should drain on when a heartbeat fails, trying again at the next pass', async () => {
+      const s = handedOver({ heartbeatFailures: 1 });
+
+      const end = await runLocalWorkflow(s.deps, s.input);
+
+      expect(end.outcome).toBe('done');
+      expect(end.heartbeatErrors).toEqual([expect.stringContaining('Rate exceeded')]);
+      // The failed one at the first pass, retried at the next (a poll later), not a minute later.
+      expect((s.heartbeats[0]?.at ?? Infinity) - START).toBeLessThanOrEqual(s.deps.drain.settings.pollIntervalMs);
+      expect(s.completed).toEqual([HANDED]);
+    });
+
+    it('should neither heartbeat nor complete an action recorded for another drain', async () => {
+      const s = handedOver();
+      const { execution: _own, ...input } = s.input;
+
+      const end = await runLocalWorkflow(s.deps, { ...input, execution: 'local-another-drain' });
+
+      expect(end.outcome).toBe('done');
+      expect(s.heartbeats).toEqual([]);
+      expect(s.completed).toEqual([]);
+    });
   });
 });

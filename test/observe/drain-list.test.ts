@@ -8,6 +8,7 @@ import {
   DRAIN_DEADLINE_ANNOTATION,
   DRAIN_FOR_ANNOTATION,
   DRAIN_OUTCOME_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
 } from '../../lib/contract/labels.js';
 import type { DrainStepOutput, DrainSummary } from '../../lib/contract/drain-workflow.js';
@@ -21,7 +22,15 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 function recording(
   n: number,
   execution: string,
-  over: { agoMs?: number; inMs?: number; outcome?: string; reason?: string; lifecycle?: string } = {},
+  over: {
+    agoMs?: number;
+    inMs?: number;
+    outcome?: string;
+    reason?: string;
+    lifecycle?: string;
+    /** How long ago its drain renewed the record; never, when absent. */
+    renewedAgoMs?: number;
+  } = {},
 ): NodeView {
   const node = aNode(n);
   return {
@@ -35,6 +44,7 @@ function recording(
       ...(over.reason !== undefined ? { [CORDON_REASON_ANNOTATION]: over.reason } : {}),
       ...(over.outcome !== undefined ? { [DRAIN_OUTCOME_ANNOTATION]: over.outcome } : {}),
       ...(over.lifecycle !== undefined ? { [LIFECYCLE_ANNOTATION]: over.lifecycle } : {}),
+      ...(over.renewedAgoMs !== undefined ? { [DRAIN_RENEWED_ANNOTATION]: iso(NOW - over.renewedAgoMs) } : {}),
     },
   };
 }
@@ -148,12 +158,13 @@ describe('listDrains', () => {
     });
   });
 
-  it('should list a drain the CLI runs as local: running until its outcome is written or its deadline passes', () => {
+  it('should list a drain the CLI runs as local: running while renewed, until its outcome is written or its deadline passes', () => {
     const rows = listDrains({
       nodes: [
-        recording(1, 'local-manual-a', { reason: 'disk replacement' }),
+        recording(1, 'local-manual-a', { reason: 'disk replacement', renewedAgoMs: 30_000 }),
         recording(2, 'local-manual-b', { outcome: 'done' }),
-        recording(3, 'local-manual-c', { agoMs: 30 * MINUTE, inMs: -MINUTE }),
+        recording(3, 'local-manual-c', { agoMs: 30 * MINUTE, inMs: -MINUTE, renewedAgoMs: 30_000 }),
+        recording(4, 'local-manual-d', { renewedAgoMs: 3 * MINUTE }),
       ],
       now: NOW,
     });
@@ -161,8 +172,11 @@ describe('listDrains', () => {
     expect(rows.map((r) => [r.execution, r.runs, r.status, r.outcome, r.reason, r.podsLeft])).toEqual([
       ['local-manual-a', 'local', 'running', undefined, 'disk replacement', undefined],
       ['local-manual-b', 'local', 'ended', 'done', undefined, undefined],
+      ['local-manual-d', 'local', 'ended', undefined, undefined, undefined],
       ['local-manual-c', 'local', 'ended', undefined, undefined, undefined],
     ]);
+    // Not renewed for two minutes: its CLI stopped (Ctrl-C), and it says so.
+    expect(rows.find((r) => r.execution === 'local-manual-d')?.error).toContain('the CLI that ran it stopped');
   });
 
   it('should, without Step Functions to ask, list a workflow drain as unknown unless the Node says how it ended', () => {

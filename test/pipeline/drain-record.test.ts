@@ -167,7 +167,10 @@ describe('the CLI’s in-process drains', () => {
     const completed: string[] = [];
     const local = new LocalDrainLauncher(
       { api, clock: world.clock, settings: drainSettings(DEFAULT_SETTINGS), sleep: sleepOn(world.clock) },
-      { completeLifecycleAction: (_id, lifecycle) => Promise.resolve(void completed.push(lifecycle.hook)) },
+      {
+        completeLifecycleAction: (_id, lifecycle) => Promise.resolve(void completed.push(lifecycle.hook)),
+        recordHeartbeat: () => Promise.resolve(),
+      },
       () => undefined,
     );
 

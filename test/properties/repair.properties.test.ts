@@ -20,7 +20,7 @@ import { isInstanceId } from '../../lib/model/instance-id.js';
 import type { InstanceView, NodeView } from '../../lib/model/observation.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { plan } from '../../lib/plan/plan.js';
-import { groupWorldArb, worldArb, type World } from '../support/arbitraries.js';
+import { groupWorldArb, recordStatus, worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
 
 const RUNS = { numRuns: 10_000 };
@@ -90,11 +90,8 @@ function isUnhealthy(world: World, instance: InstanceView): boolean {
 function recordState(world: World, node: NodeView): 'none' | 'running' | 'ended' | 'absent' {
   const execution = node.annotations['ec2-node-reconciler/drain'];
   if (execution === undefined || execution === '') return 'none';
-  if (node.annotations['ec2-node-reconciler/drain-outcome'] !== undefined) return 'ended';
-  const status = world.observation.drains.get(execution)?.status ?? 'unknown';
-  const at = Date.parse(node.annotations['ec2-node-reconciler/drain-at'] ?? '');
-  if (status === 'absent') return !Number.isNaN(at) && NOW - at < 60_000 ? 'running' : 'absent';
-  return status === 'ended' ? 'ended' : 'running';
+  const status = recordStatus(node.annotations, world.observation.drains.get(execution), NOW);
+  return status === 'unknown' ? 'running' : status;
 }
 
 /**

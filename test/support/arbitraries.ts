@@ -101,6 +101,14 @@ const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
           deadline: fc.integer({ min: -HOUR, max: HOUR }),
           lifecycle: fc.boolean(),
           at: fc.option(fc.integer({ min: 0, max: 3 * HOUR }), { nil: undefined }),
+          // When its drain last renewed it: within the two minutes it lives, or long before.
+          renewed: fc.option(
+            fc.oneof(
+              { weight: 3, arbitrary: fc.integer({ min: 0, max: 110_000 }) },
+              { weight: 1, arbitrary: fc.integer({ min: 0, max: 10 * 60_000 }) },
+            ),
+            { nil: undefined },
+          ),
           for: fc.constantFrom(undefined, 'removal', 'maintenance', 'manual', 'repair', 'repair'),
           launchedAgo: fc.option(fc.integer({ min: 0, max: 6 * HOUR }), { nil: undefined }),
           outcome: fc.constantFrom(undefined, 'done', 'incomplete', 'deadline', 'cancelled-by-uncordon'),
@@ -113,6 +121,9 @@ const drainRecord = (index: number): fc.Arbitrary<Record<string, string>> =>
             ? { 'ec2-node-reconciler/lifecycle': JSON.stringify({ group: 'ng-a', hook: 'drain-hook' }) }
             : {}),
           ...(r.at !== undefined ? { 'ec2-node-reconciler/drain-at': new Date(NOW - r.at).toISOString() } : {}),
+          ...(r.renewed !== undefined
+            ? { 'ec2-node-reconciler/drain-renewed': new Date(NOW - r.renewed).toISOString() }
+            : {}),
           ...(r.for !== undefined ? { 'ec2-node-reconciler/drain-for': r.for } : {}),
           ...(r.launchedAgo !== undefined
             ? { 'ec2-node-reconciler/drain-launch': new Date(NOW - r.launchedAgo).toISOString() }
@@ -633,3 +644,27 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
       return { observation, signals: [], settings: r.settings };
     }),
   );
+
+/**
+ * The oracles' own reading of DESIGN §5 (never the code under test): a record that says how its drain
+ * ended has ended; one renewed (else made) less than two minutes ago is alive; a CLI's record that is
+ * not is dead (absent: the next removal takes over), and a live one runs until its deadline; a
+ * workflow's runs while the workflow says so, else it is what the workflow says.
+ */
+export function recordStatus(
+  annotations: Readonly<Record<string, string>>,
+  workflow: DrainExecutionState | undefined,
+  now: number,
+): DrainExecutionState['status'] {
+  if (annotations['ec2-node-reconciler/drain-outcome'] !== undefined) return 'ended';
+  const renewedAt = Date.parse(
+    annotations['ec2-node-reconciler/drain-renewed'] ?? annotations['ec2-node-reconciler/drain-at'] ?? '',
+  );
+  const renewed = !Number.isNaN(renewedAt) && now - renewedAt < 2 * 60_000;
+  if ((annotations['ec2-node-reconciler/drain'] ?? '').startsWith('local-')) {
+    if (!renewed) return 'absent';
+    return Date.parse(annotations['ec2-node-reconciler/drain-deadline'] ?? '') > now ? 'running' : 'ended';
+  }
+  if (workflow?.status === 'running' || renewed) return 'running';
+  return workflow?.status ?? 'unknown';
+}

@@ -10,7 +10,7 @@ import { NodeFinder } from '../../kube/find-node.js';
 import { NodeClient } from '../../kube/nodes.js';
 import { isInstanceId, type InstanceId } from '../../model/instance-id.js';
 import type { NodeView } from '../../model/observation.js';
-import { ec2InstanceIdOf, instanceIdOfNodeName } from '../../model/provider-id.js';
+import { nodeInstanceId } from '../../model/provider-id.js';
 import type { Settings } from '../../contract/settings.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
@@ -39,8 +39,7 @@ async function resolve(
   if ('instanceId' in target) return { instanceId: target.instanceId };
   const node = await nodes.getNode(target.node);
   if (!node) return { exit: nodeNotFound(target.node) };
-  const instanceId =
-    (node.providerID !== undefined ? ec2InstanceIdOf(node.providerID) : undefined) ?? instanceIdOfNodeName(node.name);
+  const instanceId = nodeInstanceId(node);
   if (instanceId === undefined)
     throw new CliError(
       `node ${node.name} names no EC2 instance (providerID ${node.providerID ?? 'none'}): decommission an instance id`,
@@ -112,6 +111,7 @@ async function drainNow(
   const result = await runOperatorDrain(
     live.drainDeps(settings, (r) => progress.update(node.name, `${node.name}: ${progressLine(r.counts, r.blocked)}`)),
     { node: node.name, reason, timeoutMs: settings.drainTimeout, expectedUid: node.uid },
+    live.lifecycle,
   );
   progress.end(node.name);
   printDrainEnd(node.name, result);

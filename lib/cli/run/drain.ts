@@ -2,7 +2,7 @@
 // drain's verdict on each pod and nothing written.
 import { podKey } from '../../drain/api.js';
 import type { VerdictCode } from '../../drain/filters.js';
-import { runOperatorDrain } from '../../drain/operator-drain.js';
+import { runOperatorDrain, type OperatorDrainEnd } from '../../drain/operator-drain.js';
 import type { DrainPlan, PlannedPod } from '../../drain/plan-drain.js';
 import { previewDrain } from '../../drain/preview.js';
 import { endLines, progressLine } from '../../drain/pod-report.js';
@@ -100,21 +100,38 @@ export const runDrainCommand: CommandRun = async (v, [node]) => {
   );
   // As kubectl: a node that does not exist is an error before anything, not a drain that found nothing.
   if (!(await deps.api.getNode(node))) return nodeNotFound(node);
-  const result = await runOperatorDrain(deps, {
-    node,
-    reason: str(v['reason']) ?? 'manual drain',
-    timeoutMs: settings.drainTimeout,
-    ...(flags.podSelector !== undefined ? { podSelector: flags.podSelector } : {}),
-    ...(flags.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: flags.gracePeriodSeconds } : {}),
-  });
+  const result = await runOperatorDrain(
+    deps,
+    {
+      node,
+      reason: str(v['reason']) ?? 'manual drain',
+      timeoutMs: settings.drainTimeout,
+      ...(flags.podSelector !== undefined ? { podSelector: flags.podSelector } : {}),
+      ...(flags.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: flags.gracePeriodSeconds } : {}),
+    },
+    live.lifecycle,
+  );
   progress.end(node);
   printDrainEnd(node, result);
   // Like kubectl drain: anything but a drained node (pods left, a replaced or vanished node, an uncordon) exits 1.
   return result.status === 'drained' ? EXIT.ok : EXIT.findings;
 };
 
-/** How an operator's drain ended, and what it left: on stdout. */
-export function printDrainEnd(node: string, result: DrainStepResult): void {
+/** How an operator's drain ended, what it left, and what became of a lifecycle action handed to it: on stdout. */
+export function printDrainEnd(node: string, result: OperatorDrainEnd): void {
   out(`${node}: ${result.status}${result.message ? ` — ${result.message}` : ''}`);
   for (const line of endLines(result.pods)) out(`  ${line}`);
+  for (const error of new Set(result.heartbeatErrors)) out(`  a lifecycle heartbeat failed: ${error}`);
+  const { held } = result;
+  const which = result.lifecycle ? `${result.lifecycle.group}/${result.lifecycle.hook}` : '';
+  if (result.unheld !== undefined) out(`  a lifecycle action (${which}) was handed to this drain: ${result.unheld}`);
+  if (!held) return;
+  if (held.completed) out(`  completed the lifecycle action (${which}) handed to this drain: CONTINUE`);
+  else if (held.error === undefined)
+    out(`  left the lifecycle action (${which}) open for you; complete it with: ${held.completeWith ?? ''}`);
+  else
+    out(
+      `  completing the lifecycle action (${which}) failed: ${held.error.Cause}; complete it with: ${held.completeWith ?? ''}`,
+    );
+  if (held.eventError !== undefined) out(`  could not record LifecycleActionCompleted on ${node}: ${held.eventError}`);
 }

@@ -2,11 +2,11 @@
 // --drain-state-machine, what the deployed workflow says of each (its last step: pods left, blocking PDBs).
 import { createAwsClients } from '../../aws/clients.js';
 import { DrainExecutions } from '../../aws/drain-executions.js';
-import { LOCAL_DRAIN_PREFIX } from '../../contract/labels.js';
 import { KubeClient } from '../../kube/client.js';
 import { NodeClient } from '../../kube/nodes.js';
 import { InvalidDurationError, parseDuration } from '../../model/duration.js';
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../../observe/drain-list.js';
+import { executionToAsk } from '../../drain/liveness.js';
 import { drainClaimOf } from '../../plan/own-cordon.js';
 import { errorText } from '../../support/errors.js';
 import type { CommandRun } from '../command-run.js';
@@ -61,9 +61,11 @@ export const runDrainsCommand: CommandRun = async (v) => {
       createAwsClients({ region: stateMachine.region, ...(endpoint !== undefined ? { endpoint } : {}) }).sfn,
       stateMachine.arn,
     );
+    // Each record's drain as it runs now: its chained execution (none for a CLI's drain).
     const recorded = nodes.flatMap((node) => {
-      const name = drainClaimOf(node)?.execution;
-      return name !== undefined && !name.startsWith(LOCAL_DRAIN_PREFIX) ? [name] : [];
+      const claim = drainClaimOf(node);
+      const name = claim ? executionToAsk(claim) : undefined;
+      return name !== undefined ? [name] : [];
     });
     let recent: string[] = [];
     try {

@@ -7,7 +7,9 @@ import {
   CORDONED_AT_ANNOTATION,
   DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
+  DRAIN_CHAIN_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
   LABEL_PREFIX,
 } from '../../../../lib/contract/labels.js';
 import { controllerOf, type PodObject } from '../kube/index.js';
@@ -15,22 +17,24 @@ import type { DeadlineBound } from '../scenario/schema.js';
 import type { Sandbox } from '../simulate/sandbox.js';
 
 /**
- * Annotations that hold a moment a fault may move: when the cordon and the drain record were made,
- * and the drain's deadline when no signal set one (the claim's time + drainTimeout). They are
- * compared as present or absent, not by value.
+ * Annotations that hold a moment a fault may move: when the cordon and the drain record were made
+ * and last renewed, and the drain's deadline when no signal set one (the claim's time + drainTimeout).
+ * They are compared as present or absent, not by value.
  */
 const MOMENT_ANNOTATIONS: ReadonlySet<string> = new Set([
   CORDONED_AT_ANNOTATION,
   DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
 ]);
 
 /**
  * The drain record's execution name says which signal started the drain (an event's id, a sweep's
- * minute): under faults another signal may get there first. Compared as present or absent; the
- * drain's outcome is compared by its node (EndState.drains).
+ * minute): under faults another signal may get there first; and which chained execution runs it
+ * (retries lengthen a workflow's history). Compared as present or absent; the drain's outcome is
+ * compared by its node (EndState.drains).
  */
-const IDENTITY_ANNOTATIONS: ReadonlySet<string> = new Set([DRAIN_ANNOTATION]);
+const IDENTITY_ANNOTATIONS: ReadonlySet<string> = new Set([DRAIN_ANNOTATION, DRAIN_CHAIN_ANNOTATION]);
 
 /** The objects as seeded, before the first step: an end state tells the seeded incarnations from later ones. */
 export interface SeededIdentity {

@@ -10,7 +10,6 @@ import type { QueueCounts } from '../aws/state/queues.js';
 import { defaultAccessEntryUsername } from '../aws/state/clusters.js';
 import { stackIdOf } from '../deployment/intrinsics.js';
 import type { Deployment } from '../deployment/template.js';
-import { partitionOf } from '../aws/partitions.js';
 
 export interface LiveResources {
   /** A queue's counts right now, by ARN (the deployed world moves the messages). */

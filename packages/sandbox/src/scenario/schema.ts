@@ -141,7 +141,20 @@ const StepSchema = z.union([
   z.object({ advance: Duration }).strict(),
   z.object({ settle: z.object({}).strict().nullable() }).strict(),
   // v1.1: the CLI's `drain` command, and an operator's `kubectl cordon` / `kubectl uncordon`.
-  z.object({ drain: z.object({ node: z.string().min(1), reason: z.string().min(1).optional() }).strict() }).strict(),
+  z
+    .object({
+      drain: z
+        .object({
+          node: z.string().min(1),
+          reason: z.string().min(1).optional(),
+          // The operator's process dies this long after the drain started (Ctrl-C): its record stays as it was.
+          killAfter: Duration.optional(),
+          // The drain runs on while the next steps do (the operator's terminal), instead of the step waiting for its end.
+          background: z.boolean().optional(),
+        })
+        .strict(),
+    })
+    .strict(),
   z.object({ cordon: z.string().min(1) }).strict(),
   z.object({ uncordon: z.string().min(1) }).strict(),
   // v1.1 (issue #19): the node's kubelet or monitoring agent posts a condition now.

@@ -28,6 +28,11 @@ export interface OperatorAccess {
   readonly kube: { readonly url: string; readonly token: string; readonly caCert?: string };
   /** The AWS emulator, as the sweep function's role (a snapshot sees what the sweep sees). */
   readonly aws: { readonly endpoint: string; readonly credentials: EmulatorCredential };
+  /**
+   * The AWS emulator as the operator themself, the sandbox's administrator (no fault or policy applies):
+   * what a `drain` step completes and heartbeats a lifecycle action handed to it with.
+   */
+  readonly operatorAws: { readonly endpoint: string; readonly credentials: EmulatorCredential };
 }
 
 /** What an operator's drain ended with. */

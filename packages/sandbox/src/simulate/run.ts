@@ -130,11 +130,92 @@ function deliveryRecord<Report extends ReportView>(
   return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }
 
+/** The operator's drains running in the background (`drain: { background: true }`), per sandbox. */
+const backgroundDrains = new WeakMap<Sandbox, number>();
+
 /** Whether anything is still going on that only time will finish: a drain, a queued message, an asynchronous invocation. */
 export const pending = (sandbox: Sandbox): boolean =>
+  (backgroundDrains.get(sandbox) ?? 0) > 0 ||
   sandbox.stepFunctions.running > 0 ||
   sandbox.lambda.asyncPending > 0 ||
   (sandbox.poller.polling && sandbox.queue.size > 0);
+
+/** What a killed operator's waits end with: the process is gone, nothing it had yet to do is done. */
+class OperatorKilled extends Error {
+  override readonly name = 'OperatorKilled';
+}
+
+type DrainStep = Extract<ScenarioStep, { drain: unknown }>['drain'];
+
+/**
+ * The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until
+ * done or drainTimeout. Its waits are on the virtual clock: in the foreground they move it (the step
+ * lasts as long as the drain); in the background they wait for the later steps to move it, and the
+ * sandbox counts the drain as running work whenever it is not waiting. With `killAfter`, the wait that
+ * would end at or past that moment ends it there by killing the process, as a Ctrl-C would: nothing
+ * after it runs, and what the drain wrote on the Node stays as it was.
+ */
+async function runOperatorDrainStep<Report extends ReportView>(
+  sandbox: Sandbox,
+  operator: Operator<Report>,
+  drain: DrainStep,
+  index: number,
+): Promise<StepRecord<Report>[]> {
+  const { clock, driver, activity } = sandbox;
+  const at = clock.now();
+  const killAt = drain.killAfter !== undefined ? at + drain.killAfter : undefined;
+  const background = drain.background === true;
+  const waitUntil = (until: number): Promise<void> =>
+    background
+      ? new Promise<void>((resolve) => {
+          activity.release();
+          clock.schedule(until, () => {
+            activity.acquire();
+            resolve();
+          });
+        })
+      : driver.advanceTo(until);
+  const sleep = async (ms: number): Promise<void> => {
+    const until = clock.now() + ms;
+    if (killAt !== undefined && until >= killAt) {
+      await waitUntil(killAt);
+      throw new OperatorKilled(`the operator's drain of ${drain.node} was killed at ${new Date(killAt).toISOString()}`);
+    }
+    await waitUntil(until);
+  };
+  const run = async (): Promise<{ status: string; message?: string }> => {
+    try {
+      return await operator.drain(
+        { ...sandbox.operatorAccess(), sleep },
+        { node: drain.node, reason: drain.reason ?? 'manual drain', timeoutMs: sandbox.settings.drainTimeout },
+      );
+    } catch (error) {
+      if (error instanceof OperatorKilled) return { status: 'killed', message: error.message };
+      throw error;
+    }
+  };
+  const record = (result: { status: string; message?: string }): StepRecord<Report>[] => [
+    {
+      step: index,
+      at,
+      kind: 'drain',
+      node: drain.node,
+      status: result.status,
+      ...(result.message ? { message: result.message } : {}),
+    },
+  ];
+  if (!background) return record(await run());
+  backgroundDrains.set(sandbox, (backgroundDrains.get(sandbox) ?? 0) + 1);
+  activity.acquire();
+  void run()
+    .catch(() => undefined)
+    .finally(() => {
+      activity.release();
+      backgroundDrains.set(sandbox, (backgroundDrains.get(sandbox) ?? 1) - 1);
+    });
+  await driver.quiesce();
+  return record({ status: 'running in the background' });
+}
 
 /** Runs one step (the chaos differential runs a scenario's steps and its own tail through here). */
 export async function runStep<Report extends ReportView>(
@@ -169,24 +250,7 @@ export async function runStep<Report extends ReportView>(
     await driver.runUntil(() => !pending(sandbox), 'settling');
     return [{ step: index, at, kind: 'settle' }];
   }
-  if ('drain' in step) {
-    // The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until done or drainTimeout.
-    const result = await operator.drain(sandbox.operatorAccess(), {
-      node: step.drain.node,
-      reason: step.drain.reason ?? 'manual drain',
-      timeoutMs: sandbox.settings.drainTimeout,
-    });
-    return [
-      {
-        step: index,
-        at,
-        kind: 'drain',
-        node: step.drain.node,
-        status: result.status,
-        ...(result.message ? { message: result.message } : {}),
-      },
-    ];
-  }
+  if ('drain' in step) return runOperatorDrainStep(sandbox, operator, step.drain, index);
   if ('cordon' in step || 'uncordon' in step) {
     // kubectl cordon / uncordon: spec.unschedulable and nothing else.
     const node = 'cordon' in step ? step.cordon : step.uncordon;

@@ -88,6 +88,8 @@ export interface Sandbox {
   readonly queue: SignalQueue;
   readonly poller: QueuePoller;
   readonly driver: WorldDriver;
+  /** Work under way that the clock waits for (a unit held while something runs without waiting on the clock). */
+  readonly activity: Activity;
   /** The nodes the scenario's expectations name, as seeded (after the emulator's defaults), to tell `untouched` from changed. */
   readonly seededNodes: ReadonlyMap<string, NodeObject>;
   /** Puts an event on the default bus, as AWS does: the stack's rules route it (to the signal queue) or drop it. Returns the rules it matched. */
@@ -430,6 +432,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     queue,
     poller,
     driver,
+    activity,
     seededNodes,
     putEvent,
     serviceDenials,
@@ -464,6 +467,7 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
         endpoint: aws.endpoint,
         credentials: options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
       },
+      operatorAws: { endpoint: aws.endpoint, credentials: DEFAULT_CREDENTIALS },
     }),
     close: async () => {
       await Promise.all([lambda.close(), closeAll()]);

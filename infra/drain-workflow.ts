@@ -156,6 +156,18 @@ export const LOOPS_PER_EXECUTION = Math.floor(
 );
 
 /**
+ * Loops a failing chaining is tried again before the drain gives up: at most 76 events each (a loop and
+ * the chaining's four attempts), within the fifth of the history kept back (about 4,976 events).
+ */
+export const CHAIN_RETRY_LOOPS = 40;
+
+/** A chaining still failing this close to the execution's timeout ends the drain (outcome `error`). */
+export const CHAIN_GIVE_UP_BEFORE_TIMEOUT = Duration.minutes(15);
+
+/** The failure a drain that could not continue in a chained execution reports. */
+export const CHAIN_FAILED = 'DrainChainFailed';
+
+/**
  * How long an execution runs before the drain continues in a chained one: an hour less than its
  * timeout (a loop — a step of at most 15 minutes, its retries and a wait — fits), at least half of it.
  */
@@ -406,14 +418,40 @@ export class DrainWorkflow extends Construct {
     });
     chain.addRetry({ errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(2), backoffRate: 2 });
     const continued = new sfn.Succeed(this, 'Continued', { stateName: 'Continued in a new execution' });
-    chain.addCatch(continued, { errors: ['Sfn.ExecutionAlreadyExistsException', 'Sfn.ExecutionAlreadyExists'] });
+    // The output names the execution that continues the drain: whoever asks about this one follows it
+    // (lib/aws/drain-launcher.ts), so a hop never reads as the drain's end.
+    chain.addCatch(continued, {
+      errors: ['Sfn.ExecutionAlreadyExistsException', 'Sfn.ExecutionAlreadyExists'],
+      outputs: { continuedAs: jsonata(CHAINED_NAME) },
+    });
     chain.addCatch(heartbeatDue, { errors: ['States.ALL'] });
     chain.next(continued);
+    const elapsed = '($millis() - $toMillis($states.context.Execution.StartTime))';
     const chainDue = sfn.Choice.jsonata(this, 'ChainDue', { stateName: 'Continue in a new execution?' })
+      // Chaining kept failing (the history kept back for it, or the execution's timeout, nearly spent): the
+      // drain ends here with its outcome event and its hook decision, rather than be cut off without them.
       .when(
         sfn.Condition.jsonata(
           jsonata(
-            `$loops >= ${LOOPS_PER_EXECUTION} or ($millis() - $toMillis($states.context.Execution.StartTime)) >= ${chainAfter(props.maxDrainDuration).toMilliseconds()}`,
+            `$loops >= ${LOOPS_PER_EXECUTION + CHAIN_RETRY_LOOPS} or ${elapsed} >= ${props.maxDrainDuration.toMilliseconds() - CHAIN_GIVE_UP_BEFORE_TIMEOUT.toMilliseconds()}`,
+          ),
+        ),
+        finish,
+        {
+          assign: {
+            outcome: 'error',
+            failure: {
+              Error: CHAIN_FAILED,
+              Cause:
+                'The drain could not continue in a chained execution (StartExecution kept failing): see the execution history.',
+            },
+          },
+        },
+      )
+      .when(
+        sfn.Condition.jsonata(
+          jsonata(
+            `$loops >= ${LOOPS_PER_EXECUTION} or ${elapsed} >= ${chainAfter(props.maxDrainDuration).toMilliseconds()}`,
           ),
         ),
         chain,

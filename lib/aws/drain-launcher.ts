@@ -21,6 +21,22 @@ export interface DrainLauncher {
   status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>>;
 }
 
+/** Chained executions followed in one question (the Node names a recent link; a hop adds one). */
+const MAX_CHAIN_HOPS = 20;
+
+/** The execution a drain execution continued in, from its output (`{"continuedAs": name}`); undefined for any other end. */
+export function continuedAs(output: string | undefined): string | undefined {
+  if (output === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(output);
+    if (typeof parsed !== 'object' || parsed === null || !('continuedAs' in parsed)) return undefined;
+    const { continuedAs: next } = parsed;
+    return typeof next === 'string' && next !== '' ? next : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Questions asked at once at most (DescribeExecution is throttled per account). */
 const STATUS_CONCURRENCY = 5;
 
@@ -64,6 +80,28 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
     return drainExecutionArn(this.stateMachineArn, name);
   }
 
+  /**
+   * How the drain an execution started is doing: an execution that ended by continuing the drain in a
+   * chained one (its output names it: infra/drain-workflow.ts) has not ended the drain, so the chain is
+   * followed to the execution that holds it now. A hop a sweep meets must never read as an ended drain:
+   * the plan would complete the lifecycle action under the drain's pods.
+   */
+  private async follow(
+    name: string,
+    describe: (arn: string) => Promise<{ status?: string; output?: string }>,
+  ): Promise<DrainExecutionState> {
+    let current = name;
+    for (let hop = 0; hop <= MAX_CHAIN_HOPS; hop++) {
+      const answer = await describe(this.executionArn(current));
+      if (answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE') return { status: 'running' };
+      const next = answer.status === 'SUCCEEDED' ? continuedAs(answer.output) : undefined;
+      if (next === undefined) return { status: 'ended' };
+      current = next;
+    }
+    // A chain longer than this is read link by link in later runs: never a guess that it ended.
+    return { status: 'unknown', error: `drain ${name} continued in more than ${MAX_CHAIN_HOPS} chained executions` };
+  }
+
   async status(executions: readonly string[]): Promise<Map<string, DrainExecutionState>> {
     const out = new Map<string, DrainExecutionState>();
     const queue = [...new Set(executions)];
@@ -75,10 +113,10 @@ export class StepFunctionsDrainLauncher implements DrainLauncher {
     const ask = async (): Promise<void> => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         try {
-          const answer = await sfn.send(new DescribeExecutionCommand({ executionArn: this.executionArn(name) }));
-          out.set(name, {
-            status: answer.status === 'RUNNING' || answer.status === 'PENDING_REDRIVE' ? 'running' : 'ended',
-          });
+          out.set(
+            name,
+            await this.follow(name, (arn) => sfn.send(new DescribeExecutionCommand({ executionArn: arn }))),
+          );
         } catch (error) {
           out.set(
             name,

@@ -1,10 +1,10 @@
 // Starting the drain workflow under a deterministic name against the AWS emulator's Step Functions:
 // what a launch says when the name exists — running, or ended (never "running" for a drain that ran).
-import { SFNClient } from '@aws-sdk/client-sfn';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { madeClient } from '../../lib/aws/clients.js';
-import { StepFunctionsDrainLauncher } from '../../lib/aws/drain-launcher.js';
-import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import { continuedAs, StepFunctionsDrainLauncher } from '../../lib/aws/drain-launcher.js';
+import { chainExecutionName, executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { startAwsEmulator, type AwsEmulator } from '@ec2-node-reconciler/sandbox/aws/index.js';
@@ -14,10 +14,12 @@ const START = Date.parse('2026-11-29T12:00:00Z');
 let aws: AwsEmulator;
 let sfn: SFNClient;
 let launcher: StepFunctionsDrainLauncher;
+let machineArn: string;
 
 beforeEach(async () => {
   aws = await startAwsEmulator({ clock: new VirtualClock(START), region: 'us-east-1' });
   const machine = aws.state.seedStateMachine({ name: 'drain' });
+  machineArn = machine.arn;
   sfn = new SFNClient({ ...aws.clientConfig(), maxAttempts: 1 });
   launcher = new StepFunctionsDrainLauncher(madeClient(sfn), machine.arn);
 });
@@ -49,5 +51,36 @@ describe('StepFunctionsDrainLauncher.launch', () => {
 
     expect(await launcher.launch(INPUT)).toBe('already-ran');
     expect(aws.state.stepFunctions.executions({ status: 'RUNNING' })).toEqual([]);
+  });
+});
+
+describe('StepFunctionsDrainLauncher.status across chained executions (issue #26)', () => {
+  it('should follow an execution that continued the drain in a chained one, so a hop never reads as the drain’s end', async () => {
+    const record = executionOf(INPUT);
+    const next = chainExecutionName(record, 1);
+    await launcher.launch(INPUT);
+    await sfn.send(new StartExecutionCommand({ stateMachineArn: machineArn, name: next, input: '{}' }));
+    // The first link ended by continuing the drain, as the workflow's "Continued in a new execution" does.
+    aws.state.stepFunctions.finish(launcher.executionArn(record), {
+      status: 'SUCCEEDED',
+      at: START,
+      output: JSON.stringify({ continuedAs: next }),
+    });
+    expect((await launcher.status([record])).get(record)).toEqual({ status: 'running' });
+
+    // The chained link ended the drain for good.
+    aws.state.stepFunctions.finish(launcher.executionArn(next), {
+      status: 'FAILED',
+      at: START,
+      error: 'DrainIncomplete',
+    });
+    expect((await launcher.status([record])).get(record)).toEqual({ status: 'ended' });
+  });
+
+  it('should read an output that names no continuation as an end, whatever it holds', () => {
+    expect(continuedAs(undefined)).toBeUndefined();
+    expect(continuedAs('{"outcome":"done"}')).toBeUndefined();
+    expect(continuedAs('not json')).toBeUndefined();
+    expect(continuedAs('{"continuedAs":"demo-x-c2"}')).toBe('demo-x-c2');
   });
 });

@@ -1,5 +1,6 @@
 // The CLI's in-process drain (event, sweep): what it does with the lifecycle action at each end,
 // and what it tells the command about the exit code.
+import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../lib/cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
@@ -140,9 +141,13 @@ describe('LocalDrainLauncher', () => {
     ).toBe(true);
   });
 
-  it('should still complete the lifecycle action when the drain fails, and say it failed', async () => {
+  it('should still complete the lifecycle action when the drain fails permanently, and say it failed', async () => {
+    // A refused request ends a drain at once (a transient failure is tried again until the deadline).
     const l = launcher({
-      api: (base) => ({ ...bound(base), listPodsOnNode: () => Promise.reject(new Error('connection refused')) }),
+      api: (base) => ({
+        ...bound(base),
+        listPodsOnNode: () => Promise.reject(new ApiStatusError(403, 'pods is forbidden')),
+      }),
     });
 
     await expect(l.drains.launch(l.input)).rejects.toThrow('listing pods on node node-a');

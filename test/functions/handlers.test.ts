@@ -98,7 +98,9 @@ describe('events handler (SQS batch of EventBridge events)', () => {
     expect(sandbox.kube.store.getNode(node(SPOT))?.spec?.unschedulable).toBe(true);
     expect(sandbox.kube.store.getNode(node(DRAIN))?.spec?.unschedulable).toBeFalsy();
     const executions = sandbox.aws.state.stepFunctions.executions();
-    expect(executions.map((e) => e.name)).toEqual([drainExecutionName('demo', SPOT, String(spot['id']))]);
+    // Named after the Node's uid too (drainExecutionName), so a re-registered Node is a new drain.
+    const uid = sandbox.kube.store.getNode(node(SPOT))?.metadata?.uid;
+    expect(executions.map((e) => e.name)).toEqual([drainExecutionName('demo', SPOT, String(spot['id']), uid)]);
   });
 
   it('should start nothing new for a duplicate delivery of the same event', async () => {

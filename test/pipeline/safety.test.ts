@@ -223,12 +223,16 @@ describe('dryRun', () => {
     world.seedInstance(6, {
       autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: 'ec2-node-reconciler-drain' },
     });
+    // Healthy machines enough that the repair rails' cluster share (DESIGN §4: stand down while more
+    // than repair.maxUnhealthyPercent of the whole cluster is unhealthy) lets the mark-unhealthy through.
+    for (let n = 11; n <= 30; n++) pairs.inSync(world, n);
 
     const report = await world.sweep({ settings: { dryRun: true, markUnregisteredUnhealthy: true } });
 
     expect(report.dryRun).toBe(true);
     expect(report.conditions).toEqual(
       counts({
+        'in-sync': 20,
         'stale-object': 1,
         'slated-for-removal': 2,
         'stopped-machine': 1,
@@ -279,7 +283,7 @@ describe('the exclude opt-out', () => {
 
   it('should not cordon or drain a slated machine whose instance is tagged exclude, and say so on the node', async () => {
     world.seedInstance(2, {
-      tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'x', [EXCLUDE_KEY]: '' },
+      tags: { 'eks:cluster-name': CLUSTER, 'ec2-node-reconciler/decommission': 'x', [EXCLUDE_KEY]: 'true' },
     });
     world.seedNode(2);
 
@@ -288,7 +292,7 @@ describe('the exclude opt-out', () => {
     expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).not.toBe(true);
     expect(drainExecutions(world)).toEqual([]);
     expect(report.skipped).toEqual([
-      expect.objectContaining({ kind: 'drain', node: nodeName(2), reason: `excluded by instance tag ${EXCLUDE_KEY}=` }),
+      expect.objectContaining({ kind: 'drain', node: nodeName(2), reason: `excluded by instance tag ${EXCLUDE_KEY}=true` }),
     ]);
     expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual(['ExcludedFromRemoval Warning']);
   });

@@ -103,7 +103,8 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('sweep', 'ec2:DescribeInstanceStatus')]: SWEEP_TAINTS,
   [iam('sweep', 'eks:DescribeCluster')]: SWEEP_TAINTS,
   [iam('sweep', 'autoscaling:DescribeAutoScalingGroups')]: scenario('unlinked-node-never-marked-unhealthy.yaml'),
-  [iam('sweep', 'autoscaling:DescribeLifecycleHooks')]: MARK_UNHEALTHY,
+  // Which hook of a group in Terminating:Wait is ours (the unregistered machine's hook now comes by event).
+  [iam('sweep', 'autoscaling:DescribeLifecycleHooks')]: SWEEP_LIFECYCLE,
   [iam('sweep', 'autoscaling:SetInstanceHealth')]: MARK_UNHEALTHY,
   [iam('sweep', 'autoscaling:CreateOrUpdateTags')]: scenario(
     'repair-back-off-after-failed-replacements.yaml',
@@ -129,6 +130,10 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   ),
   // The drain workflow.
   [iam('drainWorkflow', 'lambda:InvokeFunction')]: DRAIN,
+  [iam('drainWorkflow', 'states:StartExecution')]: scenario(
+    'lifecycle-long-drain-continues-in-chained-execution.yaml',
+    'a drain longer than one execution holds continues in a chained execution of the workflow',
+  ),
   [iam('drainWorkflow', 'events:PutEvents')]: scenario(
     'drain-without-force-leaves-refused-pods.yaml',
     'Drain Failed on the output bus',

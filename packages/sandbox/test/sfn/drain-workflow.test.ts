@@ -17,6 +17,7 @@ import {
 } from '../../../../lib/contract/drain-workflow.js';
 import { HEARTBEAT_START_SECONDS } from '../../../../infra/heartbeat-gap.js';
 import {
+  CHAIN_RETRY_LOOPS,
   END_HISTORY_EVENTS,
   LOOPS_PER_EXECUTION,
   MAX_HISTORY_EVENTS_PER_LOOP,
@@ -564,6 +565,45 @@ describe('the synthesized drain workflow', () => {
     expect(end?.events).toEqual([expect.objectContaining({ detailType: 'Node Drained' })]);
     // Across hops no lifecycle heartbeat gap exceeds the bound.
     for (const run of runs) expect(run.maxGap).toBeLessThanOrEqual(heartbeatGapBound());
+  });
+
+  it('should end the drain with its outcome and hook decision when continuing it keeps failing, before the history quota', async () => {
+    const twoDays = { ...INPUT, deadline: new Date(START + 2 * 86_400_000).toISOString() };
+    const clock = new VirtualClock(START);
+    const stub = stubs(clock, [step('continue', 60, { deadline: twoDays.deadline })]);
+    const { awsSdk } = stub.tasks;
+    if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
+    let refused = 0;
+    const tasks: TaskHandlers = {
+      ...stub.tasks,
+      awsSdk: async (call, ctx) => {
+        if (call.service !== 'sfn') return awsSdk(call, ctx);
+        refused++;
+        throw new StatesError('Sfn.AccessDeniedException', 'not authorized to perform: states:StartExecution');
+      },
+    };
+    const execution = startExecution({
+      definition: machine.definition,
+      input: twoDays,
+      clock,
+      tasks,
+      stateMachineArn: machine.arn,
+      name: 'chain-refused',
+    });
+    const result = await runToCompletion(execution, clock);
+    expect(refused).toBeGreaterThan(CHAIN_RETRY_LOOPS);
+    expect(execution.history.length).toBeLessThan(HISTORY_EVENT_LIMIT);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
+    expect(stub.sdk.filter((c) => c.action === 'completeLifecycleAction')).toHaveLength(1);
+    expect(stub.events).toEqual([
+      expect.objectContaining({
+        detailType: 'Drain Failed',
+        detail: expect.objectContaining({
+          outcome: 'error',
+          error: expect.objectContaining({ Error: 'DrainChainFailed' }) as unknown,
+        }) as unknown,
+      }),
+    ]);
   });
 
   it('should continue in a chained execution an hour before the execution timeout when steps are slow', async () => {

@@ -292,7 +292,11 @@ describe('the exclude opt-out', () => {
     expect(world.kube.store.getNode(nodeName(2))?.spec?.unschedulable).not.toBe(true);
     expect(drainExecutions(world)).toEqual([]);
     expect(report.skipped).toEqual([
-      expect.objectContaining({ kind: 'drain', node: nodeName(2), reason: `excluded by instance tag ${EXCLUDE_KEY}=true` }),
+      expect.objectContaining({
+        kind: 'drain',
+        node: nodeName(2),
+        reason: `excluded by instance tag ${EXCLUDE_KEY}=true`,
+      }),
     ]);
     expect(nodeEvents(world).map((e) => `${e.reason} ${e.type}`)).toEqual(['ExcludedFromRemoval Warning']);
   });

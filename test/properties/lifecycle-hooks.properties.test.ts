@@ -128,7 +128,8 @@ describe('lifecycle hooks (fast-check, issue #27)', () => {
       }),
       RUNS,
     );
-    // Not vacuous: many worlds do complete one of ours.
-    expect(completions).toBeGreaterThan(RUNS.numRuns / 50);
+    // Not vacuous: many worlds do complete one of ours (about 1.8 % once drain records must be renewed and
+    // other owners' Nodes take a share of the worlds; 2 % before).
+    expect(completions).toBeGreaterThan(RUNS.numRuns / 80);
   });
 });

@@ -365,7 +365,11 @@ describe('the world generator', () => {
     expect(share(has('complete-lifecycle'))).toBeGreaterThan(0.01);
     expect(share(has('mark-unhealthy'))).toBeGreaterThan(0.001);
     expect(share((d) => d.planned.breaker !== undefined)).toBeGreaterThan(0.004);
-    expect(share((d) => d.planned.actions.some((a) => a.kind === 'drain' && a.mode === 'join'))).toBeGreaterThan(0.001);
+    // Joins need a running drain that a signal can join: since drain records must be renewed (issue #26)
+    // and other owners take a share of the worlds (#27), about 0.1 % of worlds, so the floor is half that.
+    expect(share((d) => d.planned.actions.some((a) => a.kind === 'drain' && a.mode === 'join'))).toBeGreaterThan(
+      0.0005,
+    );
     expect(share((d) => d.planned.skipped.some((s) => s.reason.startsWith('stale signal')))).toBeGreaterThan(0.02);
     expect(share((d) => d.pairs.some((p) => /is in [a-z-]+\d, not us-east-1/.test(p.reason)))).toBeGreaterThan(0.02);
     expect(share((d) => d.pairs.some((p) => /another cluster's/.test(p.reason)))).toBeGreaterThan(0.02);

@@ -369,7 +369,9 @@ describe('the world generator, for repair', () => {
     // (maxUnhealthyPercent at most 50 holds more repairs back than the 100 it once allowed, and a repair
     // uncordoned after its drain is no longer in flight).
     expect(share(step('drain'))).toBeGreaterThan(0.04);
-    expect(share(step('replace'))).toBeGreaterThan(0.004);
+    // About 0.4 % before, 0.38 % since the stand-down counts every Node of the cluster and a blocked
+    // repair drain on a live kubelet is not replaced (issue #26): the floor sits below both.
+    expect(share(step('replace'))).toBeGreaterThan(0.003);
     expect(share(step('cancel'))).toBeGreaterThan(0.05);
     expect(share((p) => p.skipped.some((s) => s.standDown !== undefined))).toBeGreaterThan(0.05);
     expect(share(skipped(/in flight in Auto Scaling group/))).toBeGreaterThan(0.003);

@@ -362,6 +362,7 @@ describe('CreateTags and DeleteTags', () => {
       { Key: 'b', Value: '2' },
       { Key: 'ec2-node-reconciler/decommission', Value: 'true' },
     ]);
+    // by: 'api' — made through CreateTags/DeleteTags, so announced as a Tag Change on Resource event (simulate/tag-events.ts).
     expect(world.aws.state.changes.filter((c) => c.kind === 'instance-tags')).toEqual([
       {
         kind: 'instance-tags',
@@ -369,8 +370,9 @@ describe('CreateTags and DeleteTags', () => {
         instanceId: instanceId(1),
         set: { 'ec2-node-reconciler/decommission': 'true', a: 'one' },
         removed: [],
+        by: 'api',
       },
-      { kind: 'instance-tags', at: START, instanceId: instanceId(1), set: {}, removed: ['a'] },
+      { kind: 'instance-tags', at: START, instanceId: instanceId(1), set: {}, removed: ['a'], by: 'api' },
     ]);
   });
 

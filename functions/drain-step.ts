@@ -46,7 +46,7 @@ async function step(payload: unknown, context: Context): Promise<DrainStepOutput
   const nodes = new NodeClient(kube);
   const events = new NodeEventRecorder(kube, runtime.clock);
   const output = await runDrainStepTask(payload, deps, context.getRemainingTimeInMillis(), {
-    // The step that sees a repair drain end marks the machine for its group to replace (DESIGN §1b).
+    // The step that sees a repair drain end marks the machine for its group to replace (docs/design.md §1b).
     repair: {
       getNode: (name) => nodes.getNode(name),
       markUnhealthy: (instanceId) => autoScaling.markUnhealthy(instanceId),

@@ -1,6 +1,6 @@
 // How the functions get into the cluster: an EKS access entry (type STANDARD) maps each function
 // role to the Kubernetes group `ec2-node-reconciler`, and the RBAC manifest of lib/contract/rbac.ts binds
-// that group to exactly the permissions of DESIGN §6. The manifest is applied here when the caller
+// that group to exactly the permissions of docs/design.md §6. The manifest is applied here when the caller
 // hands over a cluster construct with a kubectl provider; otherwise `kubectl apply` it once.
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';

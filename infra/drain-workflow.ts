@@ -1,4 +1,4 @@
-// The drain workflow of DESIGN §5: a Step Functions Standard state machine that loops
+// The drain workflow of docs/design.md §5: a Step Functions Standard state machine that loops
 //   drain step → outcome? → (heartbeat) → wait → drain step …
 // until the step reports an end (done, incomplete, deadline, node-replaced, node-gone,
 // cancelled-by-uncordon), fails permanently, or keeps failing for a transient reason until the

@@ -1,4 +1,4 @@
-// The three Lambda functions (DESIGN §8: thin entry points in functions/), bundled by the local
+// The three Lambda functions (docs/design.md §8: thin entry points in functions/), bundled by the local
 // esbuild as ESM for Node 24. Each has its own role and log group: the drain step needs far less
 // than the event and sweep functions, and explicit log groups carry the retention and removal policy.
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const FUNCTION_KINDS = ['events', 'sweep', 'drainStep'] as const;
 export type FunctionKind = (typeof FUNCTION_KINDS)[number];
 
-/** Entry files, fixed by DESIGN §8; each exports `handler`. */
+/** Entry files, fixed by docs/design.md §8; each exports `handler`. */
 export const DEFAULT_ENTRIES: Readonly<Record<FunctionKind, string>> = {
   events: fileURLToPath(new URL('../functions/events.ts', import.meta.url)),
   sweep: fileURLToPath(new URL('../functions/sweep.ts', import.meta.url)),

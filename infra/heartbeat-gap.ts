@@ -1,4 +1,4 @@
-// The longest a drain may go without a lifecycle heartbeat (DESIGN §5: "no gap between heartbeats,
+// The longest a drain may go without a lifecycle heartbeat (docs/design.md §5: "no gap between heartbeats,
 // retries included, may reach half the hook's heartbeat timeout"), computed from the drain step's
 // Task state as the definition renders it (its Retry and TimeoutSeconds), the workflow's heartbeat
 // interval and its longest wait. A hook whose heartbeat timeout is under twice this can lapse in

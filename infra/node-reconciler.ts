@@ -1,6 +1,6 @@
-// NodeReconciler: everything one cluster's reconciler needs (DESIGN §6) in one construct.
+// NodeReconciler: everything one cluster's reconciler needs (docs/design.md §6) in one construct.
 //
-//   EventBridge rules (one per signal, DESIGN §2) → SQS queue (+ DLQ) → events function
+//   EventBridge rules (one per signal, docs/design.md §2) → SQS queue (+ DLQ) → events function
 //   EventBridge Scheduler → sweep function
 //   events / sweep functions → StartExecution → drain workflow (Step Functions) → drain-step function
 //   functions and workflow → output event bus (Node Deleted, Node Drained, Drain Failed, Divergence Detected)
@@ -473,7 +473,7 @@ export class NodeReconciler extends Construct {
   }
 
   /**
-   * The event and sweep functions run the same pipeline (DESIGN §2) over different scopes: the
+   * The event and sweep functions run the same pipeline (docs/design.md §2) over different scopes: the
    * cluster, the drain workflow and the output bus alike, and the reads and Auto Scaling mutations
    * of their own scope (an event observes its instances only; only a sweep sees whole groups).
    */

@@ -227,7 +227,7 @@ export class Observability extends Construct {
           ),
         ],
         [
-          // Repair (DESIGN §1b): what it started, replaced and cancelled, and when it stood down.
+          // Repair (docs/design.md §1b): what it started, replaced and cancelled, and when it stood down.
           graph(
             'Repairs',
             [

@@ -1,4 +1,4 @@
-// The EventBridge rules for the signals of DESIGN §2: one rule per signal kind, each with an exact
+// The EventBridge rules for the signals of docs/design.md §2: one rule per signal kind, each with an exact
 // pattern, all delivering to the reconciler's queue. Filtering here (state, Health category, tag
 // key) keeps events the function would only ignore from costing an invocation. Each rule's
 // source, detail-type, content filter and description come from the kind's module in lib/signals:

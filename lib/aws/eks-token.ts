@@ -5,7 +5,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smit
 import type { Clock } from '../model/clock.js';
 import { partitionOfRegion } from '../model/partition.js';
 
-/** Tokens are valid 15 minutes server-side; regenerate well before (DESIGN §6). */
+/** Tokens are valid 15 minutes server-side; regenerate well before (docs/design.md §6). */
 export const TOKEN_REFRESH_MS = 14 * 60_000;
 const PRESIGN_EXPIRES_SECONDS = 60;
 

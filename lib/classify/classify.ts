@@ -17,12 +17,12 @@ import { findSlating, type Slating, type SlatingContext, type SlatingFindings } 
 export interface ClassifyContext extends OwnershipContext {
   readonly settings: Settings;
   readonly clock: Clock;
-  /** The region whose EC2 answers this run: only it is authoritative for a providerID (DESIGN §1a). */
+  /** The region whose EC2 answers this run: only it is authoritative for a providerID (docs/design.md §1a). */
   readonly region: string;
 }
 
 /**
- * Puts every (machine, node) pair of the observation into exactly one condition (DESIGN §1).
+ * Puts every (machine, node) pair of the observation into exactly one condition (docs/design.md §1).
  * Pure: a function of the observation, the signals, the settings and the clock. Output order is
  * the nodes' order, then unclaimed instances in observation order.
  */
@@ -403,7 +403,7 @@ function drainDeadline(slating: Slating, now: number, settings: Settings): { dea
   return { deadline: bound !== undefined ? Math.min(wanted, bound) : wanted };
 }
 
-/** The report says when the lifecycle action's global timeout set the deadline (DESIGN §5). */
+/** The report says when the lifecycle action's global timeout set the deadline (docs/design.md §5). */
 function boundedNote(slating: Slating, now: number, settings: Settings): string[] {
   const wanted = slating.deadline ?? now + settings.drainTimeout;
   const { deadline } = drainDeadline(slating, now, settings);

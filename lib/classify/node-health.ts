@@ -32,7 +32,7 @@ export function badAgentConditions(node: NodeView): BadCondition[] {
 }
 
 /**
- * Every repair condition that is bad on the node now (DESIGN §1b). Ready is bad when it is not True,
+ * Every repair condition that is bad on the node now (docs/design.md §1b). Ready is bad when it is not True,
  * since its lastTransitionTime; a silent kubelet whose Ready still says True (nothing has marked it
  * Unknown yet) counts as Ready Unknown since its last heartbeat. Pure.
  */

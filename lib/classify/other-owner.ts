@@ -10,7 +10,7 @@ import type { InstanceView, NodeView } from '../model/observation.js';
 import type { NodeClaim } from './pair.js';
 
 /**
- * Another system that manages Nodes and their machines end to end (DESIGN §1c): it drains, cordons
+ * Another system that manages Nodes and their machines end to end (docs/design.md §1c): it drains, cordons
  * and replaces them itself, so a second drain, cordon or lifecycle completion of ours would fight it.
  */
 export interface OtherOwner {

@@ -8,7 +8,7 @@ import {
 import type { InstanceView } from '../model/observation.js';
 
 /**
- * Whose machine an instance is (DESIGN §1a), from its own tags:
+ * Whose machine an instance is (docs/design.md §1a), from its own tags:
  * - `ours`: tagged for this cluster (`eks:cluster-name`, `kubernetes.io/cluster/<name>`,
  *   Karpenter's `eks:eks-cluster-name`) or in one of the configured Auto Scaling groups;
  * - `foreign`: tagged for another cluster and not for this one;

@@ -10,7 +10,7 @@ import {
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 
 /**
- * How a Node names its machine, before EC2's answer is considered (DESIGN §1a):
+ * How a Node names its machine, before EC2's answer is considered (docs/design.md §1a):
  * - `ec2`: by providerID, by an instance-id hostname, or (only for a Node without providerID) by
  *   the private DNS name of a live instance that is not another cluster's (such a weak link makes
  *   the instance this cluster's only if its tags say so: see `isStrongLink`);

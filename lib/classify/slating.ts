@@ -31,7 +31,7 @@ export interface Slating {
   readonly holdUntil?: number;
 }
 
-/** A signal that is not acted on, and why (DESIGN §1c, §2: evidence about a moment that has passed, or not ours). */
+/** A signal that is not acted on, and why (docs/design.md §1c, §2: evidence about a moment that has passed, or not ours). */
 export interface StaleSignal {
   readonly signal: Signal;
   readonly why: string;

@@ -7,7 +7,7 @@ import { SPOT_NOTICE_MS } from '../model/spot-notice.js';
 import { foreignHookReason, type TerminateHookChoice } from '../model/terminate-hook.js';
 
 /**
- * How old each kind of signal may be and still be acted on (DESIGN §1c, §2). A signal is evidence
+ * How old each kind of signal may be and still be acted on (docs/design.md §1c, §2). A signal is evidence
  * about a moment; past these it is history (a late delivery, a redelivery, a replay) and is reported
  * as stale. Kinds not listed are judged by what EC2 says now instead (the state-change by the
  * instance's present state, the decommission tag by its present value, a scheduled change by its

@@ -21,7 +21,7 @@ export const CORDONED_BY_VALUE = LABEL_PREFIX;
 export const CORDONED_BY_OPERATOR_VALUE = `${LABEL_PREFIX}/operator`;
 /** ISO time before which the reconciler keeps its cordon (the end of a maintenance window). */
 export const CORDON_UNTIL_ANNOTATION = `${LABEL_PREFIX}/until`;
-/** The drain execution that owns the Node's current removal: one removal, one drain (DESIGN §2). */
+/** The drain execution that owns the Node's current removal: one removal, one drain (docs/design.md §2). */
 export const DRAIN_ANNOTATION = `${LABEL_PREFIX}/drain`;
 /** ISO time: the governing drain deadline, which a later signal may bring forward (never back). */
 export const DRAIN_DEADLINE_ANNOTATION = `${LABEL_PREFIX}/drain-deadline`;
@@ -70,7 +70,7 @@ export const clusterOwnershipTag = (cluster: string): string => `${CLUSTER_OWNER
 export const AUTO_SCALING_GROUP_TAG = 'aws:autoscaling:groupName';
 
 /**
- * On an Auto Scaling group: the repair back-off's record (DESIGN §1b), the times of the group's failed
+ * On an Auto Scaling group: the repair back-off's record (docs/design.md §1b), the times of the group's failed
  * replacements (repairs of machines it had launched less than repair.failureWindow before), oldest
  * first, as `2026-11-29T12:00Z` separated by spaces. A tag, not a Kubernetes object: it must outlive
  * every Node of the group, and it is where an operator looks at a group and clears its state
@@ -81,7 +81,7 @@ export const REPAIR_FAILURES_TAG = `${LABEL_PREFIX}/repair-failures`;
 /** The command that clears a group's repair back-off; `{group}` is filled in. */
 export const REPAIR_BACK_OFF_CLEAR_COMMAND = `aws autoscaling delete-tags --tags ResourceId={group},ResourceType=auto-scaling-group,Key=${REPAIR_FAILURES_TAG}`;
 
-/** Karpenter's label on the Nodes it launches: the NodePool they belong to (DESIGN §1c: Karpenter's, not ours). */
+/** Karpenter's label on the Nodes it launches: the NodePool they belong to (docs/design.md §1c: Karpenter's, not ours). */
 export const KARPENTER_NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 /** Karpenter tags the instances it launches with their NodePool too. */
 export const KARPENTER_NODEPOOL_TAG = KARPENTER_NODEPOOL_LABEL;

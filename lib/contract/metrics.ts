@@ -17,7 +17,7 @@ export const CLUSTER_DIMENSION = 'ClusterName';
 export const SERVICE_DIMENSION = 'service';
 export const SERVICE_NAME = PRODUCT_NAME;
 
-/** Extra dimension of `Divergences`: the condition of DESIGN §1 (`stale-object`, `identity-conflict`, …). */
+/** Extra dimension of `Divergences`: the condition of docs/design.md §1 (`stale-object`, `identity-conflict`, …). */
 export const CONDITION_DIMENSION = 'Condition';
 
 export const METRIC_NAMES = {
@@ -43,9 +43,9 @@ export const METRIC_NAMES = {
   divergences: 'Divergences',
   /** Wall time of one sweep, milliseconds. */
   sweepDurationMs: 'SweepDurationMs',
-  /** Runs whose circuit breaker refused every deletion (DESIGN §4). */
+  /** Runs whose circuit breaker refused every deletion (docs/design.md §4). */
   breakerTripped: 'BreakerTripped',
-  /** Repair drains started (DESIGN §1b). */
+  /** Repair drains started (docs/design.md §1b). */
   repairsStarted: 'RepairsStarted',
   /** Repairs that stood down: their group had more unhealthy machines than repair.maxUnhealthyPercent allows. */
   repairsBlocked: 'RepairsBlocked',

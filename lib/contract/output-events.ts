@@ -7,7 +7,7 @@ export const OUTPUT_DETAIL_TYPES = [
   'Node Drained',
   'Drain Failed',
   'Divergence Detected',
-  // Repair (DESIGN §1b): its drain started; it stood down (the group's unhealthy share); the machine was marked Unhealthy for its group to replace.
+  // Repair (docs/design.md §1b): its drain started; it stood down (the group's unhealthy share); the machine was marked Unhealthy for its group to replace.
   'Node Repair Started',
   'Node Repair Blocked',
   'Node Repaired',

@@ -58,7 +58,7 @@ export const SWEEP_READS = [
 /**
  * An event observes only its instances (lib/observe/signals.ts): DescribeInstances by id; and, for a
  * lifecycle action, its group's terminate hooks, to complete only ours by the sweep's rule
- * (lib/observe/terminate-hooks.ts, DESIGN §1c). Neither supports resource-level permissions.
+ * (lib/observe/terminate-hooks.ts, docs/design.md §1c). Neither supports resource-level permissions.
  */
 export const EVENT_READS = ['ec2:DescribeInstances', 'autoscaling:DescribeLifecycleHooks'] as const;
 
@@ -84,7 +84,7 @@ const PIPELINE_PERMISSIONS: readonly Permission[] = [
 ];
 
 /**
- * The event and sweep functions run the same pipeline (DESIGN §2) over different scopes: the reads
+ * The event and sweep functions run the same pipeline (docs/design.md §2) over different scopes: the reads
  * and Auto Scaling mutations of their own scope (an event observes its instances only; only a sweep
  * sees whole groups). These are their policies (EventsPolicy, SweepPolicy).
  */

@@ -1,4 +1,4 @@
-// The Kubernetes RBAC the reconciler needs — DESIGN §6, nothing more. The single source: the CDK
+// The Kubernetes RBAC the reconciler needs — docs/design.md §6, nothing more. The single source: the CDK
 // construct applies it, `ec2-node-reconciler rbac` prints it, and the tests load it into the
 // Kubernetes emulator in RBAC mode to prove it is sufficient.
 import { stringify } from 'yaml';

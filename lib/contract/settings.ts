@@ -51,7 +51,7 @@ const RepairAfterSchema = z
   })
   .strict();
 
-/** Opt-in repair of unresponsive machines in Auto Scaling groups (DESIGN §1b). */
+/** Opt-in repair of unresponsive machines in Auto Scaling groups (docs/design.md §1b). */
 export const RepairSettingsSchema = z
   .object({
     /** Off unless turned on: cordon, drain and replace machines whose node stays unhealthy. */
@@ -155,11 +155,11 @@ export const SettingsSchema = z
     markUnregisteredUnhealthy: z.boolean().default(false),
     /**
      * Opt-in: treat Karpenter's Nodes (label `karpenter.sh/nodepool`) as this reconciler's to cordon,
-     * drain and delete. Off, they are Karpenter's: reported, never acted on (DESIGN §1c). A Node Karpenter
+     * drain and delete. Off, they are Karpenter's: reported, never acted on (docs/design.md §1c). A Node Karpenter
      * is disrupting (taint `karpenter.sh/disrupted`) and EKS Auto Mode's Nodes stay theirs either way.
      */
     includeKarpenterNodes: z.boolean().default(false),
-    /** Opt-in: graceful repair of unresponsive machines in every Auto Scaling group (DESIGN §1b). */
+    /** Opt-in: graceful repair of unresponsive machines in every Auto Scaling group (docs/design.md §1b). */
     repair: RepairSettingsSchema.prefault({}),
   })
   .strict();

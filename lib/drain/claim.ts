@@ -1,4 +1,4 @@
-// One removal, one drain (DESIGN §2): the Node records the drain execution that owns its current
+// One removal, one drain (docs/design.md §2): the Node records the drain execution that owns its current
 // removal. Starting a drain first claims the Node with a guarded patch, so two events racing for
 // one machine (a spot warning and a lifecycle action in two batches) start one drain between them;
 // a later signal joins the running drain instead, bringing its deadline forward or handing it the
@@ -209,7 +209,7 @@ export function renewalPatch(
 }
 
 /**
- * Renews the drain record of `execution` (DESIGN §5: a record not renewed is dead, and the next
+ * Renews the drain record of `execution` (docs/design.md §5: a record not renewed is dead, and the next
  * removal takes over), with the chained execution that runs it now; nothing when none is due.
  */
 export async function renewDrain(
@@ -307,7 +307,7 @@ export type CancelRepairResult =
   | { readonly kind: 'cancelled'; readonly changed: boolean; readonly ours: boolean };
 
 /**
- * Cancels the repair `execution` of a node that recovered (DESIGN §1b): our cordon goes, and the drain
+ * Cancels the repair `execution` of a node that recovered (docs/design.md §1b): our cordon goes, and the drain
  * record with it, in one guarded patch, so the drain (still running or not) finds the node uncordoned
  * and no record of its own to write an outcome to. A cordon that is not ours stays; only the record goes.
  */

@@ -1,4 +1,4 @@
-// Whoever holds a lifecycle action heartbeats and completes it (DESIGN §5). A drain run in this
+// Whoever holds a lifecycle action heartbeats and completes it (docs/design.md §5). A drain run in this
 // process (the CLI's `event`, `sweep`, `decommission --now` and `drain`) may hold one: started for it,
 // or handed it on the Node while it runs (a scale-in joining the operator's drain). It then does what
 // the deployed workflow does: a heartbeat when the last one is a heartbeat interval old, checked at

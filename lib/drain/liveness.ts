@@ -1,4 +1,4 @@
-// Whether a drain record on a Node is alive (DESIGN §5): a drain renews its record about every minute
+// Whether a drain record on a Node is alive (docs/design.md §5): a drain renews its record about every minute
 // while it runs, so a record nobody renewed for RECORD_TTL_MS has lost its drain — a CLI stopped by
 // Ctrl-C, a machine that went to sleep — and the next removal takes over, instead of the record
 // counting as running until its deadline with nobody to heartbeat or complete a lifecycle action

@@ -111,7 +111,7 @@ export interface KubeClientOptions {
   readonly retries?: number;
   /**
    * Requests in flight at once from this client, the others waiting their turn (an invocation's
-   * share of the API server's API Priority and Fairness seats: DESIGN §3, lib/contract/api-budgets.ts).
+   * share of the API server's API Priority and Fairness seats: docs/design.md §3, lib/contract/api-budgets.ts).
    * @default unlimited
    */
   readonly maxInFlight?: number;

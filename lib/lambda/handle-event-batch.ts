@@ -119,7 +119,7 @@ function failureOf(ids: readonly string[], report: RunReport): EventRecordFailur
 }
 
 /**
- * One SQS batch of EventBridge events (DESIGN §3): every record is parsed on its own (a poison
+ * One SQS batch of EventBridge events (docs/design.md §3): every record is parsed on its own (a poison
  * event fails alone, naming the field, and costs no API call); the signals of all the others are
  * observed in one pass (runSignalBatch: one DescribeInstances for up to 200 instances, one search
  * for each Node) and decided per event, or per group of events about the same machines. Each

@@ -1,4 +1,4 @@
-// A repair completes when its drain ends (DESIGN §1b): the drain step that sees the end marks the
+// A repair completes when its drain ends (docs/design.md §1b): the drain step that sees the end marks the
 // machine Unhealthy for its Auto Scaling group to replace, instead of leaving it drained and idle
 // until a sweep comes by. The sweep keeps its own path (lib/plan/repair.ts) for a drain whose step
 // could not do it; both go by one rule (lib/plan/repair-drain-end.ts).
@@ -69,7 +69,7 @@ export async function completeRepair(
   if (node.providerID === undefined || ec2InstanceIdOf(node.providerID) !== instanceId)
     return { kind: 'not-ours', why: `the Node does not name ${instanceId}` };
   if (!node.unschedulable) return { kind: 'not-ours', why: 'the Node was uncordoned' };
-  // Recovered meanwhile: the sweep cancels the repair (DESIGN §1b); nothing is marked here.
+  // Recovered meanwhile: the sweep cancels the repair (docs/design.md §1b); nothing is marked here.
   if (badConditions(node, node.readyHeartbeatAt, deps.now(), deps.heartbeatGraceMs).length === 0)
     return { kind: 'not-ours', why: 'the Node is healthy again' };
 

@@ -24,7 +24,7 @@ export interface DrainClaimRequest {
   readonly deadline: number;
   /** Completed with CONTINUE by the drain workflow when the drain ends. */
   readonly lifecycle?: LifecycleRef;
-  /** What the drain is for: a removal, maintenance, the operator's own drain (CLI), or a repair (DESIGN §1b). */
+  /** What the drain is for: a removal, maintenance, the operator's own drain (CLI), or a repair (docs/design.md §1b). */
   readonly for: DrainPurpose;
   /** The instance's LaunchTime (epoch ms): a machine started since has new removals. */
   readonly launchedAt?: number;
@@ -93,7 +93,7 @@ export type Action =
       readonly reason: string;
     }
   /**
-   * Repair of an unresponsive machine in an Auto Scaling group (DESIGN §1b), in three steps:
+   * Repair of an unresponsive machine in an Auto Scaling group (docs/design.md §1b), in three steps:
    * `drain`: record the repair drain on the Node (after its cordon) and start it, bounded by
    * repair.drainTimeout; `replace`: its drain has ended, mark the instance Unhealthy so the group
    * replaces it; `cancel`: the node recovered, so uncordon it (our cordon) and drop the record,

@@ -3,10 +3,10 @@ import type { InstanceView, NodeView } from './observation.js';
 import type { LifecycleRef, Signal } from './signal.js';
 
 /**
- * The conditions of DESIGN §1: every (machine, node) pair is in exactly one. `gone`: a terminated
+ * The conditions of docs/design.md §1: every (machine, node) pair is in exactly one. `gone`: a terminated
  * machine without a Node object — the correspondence is over, nothing to do, but not in sync either
  * (EC2 returns a terminated instance for about an hour). `other-owner`: a Node (or machine) another
- * system manages end to end — Karpenter, EKS Auto Mode, EKS hybrid nodes (DESIGN §1c): reported, never acted on.
+ * system manages end to end — Karpenter, EKS Auto Mode, EKS hybrid nodes (docs/design.md §1c): reported, never acted on.
  */
 export const CONDITIONS = [
   'in-sync',

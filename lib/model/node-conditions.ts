@@ -1,5 +1,5 @@
 /**
- * The node conditions a repair reads (DESIGN §1b): the kubelet's Ready, and those the EKS node
+ * The node conditions a repair reads (docs/design.md §1b): the kubelet's Ready, and those the EKS node
  * monitoring agent posts. Ready is bad when False or Unknown; the agent's conditions when False (an
  * agent that says Unknown has not found a problem), as EKS node auto repair and Karpenter read them.
  */

@@ -1,7 +1,7 @@
 import type { ScheduledEventCode } from './observation.js';
 
 /**
- * What a scheduled EC2 change means for the machine's Node (DESIGN §2): `removal` (retirement,
+ * What a scheduled EC2 change means for the machine's Node (docs/design.md §2): `removal` (retirement,
  * stop: the machine goes) or `maintenance` (reboot, system maintenance: the machine comes back).
  * The event path (AWS Health type codes) and the sweep (DescribeInstanceStatus codes) read this
  * one table, so a code can never mean removal on one path and maintenance on the other.

@@ -2,7 +2,7 @@ import type { InstanceState } from './instance-states.js';
 import type { InstanceId } from './instance-id.js';
 import type { ScheduledChangeClass } from './scheduled-change.js';
 
-/** Every kind of signal DESIGN §2 lists, one module each in lib/signals. */
+/** Every kind of signal docs/design.md §2 lists, one module each in lib/signals. */
 export const SIGNAL_KINDS = [
   'spot-interruption',
   'rebalance-recommendation',

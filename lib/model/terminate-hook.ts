@@ -1,5 +1,5 @@
 /**
- * Whose lifecycle action it is (DESIGN §1c): an action is ours only when its hook is ours — one of
+ * Whose lifecycle action it is (docs/design.md §1c): an action is ours only when its hook is ours — one of
  * the configured lifecycleHookNames, else the group's only terminate hook. The sweep (which finds an
  * instance in Terminating:Wait and must name the hook to complete) and the event path (which is told
  * the hook by the event) both ask here, so that they complete exactly the same actions.

@@ -15,10 +15,10 @@ const failed = (what: string, error: unknown): string => `${what}: ${errorText(e
 const HOOK_CONCURRENCY = 4;
 
 /**
- * Adds what only a sweep can find (DESIGN §2): ASG membership with `Terminating:Wait` and its
+ * Adds what only a sweep can find (docs/design.md §2): ASG membership with `Terminating:Wait` and its
  * hook, and scheduled events. A failure here costs the slating it would have found this run, not
  * the sweep: it is reported, and each instance it concerns carries it (`enrichmentErrors`), so
- * that nothing is undone for it "because nothing slates it" (DESIGN §1a). A group whose lookup
+ * that nothing is undone for it "because nothing slates it" (docs/design.md §1a). A group whose lookup
  * failed blinds its own instances only; a failed scheduled-event query, every live instance.
  */
 export async function enrichInstances(

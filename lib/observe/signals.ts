@@ -66,15 +66,15 @@ export interface SignalBatchObservation {
 }
 
 /**
- * Observes only what the signals are about (DESIGN §3): each instance (by the `instance-id`
+ * Observes only what the signals are about (docs/design.md §3): each instance (by the `instance-id`
  * filter, so an unknown id is an answer, not an error), its Node and that Node's Lease (fetched
  * together when the Node is named after the private DNS name). Round trips, the event path's cost,
  * the same for one instance or a batch of them (their reads go out together):
  * - warm, the container remembers the instance's Node: GET node ∥ GET lease ∥ DescribeInstances,
  *   then act on the Node read, once verified against EC2's answer (providerID, or the names
- *   DESIGN §1 allows) — the same checks as any Node found;
+ *   docs/design.md §1 allows) — the same checks as any Node found;
  * - otherwise: DescribeInstances (∥ DescribeCluster on a cold start), then GET node ∥ GET lease.
- * How far the Node is looked for depends on whose instance it is (DESIGN §1a): another cluster's
+ * How far the Node is looked for depends on whose instance it is (docs/design.md §1a): another cluster's
  * costs its DescribeInstances and nothing more (what a warm hint read is dropped); this cluster's or
  * an untagged one (whose Node may name it by providerID, which a sweep links) a GET by name, then a
  * list of every Node when its Node is not named after it (one list for the whole pass).
@@ -84,7 +84,7 @@ export async function observeSignalBatch(
   signals: readonly Signal[],
 ): Promise<SignalBatchObservation> {
   const ids = [...new Set(signals.map((s) => s.instanceId))];
-  // Whose lifecycle action it is, asked while EC2 is (DESIGN §1c: the sweep's rule).
+  // Whose lifecycle action it is, asked while EC2 is (docs/design.md §1c: the sweep's rule).
   const hooks = lookUpTerminateHooks(
     deps,
     signals.flatMap((s) => (s.lifecycle ? [s.lifecycle.group] : [])),
@@ -104,7 +104,7 @@ export async function observeSignalBatch(
     const instance = byId.get(id);
     const owner = instance ? ownershipOf(instance, deps) : undefined;
     if (owner?.kind === 'foreign') return undefined;
-    // As a sweep links them (DESIGN §1a): by providerID first, so an untagged instance's Node with a
+    // As a sweep links them (docs/design.md §1a): by providerID first, so an untagged instance's Node with a
     // custom hostname is found too (its providerID then makes the instance this cluster's).
     const scan = owner !== undefined;
     // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
@@ -159,7 +159,7 @@ export async function observationFor(
   const { lookup } = batch;
   const nodes = new Map<string, NodeView>();
   const leases = new Map<string, LeaseView>();
-  // A failed Node search is a failed lookup (DESIGN §1a): the pair is `unknown`, nothing mutates it.
+  // A failed Node search is a failed lookup (docs/design.md §1a): the pair is `unknown`, nothing mutates it.
   const lookupErrors = new Map([...lookup.errors].filter(([id]) => ids.has(id)));
   const looks = await Promise.all([...ids].map(async (id) => [id, await batch.looks.get(id)] as const));
   for (const [id, look] of looks) {

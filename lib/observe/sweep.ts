@@ -29,7 +29,7 @@ function claimedInstanceId(node: NodeView, region: string): InstanceId | undefin
 }
 
 /**
- * Observes the whole cluster (DESIGN §3): Nodes and Leases by paginated list; the cluster-tagged
+ * Observes the whole cluster (docs/design.md §3): Nodes and Leases by paginated list; the cluster-tagged
  * instances (which also reveal machines with no Node); then, by id, only the Node instances that
  * listing missed; and by private DNS name the Nodes with no providerID.
  *

@@ -41,7 +41,7 @@ export class TerminateHookCache {
 export type HookLook = { readonly choice: TerminateHookChoice } | { readonly failed: string };
 
 /**
- * The event path's side of DESIGN §1c: for each group its lifecycle signals name, one
+ * The event path's side of docs/design.md §1c: for each group its lifecycle signals name, one
  * DescribeLifecycleHooks (or the warm container's recent answer), judged by the sweep's rule.
  */
 export function lookUpTerminateHooks(

@@ -13,7 +13,7 @@ import type { ApiCallCounter } from '../support/api-calls.js';
 export type ReconcilerDeps = ObserveDeps &
   ActDeps &
   NotifyDeps & {
-    /** The region whose EC2 this run asks: only it answers for a providerID (DESIGN §1a). */
+    /** The region whose EC2 this run asks: only it answers for a providerID (docs/design.md §1a). */
     readonly region: string;
     /** Whether drains run here rather than in Step Functions: the plan names their executions apart. */
     readonly drains: Pick<DrainLauncher, 'local'>;

@@ -32,7 +32,7 @@ export type { PlanContext } from './pair.js';
 
 /**
  * Turns classified pairs into actions, each with its reason, applying every safety rail of
- * DESIGN §4. Pure: a function of the pairs, the settings and the clock. dryRun does not change
+ * docs/design.md §4. Pure: a function of the pairs, the settings and the clock. dryRun does not change
  * what is planned (the report shows what would happen); act() honours it.
  */
 export function plan(pairs: readonly ClassifiedPair[], ctx: PlanContext): Plan {
@@ -410,7 +410,7 @@ function planSlated(p: PairPlanner): void {
   out.actions.push({ kind: 'drain', ...target(node), ...ids, reason: pair.reason, cause, mode: 'start', ...claim });
 }
 
-/** A drain already owns this removal: join it while it runs, never start a second one (DESIGN §2). */
+/** A drain already owns this removal: join it while it runs, never start a second one (docs/design.md §2). */
 function planRecordedRemoval(
   p: PairPlanner,
   node: NodeView,

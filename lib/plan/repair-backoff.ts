@@ -1,4 +1,4 @@
-// The repair back-off (DESIGN §1b): a group whose replacements keep failing is not repaired again and
+// The repair back-off (docs/design.md §1b): a group whose replacements keep failing is not repaired again and
 // again. A failed replacement is the repair of a machine the group launched less than
 // repair.failureWindow before (a replacement, or any new machine of its launch template, that went
 // bad): after repair.maxFailedReplacements of them within one failureWindow, the group's repairs stand

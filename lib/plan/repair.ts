@@ -1,4 +1,4 @@
-// Repair of unresponsive machines (DESIGN §1b), decided here, behind its own rails. A repair is a
+// Repair of unresponsive machines (docs/design.md §1b), decided here, behind its own rails. A repair is a
 // drain the Node records as `for: repair`, bounded by repair.drainTimeout; when a later sweep finds
 // it ended, the instance is marked Unhealthy so that its Auto Scaling group replaces it; a node that
 // is Ready again before that has its repair cancelled (our cordon and the record go, which also

@@ -37,7 +37,7 @@ export function lifecycleCompletedEvent(
   };
 }
 
-/** A repair's reasons, one per step, and its stand-down (DESIGN §1b). */
+/** A repair's reasons, one per step, and its stand-down (docs/design.md §1b). */
 export const REPAIR_EVENT_REASONS = {
   drain: 'RepairStarted',
   replace: 'NodeRepaired',

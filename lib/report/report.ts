@@ -22,7 +22,7 @@ export interface ReportAction {
   readonly step?: Extract<Action, { kind: 'repair' }>['step'];
 }
 
-/** One JSON report per run (DESIGN §3): what was seen, decided, done and skipped, and what failed. */
+/** One JSON report per run (docs/design.md §3): what was seen, decided, done and skipped, and what failed. */
 export interface RunReport {
   readonly kind: 'sweep' | 'event';
   readonly cluster: string;
@@ -94,7 +94,7 @@ export interface RunFacts {
   readonly apiCalls: Readonly<Record<string, number>>;
 }
 
-/** The run's one JSON report (DESIGN §3): its failed actions are errors beside what could not be observed or sent. */
+/** The run's one JSON report (docs/design.md §3): its failed actions are errors beside what could not be observed or sent. */
 export function runReport(facts: RunFacts): RunReport {
   const { plan, outcomes, marks } = facts;
   return {

@@ -1,5 +1,5 @@
 /**
- * The signal registry (DESIGN §2): routes an EventBridge event by (source, detail-type) to the
+ * The signal registry (docs/design.md §2): routes an EventBridge event by (source, detail-type) to the
  * module of its kind, and is the list infra/signal-rules.ts makes one EventBridge rule per entry
  * of. Adding a kind is one module (defineSignal) and one line in SIGNAL_MODULES.
  */

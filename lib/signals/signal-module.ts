@@ -226,7 +226,7 @@ export function defineSignal(
   };
 }
 
-/** The fields every signal takes from its envelope (an archive replay's name among them: DESIGN §1c). */
+/** The fields every signal takes from its envelope (an archive replay's name among them: docs/design.md §1c). */
 export function fromEnvelope(event: { readonly id: string; readonly time: string; readonly 'replay-name'?: string }): {
   readonly eventId: string;
   readonly observedAt: number;

@@ -1,4 +1,4 @@
-// Which signals are history, reported and never acted on (DESIGN §1c, §2; issue #27, 3 and 5).
+// Which signals are history, reported and never acted on (docs/design.md §1c, §2; issue #27, 3 and 5).
 import { describe, expect, it } from 'vitest';
 import { SIGNAL_MAX_AGE_MS, STATE_CHANGE_READ_LAG_MS, whyNotActedOn } from '../../lib/classify/stale-signal.js';
 import { anInstance, aSignal, NOW } from '../support/world.js';

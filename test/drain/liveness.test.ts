@@ -1,4 +1,4 @@
-// Whether a drain record's drain is alive (DESIGN §5): renewed about every minute while it runs; not
+// Whether a drain record's drain is alive (docs/design.md §5): renewed about every minute while it runs; not
 // renewed for two minutes, dead, and the next removal takes over.
 import { describe, expect, it } from 'vitest';
 import { executionToAsk, RECORD_TTL_MS, recordLiveness } from '../../lib/drain/liveness.js';

@@ -1,4 +1,4 @@
-// A running drain renews its record on the Node (DESIGN §5), so that it is not taken for a dead one.
+// A running drain renews its record on the Node (docs/design.md §5), so that it is not taken for a dead one.
 import { describe, expect, it } from 'vitest';
 import { DRAIN_ANNOTATION, DRAIN_CHAIN_ANNOTATION, DRAIN_RENEWED_ANNOTATION } from '../../lib/contract/labels.js';
 import { drainStep } from '../../lib/drain/step.js';

@@ -1,4 +1,4 @@
-// The repair metrics (DESIGN §1b) the dashboard's Repairs widget reads: counted from the run report,
+// The repair metrics (docs/design.md §1b) the dashboard's Repairs widget reads: counted from the run report,
 // only what was carried out (a dry run's planned repair counts for nothing), stand-downs by Node.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// The drain workflow's definition, read as a graph: the loop of DESIGN §5, the contract of
+// The drain workflow's definition, read as a graph: the loop of docs/design.md §5, the contract of
 // lib/contract/drain-workflow.ts, the lifecycle calls and the output events.
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';

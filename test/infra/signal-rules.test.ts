@@ -71,7 +71,7 @@ const EXPECTED: Readonly<Record<string, SignalKind | null>> = {
 };
 
 describe('signal rules', () => {
-  it('should have one rule per signal kind of DESIGN §2', () => {
+  it('should have one rule per signal kind of docs/design.md §2', () => {
     expect([...DEFAULT_PATTERNS.keys()].sort()).toEqual([...SIGNAL_KINDS].sort());
   });
 

@@ -1,4 +1,4 @@
-// Which terminate hook of a group is ours (DESIGN §1c): one rule for the sweep and the event path (issue #27).
+// Which terminate hook of a group is ours (docs/design.md §1c): one rule for the sweep and the event path (issue #27).
 import { describe, expect, it } from 'vitest';
 import {
   foreignHookReason,

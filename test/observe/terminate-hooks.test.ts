@@ -1,4 +1,4 @@
-// The event path's side of DESIGN §1c: whose lifecycle action it is, read once per group (issue #27).
+// The event path's side of docs/design.md §1c: whose lifecycle action it is, read once per group (issue #27).
 import type { TerminateHook } from '../../lib/model/terminate-hook.js';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/model/clock.js';

@@ -1,6 +1,6 @@
 // The event path end to end: real EventBridge events from test/fixtures/events, adjusted to the
 // seeded world, parsed by parseEvent and run through runSignals with deps wired the Lambda way.
-// Besides the effects, these tests hold the path to its budget of requests (DESIGN §3).
+// Besides the effects, these tests hold the path to its budget of requests (docs/design.md §3).
 import { describe, expect, it } from 'vitest';
 import { SHUTDOWN_TAINT_KEY } from '../../lib/contract/labels.js';
 import { SignalRejection } from '../../lib/signals/index.js';
@@ -76,7 +76,7 @@ describe('event path: slated-for-removal', () => {
         .map((e) => e.reason)
         .sort(),
     ).toEqual(['DrainStarted', 'NodeCordoned']);
-    // DescribeInstances → GET node ∥ GET lease → PATCH (from the node just read, guarded by its resourceVersion): DESIGN §3's cold path.
+    // DescribeInstances → GET node ∥ GET lease → PATCH (from the node just read, guarded by its resourceVersion): docs/design.md §3's cold path.
     expect(awsRequests(world)).toEqual(['ec2 DescribeInstances 200', 'states StartExecution 200']);
     expect(kubeRequests(world).filter((r) => !r.startsWith('POST events'))).toEqual([
       `GET nodes/${nodeName(1)}`,
@@ -353,7 +353,7 @@ describe('event path: unregistered-machine, identity-conflict, not-ec2, unknown'
 
     const { report } = await handle('spot-interruption', 18);
 
-    // unknown (DESIGN §1): nothing this time, the error reported.
+    // unknown (docs/design.md §1): nothing this time, the error reported.
     expect(report?.errors).toEqual([
       `looking up ${instanceId(18)} failed: UnauthorizedOperation: You are not authorized to perform this operation.`,
     ]);

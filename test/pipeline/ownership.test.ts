@@ -1,4 +1,4 @@
-// Whose machines the event path touches, and what an event about someone else's costs (DESIGN §1a).
+// Whose machines the event path touches, and what an event about someone else's costs (docs/design.md §1a).
 import { describe, expect, it } from 'vitest';
 import { runSignals } from '../../lib/pipeline/run.js';
 import { parseEvent } from '../../lib/signals/index.js';

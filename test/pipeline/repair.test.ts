@@ -1,4 +1,4 @@
-// Repair through the whole pipeline, against both emulators (DESIGN §1b): the sweep reads the group's
+// Repair through the whole pipeline, against both emulators (docs/design.md §1b): the sweep reads the group's
 // health, cordons, records and starts the repair drain, stands down with a RepairBlocked Event and a
 // Node Repair Blocked output event, marks the machine Unhealthy once the drain has ended, cancels the
 // repair of a node that recovered, and under dryRun plans all of it without a write.

@@ -1,4 +1,4 @@
-// The event path's cost in sequential round trips (DESIGN §3, issue #17), measured the way a network
+// The event path's cost in sequential round trips (docs/design.md §3, issue #17), measured the way a network
 // would make it felt: every answer of both emulators is delayed, each request is stamped with the wall
 // clock when it arrived and when it was answered, and the longest chain of requests each started
 // after the previous one was answered, up to the cordon PATCH, is the number of round trips.

@@ -1,4 +1,4 @@
-// The safety rails of DESIGN §4 end to end: a wrong delete is the worst failure, so each rail is
+// The safety rails of docs/design.md §4 end to end: a wrong delete is the worst failure, so each rail is
 // shown holding against the real adapters, the emulators and the shipped RBAC.
 import { describe, expect, it } from 'vitest';
 import { formatRunReport } from '../../lib/cli/format-report.js';
@@ -223,7 +223,7 @@ describe('dryRun', () => {
     world.seedInstance(6, {
       autoScaling: { group: ASG, lifecycleState: 'Terminating:Wait', hook: 'ec2-node-reconciler-drain' },
     });
-    // Healthy machines enough that the repair rails' cluster share (DESIGN §4: stand down while more
+    // Healthy machines enough that the repair rails' cluster share (docs/design.md §4: stand down while more
     // than repair.maxUnhealthyPercent of the whole cluster is unhealthy) lets the mark-unhealthy through.
     for (let n = 11; n <= 30; n++) pairs.inSync(world, n);
 

@@ -1,4 +1,4 @@
-// The sweep end to end, one (node, instance) pair per condition of DESIGN §1: both emulators on one
+// The sweep end to end, one (node, instance) pair per condition of docs/design.md §1: both emulators on one
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { describe, expect, it } from 'vitest';
@@ -383,7 +383,7 @@ describe('sweep: slated-for-removal', () => {
 
     const report = await world.sweep();
 
-    // A sweep-found deadline hours or days away is capped (DESIGN §2): the drain is bounded by drainTimeout.
+    // A sweep-found deadline hours or days away is capped (docs/design.md §2): the drain is bounded by drainTimeout.
     expect(drainExecutions(world).map((e) => e.input['deadline'])).toEqual([iso(world.clock.now() + 15 * MINUTE)]);
     expect(report.rows).toEqual([
       expect.objectContaining({

@@ -1,4 +1,4 @@
-// Repair of unresponsive machines (DESIGN §1b), as plan() decides it: when, behind which rails, the
+// Repair of unresponsive machines (docs/design.md §1b), as plan() decides it: when, behind which rails, the
 // stand-down, at most maxParallel in flight per group, the replace step after the repair drain, and
 // the cancel when the node recovers.
 import { describe, expect, it } from 'vitest';

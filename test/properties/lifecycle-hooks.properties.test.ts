@@ -105,7 +105,7 @@ const completedBy = (actions: readonly Action[]) =>
   );
 
 /**
- * Ours, by DESIGN §1c read plainly: never EKS's hook; a hook the group has; one of lifecycleHookNames when
+ * Ours, by docs/design.md §1c read plainly: never EKS's hook; a hook the group has; one of lifecycleHookNames when
  * they are set, else the group's only terminate hook.
  */
 function isOurs(world: HookWorld, group: string, hook: string): boolean {

@@ -21,7 +21,7 @@ function decide({ observation, signals, settings }: World): readonly Action[] {
   }).actions;
 }
 
-// The oracle reads ownership with its own plain rules (DESIGN §1c), never through classify's helpers.
+// The oracle reads ownership with its own plain rules (docs/design.md §1c), never through classify's helpers.
 const EC2_PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]+)\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/;
 
 /**
@@ -57,7 +57,7 @@ const touches = (action: Action): { node?: string; instanceId?: string } | undef
         ...(action.instanceId !== undefined ? { instanceId: action.instanceId } : {}),
       };
 
-describe('other owners stand first (DESIGN §1c, fast-check)', () => {
+describe('other owners stand first (docs/design.md §1c, fast-check)', () => {
   it("should take no action on a Node another system manages, nor on its machine, nor on a machine Karpenter launched (unless Karpenter's are included)", () => {
     fc.assert(
       fc.property(worldArb, (world) => {

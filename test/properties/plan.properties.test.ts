@@ -67,7 +67,7 @@ function isOurs(world: World, instance: InstanceView): boolean {
   });
 }
 
-/** A non-stale reason to cordon, drain or complete a lifecycle action: a signal or an observed state (DESIGN §2). */
+/** A non-stale reason to cordon, drain or complete a lifecycle action: a signal or an observed state (docs/design.md §2). */
 function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean {
   const { settings } = world;
   const signalSays = world.signals.some((s) => {

@@ -1,4 +1,4 @@
-// Repair invariants (DESIGN §1b, issue #19), each over at least 10,000 generated worlds: never more
+// Repair invariants (docs/design.md §1b, issue #19), each over at least 10,000 generated worlds: never more
 // than repair.maxParallel in flight per group, none while more than repair.maxUnhealthyPercent of the
 // group is unhealthy (nor while an unhealthy Node cannot be placed in a group), none before repair.after,
 // none for a pair that is not unresponsive-machine; and
@@ -108,7 +108,7 @@ function inFlight(world: World, node: NodeView): boolean {
 }
 
 /**
- * Ours (DESIGN §1a): tagged for this cluster (EKS's, the Kubernetes or Karpenter's tag), or tagged for
+ * Ours (docs/design.md §1a): tagged for this cluster (EKS's, the Kubernetes or Karpenter's tag), or tagged for
  * no cluster at all and named by the Node for certain (providerID or instance-id hostname): a Node
  * that matches it by private DNS name only does not make it ours.
  */

@@ -1,4 +1,4 @@
-// Settings that would disarm a rail are refused wherever settings enter (DESIGN §4): a heartbeat grace
+// Settings that would disarm a rail are refused wherever settings enter (docs/design.md §4): a heartbeat grace
 // shorter than the kubelet's Lease duration, or any duration over 30 days. The refusal names the field.
 import { describe, expect, it } from 'vitest';
 import { settingsFromFlags } from '../../lib/cli/settings-flags.js';

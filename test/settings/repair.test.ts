@@ -1,4 +1,4 @@
-// The opt-in repair settings (DESIGN §1b): off by default, EKS's waits, bounded, refused naming the
+// The opt-in repair settings (docs/design.md §1b): off by default, EKS's waits, bounded, refused naming the
 // field wherever settings enter (deployed configuration, sweep payload, command line).
 import { describe, expect, it } from 'vitest';
 import { settingOptions, settingsFromFlags } from '../../lib/cli/settings-flags.js';

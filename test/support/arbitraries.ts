@@ -206,7 +206,7 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       shutdownTaint: fc.boolean(),
       readySince: since,
       agent: agentConditions,
-      // Now and then another system's Node (DESIGN §1c): Karpenter's, one Karpenter is disrupting, EKS Auto Mode's, a hybrid node.
+      // Now and then another system's Node (docs/design.md §1c): Karpenter's, one Karpenter is disrupting, EKS Auto Mode's, a hybrid node.
       otherOwner: fc.oneof(
         { weight: 12, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.constantFrom('karpenter', 'karpenter-disrupted', 'auto-mode', 'hybrid') },
@@ -464,7 +464,7 @@ export const worldArb: fc.Arbitrary<World> = fc
       }),
   );
 
-// ---------- worlds around Auto Scaling groups, for repair (DESIGN §1b) ----------
+// ---------- worlds around Auto Scaling groups, for repair (docs/design.md §1b) ----------
 
 /** Most groups in these worlds; their machines run Nodes that name them. */
 const GROUP_SIZE = 10;
@@ -646,7 +646,7 @@ export const groupWorldArb: fc.Arbitrary<World> = fc
   );
 
 /**
- * The oracles' own reading of DESIGN §5 (never the code under test): a record that says how its drain
+ * The oracles' own reading of docs/design.md §5 (never the code under test): a record that says how its drain
  * ended has ended; one renewed (else made) less than two minutes ago is alive; a CLI's record that is
  * not is dead (absent: the next removal takes over), and a live one runs until its deadline; a
  * workflow's runs while the workflow says so, else it is what the workflow says.

@@ -1,7 +1,7 @@
 // Both emulators on one VirtualClock, wired the way the Lambda functions wire themselves:
 // DescribeCluster → endpoint, an EKS token that the Kubernetes emulator accepts only after the STS
 // emulator has verified its signature, and the shipped RBAC manifest deciding every request.
-// Builders seed one (node, instance) pair per condition of DESIGN §1.
+// Builders seed one (node, instance) pair per condition of docs/design.md §1.
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
@@ -219,7 +219,7 @@ export async function startPipelineWorld(options: { start?: number } = {}): Prom
   };
 }
 
-// ---------- one (node, instance) pair per condition of DESIGN §1 ----------
+// ---------- one (node, instance) pair per condition of docs/design.md §1 ----------
 
 /** What the kubelet of a machine that went away left behind: no heartbeat for an hour. */
 export const silentKubelet = (world: PipelineWorld, agoMs = HOUR): Partial<NodeSeed> => ({

@@ -1,4 +1,4 @@
-// What the sandbox's machines and kubelets do about node health, for repair (DESIGN §1b): a kubelet or
+// What the sandbox's machines and kubelets do about node health, for repair (docs/design.md §1b): a kubelet or
 // the node monitoring agent posts a condition (a scenario's `condition` step), and a machine Auto
 // Scaling launched to replace an Unhealthy one joins the cluster once it runs. Kept apart from
 // sandbox.ts and run.ts, which only call in here (with the parts of the sandbox they need).

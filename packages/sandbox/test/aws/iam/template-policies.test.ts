@@ -38,7 +38,7 @@ const decide = (principal: string, action: string, resources?: string[], context
 describe('IAM of the synthesized stack', () => {
   it('should allow the sweep and the events function autoscaling:DescribeLifecycleHooks, which both need to complete only our hooks (issues #15, #27)', () => {
     expect(decide(SWEEP, 'autoscaling:DescribeLifecycleHooks')).toMatchObject({ allowed: true, kind: 'allow' });
-    // An event names its hook, but whether that hook is ours takes the group's other hooks (DESIGN §1c).
+    // An event names its hook, but whether that hook is ours takes the group's other hooks (docs/design.md §1c).
     expect(decide(EVENTS, 'autoscaling:DescribeLifecycleHooks')).toMatchObject({ allowed: true, kind: 'allow' });
     expect(decide(DRAIN_STEP, 'autoscaling:DescribeLifecycleHooks').allowed).toBe(false);
   });

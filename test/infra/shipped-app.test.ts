@@ -47,7 +47,8 @@ function anotherValue(key: string): unknown {
   const fallback = valueAt(DEFAULT_SETTINGS, key);
   if (typeof fallback === 'boolean') return !fallback;
   if (typeof fallback === 'number') {
-    const isDuration = SettingsSchema.safeParse(at(key, '10m')).success;
+    // A duration setting takes a duration (some only from an hour on: repair.failureWindow).
+    const isDuration = ['10m', '2h'].some((d) => SettingsSchema.safeParse(at(key, d)).success);
     return isDuration ? formatDuration(fallback + 60_000) : fallback + 1;
   }
   if (typeof fallback === 'string') {
@@ -58,8 +59,10 @@ function anotherValue(key: string): unknown {
   throw new Error(`${key}: not a setting the schema has`);
 }
 
-// The documented tables: docs/settings.md when it exists, else the README; each found by its header row.
-const DOCS = [`${PROJECT_ROOT}docs/settings.md`, `${PROJECT_ROOT}README.md`].filter((file) => existsSync(file));
+// Each table where it is documented: settings in docs/settings.md, the context keys and props in docs/deploy.md.
+const DOCS = [`${PROJECT_ROOT}docs/settings.md`, `${PROJECT_ROOT}docs/deploy.md`, `${PROJECT_ROOT}README.md`].filter(
+  (file) => existsSync(file),
+);
 
 /**
  * The first column of the table whose header row's first cell is `header` (`| setting | default |

@@ -39,7 +39,8 @@ export interface PairPlanner {
   /** Lookups about the instance that failed this run; no "nothing slates it" action is taken then. */
   readonly blindSpot: string | undefined;
   skip(kind: Action['kind'], reason: string, extra?: Pick<SkippedAction, 'standDown' | 'backOff'>): void;
-  report(): void;
+  /** Reports the pair's condition; `once`: told once per Node (its Event is not counted again each sweep). */
+  report(options?: { readonly once: true }): void;
 }
 
 export function target(node: NodeView): { node: string; uid: string; resourceVersion: string } {

@@ -79,13 +79,14 @@ function planPair(
         : undefined,
     skip: (kind, reason, extra) =>
       out.skipped.push({ kind, ...(node ? { node: node.name } : {}), ...ids, reason, ...extra }),
-    report: () =>
+    report: (options) =>
       out.actions.push({
         kind: 'report',
         condition: pair.condition,
         ...(node ? { node: node.name } : {}),
         ...ids,
         reason: pair.reason,
+        ...options,
       }),
   };
   for (const { why } of pair.staleSignals ?? []) p.skip('drain', `stale signal, not acted on: ${why}`);
@@ -145,14 +146,7 @@ function planPair(
       return;
     case 'other-owner':
       // Told once per Node (its Event is not counted again each sweep): theirs is no divergence of ours.
-      out.actions.push({
-        kind: 'report',
-        condition: pair.condition,
-        ...(node ? { node: node.name } : {}),
-        ...ids,
-        reason: pair.reason,
-        once: true,
-      });
+      p.report({ once: true });
       return;
     case 'not-ec2':
     case 'gone':

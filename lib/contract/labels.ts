@@ -9,6 +9,11 @@ export const LABEL_PREFIX = PRODUCT_NAME;
 export const EXCLUDE_KEY = `${LABEL_PREFIX}/exclude`;
 export const DECOMMISSION_TAG = `${LABEL_PREFIX}/decommission`;
 export const CORDONED_BY_ANNOTATION = `${LABEL_PREFIX}/cordoned-by`;
+/**
+ * The field manager every Kubernetes write of ours names (`?fieldManager=`): the Node's managedFields
+ * then say whether the cordon it carries is the one we wrote, or one someone wrote after ours went.
+ */
+export const FIELD_MANAGER = PRODUCT_NAME;
 export const CORDON_REASON_ANNOTATION = `${LABEL_PREFIX}/reason`;
 export const CORDONED_AT_ANNOTATION = `${LABEL_PREFIX}/at`;
 /** The value of CORDONED_BY_ANNOTATION on cordons the reconciler made for a signal: the sweep may reverse them. */

@@ -6,10 +6,6 @@
 import type { DrainClaimRequest } from '../model/action.js';
 import type { LifecycleRef } from '../model/signal.js';
 import {
-  CORDON_REASON_ANNOTATION,
-  CORDON_UNTIL_ANNOTATION,
-  CORDONED_AT_ANNOTATION,
-  CORDONED_BY_ANNOTATION,
   DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
   DRAIN_DEADLINE_ANNOTATION,
@@ -26,6 +22,8 @@ import {
   cordonPatch,
   hasOwnCordonMark,
   isCordonedByReconciler,
+  isCordonOurWrite,
+  STALE_CORDON_ANNOTATIONS,
   readDecidePatch,
   uncordonPatch,
   type CordonOptions,
@@ -235,14 +233,6 @@ export type ForgetResult =
   | { readonly kind: 'claimed-by-other'; readonly execution: string }
   | { readonly kind: 'forgotten'; readonly changed: boolean };
 
-/** Our cordon's annotations, left on a Node someone else uncordoned: they no longer describe anything. */
-const STALE_CORDON_ANNOTATIONS = [
-  CORDONED_BY_ANNOTATION,
-  CORDON_REASON_ANNOTATION,
-  CORDONED_AT_ANNOTATION,
-  CORDON_UNTIL_ANNOTATION,
-] as const;
-
 /**
  * Removes what the Node records of a removal that is over: the drain record of `execution` (when
  * given; a record of another drain is left), and our cordon annotations when the Node is schedulable
@@ -259,7 +249,7 @@ export async function forgetDrain(
       return { stop: { kind: 'claimed-by-other', execution: current } };
     const keys = [
       ...(options.execution !== undefined ? DRAIN_RECORD_ANNOTATIONS : []),
-      ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS),
+      ...(isCordonOurWrite(node) ? [] : STALE_CORDON_ANNOTATIONS),
     ];
     const annotations = Object.fromEntries(
       keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]),
@@ -283,7 +273,7 @@ export async function recordOutcome(
   return readDecidePatch<ForgetResult>(api, name, options, (node) => {
     const current = node.annotations[DRAIN_ANNOTATION];
     if (current !== options.execution) return { stop: { kind: 'claimed-by-other', execution: current ?? '(none)' } };
-    const stale = node.unschedulable
+    const stale = isCordonOurWrite(node)
       ? []
       : STALE_CORDON_ANNOTATIONS.filter((key) => node.annotations[key] !== undefined);
     const annotations: Record<string, string | null> = { ...Object.fromEntries(stale.map((key) => [key, null])) };
@@ -329,7 +319,7 @@ export async function cancelRepair(
 
 /** The patch that drops the drain record (and our cordon's annotations on a node someone else uncordoned). */
 function recordRemoval(node: NodeWriteView): NodePatch | undefined {
-  const keys = [...DRAIN_RECORD_ANNOTATIONS, ...(node.unschedulable ? [] : STALE_CORDON_ANNOTATIONS)];
+  const keys = [...DRAIN_RECORD_ANNOTATIONS, ...(isCordonOurWrite(node) ? [] : STALE_CORDON_ANNOTATIONS)];
   const annotations = Object.fromEntries(
     keys.filter((key) => node.annotations[key] !== undefined).map((key) => [key, null]),
   );

@@ -6,7 +6,7 @@ import { recordOutcome, renewalPatch, renewDrain } from './claim.js';
 import { RENEW_INTERVAL_MS } from './liveness.js';
 import { outcomeOf, type DrainRequest, type DrainStatus, type DrainStepResult } from './step-result.js';
 import { LifecycleRefSchema } from '../contract/drain-workflow.js';
-import { cordon, type NodeWriteView } from '../kube/node-writes.js';
+import { cordon, isOurCordonGone, type NodeWriteView } from '../kube/node-writes.js';
 import { isFinished, podKey, podRef, type DrainApi, type DrainPod, type RemovalOptions } from './api.js';
 import { lookUpDaemonSets } from './daemonsets.js';
 import { removePods, type Removal, type RemovalResult } from './evict.js';
@@ -382,8 +382,8 @@ async function checkNode(
   state.nodeUid = node.uid;
   takeHandover(state, node, request.execution);
   if (state.cordoned) {
-    // Never cordoned again: whoever uncordoned it decided to keep it.
-    if (!node.unschedulable)
+    // Never cordoned again: whoever uncordoned it (and maybe cordoned it again, theirs now) decided to keep it.
+    if (isOurCordonGone(node))
       return ended(
         'cancelled-by-uncordon',
         state,

@@ -58,6 +58,7 @@ export function toNodeView(node: KubeNode): NodeView | undefined {
     ...(status ? { ready: status } : {}),
     ...(heartbeat !== undefined ? { readyHeartbeatAt: heartbeat } : {}),
     unschedulable: node.spec.unschedulable === true,
+    ...(node.metadata.managedFields !== undefined ? { cordonWriters: node.metadata.managedFields } : {}),
     labels: node.metadata.labels ?? {},
     annotations: node.metadata.annotations ?? {},
     taints,

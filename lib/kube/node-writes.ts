@@ -13,6 +13,7 @@ import {
   CORDONED_BY_OPERATOR_VALUE,
   CORDONED_BY_VALUE,
   DRAIN_ANNOTATION,
+  FIELD_MANAGER,
   DRAIN_OUTCOME_ANNOTATION,
   DRAIN_RECORD_ANNOTATIONS,
   EXCLUDE_FROM_LB_LABEL,
@@ -25,7 +26,15 @@ import { httpStatus, KubeTransportError, statusMessage } from './client.js';
 /** What a write reads of a Node: the slice of the one projection (NodeView) that cordons and taints decide on. */
 export type NodeWriteView = Pick<
   NodeView,
-  'name' | 'uid' | 'resourceVersion' | 'providerID' | 'unschedulable' | 'annotations' | 'labels' | 'taints'
+  | 'name'
+  | 'uid'
+  | 'resourceVersion'
+  | 'providerID'
+  | 'unschedulable'
+  | 'cordonWriters'
+  | 'annotations'
+  | 'labels'
+  | 'taints'
 >;
 
 /**
@@ -89,7 +98,32 @@ export const EXCLUDED_FROM_LB_ANNOTATION = `${LABEL_PREFIX}/excluded-from-lb`;
 const OWN_TAINT_PREFIX = `${LABEL_PREFIX}/`;
 export const DRAIN_TAINT_KEY = `${LABEL_PREFIX}/draining`;
 
-type CordonFields = Pick<NodeView, 'unschedulable' | 'annotations'>;
+type CordonFields = Pick<NodeView, 'unschedulable' | 'cordonWriters' | 'annotations'>;
+
+/** Our cordon's annotations, left on a Node whose cordon is no longer ours: they no longer describe anything. */
+export const STALE_CORDON_ANNOTATIONS = [
+  CORDONED_BY_ANNOTATION,
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
+] as const;
+
+/**
+ * Cordoned by a write of ours (the sweep's, a drain's, the CLI's): managedFields name FIELD_MANAGER
+ * as a writer of spec.unschedulable. A cordon someone wrote after ours went (an operator's uncordon,
+ * then their `kubectl cordon`) is theirs, though our mark is still on the Node. A Node without
+ * managed fields (a server that keeps none) cannot tell: our mark alone says, as before.
+ */
+export const isCordonOurWrite = (node: Pick<NodeView, 'unschedulable' | 'cordonWriters'>): boolean =>
+  node.unschedulable && (node.cordonWriters === undefined || node.cordonWriters.includes(FIELD_MANAGER));
+
+/**
+ * Our cordon is no longer on the Node: it was uncordoned, or cordoned again by someone else since
+ * (our mark stays behind; the write is theirs). The operator's word that our cordon and the drain or
+ * repair it served are over.
+ */
+export const isOurCordonGone = (node: CordonFields): boolean =>
+  !node.unschedulable || (node.annotations[CORDONED_BY_ANNOTATION] !== undefined && !isCordonOurWrite(node));
 
 /**
  * The Node carries the reconciler's cordon mark (made for a signal), whether or not it is still
@@ -102,7 +136,7 @@ export const hasOwnCordonMark = (node: Pick<NodeView, 'annotations'>): boolean =
  * Cordoned now, by the reconciler for a signal: the only cordon a sweep may reverse. An operator's
  * cordon, made by hand or through the CLI, never is.
  */
-export const isCordonedByReconciler = (node: CordonFields): boolean => node.unschedulable && hasOwnCordonMark(node);
+export const isCordonedByReconciler = (node: CordonFields): boolean => isCordonOurWrite(node) && hasOwnCordonMark(node);
 
 export interface ReadOptions {
   /** The node's uid when the caller knows it: a node re-registered under the same name is left alone. */
@@ -161,10 +195,13 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
       `cordoning ${node.name}: taint key ${options.taint.key} must start with ${OWN_TAINT_PREFIX} so that uncordon can tell it is ours`,
     );
   }
-  const annotations: Record<string, string> = {};
+  const annotations: Record<string, string | null> = {};
   const labels: Record<string, string> = {};
   let unschedulable: true | undefined;
-  // An operator's cordon stays theirs: claiming it would let our uncordon undo their decision.
+  // An operator's cordon stays theirs: claiming it would let our uncordon undo their decision. One
+  // they wrote after ours went loses our leftover marks, so that nothing reads it as ours.
+  if (node.unschedulable && !isCordonOurWrite(node))
+    for (const key of STALE_CORDON_ANNOTATIONS) if (node.annotations[key] !== undefined) annotations[key] = null;
   if (!node.unschedulable) {
     unschedulable = true;
     annotations[CORDONED_BY_ANNOTATION] = options.by === 'operator' ? CORDONED_BY_OPERATOR_VALUE : CORDONED_BY_VALUE;
@@ -181,7 +218,13 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
     wanted && !node.taints.some((t) => t.key === wanted.key && t.effect === wanted.effect)
       ? [...node.taints, wanted]
       : undefined;
-  if (unschedulable === undefined && Object.keys(labels).length === 0 && taints === undefined) return undefined;
+  if (
+    unschedulable === undefined &&
+    Object.keys(annotations).length === 0 &&
+    Object.keys(labels).length === 0 &&
+    taints === undefined
+  )
+    return undefined;
   return {
     ...(unschedulable ? { unschedulable } : {}),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
@@ -209,10 +252,11 @@ export function uncordonPatch(node: NodeWriteView): NodePatch | undefined {
     node.annotations[EXCLUDED_FROM_LB_ANNOTATION] !== undefined && node.labels[EXCLUDE_FROM_LB_LABEL] !== undefined;
   const kept = node.taints.filter((t) => !t.key.startsWith(OWN_TAINT_PREFIX));
   const taints = kept.length === node.taints.length ? undefined : kept;
-  if (!node.unschedulable && Object.keys(annotations).length === 0 && !removeLabel && taints === undefined)
-    return undefined;
+  // A cordon someone wrote after ours went is theirs: our marks go, their cordon stays.
+  const ownCordon = isCordonOurWrite(node);
+  if (!ownCordon && Object.keys(annotations).length === 0 && !removeLabel && taints === undefined) return undefined;
   return {
-    ...(node.unschedulable ? { unschedulable: null } : {}),
+    ...(ownCordon ? { unschedulable: null } : {}),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     ...(removeLabel ? { labels: { [EXCLUDE_FROM_LB_LABEL]: null } } : {}),
     ...(taints ? { taints, resourceVersion: node.resourceVersion } : {}),
@@ -295,17 +339,23 @@ export async function cordon(
 ): Promise<CordonResult> {
   return readDecidePatch<CordonResult>(api, name, options, (node) => ({
     patch: cordonPatch(node, options, clock.now()),
-    result: (patched, changed) => ({ kind: 'cordoned', changed, ours: hasOwnCordonMark(patched), node: patched }),
+    result: (patched, changed) => ({ kind: 'cordoned', changed, ours: isCordonedByReconciler(patched), node: patched }),
   }));
 }
 
-/** Uncordons the node only when it carries our cordon mark; an operator's cordon is never undone. */
+/**
+ * Uncordons the node only when it carries our cordon mark and its cordon is our write; an operator's
+ * cordon is never undone (one made after ours went loses only our leftover marks).
+ */
 export async function uncordon(api: NodeWriteApi, name: string, options: ReadOptions = {}): Promise<UncordonResult> {
-  return readDecidePatch<UncordonResult>(api, name, options, (node) =>
-    hasOwnCordonMark(node)
-      ? { patch: uncordonPatch(node), result: (patched, changed) => ({ kind: 'uncordoned', changed, node: patched }) }
-      : { stop: { kind: 'not-ours' } },
-  );
+  return readDecidePatch<UncordonResult>(api, name, options, (node) => {
+    if (!hasOwnCordonMark(node)) return { stop: { kind: 'not-ours' } };
+    const theirs = node.unschedulable && !isCordonOurWrite(node);
+    return {
+      patch: uncordonPatch(node),
+      result: (patched, changed) => (theirs ? { kind: 'not-ours' } : { kind: 'uncordoned', changed, node: patched }),
+    };
+  });
 }
 
 /** Whose cordon a Node carries, as the reconciler's mark on it says. */

@@ -1,3 +1,4 @@
+import { FIELD_MANAGER } from '../contract/labels.js';
 import type { NodeView } from '../model/observation.js';
 import { httpStatus, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from './client.js';
 import { toNodeView } from './node-view.js';
@@ -51,6 +52,8 @@ export class NodeClient implements NodeWriteApi, NodeDeleteApi {
     const request = {
       method: 'PATCH',
       path: kubePath(NODES, name),
+      // Named, so that managedFields tell our cordon from one someone else wrote after ours went.
+      query: { fieldManager: FIELD_MANAGER },
       contentType: STRATEGIC_MERGE_PATCH,
       body: nodePatchBody(patch),
     } as const;

@@ -40,8 +40,32 @@ export interface KubeTaint {
   readonly timeAdded?: string;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * metadata.managedFields, reduced to what is read: the managers whose fields (outside a subresource)
+ * include spec.unschedulable, i.e. who wrote the cordon the Node carries. Undefined when the Node has
+ * no managed fields. An entry of another shape is skipped, never a failed read of the Node.
+ */
+const ManagedFieldsSchema = z
+  .unknown()
+  .optional()
+  .transform((entries): string[] | undefined => {
+    if (!Array.isArray(entries)) return undefined;
+    const writers: string[] = [];
+    for (const entry of entries) {
+      if (!isRecord(entry) || (typeof entry['subresource'] === 'string' && entry['subresource'] !== '')) continue;
+      const fields = entry['fieldsV1'];
+      const spec = isRecord(fields) ? fields['f:spec'] : undefined;
+      if (isRecord(spec) && spec['f:unschedulable'] !== undefined)
+        writers.push(typeof entry['manager'] === 'string' ? entry['manager'] : '');
+    }
+    return writers;
+  });
+
 export const NodeSchema = z.object({
-  metadata: ObjectMetaSchema.default({}),
+  metadata: ObjectMetaSchema.extend({ managedFields: ManagedFieldsSchema }).default({ managedFields: undefined }),
   spec: z
     .object({
       providerID: z.string().optional(),

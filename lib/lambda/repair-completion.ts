@@ -13,6 +13,7 @@ import { repairDrainVerdict } from '../plan/repair-drain-end.js';
 import { REPAIR_EVENT_REASONS } from '../report/notify.js';
 import type { BlockedPod } from '../drain/pod-report.js';
 import { errorText } from '../support/errors.js';
+import { isOurCordonGone } from '../kube/node-writes.js';
 
 export interface RepairCompletionDeps {
   /** The Node as it is now (with its conditions), or undefined when it is gone. */
@@ -68,7 +69,7 @@ export async function completeRepair(
     return { kind: 'not-ours', why: 'a removal joined the repair drain' };
   if (node.providerID === undefined || ec2InstanceIdOf(node.providerID) !== instanceId)
     return { kind: 'not-ours', why: `the Node does not name ${instanceId}` };
-  if (!node.unschedulable) return { kind: 'not-ours', why: 'the Node was uncordoned' };
+  if (isOurCordonGone(node)) return { kind: 'not-ours', why: 'the Node was uncordoned (our cordon is not on it)' };
   // Recovered meanwhile: the sweep cancels the repair (docs/design.md §1b); nothing is marked here.
   if (badConditions(node, node.readyHeartbeatAt, deps.now(), deps.heartbeatGraceMs).length === 0)
     return { kind: 'not-ours', why: 'the Node is healthy again' };

@@ -25,6 +25,12 @@ export interface NodeView {
   /** status.conditions[Ready].lastHeartbeatTime: the heartbeat when there is no Lease. */
   readonly readyHeartbeatAt?: number;
   readonly unschedulable: boolean;
+  /**
+   * The field managers that wrote spec.unschedulable, as metadata.managedFields says: whose the
+   * cordon is (ours name FIELD_MANAGER). Undefined when the Node carries no managed fields at all
+   * (a server that keeps none, a projection made before they were read): then our mark alone says.
+   */
+  readonly cordonWriters?: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];

@@ -8,7 +8,7 @@ import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf, invalidExclusion } from './exclusion.js';
 import { CORDON_UNTIL_ANNOTATION, CORDONED_BY_ANNOTATION } from '../contract/labels.js';
-import { isCordonedByReconciler } from '../kube/node-writes.js';
+import { isCordonedByReconciler, isCordonOurWrite, isOurCordonGone } from '../kube/node-writes.js';
 import {
   ANNOTATION_HORIZON_MS,
   cordonHeldUntil,
@@ -176,7 +176,7 @@ function planInSync(p: PairPlanner): void {
   const drainOver = drain !== undefined && (drain.state.status === 'ended' || drain.state.status === 'absent');
   // Our uncordon takes the records with it; otherwise they go once the drain is over, and our cordon
   // annotations on a node someone else uncordoned, so that their later cordon never reads as ours.
-  const staleCordon = !node.unschedulable && node.annotations[CORDONED_BY_ANNOTATION] !== undefined;
+  const staleCordon = !isCordonOurWrite(node) && node.annotations[CORDONED_BY_ANNOTATION] !== undefined;
   const forget = !ownCordon && (drainOver || (staleCordon && drain === undefined));
   if (!shutdownTaint && !ownCordon && !forget) return;
   // Each undoes something because nothing slates the machine any more: not knowable when a lookup failed.
@@ -195,7 +195,9 @@ function planInSync(p: PairPlanner): void {
       ...(drain ? { execution: drain.claim.execution } : {}),
       reason: drain
         ? `nothing slates ${instanceId} any more: the removal drain ${drain.claim.execution} was for is over, and a new one would get a drain of its own`
-        : `the node was uncordoned by someone else: our cordon's annotations no longer describe it`,
+        : node.unschedulable
+          ? `the node was cordoned again by ${node.cordonWriters?.join(', ') || 'someone else'} after our cordon went: that cordon is theirs, and our cordon's annotations no longer describe it`
+          : `the node was uncordoned by someone else: our cordon's annotations no longer describe it`,
     });
   }
   if (shutdownTaint) planShutdownTaintRemoval(p, node, instanceId);
@@ -239,9 +241,24 @@ function planOwnUncordon(
     );
     return;
   }
-  if (now - Math.max(cordonedAt, drain?.claim.at ?? 0) < settings.uncordonAfter) return;
+  const cordonMadeAt = Math.max(cordonedAt, drain?.claim.at ?? 0);
+  // A machine started since our cordon (a spot stop and start, a return from a warm pool) lives a new
+  // life: whatever the cordon was for happened to the old one. Its cordon goes once its kubelet is
+  // back and Ready, not uncordonAfter later; a hold recorded for the old life's window goes with it.
+  const startedAt = pair.instance?.launchedAt;
+  const startedSince = startedAt !== undefined && startedAt > cordonMadeAt ? startedAt : undefined;
+  if (startedSince !== undefined) {
+    const readyAgain = node.ready === 'True' && (pair.heartbeatAt ?? 0) >= startedSince;
+    if (!readyAgain) {
+      p.skip(
+        'uncordon-own',
+        `${ids.instanceId ?? 'the machine'} started again at ${iso(startedSince)}, after our cordon: the cordon goes once its node is Ready`,
+      );
+      return;
+    }
+  } else if (now - cordonMadeAt < settings.uncordonAfter) return;
   // Our own `until` is bounded: a time further ahead than any setting reaches was not written by us for a window.
-  const recordedHold = cordonHeldUntil(node);
+  const recordedHold = startedSince === undefined ? cordonHeldUntil(node) : undefined;
   const invalidHold = recordedHold !== undefined && isBeyondHorizon(recordedHold, now);
   if (invalidHold)
     p.skip(
@@ -261,7 +278,10 @@ function planOwnUncordon(
     kind: 'uncordon-own',
     ...target(node),
     ...ids,
-    reason: `machine still running ${formatDuration(settings.uncordonAfter)} after our cordon, with nothing slating it`,
+    reason:
+      startedSince !== undefined
+        ? `machine started again at ${iso(startedSince)}, after our cordon, and its node is Ready, with nothing slating it`
+        : `machine still running ${formatDuration(settings.uncordonAfter)} after our cordon, with nothing slating it`,
   });
 }
 
@@ -450,7 +470,7 @@ function planRecordedRemoval(
       if (!pair.lifecycle || pair.instanceId === undefined) return;
       // The operator stopped the drain to keep the machine (the drain wrote so; or, from a drain that
       // could not say, the node is schedulable again): completing the action would end it anyway.
-      const cancelled = claim.outcome !== undefined ? claim.outcome === 'cancelled-by-uncordon' : !node.unschedulable;
+      const cancelled = claim.outcome !== undefined ? claim.outcome === 'cancelled-by-uncordon' : isOurCordonGone(node);
       if (!cancelled) {
         completeNow(`its drain ${claim.execution} has ended`);
         return;

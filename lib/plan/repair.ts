@@ -14,6 +14,7 @@ import type { RepairSettings } from '../contract/settings.js';
 import { drainExecutionName, leavesLifecycleOpen } from '../contract/drain-workflow.js';
 import type { DrainClaim } from './own-cordon.js';
 import { repairDrainVerdict } from './repair-drain-end.js';
+import { isOurCordonGone } from '../kube/node-writes.js';
 import {
   backOffOf,
   formatFailures,
@@ -79,7 +80,7 @@ export const isCancellableRepair = (drain: RecordedDrain): boolean =>
  */
 const uncordonedSinceDrain = (node: NodeView, drain: RecordedDrain): boolean =>
   drain.claim.for === 'repair' &&
-  !node.unschedulable &&
+  isOurCordonGone(node) &&
   drain.state.status !== 'running' &&
   drain.state.status !== 'unknown';
 

@@ -89,6 +89,21 @@ describe('cordon and uncordon', () => {
     expect(cluster.nodes.get('n')?.unschedulable).toBe(true);
   });
 
+  it('should leave a cordon someone wrote after ours went theirs, taking only our leftover marks', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    await cordon(cluster, 'n', { reason: 'rebalance' }, clock);
+    const marked = cluster.nodes.get('n');
+    if (!marked) throw new Error('no node');
+    // The operator's uncordon and `kubectl cordon`: managedFields now name kubectl as the cordon's writer.
+    cluster.nodes.set('n', { ...marked, cordonWriters: ['kubectl'] });
+    expect(await uncordon(cluster, 'n')).toEqual({ kind: 'not-ours' });
+    const after = cluster.nodes.get('n');
+    expect(after?.unschedulable).toBe(true);
+    expect(after?.annotations[CORDONED_BY_ANNOTATION]).toBeUndefined();
+    expect(await cordon(cluster, 'n', { reason: 'again' }, clock)).toMatchObject({ changed: false, ours: false });
+  });
+
   it('should undo everything our cordon added and nothing else', async () => {
     const { cluster, clock } = setup();
     const foreign = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const };

@@ -312,6 +312,55 @@ describe('plan', () => {
     expect(kinds(planFor(recent))).toEqual([]);
   });
 
+  it('should release its cordon at once on a machine started since (a spot stop and start), once its node is Ready', () => {
+    const started = NOW - 2 * MINUTE;
+    const world = anObservation({
+      nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 8 * MINUTE), readyHeartbeatAt: NOW - 5_000 })],
+      instances: [anInstance(1, { launchedAt: started })],
+    });
+    const result = planFor(world);
+    expect(kinds(result)).toEqual(['uncordon-own']);
+    expect(result.actions[0]?.reason).toMatch(/started again/);
+  });
+
+  it('should keep its cordon on a machine started since until its kubelet of the new life reports Ready', () => {
+    const started = NOW - 30_000;
+    const notYet = anObservation({
+      nodes: [
+        aNode(1, { unschedulable: true, annotations: ours(NOW - 40 * MINUTE), readyHeartbeatAt: started - 1_000 }),
+      ],
+      instances: [anInstance(1, { launchedAt: started })],
+      leases: [{ nodeName: aNode(1).name, renewTime: started - 1_000 }],
+    });
+    const result = planFor(notYet);
+    expect(kinds(result)).toEqual([]);
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ kind: 'uncordon-own', reason: expect.stringMatching(/started again/) as string }),
+    ]);
+    const notReady = anObservation({
+      nodes: [aNode(1, { unschedulable: true, annotations: ours(NOW - 40 * MINUTE), ready: 'False' })],
+      instances: [anInstance(1, { launchedAt: started })],
+    });
+    expect(kinds(planFor(notReady))).not.toContain('uncordon-own');
+  });
+
+  it('should take a cordon someone wrote after ours went for theirs (managedFields), and drop our leftover marks', () => {
+    const recordoned = anObservation({
+      nodes: [aNode(1, { unschedulable: true, cordonWriters: ['kubectl'], annotations: ours(NOW - 45 * MINUTE) })],
+      instances: [anInstance(1)],
+    });
+    const result = planFor(recordoned);
+    expect(kinds(result)).toEqual(['forget-drain']);
+    expect(result.actions[0]?.reason).toMatch(/cordoned again by kubectl/);
+    const stillOurs = anObservation({
+      nodes: [
+        aNode(1, { unschedulable: true, cordonWriters: ['ec2-node-reconciler'], annotations: ours(NOW - 45 * MINUTE) }),
+      ],
+      instances: [anInstance(1)],
+    });
+    expect(kinds(planFor(stillOurs))).toEqual(['uncordon-own']);
+  });
+
   it('should never uncordon an operator cordon', () => {
     const world = anObservation({ nodes: [aNode(1, { unschedulable: true })], instances: [anInstance(1)] });
     expect(kinds(planFor(world))).toEqual([]);

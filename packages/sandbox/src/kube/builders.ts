@@ -3,6 +3,7 @@
 // shared between objects, which is what lets 100,000 nodes and 200,000 pods fit in memory.
 import { createHash } from 'node:crypto';
 import { formatMicroTime, formatTime } from './time.js';
+import { entryFor } from './managed-fields.js';
 import {
   MIRROR_POD_ANNOTATION,
   NODE_LEASE_NAMESPACE,
@@ -51,6 +52,11 @@ export type NodeSeed = {
   /** Whether the simulated kubelet keeps heartbeating (and re-registers the node if deleted). @default true */
   heartbeating?: boolean;
   unschedulable?: boolean;
+  /**
+   * The field manager that set `spec.unschedulable` (the Node's managedFields then say so, as a server
+   * would after that write). @default none: the Node carries no managed fields, as a seed that was never written.
+   */
+  cordonedBy?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   taints?: Taint[];
@@ -333,6 +339,9 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
       name: seed.name,
       uid: seed.uid ?? ctx.uid(),
       creationTimestamp: formatTime(created),
+      ...(seed.unschedulable === true && seed.cordonedBy !== undefined
+        ? { managedFields: [entryFor(seed.cordonedBy, 'v1', formatTime(ctx.now), [['spec', 'unschedulable']])] }
+        : {}),
       labels: {
         'beta.kubernetes.io/arch': 'amd64',
         'beta.kubernetes.io/instance-type': instanceType,

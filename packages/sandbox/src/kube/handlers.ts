@@ -14,6 +14,7 @@ import {
 import { fromEventsV1, toEventsV1, validateEventsV1 } from './events.js';
 import { fieldValidationOf, validateFields } from './fields.js';
 import { applyPatch, PATCH_TYPES, PatchError } from './patch.js';
+import { managerOf } from './managed-fields.js';
 import type { PolicyRule, RbacAuthorizer, RequestAttributes } from './rbac.js';
 import type { RequestInfo } from './request-info.js';
 import { apiVersionOf, findResource, groupResource, RBAC_GROUP, type ResourceDef } from './resources.js';
@@ -34,6 +35,8 @@ export type HandlerContext = {
   accept: string;
   user: UserInfo;
   rbac: RbacAuthorizer | undefined;
+  /** The request's User-Agent: whom a write is attributed to when it names no fieldManager. */
+  userAgent?: string;
 };
 
 const MetaSchema = z.looseObject({
@@ -289,13 +292,18 @@ export function handleResource(ctx: HandlerContext): Answer {
         ...(namespace === undefined ? {} : { namespace }),
         requireNamespace: true,
         dryRun: dryRun(query),
+        manager: managerOf(query.get('fieldManager'), ctx.userAgent),
       });
       return { code: 201, body: present(def, created), warnings };
     }
     case 'update': {
       const { object: input, warnings } = validateFields(def, objectBody(def, ctx.body), fieldValidationOf(query));
       guardRbacWrite(ctx, def, input, namespace ?? '');
-      const updated = store.update(def, namespace, info.name, input, { subresource: sub, dryRun: dryRun(query) });
+      const updated = store.update(def, namespace, info.name, input, {
+        subresource: sub,
+        dryRun: dryRun(query),
+        manager: managerOf(query.get('fieldManager'), ctx.userAgent),
+      });
       return { code: 200, body: present(def, updated), warnings };
     }
     case 'patch': {
@@ -313,13 +321,17 @@ export function handleResource(ctx: HandlerContext): Answer {
         guardRbacWrite(ctx, def, object, namespace ?? '');
         return {
           code: 200,
-          body: store.update(def, namespace, info.name, object, { dryRun: dryRun(query) }),
+          body: store.update(def, namespace, info.name, object, {
+            dryRun: dryRun(query),
+            manager: managerOf(query.get('fieldManager'), ctx.userAgent),
+          }),
           warnings,
         };
       }
       const patched = store.patch(def, namespace, info.name, ctx.contentType, patch, {
         subresource: sub,
         dryRun: dryRun(query),
+        manager: managerOf(query.get('fieldManager'), ctx.userAgent),
       });
       return { code: 200, body: present(def, patched) };
     }

@@ -232,6 +232,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
             accept: req.headers.accept ?? '',
             user,
             rbac,
+            ...(req.headers['user-agent'] !== undefined ? { userAgent: req.headers['user-agent'] } : {}),
           })
         : nonResource(info);
       status = answer.code;

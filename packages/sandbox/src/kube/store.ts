@@ -37,6 +37,7 @@ import { Seeding, type ClusterSeed } from './seeding.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
 import type { StoreCore } from './store-port.js';
 import { formatTime } from './time.js';
+import { updateManagedFields, type ManagedWrite } from './managed-fields.js';
 import {
   isRecord,
   NODE_LEASE_NAMESPACE,
@@ -79,7 +80,12 @@ export type DeleteOptions = {
   dryRun?: boolean;
 };
 
-export type WriteOptions = { dryRun?: boolean; subresource?: string };
+export type WriteOptions = {
+  dryRun?: boolean;
+  subresource?: string;
+  /** Who writes (managed-fields.ts: the request's fieldManager or User-Agent); the emulator's own writes are `sandbox`'s. */
+  manager?: string;
+};
 
 /** Deleting answers the object (pods, and anything still finalizing) or a Status (the rest). */
 export type DeleteResult = { body: KubeObject | StatusBody; removed: boolean };
@@ -377,6 +383,12 @@ export class KubeStore {
     delete object.metadata.resourceVersion;
     delete object.metadata.deletionTimestamp;
     delete object.metadata.deletionGracePeriodSeconds;
+    delete object.metadata['managedFields'];
+    // Seeds come without a manager: a seeded object has the managed fields its seed gives, if any.
+    if (options.manager !== undefined)
+      object.metadata['managedFields'] = updateManagedFields(undefined, object, this.managedWrite(def, options));
+    else if (input.metadata['managedFields'] !== undefined)
+      object.metadata['managedFields'] = input.metadata['managedFields'];
     this.validate(def, object, undefined);
     if (options.dryRun === true)
       return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
@@ -467,6 +479,12 @@ export class KubeStore {
       if (def.generation && !deepEqual(stripMeta(old), stripMeta(next)))
         next.metadata.generation = (old.metadata.generation ?? 1) + 1;
     }
+    next.metadata = {
+      ...next.metadata,
+      managedFields: updateManagedFields(old, next, this.managedWrite(def, options)),
+    };
+    if (next.metadata['managedFields'] !== undefined && (next.metadata['managedFields'] as unknown[]).length === 0)
+      delete next.metadata['managedFields'];
     this.validate(def, next, old);
     if (deepEqual(next, old)) return old;
     if (options.dryRun === true) return next;
@@ -480,6 +498,15 @@ export class KubeStore {
       this.drop(def.storage, stored);
     }
     return stored;
+  }
+
+  private managedWrite(def: ResourceDef, options: WriteOptions): ManagedWrite {
+    return {
+      manager: options.manager ?? 'sandbox',
+      apiVersion: apiVersionOf(def),
+      at: formatTime(this.clock.now()),
+      ...(options.subresource !== undefined && options.subresource !== '' ? { subresource: options.subresource } : {}),
+    };
   }
 
   private validate(def: ResourceDef, next: KubeObject, old: KubeObject | undefined): void {

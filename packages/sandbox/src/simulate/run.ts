@@ -255,9 +255,15 @@ export async function runStep<Report extends ReportView>(
     // kubectl cordon / uncordon: spec.unschedulable and nothing else.
     const node = 'cordon' in step ? step.cordon : step.uncordon;
     const store = sandbox.kube.store;
-    store.patch(store.resource('nodes'), undefined, node, 'application/strategic-merge-patch+json', {
-      spec: { unschedulable: 'cordon' in step ? true : null },
-    });
+    // kubectl sends no fieldManager: the server names the writer after its User-Agent, `kubectl`.
+    store.patch(
+      store.resource('nodes'),
+      undefined,
+      node,
+      'application/strategic-merge-patch+json',
+      { spec: { unschedulable: 'cordon' in step ? true : null } },
+      { manager: 'kubectl' },
+    );
     await driver.quiesce();
     return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
   }

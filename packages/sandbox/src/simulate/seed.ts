@@ -1,5 +1,11 @@
 // Scenario → the seeds of both emulators (pure). Ages are relative to the scenario's start.
 import { MalformedProviderIdError, parseProviderId } from '../../../../lib/model/provider-id.js';
+import {
+  CORDONED_BY_ANNOTATION,
+  CORDONED_BY_OPERATOR_VALUE,
+  CORDONED_BY_VALUE,
+  FIELD_MANAGER,
+} from '../../../../lib/contract/labels.js';
 import type { SeedInstance } from '../aws/index.js';
 import type { NodeSeed, PdbSeed, PodSeed } from '../kube/index.js';
 import type { Scenario, ScenarioNode } from '../scenario/schema.js';
@@ -73,10 +79,21 @@ export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number):
     readyHeartbeat: lastHeartbeat ?? createdAt,
     heartbeating: isHeartbeating(scenario, node),
     unschedulable: node.unschedulable,
+    ...(node.unschedulable ? { cordonedBy: cordonWriter(node.annotations) } : {}),
     labels: node.labels,
     annotations: node.annotations,
     taints: node.taints,
   };
+}
+
+/**
+ * Who wrote a seeded cordon, as its Node's managedFields will say: the reconciler (whose writes name
+ * FIELD_MANAGER) when our cordon mark is on it, else an operator's `kubectl cordon` (kubectl names no
+ * field manager: the server takes its User-Agent's `kubectl`).
+ */
+function cordonWriter(annotations: Readonly<Record<string, string>>): string {
+  const by = annotations[CORDONED_BY_ANNOTATION];
+  return by === CORDONED_BY_VALUE || by === CORDONED_BY_OPERATOR_VALUE ? FIELD_MANAGER : 'kubectl';
 }
 
 export function podSeed(pod: Scenario['pods'][number], start: number): PodSeed {

@@ -119,9 +119,17 @@ describe('kubectl against the emulator', () => {
     // kubectl sends a strategic-merge patch, as on a real cluster.
     expect(k.requestLog.filter({ verb: 'patch', name: N1 })).toHaveLength(1);
 
+    // kubectl names no fieldManager: the server takes its User-Agent's product, `kubectl`.
+    const writers = (k.store.getNode(N1)?.metadata['managedFields'] ?? []) as { manager: string; fieldsV1: unknown }[];
+    expect(writers).toEqual([
+      expect.objectContaining({ manager: 'kubectl', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }),
+    ]);
+
     const uncordon = await kubectl(config, ['uncordon', N1]);
     expect(uncordon).toMatchObject({ code: 0, stdout: `node/${N1} uncordoned\n` });
     expect(k.store.getNode(N1)?.spec?.unschedulable).toBeUndefined();
+    // The field went: nobody manages it any more.
+    expect(k.store.getNode(N1)?.metadata['managedFields']).toBeUndefined();
   });
 
   it('should drain a node: evict what drain evicts, keep DaemonSet and mirror pods', async () => {

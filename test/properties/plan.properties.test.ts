@@ -184,7 +184,7 @@ describe('plan invariants (fast-check)', () => {
     );
   });
 
-  it("should never uncordon a node that does not carry the reconciler's own cordon annotation (an operator's, via the CLI or not, stays)", () => {
+  it("should never uncordon a node that does not carry the reconciler's own cordon annotation, nor one whose cordon someone else wrote (an operator's, via the CLI or not, stays)", () => {
     fc.assert(
       fc.property(worldArb, (world) => {
         for (const action of decide(world).planned.actions) {
@@ -192,6 +192,8 @@ describe('plan invariants (fast-check)', () => {
           const node = nodeOf(world, action);
           expect(node?.annotations['ec2-node-reconciler/cordoned-by']).toBe('ec2-node-reconciler');
           expect(node?.unschedulable).toBe(true);
+          // managedFields, when the Node has them, name our field manager as the cordon's writer.
+          if (node?.cordonWriters !== undefined) expect(node.cordonWriters).toContain('ec2-node-reconciler');
         }
       }),
       RUNS,

@@ -200,6 +200,11 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       ),
       readyHeartbeatAt: fc.option(heartbeat, { nil: undefined }),
       unschedulable: fc.boolean(),
+      // Who wrote spec.unschedulable (managedFields): unknown (no managed fields), us, or an operator's kubectl.
+      cordonWriters: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(undefined, ['ec2-node-reconciler']) },
+        { weight: 1, arbitrary: fc.constantFrom(['kubectl'], [] as string[]) },
+      ),
       excluded: fc.constantFrom(undefined, 'true', 'false'),
       annotations,
       drain: drainRecord(index),
@@ -227,6 +232,7 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       ...(r.ready !== undefined ? { ready: r.ready } : {}),
       ...(r.readyHeartbeatAt !== undefined ? { readyHeartbeatAt: r.readyHeartbeatAt } : {}),
       unschedulable: r.unschedulable,
+      ...(r.cordonWriters !== undefined ? { cordonWriters: r.cordonWriters } : {}),
       labels: { ...excludeLabel(r.excluded), ...otherOwnerLabels(r.otherOwner) },
       annotations: { ...r.annotations, ...r.drain },
       taints: [

@@ -109,13 +109,28 @@ export const STALE_CORDON_ANNOTATIONS = [
 ] as const;
 
 /**
- * Cordoned by a write of ours (the sweep's, a drain's, the CLI's): managedFields name FIELD_MANAGER
- * as a writer of spec.unschedulable. A cordon someone wrote after ours went (an operator's uncordon,
- * then their `kubectl cordon`) is theirs, though our mark is still on the Node. A Node without
- * managed fields (a server that keeps none) cannot tell: our mark alone says, as before.
+ * Names in managedFields that say nothing about who wrote a field: the API server's bucket for the
+ * oldest managers past its cap of ten (`ancient-changes`), the one for fields set before tracking
+ * began (`before-first-apply`), and an entry without a name (after a reset).
+ */
+const ANONYMOUS_MANAGERS = new Set(['ancient-changes', 'before-first-apply', '']);
+
+/**
+ * Who else wrote the cordon the Node carries: the named field managers other than ours that own
+ * spec.unschedulable (metadata.managedFields). Only such positive evidence makes a cordon someone
+ * else's: fields nobody owns (managedFields reset) or owned by a bucket (past the cap of ten managers)
+ * leave our mark to say, as a Node without managed fields does.
+ */
+export const otherCordonWriters = (node: Pick<NodeView, 'cordonWriters'>): readonly string[] =>
+  (node.cordonWriters ?? []).filter((w) => w !== FIELD_MANAGER && !ANONYMOUS_MANAGERS.has(w));
+
+/**
+ * Cordoned, and by no one but us as far as the Node's managedFields tell: a cordon someone wrote
+ * after ours went (an operator's uncordon, then their `kubectl cordon`), or asserts beside ours (a
+ * server-side apply), is theirs, though our mark may still be on the Node.
  */
 export const isCordonOurWrite = (node: Pick<NodeView, 'unschedulable' | 'cordonWriters'>): boolean =>
-  node.unschedulable && (node.cordonWriters === undefined || node.cordonWriters.includes(FIELD_MANAGER));
+  node.unschedulable && otherCordonWriters(node).length === 0;
 
 /**
  * Our cordon is no longer on the Node: it was uncordoned, or cordoned again by someone else since

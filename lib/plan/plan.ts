@@ -8,7 +8,7 @@ import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf, invalidExclusion } from './exclusion.js';
 import { CORDON_UNTIL_ANNOTATION, CORDONED_BY_ANNOTATION } from '../contract/labels.js';
-import { isCordonedByReconciler, isCordonOurWrite, isOurCordonGone } from '../kube/node-writes.js';
+import { isCordonedByReconciler, isCordonOurWrite, isOurCordonGone, otherCordonWriters } from '../kube/node-writes.js';
 import {
   ANNOTATION_HORIZON_MS,
   cordonHeldUntil,
@@ -196,7 +196,7 @@ function planInSync(p: PairPlanner): void {
       reason: drain
         ? `nothing slates ${instanceId} any more: the removal drain ${drain.claim.execution} was for is over, and a new one would get a drain of its own`
         : node.unschedulable
-          ? `the node was cordoned again by ${node.cordonWriters?.join(', ') || 'someone else'} after our cordon went: that cordon is theirs, and our cordon's annotations no longer describe it`
+          ? `the node was cordoned again by ${otherCordonWriters(node).join(', ') || 'someone else'} after our cordon went: that cordon is theirs, and our cordon's annotations no longer describe it`
           : `the node was uncordoned by someone else: our cordon's annotations no longer describe it`,
     });
   }
@@ -248,7 +248,10 @@ function planOwnUncordon(
   const startedAt = pair.instance?.launchedAt;
   const startedSince = startedAt !== undefined && startedAt > cordonMadeAt ? startedAt : undefined;
   if (startedSince !== undefined) {
-    const readyAgain = node.ready === 'True' && (pair.heartbeatAt ?? 0) >= startedSince;
+    // The new life's kubelet has reported; or, should its clock lag EC2's, uncordonAfter has passed as before.
+    const readyAgain =
+      node.ready === 'True' &&
+      ((pair.heartbeatAt ?? 0) >= startedSince || now - cordonMadeAt >= settings.uncordonAfter);
     if (!readyAgain) {
       p.skip(
         'uncordon-own',

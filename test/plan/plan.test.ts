@@ -359,6 +359,27 @@ describe('plan', () => {
       instances: [anInstance(1)],
     });
     expect(kinds(planFor(stillOurs))).toEqual(['uncordon-own']);
+    // No positive evidence of another writer: managedFields reset (nobody owns the field), or our entry
+    // merged into the server's bucket past its cap of ten managers. Our mark says.
+    for (const cordonWriters of [[], ['ancient-changes']]) {
+      const anonymous = anObservation({
+        nodes: [aNode(1, { unschedulable: true, cordonWriters, annotations: ours(NOW - 45 * MINUTE) })],
+        instances: [anInstance(1)],
+      });
+      expect(kinds(planFor(anonymous))).toEqual(['uncordon-own']);
+    }
+    // A cordon someone asserts beside ours (a server-side apply) is theirs too.
+    const coOwned = anObservation({
+      nodes: [
+        aNode(1, {
+          unschedulable: true,
+          cordonWriters: ['ec2-node-reconciler', 'flux'],
+          annotations: ours(NOW - 45 * MINUTE),
+        }),
+      ],
+      instances: [anInstance(1)],
+    });
+    expect(kinds(planFor(coOwned))).not.toContain('uncordon-own');
   });
 
   it('should never uncordon an operator cordon', () => {

@@ -203,7 +203,10 @@ const node = (index: number): fc.Arbitrary<NodeView> =>
       // Who wrote spec.unschedulable (managedFields): unknown (no managed fields), us, or an operator's kubectl.
       cordonWriters: fc.oneof(
         { weight: 4, arbitrary: fc.constantFrom(undefined, ['ec2-node-reconciler']) },
-        { weight: 1, arbitrary: fc.constantFrom(['kubectl'], [] as string[]) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(['kubectl'], [] as string[], ['ancient-changes'], ['ec2-node-reconciler', 'flux']),
+        },
       ),
       excluded: fc.constantFrom(undefined, 'true', 'false'),
       annotations,

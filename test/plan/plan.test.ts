@@ -327,7 +327,7 @@ describe('plan', () => {
     const started = NOW - 30_000;
     const notYet = anObservation({
       nodes: [
-        aNode(1, { unschedulable: true, annotations: ours(NOW - 40 * MINUTE), readyHeartbeatAt: started - 1_000 }),
+        aNode(1, { unschedulable: true, annotations: ours(NOW - 10 * MINUTE), readyHeartbeatAt: started - 1_000 }),
       ],
       instances: [anInstance(1, { launchedAt: started })],
       leases: [{ nodeName: aNode(1).name, renewTime: started - 1_000 }],

@@ -3,6 +3,7 @@ import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import { ourTerminateHook } from '../model/terminate-hook.js';
+import { isTerminateWait } from '../model/lifecycle-states.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
@@ -68,7 +69,7 @@ export async function enrichInstances(
     );
   }
 
-  const terminating = [...asg.members].filter(([, m]) => m.lifecycleState === 'Terminating:Wait');
+  const terminating = [...asg.members].filter(([, m]) => isTerminateWait(m.lifecycleState));
   const terminatingGroups = [...new Set(terminating.map(([, m]) => m.group))];
   const hooks = new Map<string, { readonly hook: string; readonly heartbeatTimeoutSeconds?: number } | undefined>();
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {

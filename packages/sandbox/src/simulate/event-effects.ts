@@ -11,7 +11,9 @@
 //   instance-termination-time.
 // - Auto Scaling terminate lifecycle action: Auto Scaling put the instance in Terminating:Wait under
 //   the event's token before sending it. An instance seeded InService (in a group with that
-//   terminating hook) is moved there now; one seeded Terminating:Wait already is.
+//   terminating hook) is moved there now; one seeded Terminating:Wait already is. A warm pool's
+//   member (Warmed:Stopped, Warmed:Running, Warmed:Hibernated) terminated out of the pool is moved to
+//   Warmed:Terminating:Wait, by an event whose Origin says WarmPool (AWS sends no other for it).
 // - Auto Scaling "Terminate Successful": the machine is terminated.
 // - Tag change: the instance carries the event's tags for the keys it says changed.
 //
@@ -31,6 +33,9 @@ import { isInstanceId } from '../../../../lib/model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
 import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
 import type { Sandbox } from './sandbox.js';
+
+/** Where a warm pool keeps its members between transitions: Auto Scaling may terminate them from there. */
+const WARM_POOL_RESTING: ReadonlySet<string> = new Set(['Warmed:Stopped', 'Warmed:Running', 'Warmed:Hibernated']);
 
 /** The AWS events that stand for a change of the machine, by `[source, detail-type]`. */
 const AWS_EVENTS = {
@@ -164,7 +169,9 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       const token = text(detail.LifecycleActionToken);
       if (token !== undefined && !UUID.test(token)) return;
       const member = id === undefined ? undefined : state.autoScaling.member(id);
-      if (id === undefined || member?.lifecycleState !== 'InService') return;
+      if (id === undefined || member === undefined) return;
+      const fromPool = WARM_POOL_RESTING.has(member.lifecycleState);
+      if (fromPool ? detail.Origin !== 'WarmPool' : member.lifecycleState !== 'InService') return;
       const hook = state.autoScaling.hooksOf(member.group)?.find((h) => h.name === text(detail.LifecycleHookName));
       // Without that terminating hook Auto Scaling would not have waited (nor sent this event).
       if (hook?.transition !== 'autoscaling:EC2_INSTANCE_TERMINATING') return;

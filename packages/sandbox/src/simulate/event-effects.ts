@@ -15,6 +15,8 @@
 //   member (Warmed:Stopped, Warmed:Running, Warmed:Hibernated) terminated out of the pool is moved to
 //   Warmed:Terminating:Wait, by an event whose Origin says WarmPool (AWS sends no other for it).
 // - Auto Scaling "Terminate Successful": the machine is terminated.
+// - Auto Scaling "Launch Successful" from the warm pool (Origin WarmPool, Destination AutoScalingGroup): the
+//   pool's member was started (a new LaunchTime, unless it was kept running) and is in service now.
 // - Tag change: the instance carries the event's tags for the keys it says changed.
 //
 // Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
@@ -45,6 +47,7 @@ const AWS_EVENTS = {
   'aws.ec2\0EC2 Instance Rebalance Recommendation': 'warning-only',
   'aws.autoscaling\0EC2 Instance-terminate Lifecycle Action': 'asg-terminate-lifecycle-action',
   'aws.autoscaling\0EC2 Instance Terminate Successful': 'asg-terminate-successful',
+  'aws.autoscaling\0EC2 Instance Launch Successful': 'asg-launch-successful',
   'aws.tag\0Tag Change on Resource': 'tag-change',
   'aws.health\0AWS Health Event': 'warning-only',
 } as const;
@@ -184,6 +187,16 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       const current = record(id)?.state;
       if (id !== undefined && current !== undefined && current !== 'terminated')
         state.setInstanceState(id, 'terminated');
+      return;
+    }
+    case 'asg-launch-successful': {
+      const id = instanceId(detail.EC2InstanceId);
+      const member = id === undefined ? undefined : state.autoScaling.member(id);
+      if (id === undefined || member === undefined || history(id)) return;
+      if (detail.Origin !== 'WarmPool' || detail.Destination !== 'AutoScalingGroup') return;
+      if (!WARM_POOL_RESTING.has(member.lifecycleState)) return;
+      if (record(id)?.state === 'stopped') state.setInstanceState(id, 'running');
+      state.autoScaling.enterService(id);
       return;
     }
     case 'tag-change': {

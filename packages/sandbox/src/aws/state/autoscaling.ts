@@ -378,6 +378,13 @@ export class AutoScalingStore {
     return { group: member.group, hook: hook.name, token };
   }
 
+  /** A warm pool's member drawn into its group (a scale-out from the pool, its launch hooks done): InService. */
+  enterService(instanceId: string): void {
+    const member = this.members.get(instanceId);
+    if (!member || !isWarmed(member.lifecycleState) || isTerminating(member.lifecycleState)) return;
+    member.lifecycleState = 'InService';
+  }
+
   /** Completes a pending action (CompleteLifecycleAction); throws LifecycleActionNotFound. */
   complete(selector: ActionSelector, result: LifecycleActionResult, at: number): AsgMember {
     const member = this.find(selector);

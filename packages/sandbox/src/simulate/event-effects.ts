@@ -13,7 +13,9 @@
 //   the event's token before sending it. An instance seeded InService (in a group with that
 //   terminating hook) is moved there now; one seeded Terminating:Wait already is. A warm pool's
 //   member (Warmed:Stopped, Warmed:Running, Warmed:Hibernated) terminated out of the pool is moved to
-//   Warmed:Terminating:Wait, by an event whose Origin says WarmPool (AWS sends no other for it).
+//   Warmed:Terminating:Wait, by an event whose Origin says WarmPool (AWS sends no other for it). A member
+//   scaled in into the pool (Destination WarmPool) waits in Terminating:Wait as any, then rests in the pool
+//   (stopped, unless the pool keeps its members running) instead of being terminated.
 // - Auto Scaling "Terminate Successful": the machine is terminated.
 // - Auto Scaling "Launch Successful" from the warm pool (Origin WarmPool, Destination AutoScalingGroup): the
 //   pool's member was started (a new LaunchTime, unless it was kept running) and is in service now.
@@ -178,7 +180,8 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       const hook = state.autoScaling.hooksOf(member.group)?.find((h) => h.name === text(detail.LifecycleHookName));
       // Without that terminating hook Auto Scaling would not have waited (nor sent this event).
       if (hook?.transition !== 'autoscaling:EC2_INSTANCE_TERMINATING') return;
-      state.startAsgTermination(id);
+      // A scale-in into the warm pool (the pool reuses members on scale-in) puts the member back in the pool.
+      state.startAsgTermination(id, !fromPool && detail.Destination === 'WarmPool' ? 'WarmPool' : undefined);
       if (member.action && token !== undefined) member.action = { ...member.action, token };
       return;
     }

@@ -147,6 +147,26 @@ describe('Auto Scaling lifecycle actions', () => {
       expect(world.aws.state.instances.get(instanceId(2))?.state).toBe('shutting-down');
     });
 
+    it('should put a member scaled in into the pool back in the pool once its action is completed, stopped, not terminated', async () => {
+      seedPool();
+
+      world.aws.state.startAsgTermination(instanceId(1), 'WarmPool');
+      const waiting = world.aws.state.autoScaling.member(instanceId(1))?.lifecycleState;
+      await world.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-w',
+          LifecycleHookName: 'drain-hook',
+          LifecycleActionResult: 'CONTINUE',
+          InstanceId: instanceId(1),
+        }),
+      );
+      const pool = await world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'ng-w' }));
+
+      expect(waiting).toBe('Terminating:Wait');
+      expect(pool.Instances?.find((i) => i.InstanceId === instanceId(1))?.LifecycleState).toBe('Warmed:Stopped');
+      expect(world.aws.state.instances.get(instanceId(1))?.state).toBe('stopping');
+    });
+
     it('should answer no pool for a group without one, and refuse a group it does not know', async () => {
       world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-cold' } }));
 

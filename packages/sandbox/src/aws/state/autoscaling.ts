@@ -59,6 +59,8 @@ interface PendingAction {
   readonly token?: string;
   readonly startedAt: number;
   lastHeartbeatAt: number;
+  /** A scale-in into the warm pool (Destination WarmPool, the pool reusing members): the member goes back to the pool, not to termination. */
+  readonly toWarmPool?: boolean;
 }
 
 export interface AsgMember {
@@ -345,6 +347,7 @@ export class AutoScalingStore {
     instanceId: string,
     at: number,
     origin?: 'health',
+    destination?: 'WarmPool',
   ): { group: string; hook: string; token: string } | undefined {
     const member = this.members.get(instanceId);
     if (!member) throw new Error(`instance ${instanceId} is in no Auto Scaling group`);
@@ -353,6 +356,11 @@ export class AutoScalingStore {
     const hook = [...(this.hooksByGroup.get(member.group)?.values() ?? [])].find(
       (h) => h.transition === 'autoscaling:EC2_INSTANCE_TERMINATING',
     );
+    const toWarmPool = destination === 'WarmPool' && !warmed;
+    if (!hook && toWarmPool) {
+      this.enterWarmPool(member, at);
+      return undefined;
+    }
     if (!hook) {
       member.lifecycleState = warmed ? 'Warmed:Terminating' : 'Terminating';
       member.action = undefined;
@@ -362,7 +370,7 @@ export class AutoScalingStore {
     }
     const token = this.ids.uuid();
     member.lifecycleState = warmed ? 'Warmed:Terminating:Wait' : 'Terminating:Wait';
-    member.action = { hook, token, startedAt: at, lastHeartbeatAt: at };
+    member.action = { hook, token, startedAt: at, lastHeartbeatAt: at, ...(toWarmPool ? { toWarmPool } : {}) };
     this.waiting.add(member);
     this.wake(this.deadline(member.action));
     this.feed.emit({
@@ -529,6 +537,11 @@ export class AutoScalingStore {
       member.lifecycleState = pool ? `Warmed:${pool.poolState}` : 'InService';
       return;
     }
+    // Scaled in into the warm pool: whatever the result, the member rests in the pool as its PoolState says.
+    if (terminating && action.toWarmPool) {
+      this.enterWarmPool(member, at);
+      return;
+    }
     // A terminating hook proceeds to termination whatever the result; an abandoned launch is terminated too.
     const warmed = isWarmed(member.lifecycleState);
     member.lifecycleState = terminating
@@ -540,6 +553,14 @@ export class AutoScalingStore {
         : 'Terminating';
     this.instances.terminate(member.instanceId, at);
     if (terminating) this.replaceIfUnhealthy(member, at);
+  }
+
+  /** A member scaled in into its group's warm pool: kept there as the pool's PoolState says (stopped unless Running). */
+  private enterWarmPool(member: AsgMember, at: number): void {
+    const pool = this.warmPools.get(member.group) ?? { poolState: 'Stopped' as const, minSize: 0 };
+    this.warmPools.set(member.group, pool);
+    member.lifecycleState = `Warmed:${pool.poolState}`;
+    if (pool.poolState !== 'Running') this.instances.stop(member.instanceId, at);
   }
 
   /** An instance the group terminates because it is Unhealthy is replaced (a scale-in is not): health checks keep capacity. */

@@ -307,9 +307,12 @@ export class AwsState {
   }
 
   /** Starts an Auto Scaling scale-in of one instance; see AutoScalingStore.startTermination. */
-  startAsgTermination(id: string): { group: string; hook: string; token: string } | undefined {
+  startAsgTermination(
+    id: string,
+    destination?: 'WarmPool',
+  ): { group: string; hook: string; token: string } | undefined {
     this.settle();
-    return this.autoScaling.startTermination(id, this.clock.now());
+    return this.autoScaling.startTermination(id, this.clock.now(), undefined, destination);
   }
 
   /** The instance as the reconciler's observation model sees it (ignoring read visibility). */

@@ -29,7 +29,12 @@ export interface GroupLookup {
   readonly members: Map<InstanceId, AsgMembership>;
   /** Group → error, for every group whose call failed: its instances' Auto Scaling state is unknown this run. */
   readonly failed: Map<string, string>;
+  /** The groups that have a warm pool: DescribeWarmPool, not DescribeAutoScalingGroups, lists its members. */
+  readonly warmPools: Set<string>;
 }
+
+/** DescribeWarmPool answers for 50 instances a page at most. */
+export const WARM_POOL_PAGE = 50;
 
 export class AutoScalingAdapter {
   /** Where group pages are assembled, reused from one to the next (byte-pool.ts). */
@@ -53,6 +58,7 @@ export class AutoScalingAdapter {
   async describeGroups(groups: readonly string[]): Promise<GroupLookup> {
     const members = new Map<InstanceId, AsgMembership>();
     const failed = new Map<string, string>();
+    const warmPools = new Set<string>();
     const batches: string[][] = [];
     const unique = [...new Set(groups)];
     for (let i = 0; i < unique.length; i += GROUP_BATCH) batches.push(unique.slice(i, i + GROUP_BATCH));
@@ -72,12 +78,15 @@ export class AutoScalingAdapter {
           const lean = read();
           if (lean) {
             for (const [id, membership] of lean.members) members.set(id, membership);
+            for (const group of lean.warmPools) warmPools.add(group);
             token = lean.nextToken;
             continue;
           }
           for (const group of page.AutoScalingGroups ?? []) {
             const suspendedProcesses = suspendedProcessesOf((group.SuspendedProcesses ?? []).map((p) => p.ProcessName));
             const repairFailures = group.Tags?.find((t) => t.Key === REPAIR_FAILURES_TAG)?.Value;
+            if (group.WarmPoolConfiguration !== undefined && group.AutoScalingGroupName)
+              warmPools.add(group.AutoScalingGroupName);
             for (const instance of group.Instances ?? []) {
               const id = instance.InstanceId;
               if (isInstanceId(id) && group.AutoScalingGroupName && instance.LifecycleState) {
@@ -98,7 +107,31 @@ export class AutoScalingAdapter {
         for (const group of batch) failed.set(group, errorText(error));
       }
     });
-    return { members, failed };
+    return { members, failed, warmPools };
+  }
+
+  /**
+   * The members of a group's warm pool, each with its `Warmed:*` LifecycleState (DescribeWarmPool, 50 a
+   * page): DescribeAutoScalingGroups does not list them, and a member terminated out of the pool waits
+   * on the group's terminate hook in `Warmed:Terminating:Wait`. Throws when the group cannot be read.
+   */
+  async warmPoolMembers(group: string): Promise<Map<InstanceId, AsgMembership>> {
+    const [asg, { DescribeWarmPoolCommand }] = await this.connect();
+    const members = new Map<InstanceId, AsgMembership>();
+    let token: string | undefined;
+    do {
+      const page = await asg.send(
+        new DescribeWarmPoolCommand({ AutoScalingGroupName: group, MaxRecords: WARM_POOL_PAGE, NextToken: token }),
+      );
+      for (const instance of page.Instances ?? []) {
+        const id = instance.InstanceId;
+        if (!isInstanceId(id) || !instance.LifecycleState) continue;
+        const healthStatus = healthStatusOf(instance.HealthStatus);
+        members.set(id, { group, lifecycleState: instance.LifecycleState, ...(healthStatus ? { healthStatus } : {}) });
+      }
+      token = page.NextToken;
+    } while (token);
+    return members;
   }
 
   /** The group's terminate lifecycle hooks (names and heartbeat timeouts): whose action it is, and how long Auto Scaling keeps it. */

@@ -1,5 +1,5 @@
 // Auto Scaling's DescribeAutoScalingGroups XML read for what the sweep keeps: each group's name and
-// each instance's id, LifecycleState and HealthStatus, and the group's suspended processes (node
+// each instance's id, LifecycleState and HealthStatus, whether the group has a warm pool, and the group's suspended processes (node
 // repair reads both: an Unhealthy member is being replaced, and a group with its replacement
 // processes suspended would not replace a machine marked Unhealthy; see xml-scan.ts). A
 // group of 500 instances answers ~200 KB of XML (launch templates, zones, protection per instance)
@@ -40,6 +40,8 @@ export interface GroupMember {
 export interface GroupsPage {
   /** Instance → its group, LifecycleState and (when the answer says) HealthStatus. */
   readonly members: Map<InstanceId, GroupMember>;
+  /** The groups of the page that have a warm pool (WarmPoolConfiguration): their pool's members are not among Instances. */
+  readonly warmPools: Set<string>;
   readonly nextToken?: string;
 }
 
@@ -59,6 +61,8 @@ export function parseGroupsPage(xml: string): GroupsPage {
   let tagKey: string | undefined;
   let tagValue: string | undefined;
   let repairFailures: string | undefined;
+  let warmPool = false;
+  const warmPools = new Set<string>();
   const states = new Map<string, string>();
   scanXml(xml, 'DescribeAutoScalingGroupsResponse', {
     descend(depth, path) {
@@ -88,10 +92,12 @@ export function parseGroupsPage(xml: string): GroupsPage {
         pending = [];
         suspended = [];
         repairFailures = undefined;
+        warmPool = false;
         id = undefined;
         state = undefined;
         health = undefined;
       } else if (depth === 5 && name === 'AutoScalingGroupName') group = text();
+      else if (depth === 5 && name === 'WarmPoolConfiguration') warmPool = true;
       else if (path[5] === 'SuspendedProcesses') {
         if (depth === 7 && name === 'ProcessName') suspended.push(text());
       } else if (path[5] === 'Tags') {
@@ -119,6 +125,7 @@ export function parseGroupsPage(xml: string): GroupsPage {
       if (depth === 6 && path[5] === 'Tags' && tagKey === REPAIR_FAILURES_TAG) repairFailures = tagValue;
       // The group's name and suspended processes may come before or after its instances: they are filed when the group ends.
       if (depth === 4 && group !== undefined && group !== '') {
+        if (warmPool) warmPools.add(group);
         const processes = suspendedProcessesOf(suspended);
         for (const member of pending) {
           if (isInstanceId(member.id)) {
@@ -134,5 +141,5 @@ export function parseGroupsPage(xml: string): GroupsPage {
       }
     },
   });
-  return { members, ...(nextToken ? { nextToken } : {}) };
+  return { members, warmPools, ...(nextToken ? { nextToken } : {}) };
 }

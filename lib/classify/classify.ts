@@ -188,7 +188,16 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const findings = findSlating(instance, signals, slatingContext(scope));
   const extras = { ours, ...findingExtras(findings) };
   if (instance.state === 'stopped') {
-    return { ...withInstance, ...extras, condition: 'stopped-machine', reason: `${instanceId} is stopped` };
+    // A stopped machine runs no pods: a lifecycle action of ours (a warm pool's member terminated out of
+    // the pool, a stopped member replaced) has nothing to wait for, and is carried to be completed.
+    const going = findings.slating?.lifecycle !== undefined ? findings.slating : undefined;
+    return {
+      ...withInstance,
+      ...extras,
+      condition: 'stopped-machine',
+      reason: [`${instanceId} is stopped`, ...(going?.reasons ?? [])].join('; '),
+      ...(going?.lifecycle ? { lifecycle: going.lifecycle, signals: going.signals } : {}),
+    };
   }
 
   const { slating } = findings;
@@ -343,14 +352,15 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
 
   const findings = findSlating(instance, scope.signalsByInstance.get(instance.id) ?? [], slatingContext(scope));
   const extras = findingExtras(findings);
-  // A machine with no Node can still hold an ASG lifecycle action that must be completed.
+  // A machine with no Node can still hold an ASG lifecycle action that must be completed (a stopped one
+  // too: a warm pool's member terminated out of the pool has never had a Node, or has none any more).
   const slating = findings.slating;
-  if (slating?.lifecycle && instance.state !== 'stopped') {
+  if (slating?.lifecycle) {
     return {
       ...base,
       ...extras,
       condition: 'slated-for-removal',
-      reason: `${slating.reasons.join('; ')}; no Node object`,
+      reason: `${slating.reasons.join('; ')}; no Node object${instance.state === 'stopped' ? ` (${instance.id} is stopped)` : ''}`,
       signals: slating.signals,
       drain: false,
       purpose: slating.purpose,

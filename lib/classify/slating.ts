@@ -1,6 +1,7 @@
 import { DECOMMISSION_TAG } from '../contract/labels.js';
 import { DRAIN_SLATING_STATES, type InstanceState } from '../model/instance-states.js';
 import type { InstanceView } from '../model/observation.js';
+import { isTerminateWait } from '../model/lifecycle-states.js';
 import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
 import type { LifecycleRef, Signal } from '../model/signal.js';
 import { lifecycleGlobalTimeoutMs } from '../model/terminate-hook.js';
@@ -167,8 +168,8 @@ export function findSlating(
       removal.drain = true;
     }
     const asg = instance.autoScaling;
-    if (asg?.lifecycleState === 'Terminating:Wait') {
-      removal.reasons.push(`Auto Scaling group ${asg.group} is terminating it (Terminating:Wait)`);
+    if (asg !== undefined && isTerminateWait(asg.lifecycleState)) {
+      removal.reasons.push(`Auto Scaling group ${asg.group} is terminating it (${asg.lifecycleState})`);
       removal.drain = true;
       if (asg.terminateHook !== undefined && lifecycle === undefined) {
         lifecycle = { group: asg.group, hook: asg.terminateHook };

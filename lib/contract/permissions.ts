@@ -45,13 +45,15 @@ export const LIFECYCLE_HEARTBEAT = 'autoscaling:RecordLifecycleActionHeartbeat';
 /**
  * Read-only lookups the sweep makes that support no resource-level permissions (Service
  * Authorization Reference): instances and their scheduled events, the groups' members with each
- * one's lifecycle state and health (DescribeAutoScalingGroups), and the group's terminate hooks (a
- * sweep completes only ours, lib/observe/enrich.ts).
+ * one's lifecycle state and health (DescribeAutoScalingGroups), the members of a group's warm pool
+ * (DescribeWarmPool: a member terminated out of the pool waits in Warmed:Terminating:Wait), and the
+ * group's terminate hooks (a sweep completes only ours, lib/observe/enrich.ts).
  */
 export const SWEEP_READS = [
   'ec2:DescribeInstances',
   'ec2:DescribeInstanceStatus',
   'autoscaling:DescribeAutoScalingGroups',
+  'autoscaling:DescribeWarmPool',
   'autoscaling:DescribeLifecycleHooks',
 ] as const;
 

@@ -26,6 +26,6 @@ export interface ObserveDeps {
     Ec2Adapter,
     'describeByIds' | 'describeClusterInstances' | 'describeByPrivateDnsNames' | 'scheduledEvents'
   >;
-  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'terminateHooks'>;
+  readonly autoScaling: Pick<AutoScalingAdapter, 'describeGroups' | 'warmPoolMembers' | 'terminateHooks'>;
   readonly drains: Pick<DrainLauncher, 'status'>;
 }

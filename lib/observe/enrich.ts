@@ -3,11 +3,14 @@ import type { InstanceId } from '../model/instance-id.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
 import { ourTerminateHook } from '../model/terminate-hook.js';
+import { isTerminateWait } from '../model/lifecycle-states.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
 
 const LIVE = new Set(['pending', 'running', 'stopping', 'shutting-down']);
+/** Whose group is asked about: the live, and the stopped (a warm pool keeps its members stopped, or hibernated). */
+const GROUPED = new Set([...LIVE, 'stopped']);
 
 const failed = (what: string, error: unknown): string => `${what}: ${errorText(error)}`;
 
@@ -15,8 +18,9 @@ const failed = (what: string, error: unknown): string => `${what}: ${errorText(e
 const HOOK_CONCURRENCY = 4;
 
 /**
- * Adds what only a sweep can find (docs/design.md §2): ASG membership with `Terminating:Wait` and its
- * hook, and scheduled events. A failure here costs the slating it would have found this run, not
+ * Adds what only a sweep can find (docs/design.md §2): ASG membership with `Terminating:Wait` (or, for
+ * a warm pool's member, `Warmed:Terminating:Wait`: one DescribeWarmPool listing per group that has a
+ * warm pool) and its hook, and scheduled events. A failure here costs the slating it would have found this run, not
  * the sweep: it is reported, and each instance it concerns carries it (`enrichmentErrors`), so
  * that nothing is undone for it "because nothing slates it" (docs/design.md §1a). A group whose lookup
  * failed blinds its own instances only; a failed scheduled-event query, every live instance.
@@ -29,10 +33,9 @@ export async function enrichInstances(
   },
   instances: readonly InstanceView[],
 ): Promise<{ instances: InstanceView[]; errors: string[] }> {
-  const liveInstances = instances.filter((i) => LIVE.has(i.state));
-  const live = liveInstances.map((i) => i.id);
+  const live = instances.filter((i) => LIVE.has(i.state)).map((i) => i.id);
+  const grouped = instances.filter((i) => GROUPED.has(i.state));
   const errors: string[] = [];
-  if (live.length === 0) return { instances: [...instances], errors };
   const blind = new Map<InstanceId, string[]>();
   const blindFor = (ids: Iterable<InstanceId>, error: string) => {
     errors.push(error);
@@ -41,22 +44,30 @@ export async function enrichInstances(
 
   // Auto Scaling tags every instance it launches with its group: the groups to ask are those tags.
   const byGroup = new Map<string, InstanceId[]>();
-  for (const instance of liveInstances) {
+  for (const instance of grouped) {
     const group = instance.tags[AUTO_SCALING_GROUP_TAG];
     if (group !== undefined && group !== '') byGroup.set(group, [...(byGroup.get(group) ?? []), instance.id]);
   }
+  if (live.length === 0 && byGroup.size === 0) return { instances: [...instances], errors };
 
   const [asg, events] = await Promise.all([
     byGroup.size === 0
-      ? { members: new Map<InstanceId, AsgMembership>(), failed: new Map<string, string>() }
+      ? {
+          members: new Map<InstanceId, AsgMembership>(),
+          failed: new Map<string, string>(),
+          warmPools: new Set<string>(),
+        }
       : deps.autoScaling.describeGroups([...byGroup.keys()]).catch((error: unknown) => ({
           members: new Map<InstanceId, AsgMembership>(),
           failed: new Map([...byGroup.keys()].map((group) => [group, errorText(error)])),
+          warmPools: new Set<string>(),
         })),
-    deps.ec2.scheduledEvents(live).catch((error: unknown) => {
-      blindFor(live, failed('describing scheduled events', error));
-      return new Map<InstanceId, ScheduledEvent[]>();
-    }),
+    live.length === 0
+      ? new Map<InstanceId, ScheduledEvent[]>()
+      : deps.ec2.scheduledEvents(live).catch((error: unknown) => {
+          blindFor(live, failed('describing scheduled events', error));
+          return new Map<InstanceId, ScheduledEvent[]>();
+        }),
   ]);
   // One message per cause: a failed call of 100 groups is one error, naming its groups.
   const failedByCause = new Map<string, string[]>();
@@ -68,7 +79,18 @@ export async function enrichInstances(
     );
   }
 
-  const terminating = [...asg.members].filter(([, m]) => m.lifecycleState === 'Terminating:Wait');
+  // A warm pool's members are not among its group's instances: one listing of each pool (pages of 50).
+  // A pool that cannot be read blinds its group's instances: which of them wait on a hook is unknown.
+  const pools = [...asg.warmPools].filter((group) => byGroup.has(group));
+  await mapBounded(pools, HOOK_CONCURRENCY, async (group) => {
+    try {
+      for (const [id, membership] of await deps.autoScaling.warmPoolMembers(group)) asg.members.set(id, membership);
+    } catch (error) {
+      blindFor(byGroup.get(group) ?? [], failed(`describing the warm pool of ${group}`, error));
+    }
+  });
+
+  const terminating = [...asg.members].filter(([, m]) => isTerminateWait(m.lifecycleState));
   const terminatingGroups = [...new Set(terminating.map(([, m]) => m.group))];
   const hooks = new Map<string, { readonly hook: string; readonly heartbeatTimeoutSeconds?: number } | undefined>();
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {

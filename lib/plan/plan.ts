@@ -109,6 +109,7 @@ function planPair(
       planSlated(p);
       return;
     case 'stopped-machine': {
+      if (pair.lifecycle) planStoppedLifecycle(p);
       if (!node || instanceId === undefined || hasShutdownTaint(node)) return;
       if (pair.ours !== true)
         p.skip(
@@ -330,20 +331,20 @@ function isRestarted(pair: ClassifiedPair, claim: DrainClaim): boolean {
   return claim.launchedAt !== undefined && launchedAt !== undefined && launchedAt > claim.launchedAt;
 }
 
-function planSlated(p: PairPlanner): void {
-  const { pair, out, now, ctx } = p;
-  const { node, instanceId } = pair;
-  const ids = instanceId !== undefined ? { instanceId } : {};
-  const lifecycle = pair.lifecycle;
-  const drain = node ? recordedDrain(node, p.ctx, p.now) : undefined;
-  // The operator stopped this removal's drain to keep the machine: its lifecycle action is theirs.
+/**
+ * Completes the pair's lifecycle action now (CONTINUE), when no drain will: a function taking why. Refused
+ * when a lookup failed, the instance is not ours, or the operator took the removal over (stopped its drain
+ * to keep the machine: its lifecycle action is theirs).
+ */
+function lifecycleCompleter(p: PairPlanner, drain: ReturnType<typeof recordedDrain>): (why: string) => void {
+  const { pair, out } = p;
+  const { node, instanceId, lifecycle } = pair;
   const takenOver =
     drain !== undefined &&
     node !== undefined &&
     drain.claim.outcome === 'cancelled-by-uncordon' &&
     !isNewRemoval(pair, node, drain.claim);
-  /** CONTINUE now (no drain will do it); refused when a lookup failed, the instance is not ours, or the operator took it over. */
-  const completeNow = (why: string): void => {
+  return (why: string): void => {
     if (!lifecycle || instanceId === undefined) return;
     const refusal =
       pair.ours !== true
@@ -362,6 +363,27 @@ function planSlated(p: PairPlanner): void {
         ...(node ? { node: node.name, nodeUid: node.uid } : {}),
       });
   };
+}
+
+/**
+ * A stopped machine whose group is terminating it (a warm pool's member, a stopped member replaced): it
+ * runs no pods, so there is nothing to drain, Node or not; the action is completed now rather than left
+ * to the hook's timeout. An excluded Node changes nothing (nothing would be drained either). The Node
+ * itself goes the stale-object way once the machine is terminated.
+ */
+function planStoppedLifecycle(p: PairPlanner): void {
+  const { node } = p.pair;
+  const complete = lifecycleCompleter(p, node ? recordedDrain(node, p.ctx, p.now) : undefined);
+  complete('the machine is stopped: it runs no pods, there is nothing to drain');
+}
+
+function planSlated(p: PairPlanner): void {
+  const { pair, out, now, ctx } = p;
+  const { node, instanceId } = pair;
+  const ids = instanceId !== undefined ? { instanceId } : {};
+  const lifecycle = pair.lifecycle;
+  const drain = node ? recordedDrain(node, p.ctx, p.now) : undefined;
+  const completeNow = lifecycleCompleter(p, drain);
 
   if (pair.ours !== true) {
     p.skip(node ? 'drain' : 'complete-lifecycle', `${instanceId ?? 'the instance'} is not this cluster's instance`);

@@ -3,6 +3,7 @@
 // it ended, the instance is marked Unhealthy so that its Auto Scaling group replaces it; a node that
 // is Ready again before that has its repair cancelled (our cordon and the record go, which also
 // stops a drain still running). Pure, like the rest of plan().
+import { isWarmPoolState } from '../model/lifecycle-states.js';
 import { ownershipOf } from '../classify/ownership.js';
 import { badConditions, type BadCondition } from '../classify/node-health.js';
 import type { RepairTrigger, StandDown } from '../model/action.js';
@@ -158,6 +159,9 @@ interface CensusMachine {
 function censusMachines(pairs: readonly ClassifiedPair[], ctx: PlanContext, now: number): Map<string, CensusMachine> {
   const machines = new Map<string, CensusMachine>();
   for (const pair of pairs) {
+    // A warm pool's member (DescribeWarmPool) is neither its group's capacity nor an outage of it: a Node
+    // its warm-up left behind is NotReady while the machine rests stopped.
+    if (isWarmPoolState(pair.instance?.autoScaling?.lifecycleState)) continue;
     const group = groupOf(pair);
     const id = pair.instance?.id;
     const key =

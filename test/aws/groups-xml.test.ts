@@ -83,6 +83,18 @@ describe('parseGroupsPage', () => {
     ]);
   });
 
+  it('should tell which groups have a warm pool, wherever their WarmPoolConfiguration comes', () => {
+    const page = `<DescribeAutoScalingGroupsResponse><DescribeAutoScalingGroupsResult><AutoScalingGroups>
+      <member><WarmPoolConfiguration><MinSize>0</MinSize><PoolState>Stopped</PoolState></WarmPoolConfiguration><WarmPoolSize>2</WarmPoolSize>
+        <AutoScalingGroupName>ng-warm</AutoScalingGroupName><Instances/></member>
+      <member><AutoScalingGroupName>ng-cold</AutoScalingGroupName><Instances/></member>
+      <member><AutoScalingGroupName>ng-warm-2</AutoScalingGroupName><Instances/><WarmPoolConfiguration><PoolState>Hibernated</PoolState></WarmPoolConfiguration></member>
+    </AutoScalingGroups></DescribeAutoScalingGroupsResult></DescribeAutoScalingGroupsResponse>`;
+
+    expect([...parseGroupsPage(page).warmPools]).toEqual(['ng-warm', 'ng-warm-2']);
+    expect(parseGroupsPage(PAGE).warmPools.size).toBe(0);
+  });
+
   it('should refuse another document', () => {
     expect(() => parseGroupsPage('<DescribeAutoScalingInstancesResponse/>')).toThrow(UnexpectedGroupsXml);
   });
@@ -157,5 +169,51 @@ describe('AutoScalingAdapter.describeGroups through the emulator', () => {
     ]);
     expect(lookup.members.get(instanceId(120) as InstanceId)?.suspendedProcesses).toHaveLength(9);
     expect(world.aws.requestLog.filter({ operation: 'DescribeAutoScalingGroups' })).toHaveLength(2);
+  });
+});
+
+describe('AutoScalingAdapter warm pools through the emulator', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld();
+  });
+  afterEach(async () => {
+    await world.close();
+  });
+
+  it('should see a warm pool beside its group, and list all its members, 50 a page', async () => {
+    world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-warm', hook: 'drain-hook' } }));
+    for (let n = 2; n <= 61; n++) {
+      const terminating = n === 60;
+      world.aws.state.seedInstance(
+        anInstance(n, {
+          state: 'stopped',
+          autoScaling: {
+            group: 'ng-warm',
+            lifecycleState: terminating ? 'Warmed:Terminating:Wait' : 'Warmed:Stopped',
+            hook: 'drain-hook',
+          },
+        }),
+      );
+    }
+    world.aws.state.seedInstance(anInstance(70, { autoScaling: { group: 'ng-cold' } }));
+    const adapter = new AutoScalingAdapter(madeClient(world.autoScaling));
+
+    const groups = await adapter.describeGroups(['ng-warm', 'ng-cold']);
+    world.aws.requestLog.clear();
+    const pool = await adapter.warmPoolMembers('ng-warm');
+
+    // The group lists its one member in service; its pool is told apart, its members are not among Instances.
+    expect([...groups.members.keys()].sort()).toEqual([instanceId(1), instanceId(70)].sort());
+    expect([...groups.warmPools]).toEqual(['ng-warm']);
+    expect(pool.size).toBe(60);
+    expect(pool.get(instanceId(60) as InstanceId)).toEqual({
+      group: 'ng-warm',
+      lifecycleState: 'Warmed:Terminating:Wait',
+      healthStatus: 'Healthy',
+    });
+    expect(pool.get(instanceId(2) as InstanceId)?.lifecycleState).toBe('Warmed:Stopped');
+    expect(world.aws.requestLog.filter({ operation: 'DescribeWarmPool' })).toHaveLength(2);
+    await expect(adapter.warmPoolMembers('ng-cold')).resolves.toEqual(new Map());
   });
 });

@@ -389,6 +389,62 @@ describe('classify', () => {
     expect(pair.lifecycle).toEqual(lifecycle);
   });
 
+  describe('a stopped machine its group is terminating (a warm pool member terminated out of the pool)', () => {
+    const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok-1' };
+    const stopped = anInstance(1, { state: 'stopped' });
+
+    it('should carry our lifecycle action on a stopped machine with no Node, to be completed', () => {
+      const pair = classifyOne(anObservation({ instances: [stopped], scope: 'event' }), [
+        aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+      ]);
+      expect(pair.condition).toBe('slated-for-removal');
+      expect(pair.drain).toBe(false);
+      expect(pair.lifecycle).toEqual(lifecycle);
+    });
+
+    it('should keep a stopped machine with a Node stopped (no drain), carrying our lifecycle action', () => {
+      const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [stopped], scope: 'event' }), [
+        aSignal('asg-terminate-lifecycle-action', 1, { lifecycle }),
+      ]);
+      expect(pair.condition).toBe('stopped-machine');
+      expect(pair.lifecycle).toEqual(lifecycle);
+      expect(pair.drain).toBeUndefined();
+    });
+
+    it('should carry the action a sweep found in Warmed:Terminating:Wait, with the hook that is ours', () => {
+      const warm = anInstance(1, {
+        state: 'stopped',
+        autoScaling: { group: 'ng-a', lifecycleState: 'Warmed:Terminating:Wait', terminateHook: 'drain-hook' },
+      });
+      const withNode = classifyOne(anObservation({ nodes: [aNode(1)], instances: [warm] }));
+      expect(withNode.condition).toBe('stopped-machine');
+      expect(withNode.lifecycle).toEqual({ group: 'ng-a', hook: 'drain-hook' });
+      const nodeless = classifyOne(anObservation({ instances: [warm] }));
+      expect(nodeless.condition).toBe('slated-for-removal');
+      expect(nodeless.lifecycle).toEqual({ group: 'ng-a', hook: 'drain-hook' });
+    });
+
+    it('should carry no lifecycle action for a hook that is not ours, nor for a stopped machine nothing terminates', () => {
+      const foreign = classifyOne(
+        anObservation({
+          nodes: [aNode(1)],
+          instances: [stopped],
+          scope: 'event',
+          terminateHooks: [['ng-a', { kind: 'ours', hook: 'our-hook' }]],
+        }),
+        [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })],
+      );
+      expect(foreign.condition).toBe('stopped-machine');
+      expect(foreign.lifecycle).toBeUndefined();
+      const resting = anInstance(1, {
+        state: 'stopped',
+        autoScaling: { group: 'ng-a', lifecycleState: 'Warmed:Stopped', terminateHook: 'drain-hook' },
+      });
+      expect(classifyOne(anObservation({ nodes: [aNode(1)], instances: [resting] })).lifecycle).toBeUndefined();
+      expect(classifyOne(anObservation({ instances: [resting] })).condition).toBe('in-sync');
+    });
+  });
+
   it('should take the earliest deadline among signals and scheduled events', () => {
     const instance = anInstance(1, { scheduledEvents: [{ code: 'instance-stop', notBefore: NOW + 10 * MINUTE }] });
     const pair = classifyOne(anObservation({ nodes: [aNode(1)], instances: [instance] }), [

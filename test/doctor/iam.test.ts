@@ -40,6 +40,7 @@ describe('simulationsFor', () => {
           'ec2:DescribeInstances',
           'ec2:DescribeInstanceStatus',
           'autoscaling:DescribeAutoScalingGroups',
+          'autoscaling:DescribeWarmPool',
           'autoscaling:DescribeLifecycleHooks',
         ],
         '*',

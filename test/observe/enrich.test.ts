@@ -20,10 +20,14 @@ const instance = (n: number, group?: string, state: InstanceView['state'] = 'run
 function fakes(
   groups: Record<string, Record<number, string> | Error>,
   events: Map<InstanceId, ScheduledEvent[]> | Error = new Map(),
+  /** Each group's warm pool: its members' `Warmed:*` states (DescribeWarmPool), or the error it answers. */
+  pools: Record<string, Record<number, string> | Error> = {},
 ) {
   const asked: string[][] = [];
+  const poolsAsked: string[] = [];
   return {
     asked,
+    poolsAsked,
     deps: {
       autoScaling: {
         describeGroups: (names: readonly string[]): Promise<GroupLookup> => {
@@ -37,7 +41,18 @@ function fakes(
               for (const [n, lifecycleState] of Object.entries(group ?? {}))
                 members.set(id(Number(n)), { group: name, lifecycleState });
           }
-          return Promise.resolve({ members, failed });
+          const warmPools = new Set(names.filter((name) => pools[name] !== undefined && !failed.has(name)));
+          return Promise.resolve({ members, failed, warmPools });
+        },
+        warmPoolMembers: (name: string): Promise<Map<InstanceId, AsgMembership>> => {
+          poolsAsked.push(name);
+          const pool = pools[name];
+          if (pool instanceof Error) return Promise.reject(pool);
+          return Promise.resolve(
+            new Map(
+              Object.entries(pool ?? {}).map(([n, lifecycleState]) => [id(Number(n)), { group: name, lifecycleState }]),
+            ),
+          );
         },
         terminateHooks: () => Promise.resolve([{ name: 'drain-hook' }]),
       },
@@ -104,5 +119,57 @@ describe('enrichInstances', () => {
       ['describing scheduled events: Unavailable'],
       undefined,
     ]);
+  });
+
+  describe('a group with a warm pool', () => {
+    it('should list the pool once, and find the member it terminates out of the pool waiting on our hook', async () => {
+      const { deps, asked, poolsAsked } = fakes({ 'ng-a': { 1: 'InService' } }, new Map(), {
+        'ng-a': { 2: 'Warmed:Terminating:Wait', 3: 'Warmed:Stopped' },
+      });
+
+      const out = await enrichInstances(deps, [
+        instance(1, 'ng-a'),
+        instance(2, 'ng-a', 'stopped'),
+        instance(3, 'ng-a', 'stopped'),
+      ]);
+
+      expect(asked).toEqual([['ng-a']]);
+      expect(poolsAsked).toEqual(['ng-a']);
+      expect(out.errors).toEqual([]);
+      expect(out.instances.map((i) => i.autoScaling)).toEqual([
+        { group: 'ng-a', lifecycleState: 'InService', terminateHook: 'drain-hook' },
+        { group: 'ng-a', lifecycleState: 'Warmed:Terminating:Wait', terminateHook: 'drain-hook' },
+        { group: 'ng-a', lifecycleState: 'Warmed:Stopped', terminateHook: 'drain-hook' },
+      ]);
+    });
+
+    it('should ask the group of stopped machines alone (a pool of stopped members), and no pool of a group without one', async () => {
+      const { deps, asked, poolsAsked } = fakes({ 'ng-a': {}, 'ng-b': { 3: 'InService' } }, new Map(), {
+        'ng-a': { 1: 'Warmed:Stopped' },
+      });
+
+      const out = await enrichInstances(deps, [instance(1, 'ng-a', 'stopped'), instance(3, 'ng-b')]);
+
+      expect(asked).toEqual([['ng-a', 'ng-b']]);
+      expect(poolsAsked).toEqual(['ng-a']);
+      expect(out.instances[0]?.autoScaling).toEqual({ group: 'ng-a', lifecycleState: 'Warmed:Stopped' });
+    });
+
+    it("should blind the group's instances when its pool cannot be read, and only those", async () => {
+      const { deps } = fakes({ 'ng-a': { 1: 'InService' }, 'ng-b': { 3: 'InService' } }, new Map(), {
+        'ng-a': new Error('Throttling: Rate exceeded'),
+      });
+
+      const out = await enrichInstances(deps, [
+        instance(1, 'ng-a'),
+        instance(2, 'ng-a', 'stopped'),
+        instance(3, 'ng-b'),
+      ]);
+
+      const error = 'describing the warm pool of ng-a: Throttling: Rate exceeded';
+      expect(out.errors).toEqual([error]);
+      expect(out.instances.map((i) => i.enrichmentErrors)).toEqual([[error], [error], undefined]);
+      expect(out.instances[1]?.autoScaling).toBeUndefined();
+    });
   });
 });

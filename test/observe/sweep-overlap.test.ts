@@ -71,8 +71,9 @@ describe('observeSweep', () => {
             [id(1), { group: 'eks-ng-1', lifecycleState: 'InService' }],
             [id(2), { group: 'eks-ng-1', lifecycleState: 'Terminating:Wait' }],
           ]);
-          return Promise.resolve({ members, failed: new Map() });
+          return Promise.resolve({ members, failed: new Map(), warmPools: new Set<string>() });
         },
+        warmPoolMembers: () => Promise.reject(new Error('no group has a warm pool')),
         terminateHooks: () => Promise.resolve([{ name: 'drain-hook' }]),
       },
       drains: { status: () => Promise.reject(new Error('no drain is running')) },

@@ -10,6 +10,7 @@ function fakeGroups(hooks: Record<string, string[] | Error>) {
     asked,
     autoScaling: {
       describeGroups: () => Promise.reject(new Error('not called by the event path')),
+      warmPoolMembers: () => Promise.reject(new Error('not called by the event path')),
       terminateHooks: (group: string): Promise<TerminateHook[]> => {
         asked.push(group);
         const found = hooks[group];

@@ -330,6 +330,7 @@ describe('sweep: slated-for-removal', () => {
       ...deps,
       autoScaling: {
         describeGroups: (groups) => deps.autoScaling.describeGroups(groups),
+        warmPoolMembers: (group) => deps.autoScaling.warmPoolMembers(group),
         terminateHooks: (group) => deps.autoScaling.terminateHooks(group),
         markUnhealthy: (id) => deps.autoScaling.markUnhealthy(id),
         recordRepairFailures: (group, value) => deps.autoScaling.recordRepairFailures(group, value),

@@ -227,6 +227,41 @@ describe('plan', () => {
     ]);
   });
 
+  describe('a stopped machine its group terminates (a warm pool member terminated out of the pool)', () => {
+    const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok' };
+    const stopped = (over: Parameters<typeof anInstance>[1] = {}) => anInstance(1, { state: 'stopped', ...over });
+    const terminating = [aSignal('asg-terminate-lifecycle-action', 1, { lifecycle })];
+
+    it('should complete the action at once, with no drain and no cordon, and taint the Node it left', () => {
+      const result = planFor(anObservation({ nodes: [aNode(1)], instances: [stopped()], scope: 'event' }), terminating);
+      expect(kinds(result).sort()).toEqual(['complete-lifecycle', 'taint-shutdown']);
+      expect(result.actions.find((a) => a.kind === 'complete-lifecycle')).toEqual(
+        expect.objectContaining({ lifecycle, result: 'CONTINUE', node: aNode(1).name, nodeUid: 'uid-1' }),
+      );
+    });
+
+    it('should complete it for a stopped machine with no Node, and for an excluded Node (nothing is drained either way)', () => {
+      const nodeless = planFor(anObservation({ instances: [stopped()], scope: 'event' }), terminating);
+      expect(kinds(nodeless)).toEqual(['complete-lifecycle']);
+      const excluded = aNode(1, { labels: { 'ec2-node-reconciler/exclude': 'true' } });
+      const result = planFor(anObservation({ nodes: [excluded], instances: [stopped()], scope: 'event' }), terminating);
+      expect(kinds(result)).toEqual(['complete-lifecycle']);
+    });
+
+    it('should leave the action alone for an instance that is not ours, or when a lookup about it failed', () => {
+      // Untagged, and no Node of ours names it.
+      const foreign = planFor(anObservation({ instances: [stopped({ tags: {} })], scope: 'event' }), terminating);
+      expect(kinds(foreign)).not.toContain('complete-lifecycle');
+      const blind = stopped({
+        autoScaling: { group: 'ng-a', lifecycleState: 'Warmed:Terminating:Wait', terminateHook: 'drain-hook' },
+        enrichmentErrors: ['describing scheduled events: throttled'],
+      });
+      const result = planFor(anObservation({ nodes: [aNode(1)], instances: [blind] }));
+      expect(kinds(result)).not.toContain('complete-lifecycle');
+      expect(result.skipped).toContainEqual(expect.objectContaining({ kind: 'complete-lifecycle' }));
+    });
+  });
+
   describe('a removal whose drain has ended, and a later signal of the machine', () => {
     const lifecycle = { group: 'ng-a', hook: 'drain-hook', token: 'tok' };
     /** Node 1 as its spot warning's drain left it: recorded at NOW - 2m, ended with `outcome`. */

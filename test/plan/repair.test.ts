@@ -277,6 +277,30 @@ describe('repair: stand-down and parallelism', () => {
     ]);
   });
 
+  it('should not count a warm pool’s members, whose warm-up Nodes are NotReady while they rest stopped, against their group', () => {
+    // Ten in service, two of them silent (within the allowance); three resting in the pool with their Nodes left NotReady.
+    const base = group(10, [2, 5]);
+    const warm = [11, 12, 13];
+    const world = anObservation({
+      nodes: [...base.nodes, ...warm.map((n) => silentNode(n, 2 * HOUR))],
+      instances: [
+        ...base.instances,
+        ...warm.map((n) =>
+          member(n, 'ng-a', {
+            state: 'stopped',
+            autoScaling: { group: 'ng-a', lifecycleState: 'Warmed:Stopped', healthStatus: 'Healthy' },
+          }),
+        ),
+      ],
+      leases: [...base.leases.values(), ...warm.map((n) => silentLease(n, 2 * HOUR))],
+    });
+
+    const result = planFor(world);
+
+    expect(repairs(result).map((a) => a.instanceId)).toEqual([instanceId(2)]);
+    expect(repairSkips(result).some((s) => s.standDown !== undefined)).toBe(false);
+  });
+
   it('should round the allowance up in small groups: one of four may be repaired, two of four stand down', () => {
     expect(repairs(planFor(group(4, [1])))).toHaveLength(1);
     expect(repairSkips(planFor(group(4, [1, 2]))).every((s) => s.standDown !== undefined)).toBe(true);

@@ -97,6 +97,7 @@ function hasRemovalOrMaintenance(world: World, instance: InstanceView): boolean 
     instance.state === 'stopping' ||
     instance.tags['ec2-node-reconciler/decommission'] !== undefined ||
     instance.autoScaling?.lifecycleState === 'Terminating:Wait' ||
+    instance.autoScaling?.lifecycleState === 'Warmed:Terminating:Wait' ||
     instance.scheduledEvents.some(
       (e) => e.code === 'instance-retirement' || e.code === 'instance-stop' || settings.maintenance !== 'ignore',
     );

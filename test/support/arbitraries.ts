@@ -278,7 +278,10 @@ const instance = (n: number): fc.Arbitrary<InstanceView> =>
       excluded: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
       // Now and then a machine Karpenter launched (its NodePool tag), whatever its Node says.
       karpenter: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
-      asg: rarely(fc.constantFrom('InService', 'Terminating:Wait')),
+      // A warm pool's member too: resting in the pool, or terminated out of it (issue #27).
+      asg: rarely(
+        fc.constantFrom('InService', 'Terminating:Wait', 'Warmed:Stopped', 'Warmed:Running', 'Warmed:Terminating:Wait'),
+      ),
       // Most machines are in one of two Auto Scaling groups, mostly InService and Healthy.
       group: fc.oneof(
         { weight: 4, arbitrary: fc.constantFrom('ng-a', 'ng-b') },

@@ -24,6 +24,7 @@ export const SERVICE_AUTHORIZATION: Readonly<Record<string, ActionFacts>> = {
   'ec2:CreateTags': { access: 'Tagging', resourceLevel: true },
   'ec2:DeleteTags': { access: 'Tagging', resourceLevel: true },
   'autoscaling:DescribeAutoScalingGroups': list(false),
+  'autoscaling:DescribeWarmPool': list(false),
   'autoscaling:DescribeLifecycleHooks': list(false),
   'autoscaling:CompleteLifecycleAction': write(true),
   'autoscaling:RecordLifecycleActionHeartbeat': write(true),

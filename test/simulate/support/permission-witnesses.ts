@@ -103,6 +103,11 @@ export const WITNESSES: Readonly<Record<string, Witness>> = {
   [iam('sweep', 'ec2:DescribeInstanceStatus')]: SWEEP_TAINTS,
   [iam('sweep', 'eks:DescribeCluster')]: SWEEP_TAINTS,
   [iam('sweep', 'autoscaling:DescribeAutoScalingGroups')]: scenario('unlinked-node-never-marked-unhealthy.yaml'),
+  // A member terminated out of its group's warm pool waits in Warmed:Terminating:Wait, which only DescribeWarmPool lists.
+  [iam('sweep', 'autoscaling:DescribeWarmPool')]: scenario(
+    'warm-pool-terminating-found-by-sweep.yaml',
+    'the warm pool’s members: one waits on our hook',
+  ),
   // Which hook of a group in Terminating:Wait is ours (the unregistered machine's hook now comes by event).
   [iam('sweep', 'autoscaling:DescribeLifecycleHooks')]: SWEEP_LIFECYCLE,
   [iam('sweep', 'autoscaling:SetInstanceHealth')]: MARK_UNHEALTHY,

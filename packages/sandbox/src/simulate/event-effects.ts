@@ -11,8 +11,14 @@
 //   instance-termination-time.
 // - Auto Scaling terminate lifecycle action: Auto Scaling put the instance in Terminating:Wait under
 //   the event's token before sending it. An instance seeded InService (in a group with that
-//   terminating hook) is moved there now; one seeded Terminating:Wait already is.
+//   terminating hook) is moved there now; one seeded Terminating:Wait already is. A warm pool's
+//   member (Warmed:Stopped, Warmed:Running, Warmed:Hibernated) terminated out of the pool is moved to
+//   Warmed:Terminating:Wait, by an event whose Origin says WarmPool (AWS sends no other for it). A member
+//   scaled in into the pool (Destination WarmPool) waits in Terminating:Wait as any, then rests in the pool
+//   (stopped, unless the pool keeps its members running) instead of being terminated.
 // - Auto Scaling "Terminate Successful": the machine is terminated.
+// - Auto Scaling "Launch Successful" from the warm pool (Origin WarmPool, Destination AutoScalingGroup): the
+//   pool's member was started (a new LaunchTime, unless it was kept running) and is in service now.
 // - Tag change: the instance carries the event's tags for the keys it says changed.
 //
 // Nothing else changes the world: a rebalance recommendation or a Health notice only warns. An
@@ -32,6 +38,9 @@ import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/insta
 import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
 import type { Sandbox } from './sandbox.js';
 
+/** Where a warm pool keeps its members between transitions: Auto Scaling may terminate them from there. */
+const WARM_POOL_RESTING: ReadonlySet<string> = new Set(['Warmed:Stopped', 'Warmed:Running', 'Warmed:Hibernated']);
+
 /** The AWS events that stand for a change of the machine, by `[source, detail-type]`. */
 const AWS_EVENTS = {
   'aws.ec2\0EC2 Instance State-change Notification': 'state-change',
@@ -40,6 +49,7 @@ const AWS_EVENTS = {
   'aws.ec2\0EC2 Instance Rebalance Recommendation': 'warning-only',
   'aws.autoscaling\0EC2 Instance-terminate Lifecycle Action': 'asg-terminate-lifecycle-action',
   'aws.autoscaling\0EC2 Instance Terminate Successful': 'asg-terminate-successful',
+  'aws.autoscaling\0EC2 Instance Launch Successful': 'asg-launch-successful',
   'aws.tag\0Tag Change on Resource': 'tag-change',
   'aws.health\0AWS Health Event': 'warning-only',
 } as const;
@@ -164,11 +174,14 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       const token = text(detail.LifecycleActionToken);
       if (token !== undefined && !UUID.test(token)) return;
       const member = id === undefined ? undefined : state.autoScaling.member(id);
-      if (id === undefined || member?.lifecycleState !== 'InService') return;
+      if (id === undefined || member === undefined) return;
+      const fromPool = WARM_POOL_RESTING.has(member.lifecycleState);
+      if (fromPool ? detail.Origin !== 'WarmPool' : member.lifecycleState !== 'InService') return;
       const hook = state.autoScaling.hooksOf(member.group)?.find((h) => h.name === text(detail.LifecycleHookName));
       // Without that terminating hook Auto Scaling would not have waited (nor sent this event).
       if (hook?.transition !== 'autoscaling:EC2_INSTANCE_TERMINATING') return;
-      state.startAsgTermination(id);
+      // A scale-in into the warm pool (the pool reuses members on scale-in) puts the member back in the pool.
+      state.startAsgTermination(id, !fromPool && detail.Destination === 'WarmPool' ? 'WarmPool' : undefined);
       if (member.action && token !== undefined) member.action = { ...member.action, token };
       return;
     }
@@ -177,6 +190,16 @@ export function applyEventEffects(sandbox: Sandbox, event: unknown): void {
       const current = record(id)?.state;
       if (id !== undefined && current !== undefined && current !== 'terminated')
         state.setInstanceState(id, 'terminated');
+      return;
+    }
+    case 'asg-launch-successful': {
+      const id = instanceId(detail.EC2InstanceId);
+      const member = id === undefined ? undefined : state.autoScaling.member(id);
+      if (id === undefined || member === undefined || history(id)) return;
+      if (detail.Origin !== 'WarmPool' || detail.Destination !== 'AutoScalingGroup') return;
+      if (!WARM_POOL_RESTING.has(member.lifecycleState)) return;
+      if (record(id)?.state === 'stopped') state.setInstanceState(id, 'running');
+      state.autoScaling.enterService(id);
       return;
     }
     case 'tag-change': {

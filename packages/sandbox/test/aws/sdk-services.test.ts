@@ -5,6 +5,7 @@ import {
   DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
   DescribeLifecycleHooksCommand,
+  DescribeWarmPoolCommand,
   RecordLifecycleActionHeartbeatCommand,
   SetInstanceHealthCommand,
 } from '@aws-sdk/client-auto-scaling';
@@ -88,6 +89,103 @@ describe('Auto Scaling lifecycle actions', () => {
       ['ng-b', 1, [[instanceId(3), 'InService', 'Healthy']]],
     ]);
     expect(out.NextToken).toBeUndefined();
+  });
+
+  describe('a group with a warm pool', () => {
+    const seedPool = () => {
+      world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-w', hook: 'drain-hook' } }));
+      world.aws.state.seedInstance(
+        anInstance(2, { state: 'stopped', autoScaling: { group: 'ng-w', lifecycleState: 'Warmed:Stopped' } }),
+      );
+      world.aws.state.seedInstance(
+        anInstance(3, { state: 'stopped', autoScaling: { group: 'ng-w', lifecycleState: 'Warmed:Stopped' } }),
+      );
+    };
+
+    it('should list the pool apart: DescribeWarmPool and DescribeAutoScalingInstances show its members, DescribeAutoScalingGroups only says it has one', async () => {
+      seedPool();
+
+      const groups = await world.autoScaling.send(
+        new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['ng-w'] }),
+      );
+      const pool = await world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'ng-w' }));
+      const instances = await world.autoScaling.send(
+        new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId(2)] }),
+      );
+
+      const group = groups.AutoScalingGroups?.[0];
+      expect(group?.Instances?.map((i) => i.InstanceId)).toEqual([instanceId(1)]);
+      expect(group?.WarmPoolConfiguration).toEqual({ MinSize: 0, PoolState: 'Stopped' });
+      expect(group?.WarmPoolSize).toBe(2);
+      expect(pool.WarmPoolConfiguration?.PoolState).toBe('Stopped');
+      expect(pool.Instances?.map((i) => [i.InstanceId, i.LifecycleState])).toEqual([
+        [instanceId(2), 'Warmed:Stopped'],
+        [instanceId(3), 'Warmed:Stopped'],
+      ]);
+      expect(instances.AutoScalingInstances?.map((i) => i.LifecycleState)).toEqual(['Warmed:Stopped']);
+    });
+
+    it('should hold a member terminated out of the pool on the terminate hook, and terminate it once completed', async () => {
+      seedPool();
+
+      const action = world.aws.state.startAsgTermination(instanceId(2));
+      const waiting = await world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'ng-w' }));
+      await world.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-w',
+          LifecycleHookName: 'drain-hook',
+          LifecycleActionResult: 'CONTINUE',
+          InstanceId: instanceId(2),
+        }),
+      );
+
+      expect(action).toEqual(expect.objectContaining({ group: 'ng-w', hook: 'drain-hook' }));
+      expect(waiting.Instances?.find((i) => i.InstanceId === instanceId(2))?.LifecycleState).toBe(
+        'Warmed:Terminating:Wait',
+      );
+      expect(world.aws.state.autoScaling.member(instanceId(2))?.lifecycleState).toBe('Warmed:Terminating:Proceed');
+      expect(world.aws.state.instances.get(instanceId(2))?.state).toBe('shutting-down');
+    });
+
+    it('should put a member scaled in into the pool back in the pool once its action is completed, stopped, not terminated', async () => {
+      seedPool();
+
+      world.aws.state.startAsgTermination(instanceId(1), 'WarmPool');
+      const waiting = world.aws.state.autoScaling.member(instanceId(1))?.lifecycleState;
+      await world.autoScaling.send(
+        new CompleteLifecycleActionCommand({
+          AutoScalingGroupName: 'ng-w',
+          LifecycleHookName: 'drain-hook',
+          LifecycleActionResult: 'CONTINUE',
+          InstanceId: instanceId(1),
+        }),
+      );
+      const pool = await world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'ng-w' }));
+
+      expect(waiting).toBe('Terminating:Wait');
+      expect(pool.Instances?.find((i) => i.InstanceId === instanceId(1))?.LifecycleState).toBe('Warmed:Stopped');
+      expect(world.aws.state.instances.get(instanceId(1))?.state).toBe('stopping');
+    });
+
+    it('should answer no pool for a group without one, and refuse a group it does not know', async () => {
+      world.aws.state.seedInstance(anInstance(1, { autoScaling: { group: 'ng-cold' } }));
+
+      const cold = await world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'ng-cold' }));
+
+      expect(cold.WarmPoolConfiguration).toBeUndefined();
+      expect(cold.Instances ?? []).toEqual([]);
+      expect(
+        await errorOf(world.autoScaling.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'nope' }))),
+      ).toMatchObject({ name: 'ValidationError' });
+    });
+
+    it('should refuse a warm member seeded in a state its pool does not keep machines in', () => {
+      expect(() =>
+        world.aws.state.seedInstance(
+          anInstance(4, { autoScaling: { group: 'ng-w', lifecycleState: 'Warmed:Stopped' } }),
+        ),
+      ).toThrow(/Warmed:Stopped member is stopped to EC2, not running/);
+    });
   });
 
   it('should page groups by MaxRecords, and refuse more names than the page holds', async () => {

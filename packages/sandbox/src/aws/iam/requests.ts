@@ -317,6 +317,7 @@ const MAPPINGS: Readonly<Record<string, Mapping>> = {
   'ec2:TerminateInstances': onInstances,
   'autoscaling:DescribeAutoScalingInstances': unscoped,
   'autoscaling:DescribeAutoScalingGroups': unscoped,
+  'autoscaling:DescribeWarmPool': unscoped,
   'autoscaling:DescribeLifecycleHooks': unscoped,
   'autoscaling:CompleteLifecycleAction': onNamedGroup,
   'autoscaling:RecordLifecycleActionHeartbeat': onNamedGroup,

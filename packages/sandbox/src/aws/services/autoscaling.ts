@@ -9,6 +9,7 @@ import {
   type ActionSelector,
   type AsgMember,
   type ScalingProcess,
+  type WarmPool,
 } from '../state/autoscaling.js';
 import { paginate } from './pagination.js';
 import type { AwsQueryService, QueryResultValue, RenderedMember, RequestContext } from './types.js';
@@ -235,6 +236,8 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
         HealthCheckType: 'EC2',
         HealthCheckGracePeriod: 15,
         Instances: input.IncludeInstances === false ? undefined : members.map((m) => groupMember(m, ctx)),
+        // A group with a warm pool says so (its members are not among Instances: DescribeWarmPool lists them).
+        ...warmPoolFields(store.warmPoolOf(group), store.warmIn(group).length),
         CreatedTime: new Date(now - 30 * 86_400_000),
         SuspendedProcesses: store
           .suspendedIn(group)
@@ -253,6 +256,45 @@ function describeAutoScalingGroups(params: unknown, ctx: RequestContext): Record
           })),
       };
     }),
+    NextToken: page.nextToken,
+  };
+}
+
+/** WarmPoolConfiguration as PutWarmPool set it (the emulator keeps no reuse policy nor prepared capacity). */
+const warmPoolConfiguration = (pool: WarmPool): Record<string, QueryResultValue> => ({
+  MinSize: pool.minSize,
+  PoolState: pool.poolState,
+});
+
+function warmPoolFields(pool: WarmPool | undefined, size: number): Record<string, QueryResultValue> {
+  return pool ? { WarmPoolConfiguration: warmPoolConfiguration(pool), WarmPoolSize: size } : {};
+}
+
+const DescribeWarmPoolInput = z.object({
+  AutoScalingGroupName: z.string().min(1).max(255),
+  MaxRecords: queryInt.pipe(z.number().int().min(1).max(50)).optional(),
+  NextToken: z.string().optional(),
+});
+
+/**
+ * A group's warm pool and its instances (each with its `Warmed:*` LifecycleState), 50 a page at most.
+ * A group without a warm pool answers neither a configuration nor instances; an unknown group is an error.
+ */
+function describeWarmPool(params: unknown, ctx: RequestContext): Record<string, QueryResultValue> {
+  const input = parseInput(DescribeWarmPoolInput, params, invalid);
+  const store = ctx.state.autoScaling;
+  if (!store.hasGroup(input.AutoScalingGroupName))
+    throw new AwsError('ValidationError', `AutoScalingGroup name not found - ${input.AutoScalingGroupName}`);
+  const pool = store.warmPoolOf(input.AutoScalingGroupName);
+  if (!pool) return { Instances: [] };
+  const page = paginate(
+    store.warmIn(input.AutoScalingGroupName),
+    { size: input.MaxRecords ?? 50, token: input.NextToken, kind: 'dwp' },
+    (token) => new AwsError('InvalidNextToken', `The token '${token}' is invalid.`),
+  );
+  return {
+    WarmPoolConfiguration: warmPoolConfiguration(pool),
+    Instances: page.items.map((m) => groupMember(m, ctx)),
     NextToken: page.nextToken,
   };
 }
@@ -366,6 +408,7 @@ export const autoScalingService: AwsQueryService = {
   operations: {
     DescribeAutoScalingInstances: describeAutoScalingInstances,
     DescribeAutoScalingGroups: describeAutoScalingGroups,
+    DescribeWarmPool: describeWarmPool,
     CompleteLifecycleAction: completeLifecycleAction,
     RecordLifecycleActionHeartbeat: recordLifecycleActionHeartbeat,
     SetInstanceHealth: setInstanceHealth,

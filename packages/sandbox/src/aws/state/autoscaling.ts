@@ -31,6 +31,21 @@ export const LIFECYCLE_STATES = [
 ] as const;
 export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
 
+/** A warm pool's member (`Warmed:*`): DescribeWarmPool lists it, DescribeAutoScalingGroups does not. */
+export const isWarmed = (state: LifecycleState): boolean => state.startsWith('Warmed:');
+
+/** Where a member is once Auto Scaling has started terminating it (or has terminated it). */
+const isTerminating = (state: LifecycleState): boolean => /^(Warmed:)?Terminat/.test(state);
+
+/** A warm pool's PoolState: what its members are kept as once warmed (PutWarmPool). */
+export type WarmPoolState = 'Stopped' | 'Running' | 'Hibernated';
+
+/** A group's warm pool as DescribeWarmPool and DescribeAutoScalingGroups describe it. */
+export interface WarmPool {
+  readonly poolState: WarmPoolState;
+  readonly minSize: number;
+}
+
 export interface LifecycleHook {
   readonly name: string;
   readonly transition: LifecycleTransition;
@@ -44,6 +59,8 @@ interface PendingAction {
   readonly token?: string;
   readonly startedAt: number;
   lastHeartbeatAt: number;
+  /** A scale-in into the warm pool (Destination WarmPool, the pool reusing members): the member goes back to the pool, not to termination. */
+  readonly toWarmPool?: boolean;
 }
 
 export interface AsgMember {
@@ -173,6 +190,8 @@ export class AutoScalingStore {
   private readonly waiting = new Set<AsgMember>();
   /** Seed order of each member, to list looked-up members in the order a scan would. */
   private readonly rank = new Map<string, number>();
+  /** Groups with a warm pool: those a member was seeded into as `Warmed:*`. */
+  private readonly warmPools = new Map<string, WarmPool>();
   readonly completions: LifecycleCompletion[] = [];
   readonly heartbeats: LifecycleHeartbeat[] = [];
   readonly healthChanges: HealthChange[] = [];
@@ -257,6 +276,8 @@ export class AutoScalingStore {
     }
     this.members.set(member.instanceId, stored);
     this.rank.set(member.instanceId, this.rank.size);
+    if (isWarmed(member.lifecycleState) && !this.warmPools.has(member.group))
+      this.warmPools.set(member.group, { poolState: poolStateOf(member.lifecycleState), minSize: 0 });
     const group = this.byGroup.get(member.group) ?? new Map<string, AsgMember>();
     group.set(member.instanceId, stored);
     this.byGroup.set(member.group, group);
@@ -290,9 +311,24 @@ export class AutoScalingStore {
       .sort((a, b) => (this.rank.get(a.instanceId) ?? 0) - (this.rank.get(b.instanceId) ?? 0));
   }
 
-  /** A group's members as DescribeAutoScalingGroups lists them (the same rule as `listed`). */
+  /**
+   * A group's members as DescribeAutoScalingGroups lists them (the same rule as `listed`): not those
+   * of its warm pool, which only DescribeWarmPool (and DescribeAutoScalingInstances) lists.
+   */
   listedIn(group: string): readonly AsgMember[] {
-    return [...(this.byGroup.get(group)?.values() ?? [])].filter((m) => this.isListed(m));
+    return [...(this.byGroup.get(group)?.values() ?? [])].filter(
+      (m) => this.isListed(m) && !isWarmed(m.lifecycleState),
+    );
+  }
+
+  /** The group's warm pool, or undefined when it has none. */
+  warmPoolOf(group: string): WarmPool | undefined {
+    return this.warmPools.get(group);
+  }
+
+  /** The members of a group's warm pool as DescribeWarmPool lists them, in seed order. */
+  warmIn(group: string): readonly AsgMember[] {
+    return [...(this.byGroup.get(group)?.values() ?? [])].filter((m) => this.isListed(m) && isWarmed(m.lifecycleState));
   }
 
   private isListed(m: AsgMember): boolean {
@@ -303,29 +339,38 @@ export class AutoScalingStore {
   /**
    * Scale-in (or an unhealthy replacement) of one member, as Auto Scaling starts it: with a
    * termination hook the instance waits in `Terminating:Wait` under a fresh token; without one it
-   * is terminated at once. Returns the lifecycle action, if any.
+   * is terminated at once. A warm pool's member (shrunk out of the pool, refreshed) goes the same way
+   * through `Warmed:Terminating:Wait`: the group's terminate hooks apply to it too. Returns the
+   * lifecycle action, if any.
    */
   startTermination(
     instanceId: string,
     at: number,
     origin?: 'health',
+    destination?: 'WarmPool',
   ): { group: string; hook: string; token: string } | undefined {
     const member = this.members.get(instanceId);
     if (!member) throw new Error(`instance ${instanceId} is in no Auto Scaling group`);
-    if (member.lifecycleState.startsWith('Terminating') || member.lifecycleState === 'Terminated') return undefined;
+    if (isTerminating(member.lifecycleState)) return undefined;
+    const warmed = isWarmed(member.lifecycleState);
     const hook = [...(this.hooksByGroup.get(member.group)?.values() ?? [])].find(
       (h) => h.transition === 'autoscaling:EC2_INSTANCE_TERMINATING',
     );
+    const toWarmPool = destination === 'WarmPool' && !warmed;
+    if (!hook && toWarmPool) {
+      this.enterWarmPool(member, at);
+      return undefined;
+    }
     if (!hook) {
-      member.lifecycleState = 'Terminating';
+      member.lifecycleState = warmed ? 'Warmed:Terminating' : 'Terminating';
       member.action = undefined;
       this.instances.terminate(instanceId, at);
       this.replaceIfUnhealthy(member, at);
       return undefined;
     }
     const token = this.ids.uuid();
-    member.lifecycleState = 'Terminating:Wait';
-    member.action = { hook, token, startedAt: at, lastHeartbeatAt: at };
+    member.lifecycleState = warmed ? 'Warmed:Terminating:Wait' : 'Terminating:Wait';
+    member.action = { hook, token, startedAt: at, lastHeartbeatAt: at, ...(toWarmPool ? { toWarmPool } : {}) };
     this.waiting.add(member);
     this.wake(this.deadline(member.action));
     this.feed.emit({
@@ -339,6 +384,13 @@ export class AutoScalingStore {
       ...(origin ? { origin } : {}),
     });
     return { group: member.group, hook: hook.name, token };
+  }
+
+  /** A warm pool's member drawn into its group (a scale-out from the pool, its launch hooks done): InService. */
+  enterService(instanceId: string): void {
+    const member = this.members.get(instanceId);
+    if (!member || !isWarmed(member.lifecycleState) || isTerminating(member.lifecycleState)) return;
+    member.lifecycleState = 'InService';
   }
 
   /** Completes a pending action (CompleteLifecycleAction); throws LifecycleActionNotFound. */
@@ -480,17 +532,44 @@ export class AutoScalingStore {
       by,
     });
     if (!terminating && result === 'CONTINUE') {
-      member.lifecycleState = 'InService';
+      // A launch into the warm pool ends warmed, as the pool keeps its members; any other, in service.
+      const pool = isWarmed(member.lifecycleState) ? this.warmPools.get(member.group) : undefined;
+      member.lifecycleState = pool ? `Warmed:${pool.poolState}` : 'InService';
+      return;
+    }
+    // Scaled in into the warm pool: whatever the result, the member rests in the pool as its PoolState says.
+    if (terminating && action.toWarmPool) {
+      this.enterWarmPool(member, at);
       return;
     }
     // A terminating hook proceeds to termination whatever the result; an abandoned launch is terminated too.
-    member.lifecycleState = terminating ? 'Terminating:Proceed' : 'Terminating';
+    const warmed = isWarmed(member.lifecycleState);
+    member.lifecycleState = terminating
+      ? warmed
+        ? 'Warmed:Terminating:Proceed'
+        : 'Terminating:Proceed'
+      : warmed
+        ? 'Warmed:Terminating'
+        : 'Terminating';
     this.instances.terminate(member.instanceId, at);
     if (terminating) this.replaceIfUnhealthy(member, at);
+  }
+
+  /** A member scaled in into its group's warm pool: kept there as the pool's PoolState says (stopped unless Running). */
+  private enterWarmPool(member: AsgMember, at: number): void {
+    const pool = this.warmPools.get(member.group) ?? { poolState: 'Stopped' as const, minSize: 0 };
+    this.warmPools.set(member.group, pool);
+    member.lifecycleState = `Warmed:${pool.poolState}`;
+    if (pool.poolState !== 'Running') this.instances.stop(member.instanceId, at);
   }
 
   /** An instance the group terminates because it is Unhealthy is replaced (a scale-in is not): health checks keep capacity. */
   private replaceIfUnhealthy(member: AsgMember, at: number): void {
     if (member.healthStatus === 'UNHEALTHY' && !this.isSuspended(member.group, 'Launch')) this.replace(member, at);
   }
+}
+
+/** The PoolState a warm member's state shows (a `Warmed:Pending…` one: the default, Stopped). */
+function poolStateOf(state: LifecycleState): WarmPoolState {
+  return state === 'Warmed:Running' ? 'Running' : state === 'Warmed:Hibernated' ? 'Hibernated' : 'Stopped';
 }

@@ -194,7 +194,7 @@ export class AwsState {
       record.pending.push({ at, state: next });
       this.wake(at);
     }
-    if (group) checkMembership(seed.id, group);
+    if (group) checkMembership(seed.id, group, seed.state);
     this.instances.add(record);
     if (group) this.seedMembership(seed.id, group, now);
     return record;
@@ -307,9 +307,12 @@ export class AwsState {
   }
 
   /** Starts an Auto Scaling scale-in of one instance; see AutoScalingStore.startTermination. */
-  startAsgTermination(id: string): { group: string; hook: string; token: string } | undefined {
+  startAsgTermination(
+    id: string,
+    destination?: 'WarmPool',
+  ): { group: string; hook: string; token: string } | undefined {
     this.settle();
-    return this.autoScaling.startTermination(id, this.clock.now());
+    return this.autoScaling.startTermination(id, this.clock.now(), undefined, destination);
   }
 
   /** The instance as the reconciler's observation model sees it (ignoring read visibility). */
@@ -343,9 +346,26 @@ const IN_TRANSITION: Partial<Record<InstanceState, InstanceState>> = {
   stopping: 'stopped',
 };
 
+const WARM_MACHINE_STATES: Partial<Record<LifecycleState, readonly InstanceState[]>> = {
+  'Warmed:Stopped': ['stopped'],
+  'Warmed:Hibernated': ['stopped'],
+  'Warmed:Running': ['pending', 'running'],
+};
+
 /** Refuses a membership Auto Scaling could not be in, before anything is stored. */
-function checkMembership(instanceId: string, group: NonNullable<SeedInstance['autoScaling']>): void {
+function checkMembership(
+  instanceId: string,
+  group: NonNullable<SeedInstance['autoScaling']>,
+  state: InstanceState,
+): void {
   const lifecycleState = group.lifecycleState ?? 'InService';
+  // A warm pool keeps its members as its PoolState says: stopped (hibernated is stopped to EC2), or running.
+  const machine = WARM_MACHINE_STATES[lifecycleState];
+  if (machine !== undefined && !machine.includes(state)) {
+    throw new Error(
+      `seeding instance ${instanceId}: a ${lifecycleState} member is ${machine.join(' or ')} to EC2, not ${state}`,
+    );
+  }
   const waiting = lifecycleState.endsWith(':Wait');
   if (waiting && group.hook === undefined) {
     throw new Error(

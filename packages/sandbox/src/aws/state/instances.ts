@@ -163,6 +163,23 @@ export class InstanceStore {
     return { previous, current: record.state };
   }
 
+  /**
+   * Stops an instance at `at` (StopInstances, or Auto Scaling putting it in its warm pool): `stopping`
+   * now, `stopped` after the shutdown time. An instance not running (or pending) is left as it is.
+   */
+  stop(id: string, at: number): void {
+    const record = this.require(id);
+    if (record.state !== 'running' && record.state !== 'pending') return;
+    record.pending.length = 0;
+    record.transitionReason = userInitiated(at);
+    record.stateReason = SHUTDOWN_REASON;
+    this.transition(record, 'stopping', at);
+    const done = at + this.timings.shutdownMs;
+    record.pending.push({ at: done, state: 'stopped' });
+    this.transitioning.add(record);
+    this.wake(done);
+  }
+
   /** Applies every transition due by `now`. Returns whether anything changed. */
   settle(now: number): boolean {
     let changed = false;

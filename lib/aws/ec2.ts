@@ -1,10 +1,12 @@
 import type { DescribeInstancesCommandInput, EC2Client, Filter } from '@aws-sdk/client-ec2';
 import { isInstanceId, type InstanceId } from '../model/instance-id.js';
+import { EC2_SWEEP_LISTING } from '../contract/api-budgets.js';
 import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../contract/labels.js';
 import type { InstanceView, ScheduledEvent } from '../model/observation.js';
 import { mapBounded } from '../support/bounded.js';
 import { BytePool } from '../support/byte-pool.js';
 import { errorText } from '../support/errors.js';
+import { instanceIdPartitions } from './id-partitions.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 import { parseInstancesPage, type InstancesPage } from './instances-xml.js';
 import type { LazyClient } from './clients.js';
@@ -61,10 +63,21 @@ async function describePage(
   return { instances, ...(output.NextToken ? { nextToken: output.NextToken } : {}) };
 }
 
-async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[], buffers: BytePool): Promise<InstanceView[]> {
-  const out: InstanceView[] = [];
-  let token: string | undefined;
+/**
+ * Every page of one listing, one after another (a NextToken names the next). `first` is a page of
+ * this listing already read; `stopped` ends the chain before its next page (a sibling listing failed).
+ */
+async function describeAll(
+  ec2: LazyClient<EC2Client>,
+  filters: Filter[],
+  buffers: BytePool,
+  { first, stopped = () => false }: { readonly first?: InstancesPage; readonly stopped?: () => boolean } = {},
+): Promise<InstanceView[]> {
+  const out: InstanceView[] = [...(first?.instances ?? [])];
+  let token = first?.nextToken;
+  if (first && !token) return out;
   do {
+    if (stopped()) throw new Error('listing instances: stopped, another partition of the listing failed');
     const page = await describePage(
       ec2,
       { Filters: filters, MaxResults: PAGE_SIZE, ...(token ? { NextToken: token } : {}) },
@@ -74,6 +87,38 @@ async function describeAll(ec2: LazyClient<EC2Client>, filters: Filter[], buffer
     token = page.nextToken;
   } while (token);
   return out;
+}
+
+/**
+ * Every instance `filters` match, as one listing if it fits one page, else as EC2_SWEEP_LISTING's
+ * disjoint partitions read at once (id-partitions.ts): each instance in exactly one, whatever it
+ * does meanwhile, so the union is what one listing would have read, without duplicates.
+ *
+ * The first page is asked for alone, without a partition: most clusters fit one page, and stay one
+ * call. Its NextToken says there is more, not how much; it cannot be split (it continues this
+ * listing only), so the partitions read everything again and that page is dropped: one call more
+ * for a listing of many. A partition that fails fails the listing, as a failed page of one listing
+ * does: the caller never takes part of the instances for all of them (clusterInstancesComplete).
+ * The others then stop before their next page.
+ */
+async function describePartitioned(
+  ec2: LazyClient<EC2Client>,
+  filters: Filter[],
+  buffers: BytePool,
+  partitions: number,
+): Promise<InstanceView[]> {
+  const first = await describePage(ec2, { Filters: filters, MaxResults: PAGE_SIZE }, buffers);
+  if (!first.nextToken || partitions <= 1) return describeAll(ec2, filters, buffers, { first });
+  let failed = false;
+  const listings = instanceIdPartitions(partitions).map((values) =>
+    describeAll(ec2, [...filters, { Name: 'instance-id', Values: values }], buffers, {
+      stopped: () => failed,
+    }).catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  return (await Promise.all(listings)).flat();
 }
 
 /** EC2 reads the reconciler makes. Every id that reaches a filter has been validated as an InstanceId. */
@@ -104,19 +149,24 @@ export class Ec2Adapter {
   }
 
   /**
-   * Every instance tagged as a member of the cluster (either tagging convention), in one listing of
+   * Every instance tagged as a member of the cluster (either tagging convention), in a listing of
    * pages of 1000. EC2 ANDs filters of different names, so "eks:cluster-name is <cluster> OR
    * kubernetes.io/cluster/<cluster> is set" cannot be one filter; but values of one filter are ORed:
    * asking for instances carrying either tag key, then keeping this cluster's, is one listing where
    * two (EKS managed node groups carry both tags) fetched and parsed every instance twice. The
    * price: in a region shared with other clusters, their managed instances are listed and dropped.
+   * More than a page is read in partitions at once (describePartitioned).
    */
-  async describeClusterInstances(cluster: string): Promise<InstanceView[]> {
+  async describeClusterInstances(
+    cluster: string,
+    partitions: number = EC2_SWEEP_LISTING.partitions,
+  ): Promise<InstanceView[]> {
     const ownershipTag = clusterOwnershipTag(cluster);
-    const tagged = await describeAll(
+    const tagged = await describePartitioned(
       this.ec2,
       [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, ownershipTag] }],
       this.buffers,
+      partitions,
     );
     return tagged.filter((i) => i.tags[CLUSTER_TAG_EKS] === cluster || i.tags[ownershipTag] !== undefined);
   }

@@ -18,6 +18,23 @@ export const EC2_DESCRIBE_BUCKETS = {
 } as const;
 
 /**
+ * How a sweep reads the cluster's instances (issue #28): a listing of more than one page is read
+ * again as this many disjoint listings at once (lib/aws/id-partitions.ts), so that 100,000 instances
+ * are four chains of 25 pages of 1000, not one of 100; EC2 answers a large page in a second or more,
+ * and a chain of 100 would take minutes of a sweep's 300 s. A listing of one page stays one call
+ * (most clusters): the first page is asked for alone, and only a NextToken opens the partitions.
+ * - Calls: at most one page more per partition (its last, partly filled) and the first page, read
+ *   again: ≤ 100 + 1 + 4 for 100,000 instances, within sweep-100k-api-calls-ratio's 5 %.
+ * - Bucket: four DescribeInstances in flight, each a page long (a second or more on EC2), draw a few
+ *   tokens a second of EC2_DESCRIBE_BUCKETS.nonMutating; a 100k sweep's ~105 calls over the listing's
+ *   seconds stay within its burst of 100 and refill of 20 a second.
+ */
+export const EC2_SWEEP_LISTING = {
+  /** Disjoint listings read at once (1 to 16). */
+  partitions: 4,
+} as const;
+
+/**
  * Kubernetes API Priority and Fairness puts an IAM-authenticated client (an EKS access entry) in
  * the `global-default` priority level: about 49 seats (concurrent requests) per API server before
  * borrowing. The reconciler keeps to well under half of them.

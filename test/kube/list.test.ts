@@ -4,7 +4,7 @@ import { createServer, get, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../lib/kube/client.js';
+import { KubeApiError, KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
 import { VirtualClock } from '../../lib/model/clock.js';
@@ -86,6 +86,32 @@ describe('listing Nodes', () => {
       }).on('error', reject);
     });
     expect(encoding).toBe('gzip');
+  });
+
+  it('should fail the list on a 410 Expired continue token: no restart, no inconsistent remainder, no partial list', async () => {
+    // A continue token names a revision etcd keeps about five minutes (the API server compacts every
+    // 5 min): a list that outlives it gets 410 Expired, with a token for an inconsistent remainder.
+    // A list is one snapshot or nothing (the sweep does not take part of the Nodes for all of them),
+    // and a restart would take as long again: the list fails, and the next sweep lists afresh.
+    kube = await startKubeEmulator({ clock: new VirtualClock(NOW) });
+    for (let i = 1; i <= 1_200; i++)
+      kube.store.seedNode({ name: `node-${i}`, instanceId: instanceId(i), createdAt: NOW - 60_000 });
+    let lists = 0;
+    kube.faults.addDecider((target) =>
+      target.verb === 'list' && target.resource === 'nodes' && ++lists === 2
+        ? {
+            status: 410,
+            message:
+              'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results.',
+          }
+        : undefined,
+    );
+
+    const listed = new NodeClient(new KubeClient(bearerConnection({ server: kube.url, token: 't' }))).listNodes();
+
+    await expect(listed).rejects.toBeInstanceOf(KubeApiError);
+    await expect(listed).rejects.toMatchObject({ status: 410 });
+    expect(kube.requestLog.filter({ resource: 'nodes' })).toHaveLength(2);
   });
 
   it('should read a gzip answer from a server that sends one without being asked for a page', async () => {

@@ -2,6 +2,7 @@
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { describe, expect, it } from 'vitest';
+import { EC2_SWEEP_LISTING } from '../../lib/contract/api-budgets.js';
 import {
   CORDON_REASON_ANNOTATION,
   CORDONED_AT_ANNOTATION,
@@ -107,24 +108,24 @@ describe('sweep: finding each node’s instance', () => {
     expect(report.apiCalls).toEqual(SWEEP_READS);
   });
 
-  it('should list the cluster’s instances in pages of 1000, and ask their Auto Scaling groups 100 a call', async () => {
+  it('should list the cluster’s instances in pages of 1000 (more than one: again, in partitions at once), and ask their Auto Scaling groups 100 a call', async () => {
     for (let n = 1; n <= 1_001; n++)
       world.seedInstance(n, { launchedAgo: '1m', autoScaling: { group: `ng-${n % 150}` } });
 
     const report = await world.sweep();
 
     expect(report.conditions).toEqual(counts({ 'in-sync': 1_001 }));
+    // The first page says there is more; each partition's ~250 instances then fit one page.
     expect(report.apiCalls).toEqual({
       ...SWEEP_READS,
-      'ec2 DescribeInstances': 2,
+      'ec2 DescribeInstances': 1 + EC2_SWEEP_LISTING.partitions,
       'autoscaling DescribeAutoScalingGroups': 2,
     });
-    expect(
-      world.aws.requestLog
-        .filter({ operation: 'DescribeInstances' })
-        .map((e) => JSON.stringify(e.params))
-        .filter((p) => p.includes('NextToken')),
-    ).toHaveLength(1);
+    const listings = world.aws.requestLog
+      .filter({ operation: 'DescribeInstances' })
+      .map((e) => JSON.stringify(e.params));
+    expect(listings.filter((p) => p.includes('NextToken'))).toEqual([]);
+    expect(listings.filter((p) => p.includes('"instance-id"'))).toHaveLength(EC2_SWEEP_LISTING.partitions);
   });
 
   it('should look the missing instances up 200 ids a call, a few calls at a time', async () => {

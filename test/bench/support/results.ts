@@ -37,6 +37,7 @@ export const EXPECTED_RESULTS = [
   'sweep-100k-wall',
   'sweep-100k-rss',
   'sweep-100k-api-calls-ratio',
+  'sweep-100k-wall-latency50',
   'sweep-10k-wall',
   'sweep-1k-wall',
   'event-cordon-round-trips-warm',

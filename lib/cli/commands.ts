@@ -265,6 +265,24 @@ ${CONNECTION_HELP}`,
   load: async () => (await import('./run/doctor.js')).runDoctorCommand,
 };
 
+const snapshotCommand: Command = {
+  summary: 'write the live cluster and account as a scenario file the sandbox runs (read-only)',
+  usage: 'snapshot -o FILE [--anonymize] [connection]',
+  options: { output: { type: 'string', short: 'o' }, anonymize: { type: 'boolean' }, ...CONNECTION },
+  help: `  -o, --output FILE     the scenario file to write (- for stdout); written whole or not at all
+  --anonymize           rename the cluster, the account, instance ids, DNS names, Nodes, groups,
+                        namespaces, pods, owners, PDBs, label and tag values, consistently (docs/snapshot.md)
+Reads, never writes: Nodes, Leases (kube-node-lease), pods, DaemonSets and PodDisruptionBudgets (get/list)
+with the kubeconfig; DescribeInstances, DescribeInstanceStatus, DescribeAutoScalingGroups,
+DescribeLifecycleHooks and sts:GetCallerIdentity with the AWS credentials. Pods are reduced to what a
+drain reads (controller, labels, mirror, emptyDir, phase, grace period, Node): no spec, env or image.
+What the format cannot say (a PDB selecting with matchExpressions, a second terminate hook) is left out
+with a warning on stderr. Then: ec2-node-reconciler simulate FILE.
+Exits 0 when the file is written; 3 when a read failed (no file is left behind).
+${CONNECTION_HELP}`,
+  load: async () => (await import('./run/snapshot.js')).runSnapshotCommand,
+};
+
 const rbacCommand: Command = {
   summary: 'print the Kubernetes RBAC manifest the reconciler needs (kubectl apply -f -)',
   usage: 'rbac',
@@ -281,6 +299,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   uncordon: uncordonCommand,
   decommission: decommissionCommand,
   drains: drainsCommand,
+  snapshot: snapshotCommand,
   invoke: invokeCommand,
   doctor: doctorCommand,
   rbac: rbacCommand,

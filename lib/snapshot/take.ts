@@ -104,6 +104,23 @@ const PdbSchema = z.object({
 });
 const NamedSchema = z.object({ metadata: ObjectMetaSchema.default({}) });
 
+/**
+ * A pod's arrays the snapshot never reads, emptied in the raw answer before it is parsed (skim.ts):
+ * the containers (images, env, the secrets they reference) and the statuses are most of a pod's bytes.
+ */
+const UNREAD_POD_ARRAYS = [
+  'containers',
+  'initContainers',
+  'ephemeralContainers',
+  'containerStatuses',
+  'initContainerStatuses',
+  'ephemeralContainerStatuses',
+  'conditions',
+  'tolerations',
+  'managedFields',
+  'podIPs',
+] as const;
+
 /** A whole number of seconds from `start` back to `at`, as the format writes ages (never negative). */
 const ageOf = (start: number, at: number): string => `${Math.max(0, Math.round((start - at) / 1000))}s`;
 /** A whole number of seconds from `start` on to `at` (a scheduled event's window); one already begun starts now. */
@@ -121,6 +138,11 @@ export async function takeSnapshot(
   // Whole seconds, as the sandbox starts its clock: the ages written are exact from there.
   const start = Math.floor(deps.clock.now() / 1000) * 1000;
   const warnings: string[] = [];
+  // Read while the sweep's reads run (neither needs the other); each failure is heard once, awaited below.
+  const daemonSetsRead = listDaemonSets(deps.kube);
+  const pdbsRead = readPdbs(deps.kube, names, warnings);
+  daemonSetsRead.catch(() => undefined);
+  pdbsRead.catch(() => undefined);
   const { observation, errors } = await observeSweep(deps.observe);
   const lookupErrors = [...observation.lookupErrors].map(([id, error]) => `${id}: ${error}`);
   // A world with a hole in it would answer a what-if wrongly: a failed read fails the snapshot.
@@ -147,7 +169,7 @@ export async function takeSnapshot(
       );
     hooks.set(group, found[0]);
   });
-  const daemonSets = await listDaemonSets(deps.kube);
+  const daemonSets = await daemonSetsRead;
 
   const cluster = deps.cluster.name;
   const clusterName = names.cluster(cluster);
@@ -176,7 +198,7 @@ export async function takeSnapshot(
   }
 
   const pods = await writePods(deps.kube, sink, { nodeNames, daemonSets, names, warnings });
-  const pdbs = await readPdbs(deps.kube, names, warnings);
+  const pdbs = await pdbsRead;
   sink.write(pdbs.length === 0 ? 'pdbs: []\n' : 'pdbs:\n');
   for (const pdb of pdbs) sink.write(item(pdb));
   sink.write('steps:\n  - sweep: {}\n');
@@ -302,50 +324,56 @@ async function writePods(kube: KubeClient, sink: SnapshotSink, context: PodConte
   let unbound = 0;
   let terminating = 0;
   let elsewhere = 0;
-  await listPages(kube, 'api/v1/pods', PodSchema, (page) => {
-    let text = '';
-    for (const raw of page.items) {
-      const node = raw.spec.nodeName;
-      if (node === undefined || node === '') {
-        unbound++;
-        continue;
+  await listPages(
+    kube,
+    'api/v1/pods',
+    PodSchema,
+    (page) => {
+      let text = '';
+      for (const raw of page.items) {
+        const node = raw.spec.nodeName;
+        if (node === undefined || node === '') {
+          unbound++;
+          continue;
+        }
+        // A Node created after the Nodes were listed: the format needs every pod's Node.
+        if (!nodeNames.has(node)) {
+          elsewhere++;
+          continue;
+        }
+        const pod = toDrainPod(raw);
+        // On its way out: the sandbox would keep it for good (the format has no pod being deleted).
+        if (pod.deletionTimestamp !== undefined) {
+          terminating++;
+          continue;
+        }
+        const controller = pod.controller;
+        // A DaemonSet pod whose DaemonSet is gone is an orphan to a drain (kubectl's --force): as a pod without one.
+        const orphaned = controller?.kind === 'DaemonSet' && !daemonSets.has(`${pod.namespace}/${controller.name}`);
+        const owner =
+          controller && !orphaned && /^[A-Za-z]+$/.test(controller.kind) && OWNER_NAME.test(controller.name)
+            ? `${controller.kind}/${names.ownerName(controller.kind, controller.name)}`
+            : 'none';
+        text += item({
+          name: names.objectName('Pod', pod.name),
+          namespace: names.namespace(pod.namespace),
+          node: names.hostName(node),
+          labels: names.labels(raw.metadata.labels ?? {}),
+          owner,
+          mirror: pod.mirror,
+          emptyDir: pod.emptyDir,
+          phase: pod.phase !== undefined && POD_PHASES.has(pod.phase) ? pod.phase : 'Pending',
+          terminationGracePeriodSeconds: Math.max(0, Math.round(pod.terminationGracePeriodSeconds ?? 30)),
+        });
+        written++;
       }
-      // A Node created after the Nodes were listed: the format needs every pod's Node.
-      if (!nodeNames.has(node)) {
-        elsewhere++;
-        continue;
-      }
-      const pod = toDrainPod(raw);
-      // On its way out: the sandbox would keep it for good (the format has no pod being deleted).
-      if (pod.deletionTimestamp !== undefined) {
-        terminating++;
-        continue;
-      }
-      const controller = pod.controller;
-      // A DaemonSet pod whose DaemonSet is gone is an orphan to a drain (kubectl's --force): as a pod without one.
-      const orphaned = controller?.kind === 'DaemonSet' && !daemonSets.has(`${pod.namespace}/${controller.name}`);
-      const owner =
-        controller && !orphaned && /^[A-Za-z]+$/.test(controller.kind) && OWNER_NAME.test(controller.name)
-          ? `${controller.kind}/${names.ownerName(controller.kind, controller.name)}`
-          : 'none';
-      text += item({
-        name: names.objectName('Pod', pod.name),
-        namespace: names.namespace(pod.namespace),
-        node: names.hostName(node),
-        labels: names.labels(raw.metadata.labels ?? {}),
-        owner,
-        mirror: pod.mirror,
-        emptyDir: pod.emptyDir,
-        phase: pod.phase !== undefined && POD_PHASES.has(pod.phase) ? pod.phase : 'Pending',
-        terminationGracePeriodSeconds: Math.max(0, Math.round(pod.terminationGracePeriodSeconds ?? 30)),
-      });
-      written++;
-    }
-    if (text === '') return;
-    if (first) sink.write('pods:\n');
-    first = false;
-    sink.write(text);
-  }).catch((error: unknown) => {
+      if (text === '') return;
+      if (first) sink.write('pods:\n');
+      first = false;
+      sink.write(text);
+    },
+    { emptyArrays: UNREAD_POD_ARRAYS },
+  ).catch((error: unknown) => {
     throw new Error('listing pods', { cause: error });
   });
   if (first) sink.write('pods: []\n');

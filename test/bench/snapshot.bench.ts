@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { median, type BenchResult } from './support/results.js';
+import { median } from './support/results.js';
 import { startWorld } from './support/world-process.js';
 import type { BenchOutput } from './run.js';
 

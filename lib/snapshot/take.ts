@@ -126,8 +126,49 @@ const ageOf = (start: number, at: number): string => `${Math.max(0, Math.round((
 /** A whole number of seconds from `start` on to `at` (a scheduled event's window); one already begun starts now. */
 const aheadOf = (start: number, at: number): string => `${Math.max(0, Math.round((at - start) / 1000))}s`;
 
-/** One list item, as a YAML flow mapping (JSON is YAML): a line a pod, written as it is read. */
-const item = (value: unknown): string => `  - ${JSON.stringify(value)}\n`;
+/**
+ * The scenario as one JSON document (JSON is YAML too, and the loader reads a document that starts
+ * with `{` without the YAML parser: seconds, not minutes, for 100,000 pods), one list item a line, each
+ * written as it is read: `section` opens a list, `item` gives the text of its next entry.
+ */
+class ScenarioWriter {
+  private entries = 0;
+  private opened = false;
+
+  constructor(private readonly sink: SnapshotSink) {}
+
+  head(fields: Readonly<Record<string, unknown>>): void {
+    const members = Object.entries(fields).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+    this.sink.write(`{${members.join(',\n')}`);
+  }
+
+  /** Closes the list before (if any) and opens `name`'s. */
+  section(name: string): void {
+    this.close();
+    this.sink.write(`,\n${JSON.stringify(name)}: [`);
+    this.entries = 0;
+    this.opened = true;
+  }
+
+  item(value: unknown): string {
+    return `${this.entries++ === 0 ? '\n' : ',\n'}  ${JSON.stringify(value)}`;
+  }
+
+  write(text: string): void {
+    this.sink.write(text);
+  }
+
+  /** Ends the document with its steps: a sweep, what the reconciler would do with this world now. */
+  end(): void {
+    this.close();
+    this.sink.write(',\n"steps": [{ "sweep": {} }]\n}\n');
+  }
+
+  private close(): void {
+    if (this.opened) this.sink.write(this.entries === 0 ? ']' : '\n]');
+    this.opened = false;
+  }
+}
 
 /** Reads the cluster and the account, and writes the scenario to `sink`. */
 export async function takeSnapshot(
@@ -173,35 +214,34 @@ export async function takeSnapshot(
 
   const cluster = deps.cluster.name;
   const clusterName = names.cluster(cluster);
-  sink.write(
-    [
-      `# ec2-node-reconciler snapshot of ${names.anonymized ? 'a cluster (anonymized)' : `cluster ${cluster}`}, ${new Date(start).toISOString()}`,
-      '# Seeds the sandbox with this world: ec2-node-reconciler simulate THIS_FILE (docs/snapshot.md).',
-      `name: ${JSON.stringify(`snapshot-${clusterName}`)}`,
-      `start: ${JSON.stringify(new Date(start).toISOString())}`,
-      `cluster: ${JSON.stringify({ name: clusterName, region: deps.cluster.region, accountId: names.accountId(deps.cluster.accountId) })}`,
-      '',
-    ].join('\n'),
-  );
+  const writer = new ScenarioWriter(sink);
+  // The name says what it is (a JSON document has no comments): `snapshot-<cluster>`, the moment in `start`.
+  writer.head({
+    name: `snapshot-${clusterName}`,
+    start: new Date(start).toISOString(),
+    cluster: { name: clusterName, region: deps.cluster.region, accountId: names.accountId(deps.cluster.accountId) },
+  });
 
   const instances = observation.instances;
-  sink.write(instances.length === 0 ? 'instances: []\n' : 'instances:\n');
-  for (const instance of instances) sink.write(item(instanceEntry(instance, start, cluster, names, hooks, warnings)));
+  writer.section('instances');
+  for (const instance of instances)
+    writer.write(writer.item(instanceEntry(instance, start, cluster, names, hooks, warnings)));
 
   const nodeNames = new Set<string>();
   const nodes = observation.nodes;
-  sink.write(nodes.length === 0 ? 'nodes: []\n' : 'nodes:\n');
+  writer.section('nodes');
   for (const node of nodes) {
     nodeNames.add(node.name);
     const context = { node: node.name, cluster, groups: hookNames };
-    sink.write(item(nodeEntry(node, observation.leases.get(node.name), start, names, context)));
+    writer.write(writer.item(nodeEntry(node, observation.leases.get(node.name), start, names, context)));
   }
 
-  const pods = await writePods(deps.kube, sink, { nodeNames, daemonSets, names, warnings });
+  writer.section('pods');
+  const pods = await writePods(deps.kube, writer, { nodeNames, daemonSets, names, warnings });
   const pdbs = await pdbsRead;
-  sink.write(pdbs.length === 0 ? 'pdbs: []\n' : 'pdbs:\n');
-  for (const pdb of pdbs) sink.write(item(pdb));
-  sink.write('steps:\n  - sweep: {}\n');
+  writer.section('pdbs');
+  for (const pdb of pdbs) writer.write(writer.item(pdb));
+  writer.end();
   return { start, instances: instances.length, nodes: nodes.length, pods, pdbs: pdbs.length, warnings };
 }
 
@@ -317,10 +357,9 @@ interface PodContext {
  * controller, labels, mirror, emptyDir, phase, grace period, Node): no spec, env, image or secret
  * is read into anything written. Gives how many were written.
  */
-async function writePods(kube: KubeClient, sink: SnapshotSink, context: PodContext): Promise<number> {
+async function writePods(kube: KubeClient, writer: ScenarioWriter, context: PodContext): Promise<number> {
   const { nodeNames, daemonSets, names } = context;
   let written = 0;
-  let first = true;
   let unbound = 0;
   let terminating = 0;
   let elsewhere = 0;
@@ -354,7 +393,7 @@ async function writePods(kube: KubeClient, sink: SnapshotSink, context: PodConte
           controller && !orphaned && /^[A-Za-z]+$/.test(controller.kind) && OWNER_NAME.test(controller.name)
             ? `${controller.kind}/${names.ownerName(controller.kind, controller.name)}`
             : 'none';
-        text += item({
+        text += writer.item({
           name: names.objectName('Pod', pod.name),
           namespace: names.namespace(pod.namespace),
           node: names.hostName(node),
@@ -367,16 +406,12 @@ async function writePods(kube: KubeClient, sink: SnapshotSink, context: PodConte
         });
         written++;
       }
-      if (text === '') return;
-      if (first) sink.write('pods:\n');
-      first = false;
-      sink.write(text);
+      if (text !== '') writer.write(text);
     },
     { emptyArrays: UNREAD_POD_ARRAYS },
   ).catch((error: unknown) => {
     throw new Error('listing pods', { cause: error });
   });
-  if (first) sink.write('pods: []\n');
   if (unbound > 0) context.warnings.push(`${unbound} pod(s) bound to no Node (not scheduled) are left out`);
   if (terminating > 0) context.warnings.push(`${terminating} pod(s) being deleted are left out`);
   if (elsewhere > 0)

@@ -26,7 +26,7 @@ import { runSweep } from '../../pipeline/run.js';
 import { drainClaimOf } from '../../plan/own-cordon.js';
 import { errorText } from '../../support/errors.js';
 import type { CommandRun } from '../command-run.js';
-import { CliError } from '../exit-codes.js';
+import { CliError, EXIT } from '../exit-codes.js';
 import { explanationJson, formatExplanation } from '../format-explain.js';
 import { connect } from '../live.js';
 import { settingsFromFlags } from '../settings-flags.js';
@@ -158,5 +158,5 @@ export const runExplainCommand: CommandRun = async (v, [node]) => {
       : formatExplanation(explanation, tableStyle(mode)),
   );
   for (const error of [...report.errors, ...(drains.error ? [drains.error] : [])]) err(`error: ${error}`);
-  return 0;
+  return EXIT.ok;
 };

@@ -15,6 +15,7 @@ import type { KubeClient } from '../kube/client.js';
 import { listPages } from '../kube/list.js';
 import { ObjectMetaSchema, PodSchema } from '../kube/schemas.js';
 import type { Clock } from '../model/clock.js';
+import { LIFECYCLE_STATES } from '../model/lifecycle-states.js';
 import type { InstanceView, LeaseView, NodeView } from '../model/observation.js';
 import type { TerminateHook } from '../model/terminate-hook.js';
 import type { ObserveDeps } from '../observe/deps.js';
@@ -47,32 +48,7 @@ export interface SnapshotSummary {
   readonly warnings: readonly string[];
 }
 
-/** Lifecycle states the sandbox's Auto Scaling knows (packages/sandbox/src/aws/state/autoscaling.ts). */
-const LIFECYCLE_STATES = new Set([
-  'Pending',
-  'Pending:Wait',
-  'Pending:Proceed',
-  'Quarantined',
-  'InService',
-  'Terminating',
-  'Terminating:Wait',
-  'Terminating:Proceed',
-  'Terminated',
-  'Detaching',
-  'Detached',
-  'EnteringStandby',
-  'Standby',
-  'Warmed:Pending',
-  'Warmed:Pending:Wait',
-  'Warmed:Pending:Proceed',
-  'Warmed:Terminating',
-  'Warmed:Terminating:Wait',
-  'Warmed:Terminating:Proceed',
-  'Warmed:Terminated',
-  'Warmed:Stopped',
-  'Warmed:Running',
-  'Warmed:Hibernated',
-]);
+const isLifecycleState = (state: string): boolean => (LIFECYCLE_STATES as readonly string[]).includes(state);
 const POD_PHASES = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
 /** The scenario format's owner: a kind of letters, a DNS-style name. */
 const OWNER_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -257,7 +233,7 @@ function instanceEntry(
   let autoScaling: Record<string, unknown> | undefined;
   if (asg) {
     const hook = hooks.get(asg.group);
-    const lifecycleState = LIFECYCLE_STATES.has(asg.lifecycleState) ? asg.lifecycleState : 'InService';
+    const lifecycleState = isLifecycleState(asg.lifecycleState) ? asg.lifecycleState : 'InService';
     if (lifecycleState !== asg.lifecycleState)
       warnings.push(
         `${instance.id}: lifecycle state ${asg.lifecycleState} is not one the sandbox knows: written InService`,

@@ -22,6 +22,11 @@ export interface ScaleOptions {
   readonly start?: string;
   readonly cluster?: string;
   readonly region?: string;
+  /**
+   * Pods on each Node: one of a DaemonSet (kube-system/node-agent), the others one of each of the
+   * cluster-wide ReplicaSets app-1, app-2, … (a PDB each): what a snapshot reads of a real cluster. @default 0
+   */
+  readonly podsPerNode?: number;
 }
 
 export const SCALE_CLUSTER = 'scale';
@@ -64,6 +69,8 @@ export function scaleScenarioText(options: ScaleOptions): string {
   const healthy = options.healthy ?? false;
   const instances: string[] = [];
   const nodes: string[] = [];
+  const pods: string[] = [];
+  const podsPerNode = options.podsPerNode ?? 0;
   const counts = { 'in-sync': 0, stale: 0, stopped: 0, unregistered: 0 };
   for (let i = 0; i < options.nodes; i++) {
     const id = scaleInstanceId(i);
@@ -98,7 +105,27 @@ export function scaleScenarioText(options: ScaleOptions): string {
         labels: { 'eks.amazonaws.com/nodegroup': nodegroup, 'topology.kubernetes.io/zone': zone },
       }),
     );
+    for (let k = 0; k < podsPerNode; k++) {
+      const app = `app-${k}`;
+      pods.push(
+        JSON.stringify(
+          k === 0
+            ? {
+                name: `node-agent-${i}`,
+                namespace: 'kube-system',
+                node: name,
+                labels: { app: 'node-agent' },
+                owner: 'DaemonSet/node-agent',
+              }
+            : { name: `${app}-${i}`, namespace: 'shop', node: name, labels: { app }, owner: `ReplicaSet/${app}-5ca1e` },
+        ),
+      );
+    }
   }
+  const pdbs = Array.from({ length: Math.max(0, podsPerNode - 1) }, (_, n) => {
+    const app = `app-${n + 1}`;
+    return JSON.stringify({ name: app, namespace: 'shop', selector: { app }, maxUnavailable: '10%' });
+  });
   const head = {
     name: `scale-${options.nodes}${healthy ? '-healthy' : ''}`,
     ...(options.start ? { start: options.start } : {}),
@@ -132,6 +159,7 @@ export function scaleScenarioText(options: ScaleOptions): string {
     '"nodes": [',
     nodes.join(',\n'),
     '],',
+    ...(pods.length > 0 ? ['"pods": [', pods.join(',\n'), '],', '"pdbs": [', pdbs.join(',\n'), '],'] : []),
     `${inner(tail)}}`,
     '',
   ].join('\n');

@@ -146,6 +146,9 @@ export class AutoScalingAdapter {
               {
                 name: h.LifecycleHookName,
                 ...(h.HeartbeatTimeout !== undefined ? { heartbeatTimeoutSeconds: h.HeartbeatTimeout } : {}),
+                ...(h.DefaultResult === 'CONTINUE' || h.DefaultResult === 'ABANDON'
+                  ? { defaultResult: h.DefaultResult }
+                  : {}),
               },
             ]
           : [],

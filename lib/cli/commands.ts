@@ -64,9 +64,10 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
-  usage: 'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings]',
+  usage: 'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings] [--explain NODE]',
   options: {
     check: { type: 'boolean' },
+    explain: { type: 'string' },
     output: { type: 'string', short: 'o' },
     serve: { type: 'boolean' },
     timings: { type: 'boolean' },
@@ -74,7 +75,10 @@ const simulateCommand: Command = {
   help: `  --check               print only the expectation results
   -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
   --serve               keep the emulators running afterwards: prints a kubeconfig and the AWS endpoint
-  --timings             print how long loading, seeding and running took (stderr)`,
+  --timings             print how long loading, seeding and running took (stderr)
+  --explain NODE        print that node's timeline instead of the report: each event about its machine (with
+                        its id), each run's condition, actions and skipped actions for it, its drains (pods left,
+                        blocking PDBs), the operator's steps on it`,
   positionals: 1,
   load: async () => (await import('./run/simulate.js')).runSimulate,
 };
@@ -265,6 +269,43 @@ ${CONNECTION_HELP}`,
   load: async () => (await import('./run/doctor.js')).runDoctorCommand,
 };
 
+const snapshotCommand: Command = {
+  summary: 'write the live cluster and account as a scenario file the sandbox runs (read-only)',
+  usage: 'snapshot -o FILE [--anonymize] [connection]',
+  options: { output: { type: 'string', short: 'o' }, anonymize: { type: 'boolean' }, ...CONNECTION },
+  help: `  -o, --output FILE     the scenario file to write (- for stdout); written whole or not at all
+  --anonymize           rename the cluster, the account, instance ids, DNS names, Nodes, groups,
+                        namespaces, pods, owners, PDBs, label and tag values, consistently (docs/snapshot.md)
+Reads, never writes: Nodes, Leases (kube-node-lease), pods, DaemonSets and PodDisruptionBudgets (get/list)
+with the kubeconfig; DescribeInstances, DescribeInstanceStatus, DescribeAutoScalingGroups,
+DescribeLifecycleHooks and sts:GetCallerIdentity with the AWS credentials. Pods are reduced to what a
+drain reads (controller, labels, mirror, emptyDir, phase, grace period, Node): no spec, env or image.
+What the format cannot say (a PDB selecting with matchExpressions, a second terminate hook) is left out
+with a warning on stderr. Then: ec2-node-reconciler simulate FILE.
+Exits 0 when the file is written; 3 when a read failed (no file is left behind).
+${CONNECTION_HELP}`,
+  load: async () => (await import('./run/snapshot.js')).runSnapshotCommand,
+};
+
+const explainCommand: Command = {
+  summary: "one node's story: its signals, condition and why, planned and skipped actions, drains and Events",
+  usage: 'explain NODE [-o table|wide|json] [connection] [settings]',
+  options: { output: { type: 'string', short: 'o' }, ...CONNECTION },
+  positionals: 1,
+  settings: true,
+  help: `  -o, --output FORMAT   table (default: long texts cut to fit), wide (every text whole) or json
+What the cluster and the account show now, oldest first: the reconciler's Events on the Node (what earlier
+runs found and did), the drain its record names (the signal's event id, the lifecycle action, the deadline;
+with --drain-state-machine, the pods the last drain step left and the PodDisruptionBudgets blocking them),
+and a dry-run sweep's verdict on it: its condition and why, each action a sweep would take and why, each
+action it would skip and why. Reads only: the sweep is a dry run, which tells no Event. In a simulation:
+simulate FILE --explain NODE (every event with its id, every run's verdict, every drain).
+Exits 0 when the node was explained; 1 when there is no such node.
+${CONNECTION_HELP}
+${SETTINGS_HELP}`,
+  load: async () => (await import('./run/explain.js')).runExplainCommand,
+};
+
 const rbacCommand: Command = {
   summary: 'print the Kubernetes RBAC manifest the reconciler needs (kubectl apply -f -)',
   usage: 'rbac',
@@ -281,6 +322,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   uncordon: uncordonCommand,
   decommission: decommissionCommand,
   drains: drainsCommand,
+  snapshot: snapshotCommand,
+  explain: explainCommand,
   invoke: invokeCommand,
   doctor: doctorCommand,
   rbac: rbacCommand,

@@ -12,3 +12,31 @@ export const isTerminateWait = (lifecycleState: string | undefined): boolean =>
 /** A warm pool's member (`Warmed:Stopped`, `Warmed:Running`, `Warmed:Terminating:Wait`, …): not in service. */
 export const isWarmPoolState = (lifecycleState: string | undefined): boolean =>
   lifecycleState?.startsWith('Warmed:') === true;
+
+/** Every `LifecycleState` DescribeAutoScalingInstances can report. */
+export const LIFECYCLE_STATES = [
+  'Pending',
+  'Pending:Wait',
+  'Pending:Proceed',
+  'Quarantined',
+  'InService',
+  'Terminating',
+  'Terminating:Wait',
+  'Terminating:Proceed',
+  'Terminated',
+  'Detaching',
+  'Detached',
+  'EnteringStandby',
+  'Standby',
+  'Warmed:Pending',
+  'Warmed:Pending:Wait',
+  'Warmed:Pending:Proceed',
+  'Warmed:Terminating',
+  'Warmed:Terminating:Wait',
+  'Warmed:Terminating:Proceed',
+  'Warmed:Terminated',
+  'Warmed:Stopped',
+  'Warmed:Running',
+  'Warmed:Hibernated',
+] as const;
+export type LifecycleState = (typeof LIFECYCLE_STATES)[number];

@@ -16,6 +16,8 @@ export interface TerminateHook {
   readonly name: string;
   /** The hook's HeartbeatTimeout, seconds (Auto Scaling: 30–7,200). */
   readonly heartbeatTimeoutSeconds?: number;
+  /** What the group does when the hook lapses (DescribeLifecycleHooks DefaultResult): a snapshot carries it to the sandbox. */
+  readonly defaultResult?: 'CONTINUE' | 'ABANDON';
 }
 
 /** Auto Scaling's bound on any lifecycle action, whatever its heartbeats: 48 hours. */

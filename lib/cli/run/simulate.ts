@@ -10,7 +10,9 @@ import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatSimulation } from '../format-simulation.js';
 import { cliOperator } from '../simulation-operator.js';
-import { err, out, outputMode, tableStyle } from './shared.js';
+import { explainSimulation } from '../explain-simulation.js';
+import { explanationJson, formatExplanation } from '../format-explain.js';
+import { err, out, outputMode, str, tableStyle } from './shared.js';
 
 export const runSimulate: CommandRun = async (v, [file]) => {
   if (!file) throw new CliError('simulate: which scenario? (simulate FILE)');
@@ -32,7 +34,15 @@ export const runSimulate: CommandRun = async (v, [file]) => {
       `timings: load ${s(loadMs)}, seed ${s(timings.seedMs)}, run ${s(timings.runMs)} (${loaded.scenario.nodes.length} nodes, ${loaded.scenario.instances.length} instances)`,
     );
   }
-  if (v['check'] === true) {
+  const explain = str(v['explain']);
+  if (explain !== undefined) {
+    const explanation = explainSimulation(simulation, explain);
+    out(
+      mode === 'json'
+        ? JSON.stringify(explanationJson(explanation), null, 2)
+        : formatExplanation(explanation, { ...tableStyle(mode), start: simulation.start }),
+    );
+  } else if (v['check'] === true) {
     const e = simulation.expectations;
     out(
       e

@@ -66,6 +66,8 @@ describe('the sandbox boundary', () => {
       'lib/cli/run/simulate.ts',
       'lib/cli/simulation-operator.ts',
       'lib/cli/format-simulation.ts',
+      // `simulate FILE --explain NODE`: a simulation's records, read as one Node's timeline.
+      'lib/cli/explain-simulation.ts',
     ]);
     const reaching = ['lib', 'functions', 'infra'].flatMap((folder) =>
       sources(join(ROOT, folder))

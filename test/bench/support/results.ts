@@ -57,6 +57,8 @@ export const EXPECTED_RESULTS = [
   'storm-500-spot-max-ec2-describe-per-s',
   'storm-500-spot-max-kube-inflight',
   'refresh-200-lifecycle-completed-pct',
+  'snapshot-10k-nodes',
+  'snapshot-10k-nodes-rss',
 ] as const;
 
 /** A plain-text table of results against their goals (the bench's last words). */

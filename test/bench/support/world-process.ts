@@ -6,14 +6,16 @@
 // Parent side: `startWorld(options)`; child side: this file run with WORLD_PROCESS=1.
 import { EC2Client, paginateDescribeInstances, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { scaleScenarioText } from '../../../scripts/make-scale-scenario.js';
 import { driveInRealTime } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { startSandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
+import { ADMIN_TOKEN, startSandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 
 const CHILD_FLAG = 'WORLD_PROCESS';
 
@@ -21,6 +23,8 @@ export interface WorldOptions {
   readonly nodes: number;
   /** @default true: every machine in sync, so repeated sweeps see the same world */
   readonly healthy?: boolean;
+  /** Pods on each Node, with a PDB per workload (scaleScenarioText's podsPerNode). @default 0 */
+  readonly podsPerNode?: number;
   /** Extra node flags for the emulator process (e.g. --cpu-prof to see where its time goes). */
   readonly nodeArgs?: readonly string[];
   /**
@@ -43,6 +47,8 @@ export interface WorldInfo {
   readonly parseSeconds: number;
   readonly seedSeconds: number;
   readonly rssAfterSeedMiB: number;
+  /** How an operator reaches the world with the CLI: a cluster-admin kubeconfig and the sandbox's administrator credentials. */
+  readonly operator: { readonly kubeconfig: string; readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
 /** A request as the emulators answered it, stamped with the wall clock when the answer was complete. */
@@ -145,7 +151,11 @@ async function describeEveryInstance(config: EC2ClientConfig): Promise<void> {
 async function serve(options: WorldOptions): Promise<void> {
   const parseStart = performance.now();
   const scenario = parseScenario(
-    scaleScenarioText({ nodes: options.nodes, healthy: options.healthy ?? true }),
+    scaleScenarioText({
+      nodes: options.nodes,
+      healthy: options.healthy ?? true,
+      ...(options.podsPerNode !== undefined ? { podsPerNode: options.podsPerNode } : {}),
+    }),
     `scale-${options.nodes}.json`,
   );
   const parseSeconds = (performance.now() - parseStart) / 1000;
@@ -160,6 +170,10 @@ async function serve(options: WorldOptions): Promise<void> {
   if (deployed === undefined)
     throw new Error(`world process: the stack has no sweep function ${sandbox.functions.sweep}`);
   const { region, accountId, name: cluster } = scenario.cluster;
+  const kubeconfig = await sandbox.kube.writeKubeconfig(join(tmpdir(), `world-${process.pid}.kubeconfig`), {
+    token: ADMIN_TOKEN,
+  });
+  const { credentials } = sandbox.aws.clientConfig();
 
   const wallLog: WallLogEntry[] = [];
   const kubeAdd = sandbox.kube.requestLog.add.bind(sandbox.kube.requestLog);
@@ -206,6 +220,7 @@ async function serve(options: WorldOptions): Promise<void> {
     parseSeconds,
     seedSeconds,
     rssAfterSeedMiB: Math.round(process.memoryUsage().rss / 1_048_576),
+    operator: { kubeconfig, accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
   };
   process.stdout.write(`${JSON.stringify(info)}\n`);
 
@@ -264,6 +279,7 @@ async function serve(options: WorldOptions): Promise<void> {
     process.stdout.write(`${JSON.stringify(answer)}\n`);
   }
   await sandbox.close();
+  rmSync(kubeconfig, { force: true });
 }
 
 if (process.env[CHILD_FLAG] !== undefined) await serve(JSON.parse(process.env[CHILD_FLAG]) as WorldOptions);

@@ -18,6 +18,10 @@ export type StepRecord<Report extends ReportView = ReportView> =
       readonly at: number;
       readonly kind: 'event';
       readonly detailType: string;
+      /** The EventBridge event's id (what the reconciler's reports and drain names correlate on). */
+      readonly eventId?: string;
+      /** The instance ids the event names (its resources and detail), whichever the reconciler made of it. */
+      readonly instanceIds?: readonly string[];
       /** Which receive of the record this was (1 = first delivery; more after failures). */
       readonly attempt: number;
       readonly report?: Report;

@@ -90,16 +90,23 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What the events function did with one message on one receive, read from its log lines. */
+/** Instance ids wherever an event names them (resources' ARNs, detail's instance-id or EC2InstanceId). */
+const INSTANCE_IDS = /\bi-(?:[0-9a-f]{17}|[0-9a-f]{8})\b/g;
+
 function deliveryRecord<Report extends ReportView>(
   delivery: Delivery,
   step: number,
   operator: Operator<Report>,
 ): StepRecord<Report> {
+  const event = isRecord(delivery.message.event) ? delivery.message.event : {};
+  const instanceIds = [...new Set(delivery.message.body.match(INSTANCE_IDS) ?? [])];
   const base = {
     step,
     at: delivery.at,
     kind: 'event' as const,
     detailType: delivery.message.detailType,
+    ...(typeof event.id === 'string' ? { eventId: event.id } : {}),
+    ...(instanceIds.length > 0 ? { instanceIds } : {}),
     attempt: delivery.attempt,
   };
   if (delivery.deadLettered)

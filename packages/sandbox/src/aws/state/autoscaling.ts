@@ -1,35 +1,11 @@
 import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '../../../../../lib/contract/labels.js';
+import type { LifecycleState } from '../../../../../lib/model/lifecycle-states.js';
 import { stableHex, type IdSource } from '../ids.js';
 import type { ChangeFeed, LifecycleActionResult, LifecycleTransition } from './changes.js';
 import type { InstanceStore } from './instances.js';
 
-/** Every `LifecycleState` DescribeAutoScalingInstances can report. */
-export const LIFECYCLE_STATES = [
-  'Pending',
-  'Pending:Wait',
-  'Pending:Proceed',
-  'Quarantined',
-  'InService',
-  'Terminating',
-  'Terminating:Wait',
-  'Terminating:Proceed',
-  'Terminated',
-  'Detaching',
-  'Detached',
-  'EnteringStandby',
-  'Standby',
-  'Warmed:Pending',
-  'Warmed:Pending:Wait',
-  'Warmed:Pending:Proceed',
-  'Warmed:Terminating',
-  'Warmed:Terminating:Wait',
-  'Warmed:Terminating:Proceed',
-  'Warmed:Terminated',
-  'Warmed:Stopped',
-  'Warmed:Running',
-  'Warmed:Hibernated',
-] as const;
-export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+// Every state Auto Scaling reports: the product's model has the list (a snapshot writes only these).
+export { LIFECYCLE_STATES, type LifecycleState } from '../../../../../lib/model/lifecycle-states.js';
 
 /** A warm pool's member (`Warmed:*`): DescribeWarmPool lists it, DescribeAutoScalingGroups does not. */
 export const isWarmed = (state: LifecycleState): boolean => state.startsWith('Warmed:');

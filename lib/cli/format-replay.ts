@@ -1,0 +1,70 @@
+// How `simulate --replay` and `simulate --compare` print: the replay's summary (what was fed, routed,
+// ignored and why, what the reconciler did by kind) and the policy diff of two settings.
+import type { Simulation as SandboxSimulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
+import { countActions, type ActionCounts, type NodeDiff } from '../report/policy-diff.js';
+import type { RunReport } from '../report/report.js';
+import { cellWidth, table, type TableStyle } from './table.js';
+
+type Simulation = SandboxSimulation<RunReport>;
+
+/** Every report a run produced: its sweeps' and its events'. */
+export const reportsOf = (sim: Simulation): RunReport[] =>
+  sim.steps.flatMap((s) => ((s.kind === 'sweep' || s.kind === 'event') && s.report ? [s.report] : []));
+
+/** Actions taken, by label, over every node. */
+export function actionTotals(counts: ActionCounts): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const perNode of counts.values())
+    for (const [label, n] of perNode) totals.set(label, (totals.get(label) ?? 0) + n);
+  return new Map([...totals].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const list = (entries: Iterable<[string, number]>): string =>
+  [...entries].map(([name, n]) => `${name} ${n}`).join(', ') || 'none';
+
+/** The REPLAY section: empty for a run of a scenario's steps. */
+export function replaySummaryLines(sim: Simulation): string[] {
+  const r = sim.replay;
+  if (!r) return [];
+  const ignored = Object.entries(r.ignored).sort(([, a], [, b]) => b - a);
+  const ignoredTotal = ignored.reduce((sum, [, n]) => sum + n, 0);
+  const minutes = Math.round(r.sweepEveryMs / 60_000);
+  return [
+    'REPLAY',
+    `  clock     ${r.from} → ${r.to}; ${r.sweeps} sweep(s), one every ${minutes} min (the deployed schedule)`,
+    `  events    ${r.fed} fed, ${r.routed} matched a rule (${r.queued} queued), ${ignoredTotal} ignored`,
+    ...ignored.map(([reason, n]) => `            ${String(n).padStart(6)}  ${reason}`),
+    ...(r.replayNamesStripped > 0
+      ? [
+          `            ${r.replayNamesStripped} carried replay-name (an archive replay): fed as their original events, without it`,
+        ]
+      : []),
+    `  actions   ${list(actionTotals(countActions(reportsOf(sim))))}`,
+    '',
+  ];
+}
+
+/** One side of a comparison, in a line: what it was run with and what it did. */
+export function runLine(name: string, settingsFile: string, sim: Simulation): string {
+  return `${name} (${settingsFile}): ${list(actionTotals(countActions(reportsOf(sim))))}`;
+}
+
+/** The POLICY DIFF table: a row per node and action whose count differs. */
+export function formatPolicyDiff(
+  diff: readonly NodeDiff[],
+  baseline: ActionCounts,
+  candidate: ActionCounts,
+  style: TableStyle = {},
+): string {
+  if (diff.length === 0) return 'POLICY DIFF  none: both settings take the same actions on every node';
+  const rows = diff.flatMap((node) =>
+    node.changes.map((c) => [
+      node.node,
+      c.action,
+      String(baseline.get(node.node)?.get(c.action) ?? 0),
+      String(candidate.get(node.node)?.get(c.action) ?? 0),
+      `${c.delta > 0 ? 'added' : 'removed'}${c.destructive && c.delta > 0 ? ' (DESTRUCTIVE)' : ''}`,
+    ]),
+  );
+  return ['POLICY DIFF', table(['NODE', 'ACTION', 'A', 'B', 'CHANGE'], rows, cellWidth(70, style))].join('\n');
+}

@@ -11,14 +11,20 @@ export async function readSettingsFile(path: string): Promise<Settings> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliError(`${path}: cannot read the settings file (${(error as NodeJS.ErrnoException).code ?? 'error'})`, EXIT.usage);
+    throw new CliError(
+      `${path}: cannot read the settings file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      EXIT.usage,
+    );
   }
   let input: unknown;
   try {
     // JSON is YAML: one parser reads both.
     input = parse(text) as unknown;
   } catch (error) {
-    throw new CliError(`${path}: not JSON or YAML: ${error instanceof Error ? error.message : String(error)}`, EXIT.usage);
+    throw new CliError(
+      `${path}: not JSON or YAML: ${error instanceof Error ? error.message : String(error)}`,
+      EXIT.usage,
+    );
   }
   const problems = settingsProblems(input ?? {});
   if (problems.length > 0) throw new CliError(`${path}: ${problems.join('; ')}`, EXIT.usage);

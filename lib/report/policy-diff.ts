@@ -23,8 +23,15 @@ export function actionLabel(action: ReportAction): string | undefined {
       return 'taint';
     case 'remove-shutdown-taint':
       return 'untaint';
-    default:
+    case 'cordon':
+    case 'delete':
+    case 'forget-drain':
+    case 'mark-unhealthy':
       return action.kind;
+    default: {
+      const unlabelled: never = action.kind;
+      throw new Error(`no label for action kind ${String(unlabelled)}`);
+    }
   }
 }
 

@@ -26,7 +26,10 @@ const withSettings = (loaded: LoadedScenario, settings: Settings): LoadedScenari
 });
 
 /** Which two settings files `--compare A B` or `--settings A --settings B` name, or the one `--settings A` names. */
-function settingsFilesOf(v: Record<string, unknown>, extra: string | undefined): { pair?: [string, string]; one?: string } {
+function settingsFilesOf(
+  v: Record<string, unknown>,
+  extra: string | undefined,
+): { pair?: [string, string]; one?: string } {
   const compared = str(v['compare']);
   const files = Array.isArray(v['settings']) ? v['settings'].filter((f): f is string => typeof f === 'string') : [];
   if (compared !== undefined) {

@@ -70,10 +70,17 @@ function eventsOf(value: unknown, where: string): Record<string, unknown>[] {
     throw new HistoryError(`${where}: not a JSON object (an EventBridge event, or a CloudWatch Logs log event)`);
   if (looksLikeEvent(value)) return [value];
   // A log event: filter-log-events / get-log-events element, or a subscription filter's logEvents element.
-  if (typeof value['message'] === 'string' && (typeof value['timestamp'] === 'number' || 'eventId' in value || 'id' in value))
+  if (
+    typeof value['message'] === 'string' &&
+    (typeof value['timestamp'] === 'number' || 'eventId' in value || 'id' in value)
+  )
     return [fromMessage(value['message'], where)];
   // filter-log-events / get-log-events output, or a subscription filter's payload.
-  const list = Array.isArray(value['events']) ? value['events'] : Array.isArray(value['logEvents']) ? value['logEvents'] : undefined;
+  const list = Array.isArray(value['events'])
+    ? value['events']
+    : Array.isArray(value['logEvents'])
+      ? value['logEvents']
+      : undefined;
   if (list !== undefined)
     return list.map((item, i) => {
       if (!isRecord(item) || typeof item['message'] !== 'string')
@@ -94,7 +101,8 @@ function eventsOfLine(line: string, where: string): Record<string, unknown>[] {
     throw new HistoryError(`${where}: an exported log line whose message is not an EventBridge event`);
   }
   const parsed = parseJson(line);
-  if (parsed === undefined) throw new HistoryError(`${where}: not JSON (${line.slice(0, 60)}${line.length > 60 ? '…' : ''})`);
+  if (parsed === undefined)
+    throw new HistoryError(`${where}: not JSON (${line.slice(0, 60)}${line.length > 60 ? '…' : ''})`);
   return eventsOf(parsed, where);
 }
 

@@ -19,6 +19,25 @@ export function actionTotals(counts: ActionCounts): Map<string, number> {
   return new Map([...totals].sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/**
+ * Reports that list only some of their actions: a sweep returns its report's summary (at most
+ * SUMMARY_LIST_LIMIT actions, lib/report/summary.ts), so counts taken from one that acted on more are a floor.
+ */
+export const cutReports = (sim: Simulation): number =>
+  reportsOf(sim).filter((r) => 'omitted' in r && isCut(r.omitted)).length;
+const isCut = (omitted: unknown): boolean =>
+  typeof omitted === 'object' && omitted !== null && 'actions' in omitted && Number(omitted.actions) > 0;
+
+/** The line that says some counts are a floor, or nothing. */
+export const cutNote = (sim: Simulation): string[] => {
+  const cut = cutReports(sim);
+  return cut > 0
+    ? [
+        `  note      ${cut} sweep report(s) listed only their first actions (a sweep returns a bounded summary): the counts from them are a floor`,
+      ]
+    : [];
+};
+
 const list = (entries: Iterable<[string, number]>): string =>
   [...entries].map(([name, n]) => `${name} ${n}`).join(', ') || 'none';
 
@@ -40,6 +59,7 @@ export function replaySummaryLines(sim: Simulation): string[] {
         ]
       : []),
     `  actions   ${list(actionTotals(countActions(reportsOf(sim))))}`,
+    ...cutNote(sim),
     '',
   ];
 }

@@ -13,7 +13,7 @@ import type { Settings } from '../../contract/settings.js';
 import { addsDestructive, countActions, DESTRUCTIVE_ACTIONS, diffActions } from '../../report/policy-diff.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
-import { actionTotals, formatPolicyDiff, reportsOf, runLine } from '../format-replay.js';
+import { actionTotals, cutNote, formatPolicyDiff, reportsOf, runLine } from '../format-replay.js';
 import { formatSimulation } from '../format-simulation.js';
 import { readSettingsFile } from '../settings-file.js';
 import { cliOperator } from '../simulation-operator.js';
@@ -204,6 +204,8 @@ async function compare(
         `scenario ${loaded.scenario.name}${history ? `, replaying ${history.events.length} events` : ''}: the same world and history under two settings`,
         `  A ${runLine('baseline', fileA, baseline)}`,
         `  B ${runLine('candidate', fileB, candidate)}`,
+        ...cutNote(baseline),
+        ...cutNote(candidate),
         '',
         formatPolicyDiff(diff, countsA, countsB, tableStyle(mode)),
       ].join('\n'),

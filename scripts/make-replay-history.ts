@@ -219,7 +219,11 @@ export function replayHistory(options: ReplayHistoryOptions): Record<string, unk
   ];
   let foreign = 0;
 
+  // A machine stopped and started again is out of the pool until it runs again: nothing ends it meanwhile.
+  const resting: { until: number; index: number }[] = [];
   for (const { at, kind } of episodes) {
+    for (const back of resting.filter((r) => r.until <= at)) alive.push(back.index);
+    resting.splice(0, resting.length, ...resting.filter((r) => r.until > at));
     const i = pick(alive) ?? 0;
     const id = scaleInstanceId(i);
     const group = scaleGroupName(Math.floor(i / GROUP_SIZE));
@@ -362,6 +366,8 @@ export function replayHistory(options: ReplayHistoryOptions): Record<string, unk
         );
         break;
       case 'stopStart':
+        retire(i);
+        resting.push({ until: at + 61 * MINUTE, index: i });
         stateChange(at, id, 'stopping');
         stateChange(at + MINUTE, id, 'stopped');
         stateChange(at + 60 * MINUTE, id, 'pending');

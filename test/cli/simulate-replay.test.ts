@@ -3,7 +3,7 @@
 // spot warning, and three events the stack never acts on: another account's, another region's, a
 // state no rule matches).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -127,6 +127,36 @@ describe('simulate --compare', () => {
     const result = JSON.parse(accepted.stdout) as { diff: unknown; addsDestructive: boolean };
     expect(result.addsDestructive).toBe(true);
     expect(result.diff).toEqual([{ node: NODE_2, changes: [{ action: 'drain', delta: 1, destructive: true }] }]);
+  }, 300_000);
+
+  it('should compare the scenario’s own steps without --replay (a scenario without a start: both runs get the same one)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-'));
+    const world = readFileSync(WORLD, 'utf8');
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const rebalance = {
+      version: '0',
+      id: '5d1f4c3a-2b1e-4d6f-8a7b-3c2d1e0f9b02',
+      'detail-type': 'EC2 Instance Rebalance Recommendation',
+      source: 'aws.ec2',
+      account: '111122223333',
+      time: now,
+      region: 'eu-west-1',
+      resources: ['arn:aws:ec2:eu-west-1:111122223333:instance/i-0bb0000000000a102'],
+      detail: { 'instance-id': 'i-0bb0000000000a102' },
+    };
+    const scenario = join(dir, 'steps.yaml');
+    writeFileSync(
+      scenario,
+      `${world}steps:\n  - event: { inline: ${JSON.stringify(rebalance)} }\n  - advance: 5m\n  - sweep: {}\n`,
+    );
+    const same = await cli('simulate', scenario, '--compare', B, B, '-o', 'json');
+    expect(same.code).toBe(0);
+    expect((JSON.parse(same.stdout) as { diff: unknown }).diff).toEqual([]);
+    const changed = await cli('simulate', scenario, '--compare', A, B, '--allow-destructive', '-o', 'json');
+    expect(changed.code).toBe(0);
+    expect((JSON.parse(changed.stdout) as { diff: unknown }).diff).toEqual([
+      { node: NODE_2, changes: [{ action: 'drain', delta: 1, destructive: true }] },
+    ]);
   }, 300_000);
 
   it('should refuse what does not make a comparison', async () => {

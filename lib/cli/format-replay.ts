@@ -1,7 +1,7 @@
 // How `simulate --replay` and `simulate --compare` print: the replay's summary (what was fed, routed,
 // ignored and why, what the reconciler did by kind) and the policy diff of two settings.
 import type { Simulation as SandboxSimulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { countActions, type ActionCounts, type NodeDiff } from '../report/policy-diff.js';
+import { actionLabel, countActions, type ActionCounts, type NodeDiff } from '../report/policy-diff.js';
 import type { RunReport } from '../report/report.js';
 import { cellWidth, table, type TableStyle } from './table.js';
 
@@ -41,6 +41,25 @@ export const cutNote = (sim: Simulation): string[] => {
 const list = (entries: Iterable<[string, number]>): string =>
   [...entries].map(([name, n]) => `${name} ${n}`).join(', ') || 'none';
 
+/**
+ * What the events function made of the events it reconciled: how many it acted on, how many left
+ * nothing to do (another cluster's machine, the account's other machines, a change already handled),
+ * and how many receives failed and came back (an instance EC2 did not return yet, an API error).
+ */
+function handledLine(sim: Simulation): string {
+  let acted = 0;
+  let nothing = 0;
+  let retried = 0;
+  for (const step of sim.steps) {
+    if (step.kind !== 'event' || step.attempt === 0) continue;
+    if (step.failed !== undefined && !step.deadLettered) retried++;
+    else if (step.report)
+      if (step.report.actions.some((a) => actionLabel(a) !== undefined)) acted++;
+      else nothing++;
+  }
+  return `${acted} acted on, ${nothing} with nothing to do for this cluster, ${retried} receive(s) failed and retried`;
+}
+
 /** The REPLAY section: empty for a run of a scenario's steps. */
 export function replaySummaryLines(sim: Simulation): string[] {
   const r = sim.replay;
@@ -53,6 +72,7 @@ export function replaySummaryLines(sim: Simulation): string[] {
     `  clock     ${r.from} → ${r.to}; ${r.sweeps} sweep(s), one every ${minutes} min (the deployed schedule)`,
     `  events    ${r.fed} fed, ${r.routed} matched a rule (${r.queued} queued), ${ignoredTotal} ignored`,
     ...ignored.map(([reason, n]) => `            ${String(n).padStart(6)}  ${reason}`),
+    `  handled   ${handledLine(sim)}`,
     ...(r.replayNamesStripped > 0
       ? [
           `            ${r.replayNamesStripped} carried replay-name (an archive replay): fed as their original events, without it`,

@@ -9,10 +9,14 @@
 // Events the stack's account and region never receive (AWS sends a service's events to the bus of
 // the account and region they are about) are counted and not put on the bus; the rest go through
 // the stack's rules as EventBridge holds them, and those no rule matches are dropped as it drops them.
+// A routed event about a machine the world lacks adds it, untagged: it is one of the account's
+// other machines, which a snapshot of the cluster does not hold (addAccountMachine).
 import type { Scenario } from '../scenario/schema.js';
 import type { ReplaySummary } from './records.js';
 import type { HistoryEvent } from './replay-events.js';
 import type { Sandbox } from './sandbox.js';
+import { isInstanceId } from '../../../../lib/model/instance-id.js';
+import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
 import { applyEventEffects } from './event-effects.js';
 
 /** How long the replay runs on after the last event: its drains, grace periods and the sweeps that follow them. */
@@ -52,6 +56,39 @@ export function sweepIntervalMs(sandbox: Sandbox): number {
   return interval;
 }
 
+/** The machine an AWS event is about: EC2's `instance-id`, Auto Scaling's `EC2InstanceId`, a tag change's ARN. */
+function machineOf(event: Record<string, unknown>): string | undefined {
+  const detail = event['detail'];
+  const fromDetail =
+    typeof detail === 'object' && detail !== null
+      ? (text((detail as Record<string, unknown>)['instance-id']) ??
+        text((detail as Record<string, unknown>)['EC2InstanceId']))
+      : undefined;
+  const resources = Array.isArray(event['resources']) ? event['resources'] : [];
+  const fromArn = resources
+    .map((r) => (typeof r === 'string' ? /:instance\/(i-[0-9a-f]+)$/.exec(r)?.[1] : undefined))
+    .find((id) => id !== undefined);
+  const id = fromDetail ?? fromArn;
+  return id !== undefined && isInstanceId(id) ? id : undefined;
+}
+
+/**
+ * A machine of the stack's account and region that a routed event names and the world lacks: one of
+ * the account's other machines (another cluster's, another workload's), which a snapshot of the
+ * cluster does not hold. AWS sent an event about it, so EC2 has it: it is added untagged, in the
+ * state a state change gives (running otherwise), and the events function finds it as in the account
+ * — not a machine EC2 does not return, which it would retry for notFoundGrace and then report.
+ */
+function addAccountMachine(sandbox: Sandbox, event: Record<string, unknown>): void {
+  const id = machineOf(event);
+  if (id === undefined || sandbox.aws.state.instances.get(id) !== undefined) return;
+  const detail = event['detail'];
+  const stated =
+    typeof detail === 'object' && detail !== null ? (detail as Record<string, unknown>)['state'] : undefined;
+  const state = (INSTANCE_STATES as readonly unknown[]).includes(stated) ? (stated as InstanceState) : 'running';
+  sandbox.aws.state.seedInstance({ id, state, zone: `${sandbox.scenario.cluster.region}a`, tags: {} });
+}
+
 /** A sweep the schedule fired during the replay, and when. */
 export interface ReplaySweep {
   readonly at: number;
@@ -82,9 +119,12 @@ export async function runReplay(
   const put = (event: Record<string, unknown>): void => {
     if (text(event['account']) !== scenario.cluster.accountId) return ignore(IGNORED_OTHER_ACCOUNT);
     if (text(event['region']) !== scenario.cluster.region) return ignore(IGNORED_OTHER_REGION);
-    applyEventEffects(sandbox, event);
+    // Routing reads only the event: the world changes in the same turn, before the queue delivers it.
     const before = sandbox.queue.size;
-    if (sandbox.putEvent(event).length === 0) return ignore(IGNORED_NO_RULE);
+    const matched = sandbox.putEvent(event).length > 0;
+    if (matched) addAccountMachine(sandbox, event);
+    applyEventEffects(sandbox, event);
+    if (!matched) return ignore(IGNORED_NO_RULE);
     routed++;
     copies += sandbox.queue.size - before;
   };

@@ -347,6 +347,7 @@ async function replayRecords<Report extends ReportView>(
           : undefined;
     if (reason !== undefined) ignored[reason] = (ignored[reason] ?? 0) + 1;
   }
+
   const steps = [...sweepRecords, ...deliveries].sort((a, b) => a.at - b.at);
   return { steps, summary: { ...summary, ignored } };
 }

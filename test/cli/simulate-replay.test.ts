@@ -105,7 +105,7 @@ describe('simulate --compare', () => {
     expect(stdout).toContain('POLICY DIFF  none: both settings take the same actions on every node');
   }, 180_000);
 
-  it('should give an empty diff for the same settings over a generated day of 60 nodes ', async () => {
+  it('should give an empty diff for the same settings over a generated day of 60 nodes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'replay-'));
     writeFileSync(join(dir, 'world.json'), replayWorldText({ nodes: 60 }));
     writeFileSync(join(dir, 'history.jsonl'), replayHistoryText({ nodes: 60, days: 1, seed: 7 }));

@@ -56,6 +56,7 @@ export const EXPECTED_RESULTS = [
   'storm-500-spot-max-ec2-describe-per-s',
   'storm-500-spot-max-kube-inflight',
   'refresh-200-lifecycle-completed-pct',
+  'replay-30d-1k-nodes',
 ] as const;
 
 /** A plain-text table of results against their goals (the bench's last words). */

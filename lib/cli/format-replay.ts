@@ -2,7 +2,7 @@
 // ignored and why, what the reconciler did by kind) and the policy diff of two settings.
 import type { Simulation as SandboxSimulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { actionLabel, countActions, type ActionCounts, type NodeDiff } from '../report/policy-diff.js';
-import type { RunReport } from '../report/report.js';
+import type { ReportAction, RunReport } from '../report/report.js';
 import { cellWidth, table, type TableStyle } from './table.js';
 
 type Simulation = SandboxSimulation<RunReport>;
@@ -10,6 +10,28 @@ type Simulation = SandboxSimulation<RunReport>;
 /** Every report a run produced: its sweeps' and its events'. */
 export const reportsOf = (sim: Simulation): RunReport[] =>
   sim.steps.flatMap((s) => ((s.kind === 'sweep' || s.kind === 'event') && s.report ? [s.report] : []));
+
+/**
+ * What a run did, per node: its reports' actions, and the lifecycle actions its drain workflows
+ * completed (the workflow completes with CONTINUE when a drain ends; no run report lists that).
+ */
+export function actionCounts(sim: Simulation): ActionCounts {
+  const completions: ReportAction[] = sim.drains.flatMap((d) =>
+    d.lifecycle?.completed === true
+      ? [
+          {
+            kind: 'complete-lifecycle' as const,
+            result: 'CONTINUE' as const,
+            node: d.node,
+            ...(d.instanceId !== undefined ? { instanceId: d.instanceId } : {}),
+            reason: `the drain workflow completed ${d.lifecycle.group}'s lifecycle action`,
+            outcome: 'done' as const,
+          },
+        ]
+      : [],
+  );
+  return countActions([...reportsOf(sim), { actions: completions }]);
+}
 
 /** Actions taken, by label, over every node. */
 export function actionTotals(counts: ActionCounts): Map<string, number> {
@@ -78,7 +100,7 @@ export function replaySummaryLines(sim: Simulation): string[] {
           `            ${r.replayNamesStripped} carried replay-name (an archive replay): fed as their original events, without it`,
         ]
       : []),
-    `  actions   ${list(actionTotals(countActions(reportsOf(sim))))}`,
+    `  actions   ${list(actionTotals(actionCounts(sim)))}`,
     ...cutNote(sim),
     '',
   ];
@@ -86,7 +108,7 @@ export function replaySummaryLines(sim: Simulation): string[] {
 
 /** One side of a comparison, in a line: what it was run with and what it did. */
 export function runLine(name: string, settingsFile: string, sim: Simulation): string {
-  return `${name} (${settingsFile}): ${list(actionTotals(countActions(reportsOf(sim))))}`;
+  return `${name} (${settingsFile}): ${list(actionTotals(actionCounts(sim)))}`;
 }
 
 /** The POLICY DIFF table: a row per node and action whose count differs. */

@@ -19,6 +19,7 @@ const report = (actions: ReportAction[]): RunReport => ({
   errors: [],
   incomplete: [],
   timings: { observeMs: 0, decideMs: 0, actMs: 0 },
+  apiCalls: {},
 });
 
 const drain = (node: string, completed: boolean): DrainRecord => ({

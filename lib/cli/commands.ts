@@ -3,6 +3,7 @@
 // named after the settings come with the settings schema (settings-flags.ts) for the commands that take them.
 import type { ParseArgsConfig } from 'node:util';
 import type { CommandRun } from './command-run.js';
+import { DESTRUCTIVE_ACTIONS } from '../report/policy-diff.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -64,13 +65,18 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
-  usage: 'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings] [--explain NODE]',
+  usage:
+    'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings] [--explain NODE] [--replay EVENTS] [--settings FILE] [--compare A B [--allow-destructive]]',
   options: {
     check: { type: 'boolean' },
     explain: { type: 'string' },
     output: { type: 'string', short: 'o' },
     serve: { type: 'boolean' },
     timings: { type: 'boolean' },
+    replay: { type: 'string' },
+    settings: { type: 'string', multiple: true },
+    compare: { type: 'string' },
+    'allow-destructive': { type: 'boolean' },
   },
   help: `  --check               print only the expectation results
   -o, --output FORMAT   table (default: long cells cut to fit), wide (every cell whole) or json
@@ -78,8 +84,25 @@ const simulateCommand: Command = {
   --timings             print how long loading, seeding and running took (stderr)
   --explain NODE        print that node's timeline instead of the report: each event about its machine (with
                         its id), each run's condition, actions and skipped actions for it, its drains (pods left,
-                        blocking PDBs), the operator's steps on it`,
-  positionals: 1,
+                        blocking PDBs), the operator's steps on it
+What-if (docs/what-if.md):
+  --replay EVENTS       feed a recorded history instead of the scenario's steps: a JSON-lines file of
+                        EventBridge events (the event a line, a CloudWatch Logs log event or
+                        \`aws logs filter-log-events\` output, a CloudWatch Logs export to S3 line
+                        \`TIMESTAMP {event}\`; .gz read as gzip), or a directory of them. Each event
+                        goes on the bus at its own time, sweeps run at the deployed schedule's rate;
+                        a scenario starting after the first event starts a minute before it. Events of
+                        another account or region, or that no rule matches, are counted and ignored;
+                        replay-name (an archive replay) is taken off: the event is fed as the original.
+                        A line that is none of these exits 2 naming it
+  --settings FILE       run with the settings of a JSON or YAML file (docs/settings.md names) instead
+                        of the scenario's: the file is a deployment's whole configuration
+  --compare A B         run the same world and history under settings files A (baseline) and B
+                        (candidate) and print the policy diff: per node, actions added or removed.
+                        --settings A --settings B does the same. Exits 1 when B adds a destructive
+                        action: ${[...DESTRUCTIVE_ACTIONS].join(', ')}
+  --allow-destructive   with --compare: exit 0 even when B adds destructive actions`,
+  positionals: 2,
   load: async () => (await import('./run/simulate.js')).runSimulate,
 };
 

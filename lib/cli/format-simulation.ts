@@ -5,6 +5,7 @@ import type {
   StepRecord as SandboxStep,
 } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { conditionSummary, correspondenceTable } from './format-report.js';
+import { replaySummaryLines } from './format-replay.js';
 import { cellWidth, offset, table, type TableStyle } from './table.js';
 
 type Simulation = SandboxSimulation<RunReport>;
@@ -107,7 +108,11 @@ export function formatSimulation(sim: Simulation, style: TableStyle = {}): strin
       if (a.kind !== 'report' || a.condition !== undefined)
         for (const id of [a.node, a.instanceId]) if (id) involved.add(id);
   }
-  const timeline = sim.steps.flatMap((s) => stepLines(s, sim.start));
+  // A replayed month is thousands of sweeps and events that did nothing: its timeline keeps what
+  // did something (the REPLAY section counts the rest, and -o json has every record).
+  const timeline = sim.steps
+    .flatMap((s) => stepLines(s, sim.start))
+    .filter((line) => !sim.replay || (line[2] !== 'nothing to do' && line[2] !== 'ignored'));
   const drains = sim.drains.map((d) => [
     d.node,
     d.status,
@@ -116,7 +121,7 @@ export function formatSimulation(sim: Simulation, style: TableStyle = {}): strin
     drainNotes(d),
   ]);
   const lines = [
-    `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()})`,
+    `scenario ${sim.name} (starts ${new Date(sim.start).toISOString()}${sim.replay ? ', replaying a history' : ''})`,
     '',
     'BEFORE',
     condensedTable(sim.before, involved, style),
@@ -132,6 +137,7 @@ export function formatSimulation(sim: Simulation, style: TableStyle = {}): strin
     lines.push('DENIED', table(['TIME', 'BY', 'CALL', 'CALLER'], rows, cellWidth(90, style)), '');
   }
   lines.push('AFTER', condensedTable(sim.after, involved, style), '');
+  lines.push(...replaySummaryLines(sim));
   const deletes = sim.steps
     .flatMap((s) => ('report' in s && s.report ? s.report.actions : []))
     .filter((a) => a.kind === 'delete' && a.outcome === 'done').length;

@@ -20,6 +20,10 @@ export interface ReportAction {
   readonly condition?: Condition;
   /** For repair actions: which step (drain, replace, cancel). */
   readonly step?: Extract<Action, { kind: 'repair' }>['step'];
+  /** For lifecycle completions: the result sent (ABANDON terminates at once, CONTINUE lets the hooks' order go on). */
+  readonly result?: Extract<Action, { kind: 'complete-lifecycle' }>['result'];
+  /** For drains: `start` records and starts one; `join` hands a running one a deadline or a lifecycle action. */
+  readonly mode?: Extract<Action, { kind: 'drain' }>['mode'];
 }
 
 /** One JSON report per run (docs/design.md §3): what was seen, decided, done and skipped, and what failed. */
@@ -66,6 +70,8 @@ function toReportActions(outcomes: readonly ActionOutcome[]): ReportAction[] {
     ...(detail !== undefined ? { detail } : {}),
     ...(action.kind === 'report' ? { condition: action.condition } : {}),
     ...(action.kind === 'repair' ? { step: action.step } : {}),
+    ...(action.kind === 'complete-lifecycle' ? { result: action.result } : {}),
+    ...(action.kind === 'drain' ? { mode: action.mode } : {}),
   }));
 }
 

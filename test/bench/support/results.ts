@@ -59,6 +59,7 @@ export const EXPECTED_RESULTS = [
   'refresh-200-lifecycle-completed-pct',
   'snapshot-10k-nodes',
   'snapshot-10k-nodes-rss',
+  'replay-30d-1k-nodes',
 ] as const;
 
 /** A plain-text table of results against their goals (the bench's last words). */

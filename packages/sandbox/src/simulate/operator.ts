@@ -52,4 +52,9 @@ export interface Operator<Report extends ReportView> {
   ): Promise<OperatorDrainResult>;
   /** A run report out of a function's response or log line; undefined when the value is not one. */
   readReport(value: unknown): Report | undefined;
+  /**
+   * The report as a long replay keeps it, every sweep's: what was done and skipped, without a row per
+   * pair (a month of sweeps of a big cluster would hold millions). @default - kept whole
+   */
+  trim?(report: Report): Report;
 }

@@ -64,6 +64,28 @@ export interface Simulation<Report extends ReportView = ReportView> {
   /** Calls the deployed IAM policies or the shipped RBAC refused. */
   readonly denied: readonly Denial[];
   readonly expectations?: ExpectationResult;
+  /** With `--replay`: what the history was and what became of its events (the steps hold the rest). */
+  readonly replay?: ReplaySummary;
+}
+
+/** What a replayed history fed, and what the bus and the events function made of it. */
+export interface ReplaySummary {
+  /** The virtual clock's span: the (moved) start to the end of the tail. */
+  readonly from: string;
+  readonly to: string;
+  /** The deployed sweep schedule's interval. */
+  readonly sweepEveryMs: number;
+  readonly sweeps: number;
+  /** Events read from the history. */
+  readonly fed: number;
+  /** Events a rule of the stack matched (each put on the signal queue). */
+  readonly routed: number;
+  /** Copies queued (two rules matching one event queue it twice, as EventBridge does). */
+  readonly queued: number;
+  /** Events that carried `replay-name`, fed as their originals. */
+  readonly replayNamesStripped: number;
+  /** Events ignored, by reason: before the bus, by the rules, by the events function. */
+  readonly ignored: Readonly<Record<string, number>>;
 }
 
 /** How a scenario's `expect` held: how many held, and what each failure says. */

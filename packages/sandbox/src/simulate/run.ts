@@ -16,11 +16,13 @@ import { functionLogLines } from './function-logs.js';
 import { postCondition } from './node-health.js';
 import type { Operator, ReportView } from './operator.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+import type { History } from './replay-events.js';
+import { replayScenario, runReplay } from './replay.js';
 
 export type { DrainRecord } from './drain-records.js';
-import type { Simulation, StepRecord } from './records.js';
+import type { ReplaySummary, Simulation, StepRecord } from './records.js';
 
-export type { Simulation, StepRecord };
+export type { ReplaySummary, Simulation, StepRecord };
 
 async function readEvent(step: Extract<ScenarioStep, { event: unknown }>, baseDir: string): Promise<unknown> {
   if ('inline' in step.event) return step.event.inline;
@@ -319,6 +321,50 @@ export async function runStep<Report extends ReportView>(
   return [];
 }
 
+/**
+ * Replays a history (replay.ts) and records it as steps, in time order: each sweep the schedule fired
+ * (step 0: a replay has no scenario steps) and each delivery of the queue. The summary counts what the
+ * events function ignored or rejected (on its first receive) with what the bus did not route.
+ */
+async function replayRecords<Report extends ReportView>(
+  sandbox: Sandbox,
+  operator: Operator<Report>,
+  history: History,
+): Promise<{ steps: StepRecord<Report>[]; summary: ReplaySummary }> {
+  const { sweeps, summary } = await runReplay(sandbox, history.events, pending, history.replayNamesStripped);
+  const trim = (report: Report | undefined): Report | undefined =>
+    report && operator.trim ? operator.trim(report) : report;
+  const sweepRecords = sweeps.map(({ at, invocation }): StepRecord<Report> => {
+    const first = invocation.results[0];
+    const report = trim(first?.ok ? operator.readReport(first.payload) : undefined);
+    const failed =
+      first && !first.ok
+        ? `${first.error.errorType}: ${first.error.errorMessage}`
+        : first
+          ? undefined
+          : `the invocation did not run (${invocation.status})`;
+    return { step: 0, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) };
+  });
+  const deliveries = sandbox.poller.deliveries.map((d) => {
+    const record = deliveryRecord(d, 0, operator);
+    return record.kind === 'event' && record.report ? { ...record, report: trim(record.report) } : record;
+  });
+  const ignored: Record<string, number> = { ...summary.ignored };
+  for (const record of deliveries) {
+    if (record.kind !== 'event' || record.attempt !== 1) continue;
+    const reason =
+      record.ignored !== undefined
+        ? `the events function ignored it: ${record.ignored}`
+        : record.rejected !== undefined
+          ? 'the events function rejected it (malformed: retried, then dead-lettered)'
+          : undefined;
+    if (reason !== undefined) ignored[reason] = (ignored[reason] ?? 0) + 1;
+  }
+
+  const steps = [...sweepRecords, ...deliveries].sort((a, b) => a.at - b.at);
+  return { steps, summary: { ...summary, ignored } };
+}
+
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
 const snapshot = <Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> =>
   operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
@@ -332,6 +378,11 @@ export interface SimulateOptions<Report extends ReportView> {
   readonly sandbox?: SandboxOptions;
   /** Changes the seeded world before the first step (tests: what the format cannot say, such as a group's suspended processes). */
   readonly prepare?: (sandbox: Sandbox) => void | Promise<void>;
+  /**
+   * A recorded history to feed instead of the scenario's steps (replay.ts): each event at its own
+   * time, the sweep schedule firing at the deployed rate. The world starts before the first event.
+   */
+  readonly replay?: History;
 }
 
 /** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
@@ -346,14 +397,21 @@ export async function simulate<Report extends ReportView>(
 ): Promise<{ simulation: Simulation<Report>; sandbox: Sandbox; timings: SimulationTimings }> {
   const { operator } = options;
   const seedStart = performance.now();
-  const sandbox = await startSandbox(loaded.scenario, { tls: options.keepOpen === true, ...options.sandbox });
+  const scenario = options.replay ? replayScenario(loaded.scenario, options.replay.events) : loaded.scenario;
+  const sandbox = await startSandbox(scenario, { tls: options.keepOpen === true, ...options.sandbox });
   const seedMs = performance.now() - seedStart;
   try {
     await options.prepare?.(sandbox);
     const before = await snapshot(sandbox, operator);
     const steps: StepRecord<Report>[] = [];
     let delivered = 0;
-    for (const [index, step] of loaded.scenario.steps.entries()) {
+    let replay: ReplaySummary | undefined;
+    if (options.replay) {
+      const replayed = await replayRecords(sandbox, operator, options.replay);
+      steps.push(...replayed.steps);
+      replay = replayed.summary;
+    }
+    for (const [index, step] of (options.replay ? [] : loaded.scenario.steps).entries()) {
       const records = await runStep(sandbox, operator, step, index + 1, loaded.baseDir);
       // The step's own record first, then what the queue delivered meanwhile, in time order.
       const deliveries = sandbox.poller.deliveries.slice(delivered).map((d) => deliveryRecord(d, index + 1, operator));
@@ -375,6 +433,7 @@ export async function simulate<Report extends ReportView>(
         drains,
         denied,
         ...(expectations ? { expectations } : {}),
+        ...(replay ? { replay } : {}),
       },
       sandbox,
       timings: { seedMs, runMs: performance.now() - seedStart - seedMs },

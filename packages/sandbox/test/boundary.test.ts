@@ -68,6 +68,8 @@ describe('the sandbox boundary', () => {
       'lib/cli/format-simulation.ts',
       // `simulate FILE --explain NODE`: a simulation's records, read as one Node's timeline.
       'lib/cli/explain-simulation.ts',
+      // `simulate --replay`, `--compare`: the replay's summary and the policy diff, read from a simulation.
+      'lib/cli/format-replay.ts',
     ]);
     const reaching = ['lib', 'functions', 'infra'].flatMap((folder) =>
       sources(join(ROOT, folder))

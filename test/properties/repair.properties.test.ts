@@ -22,6 +22,7 @@ import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { plan } from '../../lib/plan/plan.js';
 import { groupWorldArb, recordStatus, worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
+import { isWarmPoolState } from '../../lib/model/lifecycle-states.js';
 
 const RUNS = { numRuns: 10_000 };
 
@@ -77,8 +78,11 @@ function badSince(world: World, node: NodeView): { type: string; since: number |
   return bad;
 }
 
+/** A group's members in service: a warm pool's (resting, or leaving from the pool) are not its capacity. */
 const membersOf = (world: World, group: string): InstanceView[] =>
-  world.observation.instances.filter((i) => i.autoScaling?.group === group);
+  world.observation.instances.filter(
+    (i) => i.autoScaling?.group === group && !isWarmPoolState(i.autoScaling.lifecycleState),
+  );
 
 /** Unhealthy by the meaning EKS and Karpenter give it: the group says so, or a Node of the machine has a bad condition. */
 function isUnhealthy(world: World, instance: InstanceView): boolean {

@@ -108,6 +108,9 @@ export const STALE_CORDON_ANNOTATIONS = [
   CORDON_UNTIL_ANNOTATION,
 ] as const;
 
+/** The marks of our cordon: they describe a cordon, and go when it goes. */
+const CORDON_MARKS = [...STALE_CORDON_ANNOTATIONS, EXCLUDED_FROM_LB_ANNOTATION] as const;
+
 /**
  * Names in managedFields that say nothing about who wrote a field: the API server's bucket for the
  * oldest managers past its cap of ten (`ancient-changes`), the one for fields set before tracking
@@ -253,14 +256,7 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
 export function uncordonPatch(node: NodeWriteView): NodePatch | undefined {
   const annotations: Record<string, null> = {};
   // The drain records go with the cordon: a new removal after our uncordon gets a drain of its own.
-  const ours = [
-    CORDONED_BY_ANNOTATION,
-    CORDON_REASON_ANNOTATION,
-    CORDONED_AT_ANNOTATION,
-    CORDON_UNTIL_ANNOTATION,
-    EXCLUDED_FROM_LB_ANNOTATION,
-  ];
-  for (const key of [...ours, ...DRAIN_RECORD_ANNOTATIONS]) {
+  for (const key of [...CORDON_MARKS, ...DRAIN_RECORD_ANNOTATIONS]) {
     if (node.annotations[key] !== undefined) annotations[key] = null;
   }
   const removeLabel =
@@ -386,15 +382,6 @@ export function cordonOwner(node: Pick<NodeView, 'annotations'>): CordonOwner {
   const by = node.annotations[CORDONED_BY_ANNOTATION];
   return by === CORDONED_BY_VALUE ? 'reconciler' : by === CORDONED_BY_OPERATOR_VALUE ? 'operator-cli' : 'other';
 }
-
-/** The marks of our cordon: they describe a cordon, and go when it goes. */
-const CORDON_MARKS = [
-  CORDONED_BY_ANNOTATION,
-  CORDON_REASON_ANNOTATION,
-  CORDONED_AT_ANNOTATION,
-  CORDON_UNTIL_ANNOTATION,
-  EXCLUDED_FROM_LB_ANNOTATION,
-] as const;
 
 /**
  * Pure: the patch that makes the node schedulable at an operator's word, whoever cordoned it: the

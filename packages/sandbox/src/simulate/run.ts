@@ -6,6 +6,7 @@ import { denialsOf } from './denials.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../../../lib/contract/function-logs.js';
+import type { AsyncInvocation } from '../deployed/lambda-service.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
@@ -239,17 +240,7 @@ export async function runStep<Report extends ReportView>(
   if ('sweep' in step) {
     const invocation = sandbox.scheduledSweep();
     await driver.runUntil(() => invocation.results.length > 0 || invocation.status !== 'queued', 'the scheduled sweep');
-    const first = invocation.results[0];
-    const report = first?.ok ? operator.readReport(first.payload) : undefined;
-    const failed =
-      first && !first.ok
-        ? `${first.error.errorType}: ${first.error.errorMessage}`
-        : first
-          ? undefined
-          : `the invocation did not run (${invocation.status})`;
-    return [
-      { step: index, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) },
-    ];
+    return [{ step: index, at, kind: 'sweep', ...sweepOutcome(invocation, operator) }];
   }
   if ('advance' in step) {
     await driver.advanceTo(at + step.advance);
@@ -335,15 +326,9 @@ async function replayRecords<Report extends ReportView>(
   const trim = (report: Report | undefined): Report | undefined =>
     report && operator.trim ? operator.trim(report) : report;
   const sweepRecords = sweeps.map(({ at, invocation }): StepRecord<Report> => {
-    const first = invocation.results[0];
-    const report = trim(first?.ok ? operator.readReport(first.payload) : undefined);
-    const failed =
-      first && !first.ok
-        ? `${first.error.errorType}: ${first.error.errorMessage}`
-        : first
-          ? undefined
-          : `the invocation did not run (${invocation.status})`;
-    return { step: 0, at, kind: 'sweep', ...(report ? { report } : {}), ...(failed !== undefined ? { failed } : {}) };
+    const { report, ...failed } = sweepOutcome(invocation, operator);
+    const trimmed = trim(report);
+    return { step: 0, at, kind: 'sweep', ...(trimmed ? { report: trimmed } : {}), ...failed };
   });
   const deliveries = sandbox.poller.deliveries.map((d) => {
     const record = deliveryRecord(d, 0, operator);
@@ -366,6 +351,18 @@ async function replayRecords<Report extends ReportView>(
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
+/** What a scheduled sweep's invocation left: its report, or why there is none (it failed, or never ran). */
+function sweepOutcome<Report extends ReportView>(
+  invocation: AsyncInvocation,
+  operator: Operator<Report>,
+): { report?: Report; failed?: string } {
+  const first = invocation.results[0];
+  if (!first) return { failed: `the invocation did not run (${invocation.status})` };
+  if (!first.ok) return { failed: `${first.error.errorType}: ${first.error.errorMessage}` };
+  const report = operator.readReport(first.payload);
+  return report ? { report } : {};
+}
+
 const snapshot = <Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> =>
   operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
 

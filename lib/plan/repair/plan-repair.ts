@@ -114,7 +114,7 @@ function planReplace(p: PairPlanner, subject: RepairSubject & { readonly drain: 
     group,
     execution: drain.claim.execution,
     ...(drain.claim.outcome !== undefined ? { drainOutcome: drain.claim.outcome } : {}),
-    triggers: [...triggers],
+    triggers,
     reason: `repair: its drain ${drain.claim.execution} ended${drain.claim.outcome !== undefined ? ` (${drain.claim.outcome})` : ''}; ${triggerText(triggers, repair)}: Auto Scaling group ${group} replaces it`,
   });
 }
@@ -151,7 +151,7 @@ function planRepairStart(p: PairPlanner, subject: RepairSubject): void {
     reason,
     cause,
     mode: 'start',
-    triggers: [...triggers],
+    triggers,
     ...(failed ? { failureRecord: formatFailures(counts.backOff.failures) } : {}),
     ...claim,
   });

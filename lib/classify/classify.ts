@@ -3,12 +3,13 @@ import type { ClassifiedPair } from '../model/condition.js';
 import { formatDuration } from '../model/duration.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { LEASE_DURATION_MS } from '../model/kubelet.js';
+import type { BadCondition } from '../model/node-conditions.js';
 import type { InstanceView, NodeView, Observation } from '../model/observation.js';
 import { instanceIdOfNodeName } from '../model/provider-id.js';
 import type { Signal } from '../model/signal.js';
 import type { Settings } from '../contract/settings.js';
 import { isHeartbeatFresh, lastHeartbeat } from './heartbeat.js';
-import { badAgentConditions } from './node-health.js';
+import { badConditions } from './node-health.js';
 import { otherOwnerOfInstance, otherOwnerOfNode } from './other-owner.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 import { claimOf, indexInstances, isStrongLink, type ClaimScope, type NodeClaim } from './pair.js';
@@ -69,7 +70,14 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
   const { observation, now, ctx } = scope;
   const { settings } = ctx;
   const heartbeatAt = lastHeartbeat(node, observation.leases.get(node.name));
-  const base = { node, signals: [] as Signal[], ...(heartbeatAt !== undefined ? { heartbeatAt } : {}) };
+  // Judged once, for every Node: unresponsive-machine below, and a repair's stand-down over the whole cluster.
+  const bad = badConditions(node, heartbeatAt, now, settings.heartbeatGrace);
+  const base = {
+    node,
+    signals: [] as Signal[],
+    ...(heartbeatAt !== undefined ? { heartbeatAt } : {}),
+    ...(bad.length > 0 ? { badConditions: bad } : {}),
+  };
 
   const named = claim.kind === 'ec2' || claim.kind === 'other-region' ? claim.instanceId : undefined;
   const other = otherOwnerOfNode(node, claim, named !== undefined ? scope.byId.get(named) : undefined, settings);
@@ -184,9 +192,10 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
         };
   }
 
-  const ours = owner.kind === 'ours' || isStrongLink(claim);
+  const ownedBy: ClassifiedPair['ownedBy'] =
+    owner.kind === 'ours' ? 'instance' : isStrongLink(claim) ? 'node' : undefined;
   const findings = findSlating(instance, signals, slatingContext(scope));
-  const extras = { ours, ...findingExtras(findings) };
+  const extras = { ours: ownedBy !== undefined, ...(ownedBy ? { ownedBy } : {}), ...findingExtras(findings) };
   if (instance.state === 'stopped') {
     // A stopped machine runs no pods: a lifecycle action of ours (a warm pool's member terminated out of
     // the pool, a stopped member replaced) has nothing to wait for, and is carried to be completed.
@@ -216,36 +225,12 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
     };
   }
 
-  if (!heartbeatFresh) {
-    const age =
-      heartbeatAt === undefined
-        ? 'no heartbeat at all'
-        : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
+  if (bad.length > 0) {
     return {
       ...withInstance,
       ...extras,
       condition: 'unresponsive-machine',
-      reason: `${instanceId} is ${instance.state} but the kubelet is silent (${age})`,
-    };
-  }
-  if (node.ready !== 'True') {
-    return {
-      ...withInstance,
-      ...extras,
-      condition: 'unresponsive-machine',
-      reason: `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}`,
-    };
-  }
-  const agent = badAgentConditions(node);
-  if (agent.length > 0) {
-    const said = agent
-      .map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`)
-      .join(', ');
-    return {
-      ...withInstance,
-      ...extras,
-      condition: 'unresponsive-machine',
-      reason: `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}`,
+      reason: unresponsiveReason(instance, node, bad, heartbeatFresh ? undefined : { heartbeatAt, now }),
     };
   }
   return {
@@ -254,6 +239,34 @@ function classifyNode(node: NodeView, claim: NodeClaim, scope: NodeScope): Class
     condition: 'in-sync',
     reason: `${instanceId} is ${instance.state} and the node is Ready`,
   };
+}
+
+/**
+ * Why a running machine's Node is unhealthy, most telling first: a silent kubelet (`silent`: its heartbeat
+ * is stale), a Ready condition not True, the node monitoring agent's conditions.
+ */
+function unresponsiveReason(
+  instance: InstanceView,
+  node: NodeView,
+  bad: readonly BadCondition[],
+  silent: { readonly heartbeatAt: number | undefined; readonly now: number } | undefined,
+): string {
+  const instanceId = instance.id;
+  if (silent !== undefined) {
+    const { heartbeatAt, now } = silent;
+    const age =
+      heartbeatAt === undefined
+        ? 'no heartbeat at all'
+        : `last heartbeat ${formatDuration(readableAge(now - heartbeatAt))} ago`;
+    return `${instanceId} is ${instance.state} but the kubelet is silent (${age})`;
+  }
+  if (node.ready !== 'True')
+    return `${instanceId} is ${instance.state} but the node's Ready condition is ${node.ready ?? 'missing'}`;
+  const said = bad
+    .filter((c) => c.type !== 'Ready')
+    .map((c) => `${c.type} is ${c.status}${c.since !== undefined ? ` since ${new Date(c.since).toISOString()}` : ''}`)
+    .join(', ');
+  return `${instanceId} is ${instance.state} but the node monitoring agent reports a problem: ${said}`;
 }
 
 /** What judging signals needs: the settings, the clock, and (event path) whose lifecycle actions are ours. */
@@ -329,7 +342,13 @@ function classifyUnclaimedInstance(instance: InstanceView, scope: InstanceScope)
   const { now, ctx } = scope;
   const owner = ownershipOf(instance, ctx);
   const ours = owner.kind === 'ours';
-  const base = { instance, instanceId: instance.id, signals: [] as Signal[], ours };
+  const base = {
+    instance,
+    instanceId: instance.id,
+    signals: [] as Signal[],
+    ours,
+    ...(ours ? { ownedBy: 'instance' as const } : {}),
+  };
   if (instance.state === 'terminated')
     return { ...base, condition: 'gone', reason: `${instance.id} is terminated and has no Node object` };
   const other = otherOwnerOfInstance(instance, ctx.settings);

@@ -1,25 +1,6 @@
-import {
-  isBadCondition,
-  MONITORING_AGENT_CONDITIONS,
-  type ConditionStatus,
-  type RepairCondition,
-} from '../model/node-conditions.js';
+import { isBadCondition, MONITORING_AGENT_CONDITIONS, type BadCondition } from '../model/node-conditions.js';
 import type { NodeView } from '../model/observation.js';
 import { isHeartbeatFresh } from './heartbeat.js';
-
-/** A condition that says the node is unhealthy, and since when (undefined when nothing says). */
-export interface BadCondition {
-  readonly type: RepairCondition;
-  readonly status: ConditionStatus;
-  readonly since?: number;
-  /**
-   * Ready still says True but the heartbeat is stale: inferred here, not judged by the control plane
-   * (the node lifecycle controller times renewals itself, so a kubelet whose clock is behind stays
-   * Ready; a controller that is down marks nothing). It counts as unhealthy for a stand-down, and
-   * is never what starts a repair.
-   */
-  readonly inferred?: true;
-}
 
 /** The node monitoring agent's conditions that report a problem (status False). */
 export function badAgentConditions(node: NodeView): BadCondition[] {

@@ -32,7 +32,7 @@ export interface Permission {
 export const SWEEP_ASG_MUTATIONS = [
   'autoscaling:CompleteLifecycleAction',
   'autoscaling:SetInstanceHealth',
-  // The repair back-off's record on the group (REPAIR_FAILURES_TAG, lib/plan/repair-backoff.ts).
+  // The repair back-off's record on the group (REPAIR_FAILURES_TAG, lib/plan/repair/backoff.ts).
   'autoscaling:CreateOrUpdateTags',
 ] as const;
 

@@ -1,7 +1,7 @@
 // A repair completes when its drain ends (docs/design.md §1b): the drain step that sees the end marks the
 // machine Unhealthy for its Auto Scaling group to replace, instead of leaving it drained and idle
-// until a sweep comes by. The sweep keeps its own path (lib/plan/repair.ts) for a drain whose step
-// could not do it; both go by one rule (lib/plan/repair-drain-end.ts).
+// until a sweep comes by. The sweep keeps its own path (lib/plan/repair/plan-repair.ts) for a drain whose step
+// could not do it; both go by one rule (lib/plan/repair/drain-end.ts).
 import { DRAIN_ANNOTATION, DRAIN_FOR_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
 import type { DrainEnd, DrainWorkflowInput } from '../contract/drain-workflow.js';
 import type { NodeEvent } from '../kube/events.js';
@@ -9,7 +9,7 @@ import type { InstanceId } from '../model/instance-id.js';
 import type { NodeView } from '../model/observation.js';
 import { ec2InstanceIdOf } from '../model/provider-id.js';
 import { badConditions } from '../classify/node-health.js';
-import { repairDrainVerdict } from '../plan/repair-drain-end.js';
+import { repairDrainVerdict } from '../plan/repair/drain-end.js';
 import { REPAIR_EVENT_REASONS } from '../report/notify.js';
 import type { BlockedPod } from '../drain/pod-report.js';
 import { errorText } from '../support/errors.js';

@@ -159,7 +159,7 @@ export interface SkippedAction {
   readonly backOff?: RepairBackOff;
 }
 
-/** A group whose replacements kept failing: repair.maxFailedReplacements of them within repair.failureWindow (lib/plan/repair-backoff.ts). */
+/** A group whose replacements kept failing: repair.maxFailedReplacements of them within repair.failureWindow (lib/plan/repair/backoff.ts). */
 export interface RepairBackOff {
   readonly group: string;
   /** The failed replacements that hold it, the first and the last (epoch ms). */

@@ -1,4 +1,5 @@
 import type { InstanceId } from './instance-id.js';
+import type { BadCondition } from './node-conditions.js';
 import type { InstanceView, NodeView } from './observation.js';
 import type { LifecycleRef, Signal } from './signal.js';
 
@@ -50,6 +51,18 @@ export interface ClassifiedPair {
    * instance marked unhealthy.
    */
   readonly ours?: boolean;
+  /**
+   * What makes the instance this cluster's: its own tags or a configured Auto Scaling group
+   * (`instance`), or only one of its Nodes naming it for certain (`node`). Only the first may have
+   * it terminated (a repair, mark-unhealthy): a Node naming a machine is not enough to replace it.
+   */
+  readonly ownedBy?: 'instance' | 'node';
+  /**
+   * For a pair with a Node: its repair conditions that are bad now (docs/design.md §1b), as classify
+   * judged them (unresponsive-machine is a Node of ours with any); absent when none is. Whatever the
+   * pair's condition: a repair's stand-down counts every unhealthy Node of the cluster.
+   */
+  readonly badConditions?: readonly BadCondition[];
   /** For unknown: the lookup of the instance that failed in this run (a repair's stand-down cannot place its Node in a group). */
   readonly lookupError?: string;
   /** Signals about an earlier life of the machine: reported, not acted on. */

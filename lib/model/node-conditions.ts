@@ -23,6 +23,20 @@ export interface NodeConditionView {
   readonly since?: number;
 }
 
+/** A condition that says the node is unhealthy, and since when (undefined when nothing says). */
+export interface BadCondition {
+  readonly type: RepairCondition;
+  readonly status: ConditionStatus;
+  readonly since?: number;
+  /**
+   * Ready still says True but the heartbeat is stale: inferred here, not judged by the control plane
+   * (the node lifecycle controller times renewals itself, so a kubelet whose clock is behind stays
+   * Ready; a controller that is down marks nothing). It counts as unhealthy for a stand-down, and
+   * is never what starts a repair.
+   */
+  readonly inferred?: true;
+}
+
 export const isRepairCondition = (type: string): type is RepairCondition =>
   (REPAIR_CONDITIONS as readonly string[]).includes(type);
 

@@ -1,13 +1,12 @@
 import { act } from '../act/act.js';
-import { classify } from '../classify/classify.js';
 import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
 import type { Observation } from '../model/observation.js';
 import type { Signal } from '../model/signal.js';
 import { observationFor, observeSignalBatch, observeSignals, type ObserveSignalsOptions } from '../observe/signals.js';
 import { observeSweep } from '../observe/sweep.js';
-import { plan } from '../plan/plan.js';
 import { startNotifying } from '../report/notify.js';
 import { runReport, type RunReport } from '../report/report.js';
+import { decide } from './decide.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface RunOptions {
@@ -32,20 +31,13 @@ async function reconcile(
   const { observation, errors: incomplete, reported = [] } = await observe();
   const observed = performance.now();
 
-  const ctx = {
+  const { pairs, plan: planned } = decide(observation, signals, {
     settings: deps.settings,
     clock: deps.clock,
     clusterName: deps.clusterName,
     region: deps.region,
     ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
-  };
-  const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
     ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
   });
   const decided = performance.now();
 

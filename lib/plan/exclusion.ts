@@ -1,5 +1,6 @@
 import { EXCLUDE_KEY } from '../contract/labels.js';
 import type { ClassifiedPair } from '../model/condition.js';
+import { pass, refuse, type Check } from './check.js';
 
 /** The one value that opts out; `false` opts back in. */
 const EXCLUDED = 'true';
@@ -26,3 +27,7 @@ export function invalidExclusion(pair: ClassifiedPair): string | undefined {
   const said = found.map(([where, value]) => `${where} ${EXCLUDE_KEY}=${JSON.stringify(value)}`).join(' and ');
   return `${said} is not honoured: only "${EXCLUDED}" excludes (set ${EXCLUDE_KEY}=${EXCLUDED} to opt out, or remove it)`;
 }
+
+/** The opt-out as a rail (./check.ts), wherever a list of checks has it: an excluded pair is left alone. */
+export const notExcluded: Check<{ readonly excluded: string | undefined }, 'excluded'> = ({ excluded }) =>
+  excluded ? refuse('excluded', `excluded by ${excluded}`) : pass();

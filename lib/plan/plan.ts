@@ -3,7 +3,6 @@ import type { ClassifiedPair } from '../model/condition.js';
 import type { Signal } from '../model/signal.js';
 import { formatDuration } from '../model/duration.js';
 import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import type { Settings } from '../contract/settings.js';
 import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-workflow.js';
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf, invalidExclusion } from './exclusion.js';
@@ -18,15 +17,10 @@ import {
   type DrainClaim,
 } from './own-cordon.js';
 import { iso, recordedDrain, target, type PlannedActions, type PairPlanner, type PlanContext } from './pair.js';
-import {
-  isCancellableRepair,
-  planRepairRecovery,
-  planUnresponsive,
-  repairRefusal,
-  standDownOf,
-  takeCensus,
-  type Census,
-} from './repair.js';
+import { deleteRefusal } from './delete-checks.js';
+import { takeCensus, type Census } from './repair/census.js';
+import { planRepairRecovery, planUnregistered, planUnresponsive } from './repair/plan-repair.js';
+import { isCancellableRepair } from './repair/record.js';
 
 export type { PlanContext } from './pair.js';
 
@@ -99,8 +93,7 @@ function planPair(
       return;
     case 'stale-object': {
       if (!node) return;
-      const refusal =
-        deleteRefusal(pair, node, now, ctx.settings) ?? (p.excluded ? `excluded by ${p.excluded}` : undefined);
+      const refusal = deleteRefusal({ pair, node, now, settings: ctx.settings, excluded: p.excluded });
       if (refusal) p.skip('delete', refusal);
       else out.actions.push({ kind: 'delete', ...target(node), ...ids, reason: pair.reason });
       return;
@@ -120,24 +113,9 @@ function planPair(
       else out.actions.push({ kind: 'taint-shutdown', ...target(node), instanceId, reason: pair.reason });
       return;
     }
-    case 'unregistered-machine': {
-      p.report();
-      const group = pair.instance?.autoScaling?.group;
-      if (!ctx.settings.markUnregisteredUnhealthy || instanceId === undefined || group === undefined) return;
-      // The same rails as a repair: it has the machine terminated too.
-      const refusal =
-        repairRefusal(p, ctx.ownGroups) ??
-        (census === undefined ? 'only a sweep sees the whole group: not marked from an event' : undefined);
-      if (refusal !== undefined || census === undefined) {
-        p.skip('mark-unhealthy', refusal ?? 'no census');
-        return;
-      }
-      const counts = census.groups.get(group);
-      const held = counts ? standDownOf(census, group, counts, ctx.settings.repair.maxUnhealthyPercent) : undefined;
-      if (held) p.skip('mark-unhealthy', held.reason, { standDown: held.standDown });
-      else out.actions.push({ kind: 'mark-unhealthy', instanceId, group, reason: pair.reason });
+    case 'unregistered-machine':
+      planUnregistered(p, census);
       return;
-    }
     case 'unresponsive-machine':
       planUnresponsive(p, census);
       return;
@@ -513,24 +491,6 @@ function planRecordedRemoval(
       throw new Error(`unhandled drain state ${JSON.stringify(unreachable)}`);
     }
   }
-}
-
-/**
- * The rails a delete must pass even for a stale-object (defence in depth: classify already
- * required most of them). Returns why not, or undefined when the delete may go ahead.
- */
-function deleteRefusal(pair: ClassifiedPair, node: NodeView, now: number, settings: Settings): string | undefined {
-  const state = pair.instance?.state;
-  if (state !== undefined && state !== 'terminated') return `instance is ${state}, not terminated`;
-  if (pair.heartbeatAt !== undefined && now - pair.heartbeatAt <= settings.heartbeatGrace) {
-    return `heartbeat is younger than heartbeatGrace (${formatDuration(settings.heartbeatGrace)})`;
-  }
-  const age = now - node.createdAt;
-  if (age < settings.minNodeAge) return `node is younger than minNodeAge (${formatDuration(settings.minNodeAge)})`;
-  if (state === undefined && age < settings.notFoundGrace) {
-    return `instance unknown to EC2 for less than notFoundGrace (${formatDuration(settings.notFoundGrace)})`;
-  }
-  return undefined;
 }
 
 function applyBreaker(decision: PlannedActions, allowed: number): Omit<Plan, 'dryRun'> {

@@ -494,3 +494,53 @@ describe('classify', () => {
     expect(pair.condition).toBe('unregistered-machine');
   });
 });
+
+// What plan reads from classify instead of judging again (lib/plan/repair/): whose the machine is, and the Node's health.
+describe('classify, for plan to read', () => {
+  it('should say what makes an instance ours: its own tags, or only a Node naming it for certain', () => {
+    const tagged = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }));
+    const named = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1, { tags: {} })] }));
+    const nodeless = classifyOne(anObservation({ instances: [anInstance(1, { launchedAt: NOW - HOUR })] }));
+
+    expect([tagged.ours, tagged.ownedBy]).toEqual([true, 'instance']);
+    expect([named.ours, named.ownedBy]).toEqual([true, 'node']);
+    expect([nodeless.ours, nodeless.ownedBy]).toEqual([true, 'instance']);
+  });
+
+  it('should carry no owner for a machine nothing makes ours', () => {
+    const pair = classifyOne(anObservation({ instances: [anInstance(1, { tags: {}, launchedAt: NOW - HOUR })] }));
+    expect([pair.ours, pair.ownedBy]).toEqual([false, undefined]);
+  });
+
+  it("should judge every Node's health, whatever its pair's condition: a stand-down counts them all", () => {
+    const notReady = {
+      ready: 'Unknown' as const,
+      conditions: { Ready: { status: 'Unknown' as const, since: NOW - HOUR } },
+    };
+    const karpenters = classifyOne(
+      anObservation({ nodes: [aNode(1, { ...notReady, labels: { 'karpenter.sh/nodepool': 'default' } })] }),
+    );
+    const ours = classifyOne(anObservation({ nodes: [aNode(1, notReady)], instances: [anInstance(1)] }));
+    const healthy = classifyOne(anObservation({ nodes: [aNode(1)], instances: [anInstance(1)] }));
+
+    expect(karpenters.condition).toBe('other-owner');
+    expect(karpenters.badConditions).toEqual([{ type: 'Ready', status: 'Unknown', since: NOW - HOUR }]);
+    expect(ours.condition).toBe('unresponsive-machine');
+    expect(ours.badConditions).toEqual(karpenters.badConditions);
+    expect(healthy.condition).toBe('in-sync');
+    expect(healthy.badConditions).toBeUndefined();
+  });
+
+  it('should take a silent kubelet whose Ready still says True for an inferred Ready Unknown', () => {
+    const pair = classifyOne(
+      anObservation({
+        nodes: [aNode(1, { readyHeartbeatAt: NOW - HOUR })],
+        instances: [anInstance(1)],
+        leases: [staleLease(1)],
+      }),
+    );
+    expect(pair.condition).toBe('unresponsive-machine');
+    expect(pair.reason).toMatch(/kubelet is silent/);
+    expect(pair.badConditions).toEqual([{ type: 'Ready', status: 'Unknown', inferred: true, since: NOW - HOUR }]);
+  });
+});

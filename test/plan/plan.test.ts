@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action, Plan } from '../../lib/model/action.js';
 import type { Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
-import { plan } from '../../lib/plan/plan.js';
 import type { Settings } from '../../lib/contract/settings.js';
 import {
   aNode,
@@ -20,13 +19,12 @@ import {
 } from '../support/world.js';
 
 function planFor(observation: Observation, signals: Signal[] = [], over: Partial<Settings> = {}): Plan {
-  const ctx = { settings: settings(over), clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  return plan(classify(observation, signals, ctx), {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
-  });
+  return decide(observation, signals, {
+    settings: settings(over),
+    clock: clockAt(),
+    clusterName: CLUSTER,
+    region: REGION,
+  }).plan;
 }
 const kinds = (p: Plan): Action['kind'][] => p.actions.map((a) => a.kind);
 const stale = (n: number, over: Parameters<typeof aNode>[1] = {}) =>

@@ -1,4 +1,4 @@
-// The repair back-off's record and rule (lib/plan/repair-backoff.ts): what the group's tag holds, when
+// The repair back-off's record and rule (lib/plan/repair/backoff.ts): what the group's tag holds, when
 // the back-off holds, and what ends it.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type RepairSettings } from '../../lib/contract/settings.js';
@@ -8,7 +8,7 @@ import {
   isFailedReplacement,
   parseFailures,
   withFailure,
-} from '../../lib/plan/repair-backoff.js';
+} from '../../lib/plan/repair/backoff.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

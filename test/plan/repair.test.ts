@@ -2,11 +2,10 @@
 // stand-down, at most maxParallel in flight per group, the replace step after the repair drain, and
 // the cancel when the node recovers.
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action, Plan } from '../../lib/model/action.js';
 import type { InstanceView, NodeView, Observation } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
-import { plan } from '../../lib/plan/plan.js';
 import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '../../lib/contract/settings.js';
 import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
 import {
@@ -41,12 +40,7 @@ function planFor(observation: Observation, over: Over = {}): Plan {
     region: REGION,
     ...(over.ownGroups ? { ownGroups: over.ownGroups } : {}),
   };
-  return plan(classify(observation, over.signals ?? [], ctx), {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
-  });
+  return decide(observation, over.signals ?? [], ctx).plan;
 }
 
 /** A member of Auto Scaling group `group`. */

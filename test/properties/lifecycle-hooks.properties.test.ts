@@ -5,12 +5,11 @@
 // (ourTerminateHook, as the sweep's enrichment and the event path's lookup apply it), classify and plan.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '../../lib/model/action.js';
 import type { InstanceView } from '../../lib/model/observation.js';
 import type { Signal } from '../../lib/model/signal.js';
 import { ourTerminateHook, type TerminateHookChoice } from '../../lib/model/terminate-hook.js';
-import { plan } from '../../lib/plan/plan.js';
 import { worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, REGION } from '../support/world.js';
 
@@ -87,15 +86,8 @@ const hookWorldArb: fc.Arbitrary<HookWorld> = fc
     };
   });
 
-function decide({ observation, signals, settings }: World) {
-  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  const pairs = classify(observation, signals, ctx);
-  return plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
-  });
+function decideWorld({ observation, signals, settings }: World) {
+  return decide(observation, signals, { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION }).plan;
 }
 
 /** The lifecycle actions a plan completes: at once, or through the drain it starts or joins. */
@@ -119,7 +111,7 @@ describe('lifecycle hooks (fast-check, issue #27)', () => {
     let completions = 0;
     fc.assert(
       fc.property(hookWorldArb, (world) => {
-        for (const { group, hook } of completedBy(decide(world).actions)) {
+        for (const { group, hook } of completedBy(decideWorld(world).actions)) {
           completions += 1;
           expect(isOurs(world, group, hook), `${group}/${hook}`).toBe(true);
           // When in doubt (the group's hooks could not be read), nothing is completed.

@@ -1,24 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '../../lib/model/action.js';
 import type { InstanceView, NodeView } from '../../lib/model/observation.js';
-import { plan } from '../../lib/plan/plan.js';
 import { worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, REGION } from '../support/world.js';
 
 // At least 10,000 generated worlds per run (issue #27).
 const RUNS = { numRuns: 10_000 };
 
-function decide({ observation, signals, settings }: World): readonly Action[] {
-  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  const pairs = classify(observation, signals, ctx);
-  return plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
-  }).actions;
+function decideWorld({ observation, signals, settings }: World): readonly Action[] {
+  return decide(observation, signals, { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION }).plan
+    .actions;
 }
 
 // The oracle reads ownership with its own plain rules (docs/design.md §1c), never through classify's helpers.
@@ -71,7 +64,7 @@ describe('other owners stand first (docs/design.md §1c, fast-check)', () => {
               .map((i) => i.id),
           ].filter((id) => id !== undefined),
         );
-        for (const action of decide(world)) {
+        for (const action of decideWorld(world)) {
           const target = touches(action);
           if (!target) continue;
           expect(target.node === undefined || !theirNodes.has(target.node), `${action.kind} on ${target.node}`).toBe(
@@ -96,7 +89,7 @@ describe('other owners stand first (docs/design.md §1c, fast-check)', () => {
       const others = world.observation.nodes.filter((n) => isOthers(world, n));
       if (others.length === 0) continue;
       withOthers += 1;
-      const actions = decide(world);
+      const actions = decideWorld(world);
       if (actions.some((a) => touches(a) !== undefined)) actedBeside += 1;
       if (
         world.settings.includeKarpenterNodes &&

@@ -1,26 +1,23 @@
 import fc from 'fast-check';
 import { otherCordonWriters } from '../../lib/kube/node-writes.js';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '../../lib/model/action.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
 import type { InstanceView, NodeView } from '../../lib/model/observation.js';
 import { deletionAllowance } from '../../lib/plan/breaker.js';
-import { plan } from '../../lib/plan/plan.js';
 import { recordStatus, worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
 
 // Each property checks at least 10,000 generated worlds per run.
 const RUNS = { numRuns: 10_000 };
 
-function decide({ observation, signals, settings }: World) {
-  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+function decideWorld({ observation, signals, settings }: World) {
+  const { pairs, plan: planned } = decide(observation, signals, {
+    settings,
+    clock: clockAt(),
+    clusterName: CLUSTER,
+    region: REGION,
   });
   return { pairs, planned };
 }
@@ -141,7 +138,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never plan a delete for a machine that is pending, running, stopping, stopped or shutting-down', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'delete') continue;
           const node = nodeOf(world, action);
           // A node with a providerID names its machine by it; only a node without one goes by its DNS name.
@@ -160,7 +157,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never plan a delete for a node with a fresh (or future) Lease or Ready heartbeat', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'delete') continue;
           const node = nodeOf(world, action);
           const lease = world.observation.leases.get(action.node)?.renewTime;
@@ -178,7 +175,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never plan more deletions than the circuit breaker allows', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        const deletes = decide(world).planned.actions.filter((a) => a.kind === 'delete').length;
+        const deletes = decideWorld(world).planned.actions.filter((a) => a.kind === 'delete').length;
         expect(deletes).toBeLessThanOrEqual(world.settings.maxDeletions);
         expect(deletes).toBeLessThanOrEqual(deletionAllowance(world.settings, world.observation.clusterNodeCount));
       }),
@@ -189,7 +186,7 @@ describe('plan invariants (fast-check)', () => {
   it("should never uncordon a node that does not carry the reconciler's own cordon annotation, nor one whose cordon someone else wrote (an operator's, via the CLI or not, stays)", () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'uncordon-own') continue;
           const node = nodeOf(world, action);
           expect(node?.annotations['ec2-node-reconciler/cordoned-by']).toBe('ec2-node-reconciler');
@@ -205,11 +202,11 @@ describe('plan invariants (fast-check)', () => {
   it('should classify every pair into exactly one condition, deterministically', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        const first = decide(world);
+        const first = decideWorld(world);
         const nodePairs = first.pairs.filter((p) => p.node !== undefined);
         expect(nodePairs.map((p) => p.node?.name)).toEqual(world.observation.nodes.map((n) => n.name));
         for (const pair of first.pairs) expect(CONDITIONS).toContain(pair.condition);
-        expect(decide(world)).toEqual(first);
+        expect(decideWorld(world)).toEqual(first);
       }),
       RUNS,
     );
@@ -218,7 +215,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never touch a node excluded by label', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           // A report and a lifecycle completion name the Node only to tell it (an Event): neither touches it.
           if (!('node' in action) || action.node === undefined) continue;
           if (action.kind === 'report' || action.kind === 'complete-lifecycle') continue;
@@ -232,7 +229,7 @@ describe('plan invariants (fast-check)', () => {
   it('(a) should never cordon, drain or complete a lifecycle action without a non-stale removal or maintenance signal (or state) for an instance of this cluster', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'cordon' && action.kind !== 'drain' && action.kind !== 'complete-lifecycle') continue;
           // A repair's cordon goes with its repair drain, which test/properties/repair.properties.test.ts judges.
           if (action.kind === 'cordon' && action.claim?.for === 'repair') continue;
@@ -253,7 +250,7 @@ describe('plan invariants (fast-check)', () => {
   it('(b) should never mark an instance unhealthy that any node links to', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'mark-unhealthy') continue;
           const instance = instanceOf(world, action.instanceId);
           expect(instance !== undefined && anyNodeLinks(world, instance)).toBe(false);
@@ -275,7 +272,7 @@ describe('plan invariants (fast-check)', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
         const failed = world.observation.lookupErrors;
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind === 'report') continue;
           const node = nodeOf(world, action);
           const named = node ? namedBy(node)?.id : undefined;
@@ -295,7 +292,7 @@ describe('plan invariants (fast-check)', () => {
   it('(d) should never delete a node whose providerID is in another region', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'delete') continue;
           const zone = /^aws:\/\/\/([^/]+)\//.exec(nodeOf(world, action)?.providerID ?? '')?.[1];
           expect(inRegion(zone), `deleted ${action.node} in zone ${zone ?? ''}`).toBe(true);
@@ -308,7 +305,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never start a second drain for a removal whose drain runs (or is starting), or ran', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'drain' || action.mode !== 'start') continue;
           const node = nodeOf(world, action);
           const annotations = node?.annotations ?? {};
@@ -338,7 +335,7 @@ describe('plan invariants (fast-check)', () => {
   it('should never complete a lifecycle action the operator took over by uncordoning the node during its drain', () => {
     fc.assert(
       fc.property(worldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'complete-lifecycle') continue;
           // The Node that names it in this region: one naming it in another region's zone is not its Node.
           const node = world.observation.nodes.find((n) => {
@@ -358,7 +355,7 @@ describe('plan invariants (fast-check)', () => {
 describe('the world generator', () => {
   it('should produce worlds where deletes, uncordons, drains, breaker trips, joins, stale signals and refusals all happen (the properties are not vacuous)', () => {
     const worlds = fc.sample(worldArb, { numRuns: 3_000, seed: 42 });
-    const decided = worlds.map((w) => ({ world: w, ...decide(w) }));
+    const decided = worlds.map((w) => ({ world: w, ...decideWorld(w) }));
     const share = (test: (d: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
     const has = (kind: Action['kind']) => (d: (typeof decided)[number]) =>
       d.planned.actions.some((a) => a.kind === kind);

@@ -14,12 +14,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { act } from '../../lib/act/act.js';
-import { classify } from '../../lib/classify/classify.js';
+import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '../../lib/model/action.js';
 import { isInstanceId } from '../../lib/model/instance-id.js';
 import type { InstanceView, NodeView } from '../../lib/model/observation.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
-import { plan } from '../../lib/plan/plan.js';
 import { groupWorldArb, recordStatus, worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
 import { isWarmPoolState } from '../../lib/model/lifecycle-states.js';
@@ -31,14 +30,12 @@ const repairWorldArb: fc.Arbitrary<World> = fc.oneof(
   { weight: 3, arbitrary: groupWorldArb },
 );
 
-function decide({ observation, signals, settings }: World) {
-  const ctx = { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION };
-  const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+function decideWorld({ observation, signals, settings }: World) {
+  const { pairs, plan: planned } = decide(observation, signals, {
+    settings,
+    clock: clockAt(),
+    clusterName: CLUSTER,
+    region: REGION,
   });
   return { pairs, planned };
 }
@@ -161,7 +158,7 @@ describe('repair invariants (fast-check)', () => {
   it('should never have more than repair.maxParallel repairs in flight per group, counting the drains running there', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        const { planned } = decide(world);
+        const { planned } = decideWorld(world);
         for (const group of groupsOf(world)) {
           const ids = new Set<string>(membersOf(world, group).map((i) => i.id));
           const busy = new Set(
@@ -195,7 +192,7 @@ describe('repair invariants (fast-check)', () => {
             badSince(world, n).length > 0
           );
         });
-        const planned = repairsOf(decide(world).planned.actions);
+        const planned = repairsOf(decideWorld(world).planned.actions);
         if (unlocated.length > 0)
           expect(
             planned.map((r) => `${r.step} ${r.node}`),
@@ -218,7 +215,7 @@ describe('repair invariants (fast-check)', () => {
   it('should never repair before a condition has been bad for its repair.after', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        for (const repair of repairsOf(decide(world).planned.actions)) {
+        for (const repair of repairsOf(decideWorld(world).planned.actions)) {
           const node = world.observation.nodes.find((n) => n.name === repair.node);
           expect(node).toBeDefined();
           if (!node) continue;
@@ -236,7 +233,7 @@ describe('repair invariants (fast-check)', () => {
   it('should never repair a pair that is not unresponsive-machine in the run, nor a machine that is not running, InService, ours, included and fully looked up', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        const { pairs, planned } = decide(world);
+        const { pairs, planned } = decideWorld(world);
         for (const repair of repairsOf(planned.actions)) {
           const what = `${repair.step} of ${repair.node}`;
           expect(world.settings.repair.enabled, what).toBe(true);
@@ -272,7 +269,7 @@ describe('repair invariants (fast-check)', () => {
   it('should replace a machine only once its own repair drain has ended, and cancel a repair only for a node that recovered', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        for (const action of decide(world).planned.actions) {
+        for (const action of decideWorld(world).planned.actions) {
           if (action.kind !== 'repair' || action.step === 'drain') continue;
           const node = world.observation.nodes.find((n) => n.name === action.node);
           expect(node, `${action.step} of ${action.node}`).toBeDefined();
@@ -314,8 +311,8 @@ describe('repair invariants (fast-check)', () => {
   it('should plan the same repairs under dryRun, and carry none of them out', async () => {
     await fc.assert(
       fc.asyncProperty(repairWorldArb, async (world) => {
-        const live = decide({ ...world, settings: { ...world.settings, dryRun: false } }).planned;
-        const dry = decide({ ...world, settings: { ...world.settings, dryRun: true } }).planned;
+        const live = decideWorld({ ...world, settings: { ...world.settings, dryRun: false } }).planned;
+        const dry = decideWorld({ ...world, settings: { ...world.settings, dryRun: true } }).planned;
         expect(dry.dryRun).toBe(true);
         expect(dry.actions).toEqual(live.actions);
         expect(dry.skipped).toEqual(live.skipped);
@@ -332,7 +329,7 @@ describe('repair invariants (fast-check)', () => {
   it('should never start a repair drain on a node where a drain runs, and never without its cordon or on a cordoned node', () => {
     fc.assert(
       fc.property(repairWorldArb, (world) => {
-        const { actions } = decide(world).planned;
+        const { actions } = decideWorld(world).planned;
         for (const [index, action] of actions.entries()) {
           if (action.kind !== 'repair' || action.step !== 'drain') continue;
           const node = world.observation.nodes.find((n) => n.name === action.node);
@@ -363,7 +360,7 @@ describe('repair invariants (fast-check)', () => {
 describe('the world generator, for repair', () => {
   it('should produce worlds where repairs start, replace, cancel, stand down, wait their turn and wait for repair.after (the properties are not vacuous)', () => {
     const worlds = fc.sample(repairWorldArb, { numRuns: 5_000, seed: 19 });
-    const decided = worlds.map((w) => decide(w).planned);
+    const decided = worlds.map((w) => decideWorld(w).planned);
     const share = (test: (p: (typeof decided)[number]) => boolean) => decided.filter(test).length / decided.length;
     const step = (s: Repair['step']) => (p: (typeof decided)[number]) =>
       p.actions.some((a) => a.kind === 'repair' && a.step === s);

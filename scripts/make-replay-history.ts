@@ -46,6 +46,12 @@ export interface ReplayHistoryOptions {
   readonly from?: string;
   /** @default 29 */
   readonly seed?: number;
+  /**
+   * Each kind of episode at least once, however few node-days the options give (a test's small world
+   * over a few days would otherwise round the rare kinds, a spot interruption or a decommission, to
+   * none). @default false
+   */
+  readonly everyEpisode?: boolean;
 }
 
 /** Events per node and month of each kind (see the header). */
@@ -197,7 +203,8 @@ export function replayHistory(options: ReplayHistoryOptions): Record<string, unk
     `arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:00000000-0000-4000-8000-000000000000:autoScalingGroupName/${group}`;
 
   // Every episode at its time, then machines handed out in time order: a machine gone is never named again.
-  const count = (kind: Kind) => Math.round((RATES[kind] * options.nodes * days) / 30);
+  const count = (kind: Kind) =>
+    Math.max(options.everyEpisode === true ? 1 : 0, Math.round((RATES[kind] * options.nodes * days) / 30));
   const episodes: { at: number; kind: Kind }[] = [];
   for (const kind of Object.keys(RATES) as Kind[])
     for (let n = 0; n < count(kind); n++) episodes.push({ at: from + Math.floor(rand() * span), kind });

@@ -294,11 +294,19 @@ ${CONNECTION_HELP}`,
 
 const snapshotCommand: Command = {
   summary: 'write the live cluster and account as a scenario file the sandbox runs (read-only)',
-  usage: 'snapshot -o FILE [--anonymize] [connection]',
-  options: { output: { type: 'string', short: 'o' }, anonymize: { type: 'boolean' }, ...CONNECTION },
+  usage: 'snapshot -o FILE [--anonymize [--history EVENTS --history-out FILE]] [connection]',
+  options: {
+    output: { type: 'string', short: 'o' },
+    anonymize: { type: 'boolean' },
+    history: { type: 'string' },
+    'history-out': { type: 'string' },
+    ...CONNECTION,
+  },
   help: `  -o, --output FILE     the scenario file to write (- for stdout); written whole or not at all
   --anonymize           rename the cluster, the account, instance ids, DNS names, Nodes, groups,
                         namespaces, pods, owners, PDBs, label and tag values, consistently (docs/snapshot.md)
+  --history EVENTS      with --anonymize: a history for simulate --replay (a file or directory, docs/what-if.md),
+  --history-out FILE    written to FILE renamed with the snapshot's names, one event a line, so the two replay together
 Reads, never writes: Nodes, Leases (kube-node-lease), pods, DaemonSets and PodDisruptionBudgets (get/list)
 with the kubeconfig; DescribeInstances, DescribeInstanceStatus, DescribeAutoScalingGroups,
 DescribeLifecycleHooks and sts:GetCallerIdentity with the AWS credentials. Pods are reduced to what a

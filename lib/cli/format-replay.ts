@@ -33,6 +33,15 @@ export function actionCounts(sim: Simulation): ActionCounts {
   return countActions([...reportsOf(sim), { actions: completions }]);
 }
 
+/** The counts as `simulate -o json` gives them: node → action → times taken, both in name order. */
+export function actionCountsJson(counts: ActionCounts): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([node, perNode]) => [node, Object.fromEntries([...perNode].sort(([a], [b]) => a.localeCompare(b)))]),
+  );
+}
+
 /** Actions taken, by label, over every node. */
 export function actionTotals(counts: ActionCounts): Map<string, number> {
   const totals = new Map<string, number>();

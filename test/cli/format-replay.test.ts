@@ -2,7 +2,7 @@
 // and the lifecycle actions its drain workflows completed, which no run report lists.
 import { describe, expect, it } from 'vitest';
 import type { DrainRecord, Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { actionCounts } from '../../lib/cli/format-replay.js';
+import { actionCounts, actionCountsJson } from '../../lib/cli/format-replay.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 
@@ -64,5 +64,22 @@ describe('actionCounts', () => {
     expect(Object.fromEntries([...counts].map(([node, m]) => [node, Object.fromEntries(m)]))).toEqual({
       n1: { drain: 1, 'complete-lifecycle CONTINUE': 1 },
     });
+  });
+});
+
+describe('actionCountsJson', () => {
+  it('should give each node’s counts by action, nodes and actions in name order (simulate -o json’s actions)', () => {
+    const counts = new Map([
+      ['n2', new Map([['drain', 1]])],
+      [
+        'n1',
+        new Map([
+          ['uncordon', 1],
+          ['cordon', 2],
+        ]),
+      ],
+    ]);
+    const json = actionCountsJson(counts);
+    expect(JSON.stringify(json)).toBe('{"n1":{"cordon":2,"uncordon":1},"n2":{"drain":1}}');
   });
 });

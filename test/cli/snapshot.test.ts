@@ -4,7 +4,7 @@
 // snapshot says, the new world's own snapshot against the first (a fixed point), and the sweep's
 // dry-run report on each. `--anonymize` is held to the same reports, with no original name left.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -285,5 +285,22 @@ describe('snapshot of a served sandbox, by the real binary', () => {
     const result = await cli(['snapshot', ...connection(servedTarget())], served.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('snapshot -o FILE');
+  });
+
+  it('should refuse --history without --history-out, or without --anonymize, before reading anything', async () => {
+    const file = join(dir, 'refused.yaml');
+    const refusals = [
+      [['--anonymize', '--history', 'h.jsonl'], '--history EVENTS goes with --history-out FILE'],
+      [
+        ['--history', 'h.jsonl', '--history-out', 'out.jsonl'],
+        '--history renames a history as --anonymize renames the world',
+      ],
+    ] as const;
+    for (const [flags, message] of refusals) {
+      const result = await cli(['snapshot', '-o', file, ...flags, ...connection(servedTarget())], served.env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+    expect(existsSync(file)).toBe(false);
   });
 });

@@ -13,7 +13,7 @@ import type { Settings } from '../../contract/settings.js';
 import { addsDestructive, DESTRUCTIVE_ACTIONS, diffActions } from '../../report/policy-diff.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
-import { actionCounts, actionTotals, cutNote, formatPolicyDiff, runLine } from '../format-replay.js';
+import { actionCounts, actionCountsJson, actionTotals, cutNote, formatPolicyDiff, runLine } from '../format-replay.js';
 import { formatSimulation } from '../format-simulation.js';
 import { readSettingsFile } from '../settings-file.js';
 import { cliOperator } from '../simulation-operator.js';
@@ -114,7 +114,13 @@ export const runSimulate: CommandRun = async (v, [file, extra]) => {
             ].join('\n')
         : `${simulation.name}: no expectations`,
     );
-  } else out(mode === 'json' ? JSON.stringify(simulation, null, 2) : formatSimulation(simulation, tableStyle(mode)));
+  } else
+    out(
+      mode === 'json'
+        ? // With what it did per node, as `--compare` counts it: a run's actions, read without the records.
+          JSON.stringify({ ...simulation, actions: actionCountsJson(actionCounts(simulation)) }, null, 2)
+        : formatSimulation(simulation, tableStyle(mode)),
+    );
   const code = simulation.expectations && simulation.expectations.failures.length > 0 ? EXIT.findings : EXIT.ok;
   if (!serve) return code;
   const kubeconfig = join(tmpdir(), `ec2-node-reconciler-${process.pid}.kubeconfig`);

@@ -4,7 +4,7 @@ import { checkOffsetMs, drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';
-import { lifecycleCompletedEvent } from '../report/notify.js';
+import { lifecycleCompletedEvent } from '../drain/lifecycle-completed-event.js';
 import { completeRepair, type RepairCompletion, type RepairCompletionDeps } from './repair-completion.js';
 import {
   DrainNoticeSchema,

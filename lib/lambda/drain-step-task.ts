@@ -1,6 +1,7 @@
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { asStepFailure, DrainStepPermanentError } from '../drain/step-failure.js';
-import { checkOffsetMs, drainStep, type DrainDeps } from '../drain/step.js';
+import { checkOffsetMs } from '../drain/next-check.js';
+import { drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';

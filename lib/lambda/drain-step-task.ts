@@ -64,7 +64,7 @@ export async function runDrainStepTask(
     }
   }
   // A storm starts a batch's drains together: the first step of each looks at its own offset
-  // within a second (as its later looks do, step.ts), so they do not reach the API server in one burst.
+  // within a second (as its later looks do, next-check.ts), so they do not reach the API server in one burst.
   if (state === undefined) await deps.sleep(checkOffsetMs(input.node));
   // The heartbeat's time comes out of the step's budget.
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);

@@ -216,6 +216,43 @@ function fireSchedule(
   );
 }
 
+/** Where the operator (the product's CLI, with the admin's kubeconfig) reaches the world, on the virtual clock, and as whom. */
+function operatorAccessFor(world: {
+  readonly scenario: Scenario;
+  readonly settings: Settings;
+  readonly clock: VirtualClock;
+  readonly driver: WorldDriver;
+  readonly aws: AwsEmulator;
+  readonly kube: KubeEmulator;
+  readonly deployment: Deployment;
+  readonly sessions: RoleSessions;
+  readonly functions: DeployedFunctions;
+  readonly options: SandboxOptions;
+}): (settings?: Settings) => OperatorAccess {
+  const { clock, driver, aws, kube, deployment } = world;
+  const { name: clusterName, region, accountId } = world.scenario.cluster;
+  const sweepCredentials = world.sessions.of(
+    deployment.functions.find((fn) => fn.name === world.functions.sweep)?.roleArn ?? '',
+    OPERATOR_SESSION,
+  );
+  const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
+  return (override) => ({
+    clock,
+    sleep,
+    clusterName,
+    region,
+    accountId,
+    settings: override ?? world.settings,
+    drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '',
+    kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
+    aws: {
+      endpoint: aws.endpoint,
+      credentials: world.options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
+    },
+    operatorAws: { endpoint: aws.endpoint, credentials: DEFAULT_CREDENTIALS },
+  });
+}
+
 export async function startSandbox(scenario: Scenario, options: SandboxOptions = {}): Promise<Sandbox> {
   // Whole seconds, as Kubernetes timestamps are: ages stay exact after a round trip.
   const start = Math.floor((scenario.start ? Date.parse(scenario.start) : Date.now()) / 1000) * 1000;
@@ -284,11 +321,6 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     throw error;
   }
   const { queue, poller, functions, schedule } = path;
-  const sweepCredentials = sessions.of(
-    deployment.functions.find((fn) => fn.name === functions.sweep)?.roleArn ?? '',
-    OPERATOR_SESSION,
-  );
-  const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
   describeDeployment({ aws, lambda, clock, start }, deployment, queue);
   const putEvent = eventRouter(aws, queue, clock);
   // Tags set through the API (an operator's `decommission`) are announced as the account would.
@@ -313,20 +345,17 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     putEvent,
     serviceDenials: calls.denials,
     scheduledSweep: () => fireSchedule({ lambda, calls, clock }, schedule, invokeFault),
-    operatorAccess: (override) => ({
+    operatorAccess: operatorAccessFor({
+      scenario,
+      settings,
       clock,
-      sleep,
-      clusterName,
-      region,
-      accountId,
-      settings: override ?? settings,
-      drainStateMachineArn: deployment.stateMachines[0]?.arn ?? '',
-      kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
-      aws: {
-        endpoint: aws.endpoint,
-        credentials: options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
-      },
-      operatorAws: { endpoint: aws.endpoint, credentials: DEFAULT_CREDENTIALS },
+      driver,
+      aws,
+      kube,
+      deployment,
+      sessions,
+      functions,
+      options,
     }),
     close: async () => {
       await Promise.all([lambda.close(), closeWorlds()]);

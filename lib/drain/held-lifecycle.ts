@@ -9,8 +9,8 @@ import { completeLifecycleCommand, leavesLifecycleOpen, type LifecycleRef } from
 import type { NodeEventRecorder } from '../kube/events.js';
 import type { Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
-import { lifecycleCompletedEvent } from '../report/notify.js';
 import { errorText } from '../support/errors.js';
+import { lifecycleCompletedEvent } from './lifecycle-completed-event.js';
 
 /**
  * How often the deployed workflow records a lifecycle heartbeat by default (the construct's

@@ -1,7 +1,6 @@
 import { httpStatus, KubeApiError, kubePath, type KubeClient } from '../kube/client.js';
 import { epochOf } from '../kube/node-view.js';
 import { NodeClient } from '../kube/nodes.js';
-import { ApiStatusError } from '../kube/node-writes.js';
 import { IgnoredAnswer, listOf, PodSchema, type KubePod, type KubeStatus } from '../kube/schemas.js';
 import {
   MIRROR_POD_ANNOTATION,
@@ -52,9 +51,9 @@ function removalOutcome(error: unknown, pod: PodRef, action: string): RemovalOut
   }
 }
 
+/** A refusal goes on as the KubeApiError it is (its method and path name the read); any other failure is named. */
 function rethrow(error: unknown, action: string): never {
-  if (error instanceof KubeApiError)
-    throw new ApiStatusError(error.status, `${action}: ${error.details.message ?? error.message}`, { cause: error });
+  if (error instanceof KubeApiError) throw error;
   throw new Error(action, { cause: error });
 }
 

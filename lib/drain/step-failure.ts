@@ -2,8 +2,7 @@
 // (the API server restarting, throttled, timed out, a reset connection) is retried with capped
 // backoff until the drain's deadline, and only then does the drain end; a permanent one (the request
 // itself is refused: validation, forbidden) ends the drain at once, since no retry changes it.
-import { KubeApiError } from '../kube/client.js';
-import { ApiStatusError } from '../kube/node-writes.js';
+import { httpStatus } from '../kube/client.js';
 
 /**
  * The error name a permanent failure carries out of the drain-step function: Step Functions reports it
@@ -43,7 +42,7 @@ function* causeChain(error: unknown): Generator<unknown> {
 export function stepFailureKind(error: unknown): StepFailureKind {
   for (const e of causeChain(error)) {
     if (e instanceof DrainStepPermanentError) return 'permanent';
-    const status = e instanceof KubeApiError || e instanceof ApiStatusError ? e.status : undefined;
+    const status = httpStatus(e);
     if (status !== undefined && PERMANENT_STATUSES.has(status)) return 'permanent';
   }
   return 'transient';

@@ -56,37 +56,23 @@ export interface NodePatch {
 export interface NodeWriteApi {
   /** The node, or undefined when it does not exist. */
   getNode(name: string): Promise<NodeWriteView | undefined>;
-  /** Throws an error carrying the HTTP status (ApiStatusError or KubeApiError) when the server refuses. */
+  /** Throws a KubeApiError (the HTTP status and the server's Status) when the server refuses. */
   patchNode(name: string, patch: NodePatch): Promise<NodeWriteView>;
 }
 
 export interface NodeDeleteApi {
-  /** DELETE with the preconditions; throws an error carrying the HTTP status when the server refuses. */
+  /** DELETE with the preconditions; throws a KubeApiError when the server refuses. */
   deleteNode(name: string, preconditions: { readonly uid: string; readonly resourceVersion: string }): Promise<void>;
 }
 
-/** An HTTP error answer from the API server, as the drain's adapter and the in-memory fakes throw it. */
-export class ApiStatusError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'ApiStatusError';
-  }
-}
-
-const statusOf = (error: unknown): number | undefined =>
-  error instanceof ApiStatusError ? error.status : httpStatus(error);
-export const isConflict = (error: unknown): boolean => statusOf(error) === 409;
-export const isNotFound = (error: unknown): boolean => statusOf(error) === 404;
+export const isConflict = (error: unknown): boolean => httpStatus(error) === 409;
+export const isNotFound = (error: unknown): boolean => httpStatus(error) === 404;
 /**
  * A write the server may not have served (5xx, 429) or whose answer never came (a reset, a timeout):
  * whether it applied is unknown, so it is decided again on a fresh read, never sent again blind.
  */
 const isTransientWriteFailure = (error: unknown): boolean => {
-  const status = statusOf(error);
+  const status = httpStatus(error);
   if (status !== undefined) return status === 429 || (status >= 500 && status <= 504);
   return error instanceof KubeTransportError && error.transient;
 };
@@ -495,7 +481,7 @@ export async function deleteNode(api: NodeDeleteApi, target: NodeTarget): Promis
     return { kind: 'done' };
   } catch (error) {
     if (isNotFound(error)) return { kind: 'moot', reason: MISSING_REASON['not-found'] };
-    const message = error instanceof ApiStatusError ? error.message : statusMessage(error);
+    const message = statusMessage(error);
     if (isConflict(error)) return { kind: 'moot', reason: `node changed since it was observed: ${message}` };
     throw error;
   }

@@ -1,10 +1,11 @@
 import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { asStepFailure, DrainStepPermanentError } from '../drain/step-failure.js';
-import { checkOffsetMs, drainStep, type DrainDeps } from '../drain/step.js';
+import { checkOffsetMs } from '../drain/next-check.js';
+import { drainStep, type DrainDeps } from '../drain/step.js';
 import type { InstanceId } from '../model/instance-id.js';
 import { describeIssues } from '../model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';
-import { lifecycleCompletedEvent } from '../report/notify.js';
+import { lifecycleCompletedEvent } from '../drain/lifecycle-completed-event.js';
 import { completeRepair, type RepairCompletion, type RepairCompletionDeps } from './repair-completion.js';
 import {
   DrainNoticeSchema,
@@ -63,7 +64,7 @@ export async function runDrainStepTask(
     }
   }
   // A storm starts a batch's drains together: the first step of each looks at its own offset
-  // within a second (as its later looks do, step.ts), so they do not reach the API server in one burst.
+  // within a second (as its later looks do, next-check.ts), so they do not reach the API server in one burst.
   if (state === undefined) await deps.sleep(checkOffsetMs(input.node));
   // The heartbeat's time comes out of the step's budget.
   const budgetMs = remainingMs - STEP_MARGIN_MS - (deps.clock.now() - started);

@@ -10,7 +10,7 @@ import { countAwsRequests } from '../aws/count-requests.js';
 import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
-import { TerminateHookCache } from '../observe/terminate-hooks.js';
+import { TerminateHookCache } from '../observe/terminate-hook-cache.js';
 import type { Settings } from '../contract/settings.js';
 import { KUBE_SEATS } from '../contract/api-budgets.js';
 import type { FunctionConfig } from './config.js';

@@ -6,7 +6,7 @@ import type { LeaseClient } from '../kube/leases.js';
 import type { NodeClient } from '../kube/nodes.js';
 import type { Clock } from '../model/clock.js';
 import type { Settings } from '../contract/settings.js';
-import type { TerminateHookCache } from './terminate-hooks.js';
+import type { TerminateHookCache } from './terminate-hook-cache.js';
 
 /** What observing needs: reads only, the slice of each adapter it calls. */
 export interface ObserveDeps {

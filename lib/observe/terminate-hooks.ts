@@ -1,41 +1,6 @@
-import type { Clock } from '../model/clock.js';
 import { ourTerminateHook, type TerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
-
-/**
- * How long a warm container trusts what it read of a group's terminate hooks. Hooks change at deploy
- * time, not between two lifecycle actions; a scale-in of a hundred machines costs one
- * DescribeLifecycleHooks a minute instead of one per batch.
- */
-export const TERMINATE_HOOKS_TTL_MS = 60_000;
-
-/** The terminate hooks of each group a warm container read lately (pass the same cache to each invocation). */
-export class TerminateHookCache {
-  private readonly entries = new Map<
-    string,
-    { readonly at: number; readonly hooks: Promise<readonly TerminateHook[]> }
-  >();
-
-  constructor(private readonly ttlMs: number = TERMINATE_HOOKS_TTL_MS) {}
-
-  /** The group's hooks as read within the TTL, else `ask` (a failed read is not kept). */
-  lookup(
-    group: string,
-    clock: Clock,
-    ask: (group: string) => Promise<readonly TerminateHook[]>,
-  ): Promise<readonly TerminateHook[]> {
-    const now = clock.now();
-    const hit = this.entries.get(group);
-    if (hit && now - hit.at < this.ttlMs && now >= hit.at) return hit.hooks;
-    const hooks = ask(group);
-    this.entries.set(group, { at: now, hooks });
-    hooks.catch(() => {
-      if (this.entries.get(group)?.hooks === hooks) this.entries.delete(group);
-    });
-    return hooks;
-  }
-}
 
 /** Which hook of a group is ours, or why that could not be read (the event is then tried again). */
 export type HookLook = { readonly choice: TerminateHookChoice } | { readonly failed: string };

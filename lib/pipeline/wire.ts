@@ -15,7 +15,7 @@ import { sleepOn, type Clock } from '../model/clock.js';
 import type { InstanceId } from '../model/instance-id.js';
 import type { Settings } from '../contract/settings.js';
 import { ApiCallCounter } from '../support/api-calls.js';
-import type { TerminateHookCache } from '../observe/terminate-hooks.js';
+import type { TerminateHookCache } from '../observe/terminate-hook-cache.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface WireOptions {

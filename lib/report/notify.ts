@@ -1,5 +1,6 @@
 import type { ActionOutcome } from '../act/outcome.js';
 import type { OutputEvent, OutputEventPublisher } from '../aws/output-events.js';
+import { LIFECYCLE_COMPLETED_REASON } from '../drain/lifecycle-completed-event.js';
 import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '../model/action.js';
 import type { Condition } from '../model/condition.js';
@@ -15,27 +16,9 @@ export const EVENT_REASONS = {
   'remove-shutdown-taint': 'ShutdownTaintRemoved',
   'uncordon-own': 'NodeUncordoned',
   'forget-drain': 'RemovalOver',
-  'complete-lifecycle': 'LifecycleActionCompleted',
+  'complete-lifecycle': LIFECYCLE_COMPLETED_REASON,
   'mark-unhealthy': 'InstanceMarkedUnhealthy',
 } as const satisfies Record<Exclude<Action['kind'], 'report' | 'repair'>, string>;
-
-/**
- * The Event of a lifecycle action completed at the end of a drain (by the drain workflow, or by the
- * CLI's local drain): on the Node the drain started on.
- */
-export function lifecycleCompletedEvent(
-  drain: { readonly node: string; readonly nodeUid: string; readonly instanceId?: string },
-  lifecycle: { readonly group: string; readonly hook: string },
-  outcome: string,
-): NodeEvent {
-  return {
-    node: drain.node,
-    uid: drain.nodeUid,
-    reason: EVENT_REASONS['complete-lifecycle'],
-    type: 'Normal',
-    message: `completed lifecycle action ${lifecycle.group}/${lifecycle.hook} of ${drain.instanceId ?? 'the instance'} with CONTINUE: its drain ended ${outcome}`,
-  };
-}
 
 /** A repair's reasons, one per step, and its stand-down (docs/design.md §1b). */
 export const REPAIR_EVENT_REASONS = {

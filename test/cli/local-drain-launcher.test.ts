@@ -1,6 +1,5 @@
 // The CLI's in-process drain (event, sweep): what it does with the lifecycle action at each end,
 // and what it tells the command about the exit code.
-import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../lib/cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
@@ -10,7 +9,7 @@ import type { LifecycleRef } from '../../lib/model/signal.js';
 import type { NodeEvent } from '../../lib/kube/events.js';
 import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
 import type { ReportAction } from '../../lib/report/report.js';
-import { pod } from '../drain/support/fake-api.js';
+import { pod, refusal } from '../drain/support/fake-api.js';
 import { harness, START } from '../drain/support/scenario.js';
 
 const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
@@ -146,7 +145,8 @@ describe('LocalDrainLauncher', () => {
     const l = launcher({
       api: (base) => ({
         ...bound(base),
-        listPodsOnNode: () => Promise.reject(new ApiStatusError(403, 'pods is forbidden')),
+        listPodsOnNode: () =>
+          Promise.reject(refusal(403, 'pods is forbidden', { method: 'GET', path: '/api/v1/pods' })),
       }),
     });
 

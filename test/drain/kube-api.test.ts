@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { kubeDrainApi, toDrainPod } from '../../lib/drain/kube-api.js';
+import { stepFailureKind } from '../../lib/drain/step-failure.js';
 import { nodePatchBody } from '../../lib/kube/nodes.js';
-import { KubeClient } from '../../lib/kube/client.js';
+import { httpStatus, KubeApiError, KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { PodSchema } from '../../lib/kube/schemas.js';
 
@@ -121,6 +122,17 @@ describe('kubeDrainApi', () => {
     expect(await api.daemonSetExists('kube-system', 'agent')).toBe(false);
     handler = () => status(503, 'etcd unavailable');
     await expect(api.daemonSetExists('kube-system', 'agent')).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('should fail a refused pod list with the server’s status, which makes the step’s failure permanent', async () => {
+    handler = () => status(403, 'pods is forbidden: User "drain" cannot list resource "pods"');
+
+    const listed = api.listPodsOnNode('node-a');
+
+    await expect(listed).rejects.toBeInstanceOf(KubeApiError);
+    const error: unknown = await listed.catch((e: unknown) => e);
+    expect(httpStatus(error)).toBe(403);
+    expect(stepFailureKind(new Error('listing pods on node node-a', { cause: error }))).toBe('permanent');
   });
 });
 

@@ -4,13 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { OUTPUT_DETAIL } from '../../infra/drain-workflow.js';
 import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-workflow.js';
 import type { DrainApi } from '../../lib/drain/api.js';
-import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import type { OutputDetailType } from '../../lib/contract/output-events.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
 import { LIFECYCLE_HEARTBEAT_INTERVAL_MS } from '../../lib/drain/held-lifecycle.js';
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../../lib/drain/local-workflow.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
-import { pod } from './support/fake-api.js';
+import { pod, refusal } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
 
 const INSTANCE = toInstanceId('i-0a1b2c3d4e5f60001');
@@ -164,7 +163,7 @@ describe('runLocalWorkflow', () => {
         api: Object.assign(Object.create(s.deps.drain.api) as DrainApi, {
           listPodsOnNode: () => {
             calls++;
-            return Promise.reject(new ApiStatusError(403, 'pods is forbidden'));
+            return Promise.reject(refusal(403, 'pods is forbidden', { method: 'GET', path: '/api/v1/pods' }));
           },
         }),
       },

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DRAIN_ANNOTATION, DRAIN_CHAIN_ANNOTATION, DRAIN_RENEWED_ANNOTATION } from '../../lib/contract/labels.js';
 import { drainStep } from '../../lib/drain/step.js';
 import { RENEW_INTERVAL_MS } from '../../lib/drain/liveness.js';
-import { ApiStatusError } from '../../lib/kube/node-writes.js';
-import { pod } from './support/fake-api.js';
+import { pod, refusal } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
 
 const EXECUTION = 'demo-i-0a1b2c3d4e5f60001-evt-1';
@@ -70,7 +69,7 @@ describe('renewing the drain record', () => {
     const h = recorded(10 * RENEW_INTERVAL_MS);
     let failures = 1;
     h.cluster.failOn = (call) =>
-      call.op === 'patchNode' && failures-- > 0 ? new ApiStatusError(403, 'nodes is forbidden') : undefined;
+      call.op === 'patchNode' && failures-- > 0 ? refusal(403, 'nodes is forbidden') : undefined;
 
     const result = await drainStep(h.deps, h.request, undefined, 10_000);
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiStatusError,
   cordon,
   cordonPatch,
   DRAIN_TAINT_KEY,
@@ -19,7 +18,7 @@ import {
   DRAIN_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
 } from '../../lib/contract/labels.js';
-import { FakeCluster } from '../drain/support/fake-api.js';
+import { FakeCluster, refusal } from '../drain/support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -145,12 +144,11 @@ describe('cordon and uncordon', () => {
     const { cluster, clock } = setup();
     cluster.addNode('n');
     let conflicts = 1;
-    cluster.failOn = (call) =>
-      call.op === 'patchNode' && conflicts-- > 0 ? new ApiStatusError(409, 'modified') : undefined;
+    cluster.failOn = (call) => (call.op === 'patchNode' && conflicts-- > 0 ? refusal(409, 'modified') : undefined);
     expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
 
     cluster.addNode('m');
-    cluster.failOn = (call) => (call.op === 'patchNode' ? new ApiStatusError(409, 'modified') : undefined);
+    cluster.failOn = (call) => (call.op === 'patchNode' ? refusal(409, 'modified') : undefined);
     await expect(cordon(cluster, 'm', { reason: 'x' }, clock)).rejects.toThrow('patching node m');
     expect(cluster.calls.filter((c) => c.op === 'patchNode' && c.name === 'm')).toHaveLength(5);
   });
@@ -160,7 +158,7 @@ describe('cordon and uncordon', () => {
     cluster.addNode('n');
     let failures = 2;
     cluster.failOn = (call) =>
-      call.op === 'patchNode' && failures-- > 0 ? new ApiStatusError(503, 'etcd leader changed') : undefined;
+      call.op === 'patchNode' && failures-- > 0 ? refusal(503, 'etcd leader changed') : undefined;
 
     expect(await cordon(cluster, 'n', { reason: 'x' }, clock)).toMatchObject({ kind: 'cordoned', changed: true });
     const ops = cluster.calls.filter((c) => c.name === 'n').map((c) => c.op);
@@ -177,7 +175,7 @@ describe('cordon and uncordon', () => {
     const patchNode = cluster.patchNode.bind(cluster);
     cluster.patchNode = async (name: string, patch: NodePatch) => {
       const patched = await patchNode(name, patch);
-      if (lost-- > 0) throw new ApiStatusError(504, 'answer lost');
+      if (lost-- > 0) throw refusal(504, 'answer lost');
       return patched;
     };
 

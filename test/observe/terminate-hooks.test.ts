@@ -2,7 +2,8 @@
 import type { TerminateHook } from '../../lib/model/terminate-hook.js';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/model/clock.js';
-import { lookUpTerminateHooks, TERMINATE_HOOKS_TTL_MS, TerminateHookCache } from '../../lib/observe/terminate-hooks.js';
+import { TERMINATE_HOOKS_TTL_MS, TerminateHookCache } from '../../lib/observe/terminate-hook-cache.js';
+import { lookUpTerminateHooks } from '../../lib/observe/terminate-hooks.js';
 
 function fakeGroups(hooks: Record<string, string[] | Error>) {
   const asked: string[] = [];

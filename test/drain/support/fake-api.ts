@@ -7,7 +7,15 @@ import {
   type RemovalOptions,
   type RemovalOutcome,
 } from '../../../lib/drain/api.js';
-import { ApiStatusError, type NodePatch, type NodeWriteView } from '../../../lib/kube/node-writes.js';
+import { KubeApiError, type KubeRequest } from '../../../lib/kube/client.js';
+import type { NodePatch, NodeWriteView } from '../../../lib/kube/node-writes.js';
+
+/** The API server's refusal of a request, as the KubeClient throws it. */
+export const refusal = (
+  status: number,
+  message: string,
+  request: Pick<KubeRequest, 'method' | 'path'> = { method: 'PATCH', path: '/api/v1/nodes' },
+): KubeApiError => new KubeApiError(status, { message }, request);
 
 /** A PodDisruptionBudget reduced to what eviction needs: which pods it covers and how many may go now. */
 export interface FakePdb {
@@ -91,16 +99,13 @@ export class FakeCluster implements DrainApi {
   patchNode(name: string, patch: NodePatch): Promise<NodeWriteView> {
     this.record({ op: 'patchNode', name });
     const node = this.nodes.get(name);
-    if (!node) return Promise.reject(new ApiStatusError(404, `nodes "${name}" not found`));
+    if (!node) return Promise.reject(refusal(404, `nodes "${name}" not found`));
     if (patch.resourceVersion !== undefined && patch.resourceVersion !== node.resourceVersion) {
-      return Promise.reject(new ApiStatusError(409, 'the object has been modified'));
+      return Promise.reject(refusal(409, 'the object has been modified'));
     }
     if (patch.uid !== undefined && patch.uid !== node.uid) {
       return Promise.reject(
-        new ApiStatusError(
-          409,
-          `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`,
-        ),
+        refusal(409, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${node.uid}`),
       );
     }
     const merge = (

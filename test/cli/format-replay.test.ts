@@ -2,7 +2,7 @@
 // and the lifecycle actions its drain workflows completed, which no run report lists.
 import { describe, expect, it } from 'vitest';
 import type { DrainRecord, Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { actionCounts } from '../../lib/cli/format-replay.js';
+import { actionCounts } from '../../cli/format/replay.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 

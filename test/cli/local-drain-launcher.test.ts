@@ -2,7 +2,7 @@
 // and what it tells the command about the exit code.
 import { ApiStatusError } from '../../lib/kube/node-writes.js';
 import { describe, expect, it } from 'vitest';
-import { LocalDrainLauncher } from '../../lib/cli/live.js';
+import { LocalDrainLauncher } from '../../cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';

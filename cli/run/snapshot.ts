@@ -1,0 +1,71 @@
+// `snapshot -o FILE`: the live cluster and account as a scenario file the sandbox runs (docs/snapshot.md).
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { callerIdentity, createDeploymentClients } from '../aws/deployment-reads.js';
+import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { KubeClient } from '../../lib/kube/client.js';
+import { anonymizer, keepNames } from '../snapshot/names.js';
+import { takeSnapshot, type SnapshotSink } from '../snapshot/take.js';
+import type { CommandRun } from '../command-run.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { connect } from '../live.js';
+import { err, followClock, liveOptions, str } from './shared.js';
+
+/** Where the scenario goes: a file written whole or not at all (a partial file is removed), or stdout for `-`. */
+function openSink(path: string): { sink: SnapshotSink; done(): void; abandon(): void } {
+  if (path === '-')
+    return { sink: { write: (text) => void writeSync(1, text) }, done: () => undefined, abandon: () => undefined };
+  const partial = `${path}.partial`;
+  // Only its owner reads it: even anonymized, a snapshot describes a production cluster.
+  const fd = openSync(partial, 'w', 0o600);
+  return {
+    sink: { write: (text) => void writeSync(fd, text) },
+    done: () => {
+      closeSync(fd);
+      renameSync(partial, path);
+    },
+    abandon: () => {
+      closeSync(fd);
+      rmSync(partial, { force: true });
+    },
+  };
+}
+
+export const runSnapshotCommand: CommandRun = async (v) => {
+  const path = str(v['output']);
+  if (path === undefined || path === '')
+    throw new CliError('snapshot: where to? (snapshot -o FILE, or -o - for stdout)');
+  const options = liveOptions(v);
+  const live = connect(options);
+  await followClock(live);
+  const deps = live.deps({ ...DEFAULT_SETTINGS, dryRun: true });
+  const { account } = await callerIdentity(
+    createDeploymentClients({ region: live.region, ...(options.endpointUrl ? { endpoint: options.endpointUrl } : {}) }),
+  );
+  if (!/^\d{12}$/.test(account))
+    throw new CliError(`the AWS credentials name no account (got ${JSON.stringify(account)})`, EXIT.error);
+  const names = v['anonymize'] === true ? anonymizer() : keepNames;
+  const output = openSink(path);
+  let summary;
+  try {
+    summary = await takeSnapshot(
+      {
+        observe: deps,
+        autoScaling: deps.autoScaling,
+        kube: new KubeClient(live.kube),
+        clock: live.clock,
+        cluster: { name: live.cluster, region: live.region, accountId: account },
+      },
+      names,
+      output.sink,
+    );
+  } catch (error) {
+    output.abandon();
+    throw error;
+  }
+  output.done();
+  for (const warning of summary.warnings) err(`warning: ${warning}`);
+  err(
+    `${path === '-' ? 'wrote' : `wrote ${path}:`} ${summary.instances} instances, ${summary.nodes} nodes, ${summary.pods} pods, ${summary.pdbs} PDBs as of ${new Date(summary.start).toISOString()}${names.anonymized ? ' (anonymized)' : ''}`,
+  );
+  return EXIT.ok;
+};

@@ -30,7 +30,7 @@ function mainHelp(): string {
 const commandHelp = (name: string, command: Command): string =>
   `Usage: ec2-node-reconciler ${command.usage}\n\n${command.summary}\n${command.help ? `\n${command.help}\n` : ''}\n${EXIT_HELP}\n`;
 
-/** The package's version, from its package.json (next to lib/, wherever the CLI was built to). */
+/** The package's version, from its package.json (next to cli/, wherever the CLI was built to). */
 function version(): string {
   const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const value =

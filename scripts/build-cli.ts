@@ -1,7 +1,7 @@
 /**
  * Builds the command line (cli/main.ts) to plain JavaScript, so `ec2-node-reconciler` starts
  * without compiling TypeScript: `npm ci` runs it (`prepare`), so do the tests that run the binary
- * (test/cli-build.setup.ts) and `npm start`.
+ * (test/support/build-cli.setup.ts) and `npm start`.
  *
  *   npx tsx scripts/build-cli.ts
  *

@@ -1,4 +1,4 @@
-// What `simulate --replay` and `--compare` count a run did (format-replay.ts): its reports' actions,
+// What `simulate --replay` and `--compare` count a run did (cli/format/replay.ts): its reports' actions,
 // and the lifecycle actions its drain workflows completed, which no run report lists.
 import { describe, expect, it } from 'vitest';
 import type { DrainRecord, Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';

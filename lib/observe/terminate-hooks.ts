@@ -1,7 +1,7 @@
+import type { AutoScalingAdapter } from '../aws/autoscaling.js';
 import type { Clock } from '../model/clock.js';
 import { ourTerminateHook, type TerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
 import { errorText } from '../support/errors.js';
-import type { ObserveDeps } from './deps.js';
 
 /**
  * How long a warm container trusts what it read of a group's terminate hooks. Hooks change at deploy
@@ -45,7 +45,13 @@ export type HookLook = { readonly choice: TerminateHookChoice } | { readonly fai
  * DescribeLifecycleHooks (or the warm container's recent answer), judged by the sweep's rule.
  */
 export function lookUpTerminateHooks(
-  deps: Pick<ObserveDeps, 'autoScaling' | 'ownHooks' | 'clock' | 'terminateHookCache'>,
+  // The slice of ObserveDeps this reads, spelled here: deps.ts imports this file's cache.
+  deps: {
+    readonly autoScaling: Pick<AutoScalingAdapter, 'terminateHooks'>;
+    readonly ownHooks?: readonly string[];
+    readonly clock: Clock;
+    readonly terminateHookCache?: TerminateHookCache;
+  },
   groups: Iterable<string>,
 ): ReadonlyMap<string, Promise<HookLook>> {
   const ask = (group: string): Promise<readonly TerminateHook[]> => deps.autoScaling.terminateHooks(group);

@@ -11,7 +11,7 @@ export interface DriverOptions {
   /** The state to resume from (e.g. one a crashed run left behind); undefined starts afresh. */
   readonly state?: unknown;
   /**
-   * Retry a step that failed for a transient reason (step-failure.ts) with the workflow's capped
+   * Retry a step that failed for a transient reason (lib/drain/step-failure.ts) with the workflow's capped
    * backoff until the drain's deadline, as the workflow does; a permanent failure is thrown at once.
    * Off: any failure is thrown at once.
    */

@@ -81,7 +81,7 @@ const PdbSchema = z.object({
 const NamedSchema = z.object({ metadata: ObjectMetaSchema.default({}) });
 
 /**
- * A pod's arrays the snapshot never reads, emptied in the raw answer before it is parsed (skim.ts):
+ * A pod's arrays the snapshot never reads, emptied in the raw answer before it is parsed (lib/kube/skim.ts):
  * the containers (images, env, the secrets they reference) and the statuses are most of a pod's bytes.
  */
 const UNREAD_POD_ARRAYS = [

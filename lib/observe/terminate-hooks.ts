@@ -1,7 +1,7 @@
-import type { AutoScalingAdapter } from '../aws/autoscaling.js';
 import type { Clock } from '../model/clock.js';
 import { ourTerminateHook, type TerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
 import { errorText } from '../support/errors.js';
+import type { AutoScalingAdapter } from '../aws/autoscaling.js';
 
 /**
  * How long a warm container trusts what it read of a group's terminate hooks. Hooks change at deploy
@@ -45,13 +45,7 @@ export type HookLook = { readonly choice: TerminateHookChoice } | { readonly fai
  * DescribeLifecycleHooks (or the warm container's recent answer), judged by the sweep's rule.
  */
 export function lookUpTerminateHooks(
-  // The slice of ObserveDeps this reads, spelled here: deps.ts imports this file's cache.
-  deps: {
-    readonly autoScaling: Pick<AutoScalingAdapter, 'terminateHooks'>;
-    readonly ownHooks?: readonly string[];
-    readonly clock: Clock;
-    readonly terminateHookCache?: TerminateHookCache;
-  },
+  deps: TerminateHookDeps,
   groups: Iterable<string>,
 ): ReadonlyMap<string, Promise<HookLook>> {
   const ask = (group: string): Promise<readonly TerminateHook[]> => deps.autoScaling.terminateHooks(group);
@@ -65,4 +59,15 @@ export function lookUpTerminateHooks(
       return [group, look] as const;
     }),
   );
+}
+
+/**
+ * The slice of ObserveDeps (deps.ts) a hook look-up reads, spelled here: deps.ts imports this file's
+ * cache, and the two would otherwise import each other.
+ */
+export interface TerminateHookDeps {
+  readonly autoScaling: Pick<AutoScalingAdapter, 'terminateHooks'>;
+  readonly ownHooks?: readonly string[];
+  readonly clock: Clock;
+  readonly terminateHookCache?: TerminateHookCache;
 }

@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Integration tests start emulators and real CLIs (kubectl, aws, moto): give them room on a 2-core machine.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // The limit catches a hang, not slowness: the heaviest scenario runs take 60 s at a load average of 15.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     // vitest's default is one worker fewer than the cores: one on a 2-core machine, idle half the time while
     // tests wait on subprocesses and sockets. Two keep both cores busy (full suite: 8 m 20 s → 6 m 57 s).

@@ -33,7 +33,7 @@ function sandbox(): Served {
 
 function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv = sandbox().env): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: { ...env, AWS_PAGER: '' }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(file, args, { env: { ...env, AWS_PAGER: '' }, timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -77,7 +77,7 @@ function drains(...args: string[]): Promise<{ code: number; stdout: string; stde
     execFile(
       process.execPath,
       [BIN, 'drains', '--kubeconfig', s.kubeconfig, '--endpoint-url', s.endpoint, ...args],
-      { env: s.env, timeout: 60_000 },
+      { env: s.env, timeout: 120_000 },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );

@@ -92,7 +92,7 @@ describe('simulate FILE --explain NODE', () => {
   it('should say so of a node nothing was reported about', async () => {
     const result = await cli(['simulate', PDB_BLOCKED, '--explain', 'no-such-node']);
     expect(result.stdout).toContain('Node no-such-node: nothing reported about it.');
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('explain NODE against a live cluster', () => {
@@ -154,7 +154,7 @@ nodes:
     expect(condition?.text).toMatch(/^unresponsive-machine: /);
     // Read only: the Nodes are as they were (a dry run tells no Event and patches nothing).
     expect(sandbox.kube.store.list(sandbox.kube.store.resource('nodes')).items).toEqual(before);
-  }, 60_000);
+  }, 180_000);
 
   it('should show the drain its record names, its Events, and what a sweep would skip now and why', async () => {
     const result = await cli(args(RETIRING, '-o', 'wide'), env);
@@ -171,11 +171,11 @@ nodes:
     const condition = at(/CONDITION\s+sweep \(dry run\)\s+slated-for-removal: scheduled instance-retirement/);
     const skipped = at(/SKIPPED\s+sweep \(dry run\)\s+drain not taken: this removal already had its drain/);
     for (const index of [started, cordoned, ended, condition, skipped]) expect(index, result.stdout).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 
   it('should exit 1, as kubectl says it, for a node that does not exist', async () => {
     const result = await cli(args('ip-10-9-9-9.ec2.internal'), env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('nodes "ip-10-9-9-9.ec2.internal" not found');
-  }, 60_000);
+  }, 180_000);
 });

@@ -45,7 +45,7 @@ describe('ec2-node-reconciler invoke', () => {
     const { stdout } = await run(
       process.execPath,
       [BIN, 'invoke', '--function', sandbox.functions.sweep, '-o', 'json', '--endpoint-url', sandbox.aws.endpoint],
-      { env, timeout: 60_000 },
+      { env, timeout: 120_000 },
     );
 
     const report = JSON.parse(stdout) as RunReport;

@@ -38,7 +38,7 @@ async function cli(args: string[], input?: string): Promise<{ code: number; stdo
         ? ['--endpoint-url', sandbox.aws.endpoint]
         : ['--kubeconfig', kubeconfig, '--cluster', 'demo', '--endpoint-url', sandbox.aws.endpoint];
   try {
-    const child = run(process.execPath, [BIN, ...args, ...connection], { env, timeout: 60_000 });
+    const child = run(process.execPath, [BIN, ...args, ...connection], { env, timeout: 120_000 });
     if (input !== undefined) child.child.stdin?.end(input);
     const { stdout, stderr } = await child;
     return { code: 0, stdout, stderr };

@@ -19,7 +19,7 @@ const tooOld = ([major, minor]: [number, number]): boolean => major < 22 || (maj
 
 function run(node: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(node, [...args], { timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(node, [...args], { timeout: 120_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );
   });

@@ -37,7 +37,8 @@ export default tseslint.config(
     },
   },
   {
-    // The product never reaches into its deployment code: what both need is in lib/contract.
+    // The functions' library reaches nothing above it: not its deployment code (what both need is in
+    // lib/contract), not the handlers, not the operator's command line (cli/), not the sandbox.
     files: ['lib/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -45,6 +46,24 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^(\\.\\./)+infra/', message: 'lib never imports infra: put what both need in lib/contract' },
+            { regex: '^(\\.\\./)+functions/', message: 'lib never imports the handlers (functions/)' },
+            { regex: '^(\\.\\./)+cli/', message: 'lib never imports the command line: what both need stays in lib' },
+            { regex: '^@ec2-node-reconciler/sandbox', message: 'lib never imports the sandbox (cli/ may)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What is deployed (the handlers, the CDK app) carries none of the operator's command line.
+    files: ['functions/**/*.ts', 'infra/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+cli/', message: 'functions and infra never import the command line (cli/)' },
+            { regex: '^@ec2-node-reconciler/sandbox', message: 'functions and infra never import the sandbox' },
           ],
         },
       ],

@@ -36,6 +36,6 @@ if (builtIsCurrent()) cli = await import('#cli');
 else {
   const { register } = await import('tsx/esm/api');
   register();
-  cli = await import('../lib/cli/main.ts');
+  cli = await import('../cli/main.ts');
 }
 process.exitCode = await cli.main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 /**
- * Builds the command line (lib/cli/main.ts) to plain JavaScript, so `ec2-node-reconciler` starts
+ * Builds the command line (cli/main.ts) to plain JavaScript, so `ec2-node-reconciler` starts
  * without compiling TypeScript: `npm ci` runs it (`prepare`), so do the tests that run the binary
- * (test/cli-build.setup.ts) and `npm start`.
+ * (test/support/build-cli.setup.ts) and `npm start`.
  *
  *   npx tsx scripts/build-cli.ts
  *
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = join(PROJECT_ROOT, 'lib', 'cli', 'main.ts');
+const ENTRY = join(PROJECT_ROOT, 'cli', 'main.ts');
 /** The list of the build's inputs, beside its entry (read by bin/ec2-node-reconciler.mjs). */
 export const INPUTS_FILE = 'inputs.json';
 

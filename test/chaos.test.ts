@@ -15,7 +15,7 @@ import { runDifferential, type DifferentialResult } from '@ec2-node-reconciler/s
 import { seedOf } from '@ec2-node-reconciler/sandbox/chaos/dice.js';
 import { FAULT_KINDS, noFaults } from '@ec2-node-reconciler/sandbox/chaos/profile.js';
 import { loadScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
-import { cliOperator } from '../lib/cli/simulation-operator.js';
+import { cliOperator } from '../cli/simulation-operator.js';
 
 const DIR = fileURLToPath(new URL('./scenarios/', import.meta.url));
 const FILES = readdirSync(DIR)

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { main } from '../lib/cli/main.js';
+import { main } from '../cli/main.js';
 import { loadScenario, parseScenario, ScenarioError } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { describeDenial } from '@ec2-node-reconciler/sandbox/simulate/denials.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { DEMO_FILE, demoScenarioYaml } from '../scripts/make-demo-scenario.js';
 import { scaleInstanceId, scaleScenarioText } from '../scripts/make-scale-scenario.js';
-import { cliOperator } from '../lib/cli/simulation-operator.js';
+import { cliOperator } from '../cli/simulation-operator.js';
 
 const DIR = fileURLToPath(new URL('./scenarios/', import.meta.url));
 const FILES = readdirSync(DIR)

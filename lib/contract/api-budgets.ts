@@ -75,7 +75,7 @@ export const EVENT_SOURCE = {
  * fewer than `minUnreserved` unreserved concurrent executions in the region. The sweep reserves
  * `sweepReserved` so that sweeps never overlap; an account whose quota is 10 (a new account) cannot
  * hold even that, and is deployed with reserveSweepConcurrency=false until its quota is raised
- * (Service Quotas, `quotaCode`). `doctor` checks it (lib/doctor/concurrency.ts).
+ * (Service Quotas, `quotaCode`). `doctor` checks it (cli/doctor/concurrency.ts).
  */
 export const LAMBDA_CONCURRENCY = {
   minUnreserved: 10,

@@ -1,8 +1,8 @@
-// What `simulate --replay` and `--compare` count a run did (format-replay.ts): its reports' actions,
+// What `simulate --replay` and `--compare` count a run did (cli/format/replay.ts): its reports' actions,
 // and the lifecycle actions its drain workflows completed, which no run report lists.
 import { describe, expect, it } from 'vitest';
 import type { DrainRecord, Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { actionCounts, actionCountsJson } from '../../lib/cli/format-replay.js';
+import { actionCounts, actionCountsJson } from '../../cli/format/replay.js';
 import { CONDITIONS } from '../../lib/model/condition.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 

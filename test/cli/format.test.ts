@@ -1,10 +1,10 @@
 // The tables the CLI prints: long cells cut by default and whole with `-o wide`; machines that are
 // gone (terminated, no Node) shown as such, never folded into in-sync.
 import { describe, expect, it } from 'vitest';
-import { formatRunReport } from '../../lib/cli/format-report.js';
-import { formatSimulation } from '../../lib/cli/format-simulation.js';
-import { outputMode, tableStyle } from '../../lib/cli/run/shared.js';
-import { CliError } from '../../lib/cli/exit-codes.js';
+import { formatRunReport } from '../../cli/format/report.js';
+import { formatSimulation } from '../../cli/format/simulation.js';
+import { outputMode, tableStyle } from '../../cli/run/shared.js';
+import { CliError } from '../../cli/exit-codes.js';
 import { summarizeReport } from '../../lib/report/summary.js';
 import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
 import type { ReportRow, RunReport } from '../../lib/report/report.js';

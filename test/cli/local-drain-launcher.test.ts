@@ -1,7 +1,7 @@
 // The CLI's in-process drain (event, sweep): what it does with the lifecycle action at each end,
 // and what it tells the command about the exit code.
 import { describe, expect, it } from 'vitest';
-import { LocalDrainLauncher } from '../../lib/cli/live.js';
+import { LocalDrainLauncher } from '../../cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';

@@ -1,6 +1,6 @@
 // Drain progress as a person sees it: one line updated in place on a terminal, a line per change elsewhere.
 import { describe, expect, it } from 'vitest';
-import { Progress, progressMode, type ProgressStream } from '../../lib/cli/progress.js';
+import { Progress, progressMode, type ProgressStream } from '../../cli/progress.js';
 
 function stream(options: { isTTY?: boolean; columns?: number } = {}): ProgressStream & { text: string } {
   const out = {

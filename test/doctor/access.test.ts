@@ -6,8 +6,8 @@ import {
   sameRole,
   type AccessEntryFacts,
   type FunctionRole,
-} from '../../lib/doctor/access.js';
-import { readFailed, readOk } from '../../lib/doctor/check.js';
+} from '../../cli/doctor/access.js';
+import { readFailed, readOk } from '../../cli/doctor/check.js';
 
 const ROLE: FunctionRole = {
   label: 'sweep',

@@ -1,8 +1,8 @@
 // doctor's Lambda concurrency check (issue #28, 3): whether the account can hold the sweep's
 // reserved concurrency, before the first deploy as after.
 import { describe, expect, it } from 'vitest';
-import { readFailed, readOk } from '../../lib/doctor/check.js';
-import { checkConcurrency } from '../../lib/doctor/concurrency.js';
+import { readFailed, readOk } from '../../cli/doctor/check.js';
+import { checkConcurrency } from '../../cli/doctor/concurrency.js';
 
 const REGION = 'eu-west-1';
 

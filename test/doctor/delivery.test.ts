@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFailed, readOk } from '../../lib/doctor/check.js';
+import { readFailed, readOk } from '../../cli/doctor/check.js';
 import {
   checkDeadLetterQueue,
   checkMapping,
@@ -8,7 +8,7 @@ import {
   checkSchedule,
   expectedSignals,
   type RuleFacts,
-} from '../../lib/doctor/delivery.js';
+} from '../../cli/doctor/delivery.js';
 
 const QUEUE = 'arn:aws:sqs:eu-west-1:111122223333:signals';
 const DLQ = 'arn:aws:sqs:eu-west-1:111122223333:dead';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readOk } from '../../lib/doctor/check.js';
-import { checkEndpoint, type EndpointFacts, type Placement } from '../../lib/doctor/endpoint.js';
+import { readOk } from '../../cli/doctor/check.js';
+import { checkEndpoint, type EndpointFacts, type Placement } from '../../cli/doctor/endpoint.js';
 
 const PUBLIC: EndpointFacts = {
   publicAccess: true,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readFailed, readOk } from '../../lib/doctor/check.js';
+import { readFailed, readOk } from '../../cli/doctor/check.js';
 import {
   checkIam,
   queueArnOf,
   representativeGroup,
   simulationsFor,
   type SimulationResources,
-} from '../../lib/doctor/iam.js';
+} from '../../cli/doctor/iam.js';
 import {
   DRAIN_STEP_PERMISSIONS,
   FUNCTION_PERMISSIONS,

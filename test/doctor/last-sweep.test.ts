@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readOk } from '../../lib/doctor/check.js';
-import { checkLastSweep, lookbackMs, scheduleIntervalMs } from '../../lib/doctor/last-sweep.js';
+import { readOk } from '../../cli/doctor/check.js';
+import { checkLastSweep, lookbackMs, scheduleIntervalMs } from '../../cli/doctor/last-sweep.js';
 
 const NOW = Date.parse('2026-11-29T12:30:00Z');
 const line = (agoMs: number, report: Record<string, unknown>, prefix = '') => ({

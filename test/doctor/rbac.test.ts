@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readFailed, readOk } from '../../lib/doctor/check.js';
-import { checkRbac, describePermission, requiredPermissions, type AccessReview } from '../../lib/doctor/rbac.js';
+import { readFailed, readOk } from '../../cli/doctor/check.js';
+import { checkRbac, describePermission, requiredPermissions, type AccessReview } from '../../cli/doctor/rbac.js';
 
 const IDENTITY = { user: 'arn:aws:sts::1:assumed-role/r/fn', groups: ['ec2-node-reconciler'] };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeOf, passed, readFailed, readOk, unknown, failed } from '../../lib/doctor/check.js';
-import { checkFunction } from '../../lib/doctor/functions.js';
-import { checkStack, NEEDED_OUTPUTS } from '../../lib/doctor/stack.js';
+import { outcomeOf, passed, readFailed, readOk, unknown, failed } from '../../cli/doctor/check.js';
+import { checkFunction } from '../../cli/doctor/functions.js';
+import { checkStack, NEEDED_OUTPUTS } from '../../cli/doctor/stack.js';
 import { clusterOutputs, STACK_OUTPUTS } from '../../lib/contract/stack-outputs.js';
 
 const outputs = NEEDED_OUTPUTS.map((name, i) => ({

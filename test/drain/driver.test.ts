@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runDrain } from '../../lib/drain/driver.js';
+import { runDrain } from '../../cli/drain/driver.js';
 import type { DrainStepResult } from '../../lib/drain/step-result.js';
 import { pod } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';

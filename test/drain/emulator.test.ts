@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cordon, DRAIN_TAINT_KEY, uncordon } from '../../lib/kube/node-writes.js';
-import { runDrain } from '../../lib/drain/driver.js';
+import { runDrain } from '../../cli/drain/driver.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
 import type { DrainRequest } from '../../lib/drain/step-result.js';

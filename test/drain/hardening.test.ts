@@ -3,7 +3,7 @@
 // grace periods, and a Node deleted mid-drain.
 import { afterEach, describe, expect, it } from 'vitest';
 import { podKey } from '../../lib/drain/api.js';
-import { runDrain } from '../../lib/drain/driver.js';
+import { runDrain } from '../../cli/drain/driver.js';
 import type { PodReport } from '../../lib/drain/pod-report.js';
 import { drainSettings, type DrainSettings } from '../../lib/drain/settings.js';
 import { checkOffsetMs } from '../../lib/drain/next-check.js';

@@ -6,8 +6,8 @@ import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-
 import type { DrainApi } from '../../lib/drain/api.js';
 import type { OutputDetailType } from '../../lib/contract/output-events.js';
 import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
-import { LIFECYCLE_HEARTBEAT_INTERVAL_MS } from '../../lib/drain/held-lifecycle.js';
-import { runLocalWorkflow, type LocalWorkflowDeps } from '../../lib/drain/local-workflow.js';
+import { LIFECYCLE_HEARTBEAT_INTERVAL_MS } from '../../cli/drain/held-lifecycle.js';
+import { runLocalWorkflow, type LocalWorkflowDeps } from '../../cli/drain/local-workflow.js';
 import { toInstanceId } from '../../lib/model/instance-id.js';
 import { pod, refusal } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';

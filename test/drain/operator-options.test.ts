@@ -2,8 +2,8 @@
 // to every eviction, and a preview that judges every pod and writes nothing.
 import { describe, expect, it } from 'vitest';
 import { podKey } from '../../lib/drain/api.js';
-import { runDrain } from '../../lib/drain/driver.js';
-import { previewDrain } from '../../lib/drain/preview.js';
+import { runDrain } from '../../cli/drain/driver.js';
+import { previewDrain } from '../../cli/drain/preview.js';
 import { pod } from './support/fake-api.js';
 import { harness, seedMixedNode, START } from './support/scenario.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { podKey } from '../../lib/drain/api.js';
-import { runDrain } from '../../lib/drain/driver.js';
+import { runDrain } from '../../cli/drain/driver.js';
 import { drainStep } from '../../lib/drain/step.js';
 import type { FakeCluster } from './support/fake-api.js';
 import { pod } from './support/fake-api.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { podKey, type DrainApi, type PodRef } from '../../lib/drain/api.js';
-import { runDrain } from '../../lib/drain/driver.js';
+import { runDrain } from '../../cli/drain/driver.js';
 import type { PodReport } from '../../lib/drain/pod-report.js';
 import { checkOffsetMs } from '../../lib/drain/next-check.js';
 import { drainStep } from '../../lib/drain/step.js';

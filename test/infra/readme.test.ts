@@ -118,7 +118,7 @@ describe('docs/design.md', () => {
 
   it('should have every section the code cites as docs/design.md §N', () => {
     const sections = new Set([...read('docs/design.md').matchAll(/^#{2,3} (\d[a-z]?)\. /gm)].map((m) => m[1] ?? ''));
-    const sources = ['lib', 'infra', 'functions', 'packages', 'test', 'scripts'].flatMap((dir) =>
+    const sources = ['lib', 'cli', 'infra', 'functions', 'packages', 'test', 'scripts'].flatMap((dir) =>
       readdirSync(`${PROJECT_ROOT}${dir}`, { recursive: true, encoding: 'utf8' })
         .filter((f) => /\.(ts|mts|js|mjs)$/.test(f) && !f.includes('node_modules'))
         .map((f) => `${dir}/${f}`),

@@ -17,7 +17,7 @@ import {
   type KubeConnection,
 } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
-import { connectionFromKubeConfig } from '../../lib/kube/kubeconfig.js';
+import { connectionFromKubeConfig } from '../../cli/kube/kubeconfig.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
 import { VirtualClock } from '../../lib/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelSelectorProblem } from '../../lib/kube/label-selector.js';
+import { labelSelectorProblem } from '../../cli/kube/label-selector.js';
 
 describe('labelSelectorProblem', () => {
   it('should accept every form of the Kubernetes string syntax', () => {

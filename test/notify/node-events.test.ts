@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 import type { Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 
 const scenario = (name: string) => new URL(`../scenarios/${name}.yaml`, import.meta.url).pathname;

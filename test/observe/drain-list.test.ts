@@ -13,7 +13,7 @@ import {
 } from '../../lib/contract/labels.js';
 import type { DrainStepOutput, DrainSummary } from '../../lib/contract/drain-workflow.js';
 import type { NodeView } from '../../lib/model/observation.js';
-import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../../lib/observe/drain-list.js';
+import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../../cli/observe/drain-list.js';
 import { aNode, MINUTE, NOW } from '../support/world.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();

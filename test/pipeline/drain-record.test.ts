@@ -2,9 +2,9 @@
 // record does when two runs meet it, when the CLI drains in-process, and which terminate hook is ours.
 // Found by an adversarial review; each test failed before its fix.
 import { describe, expect, it } from 'vitest';
-import { LocalDrainLauncher } from '../../lib/cli/live.js';
+import { LocalDrainLauncher } from '../../cli/live.js';
 import { sleepOn } from '../../lib/model/clock.js';
-import { runOperatorDrain } from '../../lib/drain/operator-drain.js';
+import { runOperatorDrain } from '../../cli/drain/operator-drain.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import type { DrainApi } from '../../lib/drain/api.js';
 import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';

@@ -1,7 +1,7 @@
 // The safety rails of docs/design.md §4 end to end: a wrong delete is the worst failure, so each rail is
 // shown holding against the real adapters, the emulators and the shipped RBAC.
 import { describe, expect, it } from 'vitest';
-import { formatRunReport } from '../../lib/cli/format-report.js';
+import { formatRunReport } from '../../cli/format/report.js';
 import { EXCLUDE_KEY } from '../../lib/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import {

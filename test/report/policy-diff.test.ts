@@ -7,7 +7,7 @@ import {
   countActions,
   DESTRUCTIVE_ACTIONS,
   diffActions,
-} from '../../lib/report/policy-diff.js';
+} from '../../cli/report/policy-diff.js';
 import type { ReportAction } from '../../lib/report/report.js';
 
 const action = (a: Partial<ReportAction> & Pick<ReportAction, 'kind'>): ReportAction => ({

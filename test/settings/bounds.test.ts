@@ -1,7 +1,7 @@
 // Settings that would disarm a rail are refused wherever settings enter (docs/design.md §4): a heartbeat grace
 // shorter than the kubelet's Lease duration, or any duration over 30 days. The refusal names the field.
 import { describe, expect, it } from 'vitest';
-import { settingsFromFlags } from '../../lib/cli/settings-flags.js';
+import { settingsFromFlags } from '../../cli/settings-flags.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { sweepSettings } from '../../lib/lambda/sweep-payload.js';
 import { DEFAULT_SETTINGS, parseSettings } from '../../lib/contract/settings.js';

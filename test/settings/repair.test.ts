@@ -1,7 +1,7 @@
 // The opt-in repair settings (docs/design.md §1b): off by default, EKS's waits, bounded, refused naming the
 // field wherever settings enter (deployed configuration, sweep payload, command line).
 import { describe, expect, it } from 'vitest';
-import { settingOptions, settingsFromFlags } from '../../lib/cli/settings-flags.js';
+import { settingOptions, settingsFromFlags } from '../../cli/settings-flags.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { sweepSettings } from '../../lib/lambda/sweep-payload.js';
 import { DEFAULT_SETTINGS, parseSettings } from '../../lib/contract/settings.js';

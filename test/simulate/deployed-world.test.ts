@@ -11,7 +11,7 @@ import { drainStepFunction } from '@ec2-node-reconciler/sandbox/deployed/deploy.
 import type { Deployment } from '@ec2-node-reconciler/sandbox/deployment/template.js';
 import { loadScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 
 const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
 const MINUTE = 60_000;

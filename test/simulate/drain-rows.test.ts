@@ -1,9 +1,9 @@
 // The DRAINS rows of a simulation, read from the deployed drain workflow's executions.
 import { describe, expect, it } from 'vitest';
-import { formatSimulation } from '../../lib/cli/format-simulation.js';
+import { formatSimulation } from '../../cli/format/simulation.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 
 describe('the DRAINS rows of a simulation', () => {
   it('should count pods evicted and still terminating as evicted, not left, and name every shortened grace period', async () => {

@@ -7,7 +7,7 @@ import { NodeSchema } from '../../lib/kube/schemas.js';
 import { parseScenario, ScenarioError } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { startSandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 
 const START = Date.parse('2026-11-29T12:00:00Z');
 const MINUTE = 60_000;

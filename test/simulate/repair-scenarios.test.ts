@@ -8,7 +8,7 @@ import { LABEL_PREFIX } from '../../lib/contract/labels.js';
 import { loadScenario, parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import type { Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 import type { RunReport } from '../../lib/report/report.js';
 import type { Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 

@@ -1,9 +1,9 @@
-// `snapshot --anonymize`'s renaming (lib/snapshot/names.ts): consistent within a snapshot, collision-free,
+// `snapshot --anonymize`'s renaming (cli/snapshot/names.ts): consistent within a snapshot, collision-free,
 // valid where the reconciler parses (instance ids, providerIDs, DNS names), and keeping what is no name.
 import { describe, expect, it } from 'vitest';
 import { isInstanceId } from '../../lib/model/instance-id.js';
 import { parseProviderId } from '../../lib/model/provider-id.js';
-import { anonymizer, keepNames } from '../../lib/snapshot/names.js';
+import { anonymizer, keepNames } from '../../cli/snapshot/names.js';
 
 const SECRET = Buffer.alloc(32, 7);
 const id = (n: number) => `i-0${n.toString(16).padStart(16, '0')}`;

@@ -13,8 +13,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { actionTotals } from '../../lib/cli/format-replay.js';
-import { diffActions, type ActionCounts, type NodeDiff } from '../../lib/report/policy-diff.js';
+import { actionTotals } from '../../cli/format/replay.js';
+import { diffActions, type ActionCounts, type NodeDiff } from '../../cli/report/policy-diff.js';
 import { replayHistory, replayWorldText, type ReplayHistoryOptions } from '../../scripts/make-replay-history.js';
 import { serveScenario } from './served.js';
 

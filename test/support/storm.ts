@@ -11,7 +11,7 @@ import {
   type CordonRecord,
   type StormMeasures,
 } from '@ec2-node-reconciler/sandbox/simulate/storm-measures.js';
-import { cliOperator } from '../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../cli/simulation-operator.js';
 import type { RunReport } from '../../lib/report/report.js';
 
 /** How many invocations a function had, and the most that overlapped on the virtual clock. */

@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { DrainApi } from '../../../lib/drain/api.js';
 import { kubeDrainApi } from '../../../lib/drain/kube-api.js';
 import { KubeClient } from '../../../lib/kube/client.js';
-import { connectionFromKubeConfig } from '../../../lib/kube/kubeconfig.js';
+import { connectionFromKubeConfig } from '../../../cli/kube/kubeconfig.js';
 import type { Clock } from '../../../lib/model/clock.js';
 import {
   startKubeEmulator,

@@ -2,7 +2,7 @@
 // real kubectl, the other by runDrain over the KubeClient. Used by the parity tests and the benchmark.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { runDrain } from '../../../lib/drain/driver.js';
+import { runDrain } from '../../../cli/drain/driver.js';
 import { drainSettings } from '../../../lib/drain/settings.js';
 import type { DrainStepResult } from '../../../lib/drain/step-result.js';
 import { sleepOn, systemClock } from '../../../lib/model/clock.js';

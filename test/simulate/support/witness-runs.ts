@@ -8,7 +8,7 @@ import type { Deployment } from '@ec2-node-reconciler/sandbox/deployment/templat
 import { loadScenario, parseScenario, type LoadedScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { describeDenial } from '@ec2-node-reconciler/sandbox/simulate/denials.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
-import { cliOperator } from '../../../lib/cli/simulation-operator.js';
+import { cliOperator } from '../../../cli/simulation-operator.js';
 import type { Witness } from './permission-witnesses.js';
 import { kindOfPrincipal, permissionKey, withoutIamAction, withoutRbacRule, type Permission } from './permissions.js';
 

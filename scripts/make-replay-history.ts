@@ -46,6 +46,8 @@ export interface ReplayHistoryOptions {
   readonly from?: string;
   /** @default 29 */
   readonly seed?: number;
+  /** Events per node and month of some kinds instead of RATES' (a short history that holds every kind of episode). */
+  readonly rates?: Partial<Readonly<Record<Kind, number>>>;
 }
 
 /** Events per node and month of each kind (see the header). */
@@ -62,7 +64,8 @@ const RATES = {
   decommission: 0.005,
   stopStart: 0.005,
 } as const;
-type Kind = keyof typeof RATES;
+export type ReplayEpisodeKind = keyof typeof RATES;
+type Kind = ReplayEpisodeKind;
 
 /** Deterministic pseudo-random numbers in [0, 1) (a 32-bit LCG's high bits). */
 function random(seed: number): () => number {
@@ -197,7 +200,7 @@ export function replayHistory(options: ReplayHistoryOptions): Record<string, unk
     `arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:00000000-0000-4000-8000-000000000000:autoScalingGroupName/${group}`;
 
   // Every episode at its time, then machines handed out in time order: a machine gone is never named again.
-  const count = (kind: Kind) => Math.round((RATES[kind] * options.nodes * days) / 30);
+  const count = (kind: Kind) => Math.round(((options.rates?.[kind] ?? RATES[kind]) * options.nodes * days) / 30);
   const episodes: { at: number; kind: Kind }[] = [];
   for (const kind of Object.keys(RATES) as Kind[])
     for (let n = 0; n < count(kind); n++) episodes.push({ at: from + Math.floor(rand() * span), kind });

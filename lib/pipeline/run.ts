@@ -16,6 +16,34 @@ export interface RunOptions {
   readonly accountId?: string;
 }
 
+/** What the run decides on an observation: classify, then plan. Pure: the observation, the signals, the settings and the clock. */
+export function decide(
+  observation: Observation,
+  signals: readonly Signal[],
+  deps: Pick<ReconcilerDeps, 'settings' | 'clock' | 'clusterName' | 'region' | 'ownGroups'> & {
+    readonly drains: Pick<ReconcilerDeps['drains'], 'local'>;
+  },
+): { pairs: ReturnType<typeof classify>; plan: ReturnType<typeof plan> } {
+  const ctx = {
+    settings: deps.settings,
+    clock: deps.clock,
+    clusterName: deps.clusterName,
+    region: deps.region,
+    ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
+  };
+  const pairs = classify(observation, signals, ctx);
+  return {
+    pairs,
+    plan: plan(pairs, {
+      ...ctx,
+      scope: observation.scope,
+      drains: observation.drains,
+      ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
+      ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
+    }),
+  };
+}
+
 /**
  * observe → classify → plan → act → report, for either scope: the sweep observes everything, an
  * event only its instances. Only observation differs; the decision and its execution are shared.
@@ -32,21 +60,7 @@ async function reconcile(
   const { observation, errors: incomplete, reported = [] } = await observe();
   const observed = performance.now();
 
-  const ctx = {
-    settings: deps.settings,
-    clock: deps.clock,
-    clusterName: deps.clusterName,
-    region: deps.region,
-    ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
-  };
-  const pairs = classify(observation, signals, ctx);
-  const planned = plan(pairs, {
-    ...ctx,
-    scope: observation.scope,
-    drains: observation.drains,
-    ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
-    ...(observation.clusterNodeCount !== undefined ? { clusterNodeCount: observation.clusterNodeCount } : {}),
-  });
+  const { pairs, plan: planned } = decide(observation, signals, deps);
   const decided = performance.now();
 
   // Each outcome's notifications go out as it comes, beside the actions still running.

@@ -142,19 +142,13 @@ export async function runReplay(
   const sweeps: ReplaySweep[] = [];
   let fired = 0;
   const skipper = planner && new SweepSkipper(sandbox, planner);
-  if (skipper) {
-    // Each sweep is decided at its time, the world standing still while the product's planner looks.
-    for (let at = now + everyMs; at <= end; at += everyMs) {
-      await driver.advanceTo(at);
-      fired++;
-      if (!(await skipper.skip(pending(sandbox)))) sweeps.push({ at, invocation: sandbox.scheduledSweep() });
-    }
-  } else
-    for (let at = now + everyMs; at <= end; at += everyMs)
-      clock.schedule(at, () => {
-        fired++;
-        sweeps.push({ at, invocation: sandbox.scheduledSweep() });
-      });
+  // Each sweep fires once the world has settled at its time; a skipper decides first, the world
+  // standing still while the product's planner looks (the same order with every sweep run).
+  for (let at = now + everyMs; at <= end; at += everyMs) {
+    await driver.advanceTo(at);
+    fired++;
+    if (!skipper || !(await skipper.skip(pending(sandbox)))) sweeps.push({ at, invocation: sandbox.scheduledSweep() });
+  }
   await driver.advanceTo(end);
   await driver.runUntil(() => !pending(sandbox), 'the replay: its drains and queued events');
   return {

@@ -324,13 +324,7 @@ async function replayRecords<Report extends ReportView>(
   everySweep: boolean,
 ): Promise<{ steps: StepRecord<Report>[]; summary: ReplaySummary }> {
   const planner = everySweep ? undefined : operator.sweepPlanner?.(sandbox.operatorAccess(), sweepEnvironment(sandbox));
-  const { sweeps, summary } = await runReplay(
-    sandbox,
-    history.events,
-    pending,
-    history.replayNamesStripped,
-    planner,
-  );
+  const { sweeps, summary } = await runReplay(sandbox, history.events, pending, history.replayNamesStripped, planner);
   const trim = (report: Report | undefined): Report | undefined =>
     report && operator.trim ? operator.trim(report) : report;
   const sweepRecords = sweeps.map(({ at, invocation }): StepRecord<Report> => {

@@ -66,7 +66,7 @@ const SETTINGS_HELP = `Settings (same names as the deployed configuration, in ke
 const simulateCommand: Command = {
   summary: 'run a scenario in the sandbox (emulated AWS and Kubernetes) and check its expectations',
   usage:
-    'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings] [--explain NODE] [--replay EVENTS] [--settings FILE] [--compare A B [--allow-destructive]]',
+    'simulate FILE [--check] [-o table|wide|json] [--serve] [--timings] [--explain NODE] [--replay EVENTS [--every-sweep]] [--settings FILE] [--compare A B [--allow-destructive]]',
   options: {
     check: { type: 'boolean' },
     explain: { type: 'string' },
@@ -74,6 +74,7 @@ const simulateCommand: Command = {
     serve: { type: 'boolean' },
     timings: { type: 'boolean' },
     replay: { type: 'string' },
+    'every-sweep': { type: 'boolean' },
     settings: { type: 'string', multiple: true },
     compare: { type: 'string' },
     'allow-destructive': { type: 'boolean' },
@@ -94,7 +95,11 @@ What-if (docs/what-if.md):
                         a scenario starting after the first event starts a minute before it. Events of
                         another account or region, or that no rule matches, are counted and ignored;
                         replay-name (an archive replay) is taken off: the event is fed as the original.
-                        A line that is none of these exits 2 naming it
+                        A line that is none of these exits 2 naming it. A scheduled sweep that
+                        provably changes nothing (the world unchanged as the sweep reads it, and the
+                        sweep's own classify and plan at the new clock planning nothing) is counted,
+                        not run
+  --every-sweep         with --replay: run every scheduled sweep through the deployed stack
   --settings FILE       run with the settings of a JSON or YAML file (docs/settings.md names) instead
                         of the scenario's: the file is a deployment's whole configuration
   --compare A B         run the same world and history under settings files A (baseline) and B

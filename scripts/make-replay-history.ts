@@ -52,6 +52,8 @@ export interface ReplayHistoryOptions {
    * none). @default false
    */
   readonly everyEpisode?: boolean;
+  /** Events per node and month of some kinds instead of RATES' (a short history that holds every kind of episode). */
+  readonly rates?: Partial<Readonly<Record<Kind, number>>>;
 }
 
 /** Events per node and month of each kind (see the header). */
@@ -68,7 +70,8 @@ const RATES = {
   decommission: 0.005,
   stopStart: 0.005,
 } as const;
-type Kind = keyof typeof RATES;
+export type ReplayEpisodeKind = keyof typeof RATES;
+type Kind = ReplayEpisodeKind;
 
 /** Deterministic pseudo-random numbers in [0, 1) (a 32-bit LCG's high bits). */
 function random(seed: number): () => number {
@@ -204,7 +207,10 @@ export function replayHistory(options: ReplayHistoryOptions): Record<string, unk
 
   // Every episode at its time, then machines handed out in time order: a machine gone is never named again.
   const count = (kind: Kind) =>
-    Math.max(options.everyEpisode === true ? 1 : 0, Math.round((RATES[kind] * options.nodes * days) / 30));
+    Math.max(
+      options.everyEpisode === true ? 1 : 0,
+      Math.round(((options.rates?.[kind] ?? RATES[kind]) * options.nodes * days) / 30),
+    );
   const episodes: { at: number; kind: Kind }[] = [];
   for (const kind of Object.keys(RATES) as Kind[])
     for (let n = 0; n < count(kind); n++) episodes.push({ at: from + Math.floor(rand() * span), kind });

@@ -91,6 +91,16 @@ function handledLine(sim: Simulation): string {
   return `${acted} acted on, ${nothing} with nothing to do for this cluster, ${retried} receive(s) failed and retried`;
 }
 
+/** How many sweeps ran through the deployed stack and how many were left out, by reason. */
+function sweepsLines(r: NonNullable<Simulation['replay']>): string[] {
+  const skipped = Object.entries(r.sweepsSkipped).sort(([, a], [, b]) => b - a);
+  const total = skipped.reduce((sum, [, n]) => sum + n, 0);
+  return [
+    `  sweeps    ${r.sweeps - total} run, ${total} skipped${total === 0 ? '' : ' (provably changing nothing; --every-sweep runs them)'}`,
+    ...skipped.map(([reason, n]) => `            ${String(n).padStart(6)}  ${reason}`),
+  ];
+}
+
 /** The REPLAY section: empty for a run of a scenario's steps. */
 export function replaySummaryLines(sim: Simulation): string[] {
   const r = sim.replay;
@@ -101,6 +111,7 @@ export function replaySummaryLines(sim: Simulation): string[] {
   return [
     'REPLAY',
     `  clock     ${r.from} → ${r.to}; ${r.sweeps} sweep(s), one every ${minutes} min (the deployed schedule)`,
+    ...sweepsLines(r),
     `  events    ${r.fed} fed, ${r.routed} matched a rule (${r.queued} queued), ${ignoredTotal} ignored`,
     ...ignored.map(([reason, n]) => `            ${String(n).padStart(6)}  ${reason}`),
     `  handled   ${handledLine(sim)}`,

@@ -69,6 +69,8 @@ export const runSimulate: CommandRun = async (v, [file, extra]) => {
   const mode = outputMode(v);
   const { pair, one } = settingsFilesOf(v, extra);
   if (v['allow-destructive'] === true && !pair) throw new CliError('--allow-destructive goes with --compare A B');
+  const everySweep = v['every-sweep'] === true;
+  if (everySweep && str(v['replay']) === undefined) throw new CliError('--every-sweep goes with --replay EVENTS');
   if (pair && (v['serve'] === true || v['check'] === true))
     throw new CliError(`--compare runs two worlds: --${v['serve'] === true ? 'serve' : 'check'} does not go with it`);
   const loadStart = performance.now();
@@ -78,7 +80,7 @@ export const runSimulate: CommandRun = async (v, [file, extra]) => {
   if (pair) {
     const [a, b] = await Promise.all(pair.map(readSettingsFile));
     if (!a || !b) throw new CliError('--compare takes two settings files');
-    return compare(loaded, history, { files: pair, a, b }, mode, v['allow-destructive'] === true);
+    return compare(loaded, history, { files: pair, a, b }, mode, v['allow-destructive'] === true, everySweep);
   }
   if (one !== undefined) loaded = withSettings(loaded, await readSettingsFile(one));
   const loadMs = performance.now() - loadStart;
@@ -86,7 +88,7 @@ export const runSimulate: CommandRun = async (v, [file, extra]) => {
   const { simulation, sandbox, timings } = await simulate(loaded, {
     operator: cliOperator,
     keepOpen: serve,
-    ...(history ? { replay: history } : {}),
+    ...(history ? { replay: history, everySweep } : {}),
   });
   if (v['timings'] === true) {
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -187,12 +189,17 @@ async function compare(
   settings: { files: [string, string]; a: Settings; b: Settings },
   mode: ReturnType<typeof outputMode>,
   allowDestructive: boolean,
+  everySweep: boolean,
 ): Promise<number> {
   const start = loaded.scenario.start ?? new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
   const fixed: LoadedScenario = { ...loaded, scenario: { ...loaded.scenario, start } };
   const run = async (s: Settings) =>
-    (await simulate(withSettings(fixed, s), { operator: cliOperator, ...(history ? { replay: history } : {}) }))
-      .simulation;
+    (
+      await simulate(withSettings(fixed, s), {
+        operator: cliOperator,
+        ...(history ? { replay: history, everySweep } : {}),
+      })
+    ).simulation;
   const baseline = await run(settings.a);
   const candidate = await run(settings.b);
   const countsA = actionCounts(baseline);

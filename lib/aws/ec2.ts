@@ -122,6 +122,10 @@ async function describePartitioned(
 }
 
 /** EC2 reads the reconciler makes. Every id that reaches a filter has been validated as an InstanceId. */
+/** Whether the sweep's listing of the cluster's instances holds this one: tagged with the cluster's name or its ownership tag. */
+export const isClusterInstance = (instance: Pick<InstanceView, 'tags'>, cluster: string): boolean =>
+  instance.tags[CLUSTER_TAG_EKS] === cluster || instance.tags[clusterOwnershipTag(cluster)] !== undefined;
+
 export class Ec2Adapter {
   /** Where listing pages are assembled, reused from one to the next (byte-pool.ts). */
   private readonly buffers = new BytePool();
@@ -161,14 +165,13 @@ export class Ec2Adapter {
     cluster: string,
     partitions: number = EC2_SWEEP_LISTING.partitions,
   ): Promise<InstanceView[]> {
-    const ownershipTag = clusterOwnershipTag(cluster);
     const tagged = await describePartitioned(
       this.ec2,
-      [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, ownershipTag] }],
+      [{ Name: 'tag-key', Values: [CLUSTER_TAG_EKS, clusterOwnershipTag(cluster)] }],
       this.buffers,
       partitions,
     );
-    return tagged.filter((i) => i.tags[CLUSTER_TAG_EKS] === cluster || i.tags[ownershipTag] !== undefined);
+    return tagged.filter((i) => isClusterInstance(i, cluster));
   }
 
   /** Instances by private DNS name, for Nodes that have no providerID. */

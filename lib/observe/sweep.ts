@@ -15,7 +15,7 @@ export interface ObservedSweep {
  * The instance a node names for certain (providerID in this region, or an instance-id hostname);
  * undefined for the rest (another region's EC2 answers for those, and a NotFound here means nothing).
  */
-function claimedInstanceId(node: NodeView, region: string): InstanceId | undefined {
+export function claimedInstanceId(node: NodeView, region: string): InstanceId | undefined {
   if (!node.providerID) return instanceIdOfNodeName(node.name);
   try {
     const ref = parseProviderId(node.providerID);

@@ -6,13 +6,29 @@ import { observationFor, observeSignalBatch, observeSignals, type ObserveSignals
 import { observeSweep } from '../observe/sweep.js';
 import { startNotifying } from '../report/notify.js';
 import { runReport, type RunReport } from '../report/report.js';
-import { decide } from './decide.js';
+import { decide, type DecideContext } from './decide.js';
 import type { ReconcilerDeps } from './deps.js';
 
 export interface RunOptions {
   /** The AWS region and account, for instance ARNs in output events. */
   readonly region?: string;
   readonly accountId?: string;
+}
+
+/** The deployment's side of a decision (lib/pipeline/decide.ts): its settings, clock, cluster and groups. */
+export function decisionContext(
+  deps: Pick<ReconcilerDeps, 'settings' | 'clock' | 'clusterName' | 'region' | 'ownGroups'> & {
+    readonly drains: Pick<ReconcilerDeps['drains'], 'local'>;
+  },
+): DecideContext {
+  return {
+    settings: deps.settings,
+    clock: deps.clock,
+    clusterName: deps.clusterName,
+    region: deps.region,
+    ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
+    ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
+  };
 }
 
 /**
@@ -31,14 +47,7 @@ async function reconcile(
   const { observation, errors: incomplete, reported = [] } = await observe();
   const observed = performance.now();
 
-  const { pairs, plan: planned } = decide(observation, signals, {
-    settings: deps.settings,
-    clock: deps.clock,
-    clusterName: deps.clusterName,
-    region: deps.region,
-    ...(deps.ownGroups ? { ownGroups: deps.ownGroups } : {}),
-    ...(deps.drains.local ? { executionPrefix: LOCAL_DRAIN_PREFIX } : {}),
-  });
+  const { pairs, plan: planned } = decide(observation, signals, decisionContext(deps));
   const decided = performance.now();
 
   // Each outcome's notifications go out as it comes, beside the actions still running.

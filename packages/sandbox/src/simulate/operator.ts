@@ -41,6 +41,32 @@ export interface OperatorDrainResult {
   readonly message?: string;
 }
 
+/** What kubelets refresh as time passes, as the API serves it now (lib/pipeline/quiet-sweep.ts reads it). */
+export interface Heartbeats {
+  /** Lease spec.renewTime by node name; a name missing here has no Lease now. */
+  readonly leases: ReadonlyMap<string, string | undefined>;
+  /** The Node's Ready lastHeartbeatTime and its resourceVersion, by name; a name missing here has no Node now. */
+  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatTime?: string; readonly resourceVersion: string }>;
+}
+
+/**
+ * The sweep function's decision outside the function (its code, its configuration, its role): what
+ * a replay asks before leaving out a scheduled sweep (sweep-skip.ts).
+ */
+export interface SweepPlanner {
+  /** Observes the world as the sweep would now and keeps the observation: whether it plans nothing now. */
+  observe(): Promise<boolean>;
+  /** The Nodes and Leases of the kept observation (whose heartbeats to read); empty before observe(). */
+  observed(): { readonly nodes: readonly string[]; readonly leases: readonly string[] };
+  /** Whether the kept observation, its heartbeats as read now, plans nothing at the clock's now; false without one. */
+  replan(heartbeats: Heartbeats): boolean;
+  /**
+   * Like replan, with these machines described again first (their tags or state changed, or the account
+   * has them new); false, and nothing kept, when that cannot tell (which machines the sweep holds changed).
+   */
+  redescribe(instanceIds: readonly string[], heartbeats: Heartbeats): Promise<boolean>;
+}
+
 /** The product's commands that a scenario's operator runs. */
 export interface Operator<Report extends ReportView> {
   /** A dry-run sweep as the sweep function's role: what the reconciler sees, nothing mutated. */
@@ -57,4 +83,9 @@ export interface Operator<Report extends ReportView> {
    * pair (a month of sweeps of a big cluster would hold millions). @default - kept whole
    */
   trim?(report: Report): Report;
+  /**
+   * The sweep function's decision, observed and made as it makes them, for a replay to leave out the
+   * sweeps that would do nothing; `environment` is the deployed function's. Without it every sweep runs.
+   */
+  sweepPlanner?(access: OperatorAccess, environment: Readonly<Record<string, string>>): SweepPlanner;
 }

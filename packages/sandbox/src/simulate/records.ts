@@ -75,7 +75,10 @@ export interface ReplaySummary {
   readonly to: string;
   /** The deployed sweep schedule's interval. */
   readonly sweepEveryMs: number;
+  /** Sweeps the schedule fired: those that ran and those left out. */
   readonly sweeps: number;
+  /** Sweeps left out, by reason (sweep-skip.ts): they provably changed nothing. Empty with every sweep run. */
+  readonly sweepsSkipped: Readonly<Record<string, number>>;
   /** Events read from the history. */
   readonly fed: number;
   /** Events a rule of the stack matched (each put on the signal queue). */

@@ -18,6 +18,8 @@ import type { Sandbox } from './sandbox.js';
 import { isInstanceId } from '../../../../lib/model/instance-id.js';
 import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
 import { applyEventEffects } from './event-effects.js';
+import type { SweepPlanner } from './operator.js';
+import { SweepSkipper } from './sweep-skip.js';
 
 /** How long the replay runs on after the last event: its drains, grace periods and the sweeps that follow them. */
 export const REPLAY_TAIL_MS = 30 * 60_000;
@@ -107,6 +109,8 @@ export async function runReplay(
   events: readonly HistoryEvent[],
   pending: (sandbox: Sandbox) => boolean,
   replayNamesStripped: number,
+  /** Leaves out the sweeps that provably change nothing (sweep-skip.ts); without it every sweep runs. */
+  planner?: SweepPlanner,
 ): Promise<{ sweeps: ReplaySweep[]; summary: ReplaySummary }> {
   const { clock, driver, scenario } = sandbox;
   const everyMs = sweepIntervalMs(sandbox);
@@ -136,8 +140,15 @@ export async function runReplay(
   const last = events.at(-1)?.at ?? now;
   const end = Math.max(now, last) + REPLAY_TAIL_MS;
   const sweeps: ReplaySweep[] = [];
-  for (let at = now + everyMs; at <= end; at += everyMs)
-    clock.schedule(at, () => sweeps.push({ at, invocation: sandbox.scheduledSweep() }));
+  let fired = 0;
+  const skipper = planner && new SweepSkipper(sandbox, planner);
+  // Each sweep fires once the world has settled at its time; a skipper decides first, the world
+  // standing still while the product's planner looks (the same order with every sweep run).
+  for (let at = now + everyMs; at <= end; at += everyMs) {
+    await driver.advanceTo(at);
+    fired++;
+    if (!skipper || !(await skipper.skip(pending(sandbox)))) sweeps.push({ at, invocation: sandbox.scheduledSweep() });
+  }
   await driver.advanceTo(end);
   await driver.runUntil(() => !pending(sandbox), 'the replay: its drains and queued events');
   return {
@@ -146,7 +157,8 @@ export async function runReplay(
       from: new Date(now).toISOString(),
       to: new Date(clock.now()).toISOString(),
       sweepEveryMs: everyMs,
-      sweeps: sweeps.length,
+      sweeps: fired,
+      sweepsSkipped: skipper?.skipped ?? {},
       fed: events.length,
       routed,
       queued: copies,

@@ -321,8 +321,10 @@ async function replayRecords<Report extends ReportView>(
   sandbox: Sandbox,
   operator: Operator<Report>,
   history: History,
+  everySweep: boolean,
 ): Promise<{ steps: StepRecord<Report>[]; summary: ReplaySummary }> {
-  const { sweeps, summary } = await runReplay(sandbox, history.events, pending, history.replayNamesStripped);
+  const planner = everySweep ? undefined : operator.sweepPlanner?.(sandbox.operatorAccess(), sweepEnvironment(sandbox));
+  const { sweeps, summary } = await runReplay(sandbox, history.events, pending, history.replayNamesStripped, planner);
   const trim = (report: Report | undefined): Report | undefined =>
     report && operator.trim ? operator.trim(report) : report;
   const sweepRecords = sweeps.map(({ at, invocation }): StepRecord<Report> => {
@@ -348,6 +350,13 @@ async function replayRecords<Report extends ReportView>(
 
   const steps = [...sweepRecords, ...deliveries].sort((a, b) => a.at - b.at);
   return { steps, summary: { ...summary, ignored } };
+}
+
+/** The deployed sweep function's environment: the configuration the product's planner decides with. */
+function sweepEnvironment(sandbox: Sandbox): Readonly<Record<string, string>> {
+  const host = sandbox.lambda.host(sandbox.functions.sweep);
+  if (!host) throw new Error(`the sweep function ${sandbox.functions.sweep} is not deployed`);
+  return host.fn.environment;
 }
 
 /** A dry-run sweep: what the reconciler sees, without acting on it. */
@@ -380,6 +389,11 @@ export interface SimulateOptions<Report extends ReportView> {
    * time, the sweep schedule firing at the deployed rate. The world starts before the first event.
    */
   readonly replay?: History;
+  /**
+   * With `replay`: run every scheduled sweep through the deployed path, instead of leaving out those
+   * that provably change nothing (sweep-skip.ts). @default false
+   */
+  readonly everySweep?: boolean;
 }
 
 /** Wall milliseconds of a simulation's phases: seeding the emulators, then the sweeps and steps. */
@@ -404,7 +418,7 @@ export async function simulate<Report extends ReportView>(
     let delivered = 0;
     let replay: ReplaySummary | undefined;
     if (options.replay) {
-      const replayed = await replayRecords(sandbox, operator, options.replay);
+      const replayed = await replayRecords(sandbox, operator, options.replay, options.everySweep === true);
       steps.push(...replayed.steps);
       replay = replayed.summary;
     }

@@ -1,0 +1,89 @@
+// Whether a sweep would do anything: what a replay needs to leave out the scheduled sweeps that provably
+// would not (packages/sandbox/src/simulate/sweep-skip.ts). A sweep whose observation plans no action,
+// skips none and reports nothing changes nothing in the world, and its report says "nothing to do".
+// Between two sweeps of an unchanged world, what the API serves differs only where kubelets renew
+// what they heartbeat: Lease spec.renewTime and the Node's Ready lastHeartbeatTime (and so its
+// resourceVersion). Those are read again, and the same classify and plan run at the new clock: every
+// time-based rule (grace periods, lease staleness, drain deadlines, uncordon delays, maintenance
+// windows, repair back-off, hook timeouts) is judged as the sweep would judge it.
+import { isClusterInstance } from '../aws/ec2.js';
+import type { Plan } from '../model/action.js';
+import type { InstanceId } from '../model/instance-id.js';
+import type { InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
+import { epochOf } from '../kube/node-view.js';
+import { claimedInstanceId } from '../observe/sweep.js';
+
+/** What kubelets refresh as time passes, as the API serves it now (RFC 3339 text, as on the wire). */
+export interface Heartbeats {
+  /** Lease spec.renewTime by node name; a name missing here has no Lease now. */
+  readonly leases: ReadonlyMap<string, string | undefined>;
+  /** The Node's Ready lastHeartbeatTime and its resourceVersion, by name; a name missing here has no Node now. */
+  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatTime?: string; readonly resourceVersion: string }>;
+}
+
+/**
+ * The observation with the heartbeats read now; undefined when a Node or Lease came or went (then the
+ * world changed, and only a whole observation tells what the sweep would see).
+ */
+export function retimed(observation: Observation, heartbeats: Heartbeats): Observation | undefined {
+  if (heartbeats.nodes.size !== observation.nodes.length || heartbeats.leases.size !== observation.leases.size)
+    return undefined;
+  const nodes: NodeView[] = [];
+  for (const node of observation.nodes) {
+    const now = heartbeats.nodes.get(node.name);
+    if (now === undefined) return undefined;
+    const { readyHeartbeatAt: _was, ...rest } = node;
+    const heartbeat = epochOf(now.readyHeartbeatTime);
+    nodes.push({
+      ...rest,
+      resourceVersion: now.resourceVersion,
+      ...(heartbeat !== undefined ? { readyHeartbeatAt: heartbeat } : {}),
+    });
+  }
+  const leases = new Map<string, LeaseView>();
+  for (const name of observation.leases.keys()) {
+    if (!heartbeats.leases.has(name)) return undefined;
+    const renewTime = epochOf(heartbeats.leases.get(name));
+    leases.set(name, { nodeName: name, ...(renewTime !== undefined ? { renewTime } : {}) });
+  }
+  return { ...observation, nodes, leases };
+}
+
+/**
+ * Whether a sweep that decided `plan` on `observation` (whose partial failures are `errors`) would have
+ * done and said nothing: no action (reports included), no action it refused, no breaker, no failed lookup.
+ */
+export const plansNothing = (observation: Observation, errors: readonly string[], plan: Plan): boolean =>
+  plan.actions.length === 0 &&
+  plan.skipped.length === 0 &&
+  plan.breaker === undefined &&
+  errors.length === 0 &&
+  observation.lookupErrors.size === 0 &&
+  observation.instances.every((i) => (i.enrichmentErrors ?? []).length === 0);
+
+/**
+ * The observation with some machines described again (a tag or state of theirs changed, or the account
+ * has a new one), as a whole sweep would hold them; undefined when which machines a sweep holds may have
+ * changed (one joined or left the cluster's listing, one a Node names came or went, a Node found by its
+ * DNS name): then only a whole observation tells.
+ */
+export function withMachines(
+  observation: Observation,
+  described: { readonly found: readonly InstanceView[]; readonly notFound: readonly InstanceId[] },
+  cluster: { readonly name: string; readonly region: string },
+): Observation | undefined {
+  // A Node without a providerID is paired by its machine's DNS name, which any machine may take.
+  if (observation.nodes.some((n) => !n.providerID)) return undefined;
+  const claimed = new Set(observation.nodes.map((n) => claimedInstanceId(n, cluster.region)));
+  const held = new Map(observation.instances.map((i) => [i.id, i]));
+  const replaced = new Map<InstanceId, InstanceView>();
+  for (const instance of described.found) {
+    const holds = isClusterInstance(instance, cluster.name) || claimed.has(instance.id);
+    if (holds !== held.has(instance.id)) return undefined;
+    if (holds) replaced.set(instance.id, instance);
+  }
+  for (const id of described.notFound) if (held.has(id) || claimed.has(id)) return undefined;
+  return replaced.size === 0
+    ? observation
+    : { ...observation, instances: observation.instances.map((i) => replaced.get(i.id) ?? i) };
+}

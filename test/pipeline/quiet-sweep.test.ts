@@ -1,0 +1,164 @@
+// The replay's test of a quiet sweep (lib/pipeline/quiet-sweep.ts): the kept observation with the
+// heartbeats read again, and whether a decision on it does anything.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Observation } from '../../lib/model/observation.js';
+import { plansNothing, retimed, withMachines, type Heartbeats } from '../../lib/pipeline/quiet-sweep.js';
+import { decide } from '../../lib/pipeline/decide.js';
+import {
+  aNode,
+  anInstance,
+  anObservation,
+  clockAt,
+  CLUSTER,
+  HOUR,
+  instanceId,
+  NOW,
+  REGION,
+  settings,
+} from '../support/world.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The heartbeats as the API would serve those of `observation`, moved on by `laterMs` where kubelets heartbeat. */
+function heartbeatsOf(observation: Observation, laterMs = 0, silent: ReadonlySet<string> = new Set()): Heartbeats {
+  const move = (name: string, at: number | undefined) =>
+    at === undefined ? undefined : silent.has(name) ? at : at + laterMs;
+  return {
+    leases: new Map(
+      [...observation.leases].map(([name, lease]) => [
+        name,
+        lease.renewTime === undefined ? undefined : iso(move(name, lease.renewTime) ?? 0),
+      ]),
+    ),
+    nodes: new Map(
+      observation.nodes.map((n) => {
+        const at = move(n.name, n.readyHeartbeatAt);
+        return [
+          n.name,
+          { resourceVersion: n.resourceVersion, ...(at !== undefined ? { readyHeartbeatTime: iso(at) } : {}) },
+        ];
+      }),
+    ),
+  };
+}
+
+const world = (count: number): Observation =>
+  anObservation({
+    nodes: Array.from({ length: count }, (_, n) => aNode(n + 1)),
+    instances: Array.from({ length: count }, (_, n) => anInstance(n + 1)),
+  });
+
+const decisionAt = (observation: Observation, at: number) =>
+  decide(observation, [], {
+    settings: settings(),
+    clock: clockAt(at),
+    clusterName: CLUSTER,
+    region: REGION,
+  });
+
+describe('retimed', () => {
+  it('should give back the same observation for the heartbeats it was made with', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 6 }), (count) => {
+        const observation = world(count);
+        expect(retimed(observation, heartbeatsOf(observation))).toEqual(observation);
+      }),
+    );
+  });
+
+  it('should take the heartbeats read now, and only them', () => {
+    const observation = world(3);
+    const later = retimed(observation, heartbeatsOf(observation, HOUR));
+    expect(later?.nodes.map((n) => n.readyHeartbeatAt)).toEqual(
+      observation.nodes.map((n) => (n.readyHeartbeatAt ?? 0) + HOUR),
+    );
+    expect([...(later?.leases.values() ?? [])].map((l) => l.renewTime)).toEqual(
+      [...observation.leases.values()].map((l) => (l.renewTime ?? 0) + HOUR),
+    );
+    expect(later?.instances).toBe(observation.instances);
+  });
+
+  it('should refuse to tell when a Node or a Lease came or went since (only a whole observation tells)', () => {
+    const observation = world(3);
+    const heartbeats = heartbeatsOf(observation);
+    const [first] = observation.nodes;
+    const withoutNode = new Map(heartbeats.nodes);
+    withoutNode.delete(first?.name ?? '');
+    expect(retimed(observation, { ...heartbeats, nodes: withoutNode })).toBeUndefined();
+    const withoutLease = new Map(heartbeats.leases);
+    withoutLease.delete(first?.name ?? '');
+    expect(retimed(observation, { ...heartbeats, leases: withoutLease })).toBeUndefined();
+    const extra = new Map(heartbeats.nodes).set('ip-10-9-9-9.ec2.internal', { resourceVersion: '1' });
+    expect(retimed(observation, { ...heartbeats, nodes: extra })).toBeUndefined();
+  });
+});
+
+describe('plansNothing on a kept observation planned again later', () => {
+  it('should find nothing to do in a healthy world whose kubelets kept heartbeating, however long after', () => {
+    const observation = world(4);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 30 * 24 }), (hours) => {
+        const later = retimed(observation, heartbeatsOf(observation, hours * HOUR));
+        expect(later).toBeDefined();
+        if (later) expect(plansNothing(later, [], decisionAt(later, NOW + hours * HOUR).plan)).toBe(true);
+      }),
+    );
+  });
+
+  it('should see a kubelet that went silent as time passes with the world unchanged (a time-based rule)', () => {
+    const observation = world(2);
+    const silent = new Set([observation.nodes[0]?.name ?? '']);
+    expect(plansNothing(observation, [], decisionAt(observation, NOW).plan)).toBe(true);
+    const later = retimed(observation, heartbeatsOf(observation, 2 * HOUR, silent));
+    expect(later).toBeDefined();
+    if (later) expect(plansNothing(later, [], decisionAt(later, NOW + 2 * HOUR).plan)).toBe(false);
+  });
+
+  it('should not call a sweep quiet when a lookup failed or the observation was partial', () => {
+    const observation = world(2);
+    const { plan } = decisionAt(observation, NOW);
+    expect(plansNothing(observation, [], plan)).toBe(true);
+    expect(plansNothing(observation, ['DescribeAutoScalingGroups: throttled'], plan)).toBe(false);
+    const enrichment = {
+      ...observation,
+      instances: observation.instances.map((i) => ({ ...i, enrichmentErrors: ['DescribeInstanceStatus: timeout'] })),
+    };
+    expect(plansNothing(enrichment, [], plan)).toBe(false);
+    const lookup = { ...observation, lookupErrors: new Map([[instanceId(9), 'throttled']]) };
+    expect(plansNothing(lookup, [], plan)).toBe(false);
+  });
+});
+
+describe('withMachines', () => {
+  const cluster = { name: CLUSTER, region: REGION };
+  const observation = world(3);
+
+  it('should put a held machine described again in its place (a tag of another key changed)', () => {
+    const retagged = anInstance(2, { tags: { 'eks:cluster-name': CLUSTER, team: 'payments' } });
+    const next = withMachines(observation, { found: [retagged], notFound: [] }, cluster);
+    expect(next?.instances.map((i) => i.tags['team'])).toEqual([undefined, 'payments', undefined]);
+    expect(next?.nodes).toBe(observation.nodes);
+  });
+
+  it('should leave out a machine of the account the sweep never holds (untagged, no Node names it)', () => {
+    const foreign = anInstance(77, { tags: {} });
+    expect(withMachines(observation, { found: [foreign], notFound: [instanceId(78)] }, cluster)).toBe(observation);
+  });
+
+  it('should refuse to tell when which machines the sweep holds changed', () => {
+    const joined = anInstance(77);
+    // A machine no Node names that loses the cluster's tags leaves the listing; one a Node names stays (looked up by id).
+    const unregistered = { ...observation, instances: [...observation.instances, anInstance(50)] };
+    const left = anInstance(50, { tags: { team: 'payments' } });
+    expect(withMachines(unregistered, { found: [left], notFound: [] }, cluster)).toBeUndefined();
+    const untaggedButNamed = anInstance(2, { tags: {} });
+    expect(withMachines(observation, { found: [untaggedButNamed], notFound: [] }, cluster)?.instances[1]).toBe(
+      untaggedButNamed,
+    );
+    expect(withMachines(observation, { found: [joined], notFound: [] }, cluster)).toBeUndefined();
+    expect(withMachines(observation, { found: [], notFound: [instanceId(2)] }, cluster)).toBeUndefined();
+    const unnamed = { ...observation, nodes: [aNode(9, { providerID: undefined }), ...observation.nodes] };
+    expect(withMachines(unnamed, { found: [], notFound: [] }, cluster)).toBeUndefined();
+  });
+});

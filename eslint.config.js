@@ -20,16 +20,39 @@ export default tseslint.config(
   },
   {
     // The sandbox emulates what the product talks to: it may know the product's model and deploy
-    // contract, never the code under test (which reaches it through the injected Operator).
-    files: ['packages/sandbox/src/**/*.ts'],
+    // contract (@ec2-node-reconciler/model, by name), never the code under test (which reaches it
+    // through the injected Operator). test/workspace-boundaries.test.ts resolves every relative import.
+    files: ['packages/sandbox/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(lib/(?!model/|contract/)|infra/|functions/)',
-              message: "the sandbox depends on the product's lib/model and lib/contract only",
+              regex: '^(\\.\\./)+(lib|cli|infra|functions|bin|scripts|packages)/',
+              message:
+                "the sandbox depends on the product's model and contract only, by name (@ec2-node-reconciler/model)",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The model and the deploy contract are what the product and the sandbox share: they know neither.
+    files: ['packages/model/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(lib|cli|infra|functions|bin|scripts|test|packages)/',
+              message: '@ec2-node-reconciler/model depends on nothing of the product',
+            },
+            {
+              regex: '^@ec2-node-reconciler/',
+              message: '@ec2-node-reconciler/model depends on no other workspace package',
             },
           ],
         },
@@ -38,14 +61,17 @@ export default tseslint.config(
   },
   {
     // The functions' library reaches nothing above it: not its deployment code (what both need is in
-    // lib/contract), not the handlers, not the operator's command line (cli/), not the sandbox.
+    // packages/model/src/contract), not the handlers, not the operator's command line (cli/), not the sandbox.
     files: ['lib/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: '^(\\.\\./)+infra/', message: 'lib never imports infra: put what both need in lib/contract' },
+            {
+              regex: '^(\\.\\./)+infra/',
+              message: 'lib never imports infra: put what both need in @ec2-node-reconciler/model/contract',
+            },
             { regex: '^(\\.\\./)+functions/', message: 'lib never imports the handlers (functions/)' },
             { regex: '^(\\.\\./)+cli/', message: 'lib never imports the command line: what both need stays in lib' },
             { regex: '^@ec2-node-reconciler/sandbox', message: 'lib never imports the sandbox (cli/ may)' },

@@ -3,7 +3,7 @@
 // configuration of a deployment: what it does not say takes the default.
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { parseSettings, settingsProblems, type Settings } from '../lib/contract/settings.js';
+import { parseSettings, settingsProblems, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export async function readSettingsFile(path: string): Promise<Settings> {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SettingsSchema, type Settings } from '../lib/contract/settings.js';
+import { SettingsSchema, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { CliError } from './exit-codes.js';
 
 /** `heartbeatGrace` → `heartbeat-grace`: every setting is also a flag, named after it. */

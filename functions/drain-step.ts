@@ -18,7 +18,7 @@ import {
   recordRepairCompletionMetrics,
   telemetryMiddlewares,
 } from '../lib/lambda/telemetry.js';
-import { isDrainNotice, type DrainStepOutput } from '../lib/contract/drain-workflow.js';
+import { isDrainNotice, type DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);

@@ -22,7 +22,7 @@ import {
   telemetryMiddlewares,
 } from '../lib/lambda/telemetry.js';
 import { timeLeftIn } from '../lib/lambda/time-left.js';
-import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { SIGNAL_QUEUE } from '@ec2-node-reconciler/model/contract/signal-queue.js';
 
 const config = readFunctionConfig(process.env);
 const runtime = new WarmRuntime(config);

@@ -2,7 +2,7 @@
 // cluster; logs and returns the run report's bounded summary (its counts whole, its lists cut).
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { SWEEP_RUN_LOG } from '../lib/contract/function-logs.js';
+import { SWEEP_RUN_LOG } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import { readFunctionConfig } from '../lib/lambda/config.js';
 import { placeOf } from '../lib/lambda/place.js';
 import { WarmRuntime } from '../lib/lambda/runtime.js';

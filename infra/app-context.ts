@@ -3,9 +3,9 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import { settingsProblems, type SettingsInput } from '../lib/contract/settings.js';
-import { defaultStackName } from '../lib/contract/stack-outputs.js';
-import { InvalidDurationError, parseDuration } from '../lib/model/duration.js';
+import { settingsProblems, type SettingsInput } from '@ec2-node-reconciler/model/contract/settings.js';
+import { defaultStackName } from '@ec2-node-reconciler/model/contract/stack-outputs.js';
+import { InvalidDurationError, parseDuration } from '@ec2-node-reconciler/model/duration.js';
 import { didYouMean } from '../lib/support/suggest.js';
 import type { NodeReconcilerProps } from './node-reconciler.js';
 import type { ReconcilerStackProps } from './stack.js';

@@ -1,12 +1,12 @@
 // How the functions get into the cluster: an EKS access entry (type STANDARD) maps each function
-// role to the Kubernetes group `ec2-node-reconciler`, and the RBAC manifest of lib/contract/rbac.ts binds
+// role to the Kubernetes group `ec2-node-reconciler`, and the RBAC manifest of packages/model/src/contract/rbac.ts binds
 // that group to exactly the permissions of docs/design.md §6. The manifest is applied here when the caller
 // hands over a cluster construct with a kubectl provider; otherwise `kubectl apply` it once.
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, type IConstruct } from 'constructs';
-import { RECONCILER_GROUP, rbacManifests } from '../lib/contract/rbac.js';
+import { RECONCILER_GROUP, rbacManifests } from '@ec2-node-reconciler/model/contract/rbac.js';
 
 /**
  * What the construct needs from a cluster construct: `aws-eks` and `aws-eks-v2` clusters (created or

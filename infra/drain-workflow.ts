@@ -11,7 +11,7 @@
 // the last DrainStepOutput.
 //
 // Standard, not Express: Standard executions are exactly-once and their names are unique for 90
-// days, which is what makes the deterministic execution names of lib/contract/drain-workflow.ts dedupe
+// days, which is what makes the deterministic execution names of packages/model/src/contract/drain-workflow.ts dedupe
 // duplicate events. Express executions would accept the same name twice.
 import { Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -29,9 +29,9 @@ import {
   LIFECYCLE_COMPLETED_NOTICE,
   LIFECYCLE_LEFT_OPEN,
   type DrainEnd,
-} from '../lib/contract/drain-workflow.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { PERMANENT_STEP_ERROR } from '../lib/drain/step-failure.js';
-import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../lib/contract/output-events.js';
+import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '@ec2-node-reconciler/model/contract/output-events.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
 import {
   HANDLER_ERRORS,
@@ -40,7 +40,10 @@ import {
   type AslRetrier,
   type HeartbeatGap,
 } from './heartbeat-gap.js';
-import { DRAIN_WORKFLOW_CHAIN_PERMISSION, DRAIN_WORKFLOW_PERMISSIONS } from '../lib/contract/permissions.js';
+import {
+  DRAIN_WORKFLOW_CHAIN_PERMISSION,
+  DRAIN_WORKFLOW_PERMISSIONS,
+} from '@ec2-node-reconciler/model/contract/permissions.js';
 import { acknowledgeAutoScalingFindings, autoScalingStatements, type AutoScalingScope } from './permissions.js';
 import { vendedLogGroupName } from './vended-logs.js';
 
@@ -119,7 +122,7 @@ const RECORD = '($exists($input.execution) ? $input.execution : $states.context.
 /** Which execution of the record this is: 0 for the first, n for the n-th chained one. */
 const CHAIN = '($exists($input.chain) ? $input.chain : 0)';
 
-/** The next chained execution's name (chainExecutionName in lib/contract/drain-workflow.ts). */
+/** The next chained execution's name (chainExecutionName in packages/model/src/contract/drain-workflow.ts). */
 export const CHAINED_NAME = `$substring(${RECORD}, 0, ${80 - CHAIN_SUFFIX_ROOM}) & '-c' & $string(${CHAIN} + 1)`;
 
 /**

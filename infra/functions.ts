@@ -9,11 +9,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_ENV } from '../lib/contract/env.js';
-import { LAMBDA_CONCURRENCY } from '../lib/contract/api-budgets.js';
-import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
+import { LAMBDA_CONCURRENCY } from '@ec2-node-reconciler/model/contract/api-budgets.js';
+import { SIGNAL_QUEUE } from '@ec2-node-reconciler/model/contract/signal-queue.js';
 import { wildcardResourceFinding } from './findings.js';
-import { METRIC_NAMESPACE, SERVICE_NAME } from '../lib/contract/metrics.js';
+import { METRIC_NAMESPACE, SERVICE_NAME } from '@ec2-node-reconciler/model/contract/metrics.js';
 
 /** The repository root: NodejsFunction's projectRoot (entries and the lock file must lie under it). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

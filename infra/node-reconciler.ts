@@ -17,10 +17,15 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SettingsSchema, settingsProblems, type Settings, type SettingsInput } from '../lib/contract/settings.js';
-import { FUNCTION_ENV } from '../lib/contract/env.js';
-import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
-import { EVENT_SOURCE, KUBE_SEATS } from '../lib/contract/api-budgets.js';
+import {
+  SettingsSchema,
+  settingsProblems,
+  type Settings,
+  type SettingsInput,
+} from '@ec2-node-reconciler/model/contract/settings.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
+import { SIGNAL_QUEUE } from '@ec2-node-reconciler/model/contract/signal-queue.js';
+import { EVENT_SOURCE, KUBE_SEATS } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import { ClusterAccess, type ReconcilerCluster } from './cluster-access.js';
 import { DrainWorkflow } from './drain-workflow.js';
 import { invokeGrantFinding, wildcardResourceFinding } from './findings.js';
@@ -34,7 +39,7 @@ import {
   EVENTS_POLICY_PERMISSIONS,
   SWEEP_POLICY_PERMISSIONS,
   type Permission,
-} from '../lib/contract/permissions.js';
+} from '@ec2-node-reconciler/model/contract/permissions.js';
 import {
   acknowledgeAutoScalingFindings,
   decommissionTagStatement,
@@ -515,7 +520,7 @@ export class NodeReconciler extends Construct {
     return policy;
   }
 
-  /** The ARNs the permissions of lib/contract/permissions.ts name. */
+  /** The ARNs the permissions of packages/model/src/contract/permissions.ts name. */
   private permissionResources(clusterName: string): PermissionResources {
     return {
       cluster: clusterArn(this, clusterName),

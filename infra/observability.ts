@@ -8,7 +8,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SIGNAL_QUEUE } from '../lib/contract/signal-queue.js';
+import { SIGNAL_QUEUE } from '@ec2-node-reconciler/model/contract/signal-queue.js';
 import {
   CLUSTER_DIMENSION,
   CONDITION_DIMENSION,
@@ -17,7 +17,7 @@ import {
   SERVICE_DIMENSION,
   SERVICE_NAME,
   type MetricName,
-} from '../lib/contract/metrics.js';
+} from '@ec2-node-reconciler/model/contract/metrics.js';
 
 const FIVE_MINUTES = Duration.minutes(5);
 

@@ -1,12 +1,12 @@
 // IAM statements shared by the functions and the drain workflow, made from the permissions of
-// lib/contract/permissions.ts. Every action is named (no wildcard actions); resources are scoped
+// packages/model/src/contract/permissions.ts. Every action is named (no wildcard actions); resources are scoped
 // wherever the service supports it, and where it does not (EC2 and Auto Scaling Describe*) the
 // statement says so, for the cdk-nag acknowledgement.
 import { ArnFormat, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../lib/contract/labels.js';
-import type { Permission, PermissionTarget } from '../lib/contract/permissions.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { Permission, PermissionTarget } from '@ec2-node-reconciler/model/contract/permissions.js';
 import { wildcardResourceFinding } from './findings.js';
 
 export interface AutoScalingScope {

@@ -8,7 +8,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SignalKind } from '../lib/model/signal.js';
+import type { SignalKind } from '@ec2-node-reconciler/model/signal.js';
 import { SIGNAL_MODULES, type RuleScope, type SignalModule } from '../lib/signals/index.js';
 
 export interface SignalPatternOptions extends RuleScope {

@@ -3,7 +3,11 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { outputDescription, STACK_OUTPUTS, type StackOutputName } from '../lib/contract/stack-outputs.js';
+import {
+  outputDescription,
+  STACK_OUTPUTS,
+  type StackOutputName,
+} from '@ec2-node-reconciler/model/contract/stack-outputs.js';
 import { InvalidPropsError } from './invalid-props.js';
 import { NodeReconciler, type NodeReconcilerProps } from './node-reconciler.js';
 import { importVpcPlacement, vpcPlacementProblems } from './vpc-placement.js';

@@ -24,7 +24,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DECOMMISSION_TAG } from '../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { scaleGroupName, scaleInstanceId, scaleNodeName } from './make-scale-scenario.js';
 
 export const REPLAY_CLUSTER = 'replay';

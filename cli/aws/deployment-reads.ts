@@ -11,7 +11,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '../../lib/contract/labels.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { AccessEntryFacts } from '../doctor/access.js';
 import type { AccountConcurrency } from '../doctor/concurrency.js';
 import { readFailed, readOk, type Read } from '../doctor/check.js';

@@ -3,7 +3,7 @@
 // its aws-auth mapping. What a role is taken for is the identity the RBAC checks impersonate.
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
+import { RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 
 export type AuthenticationMode = 'API' | 'API_AND_CONFIG_MAP' | 'CONFIG_MAP';

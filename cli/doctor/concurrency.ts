@@ -2,7 +2,7 @@
 // refuses any reserved concurrency that would leave the account fewer than 10 unreserved concurrent
 // executions, so in an account whose quota is 10 (a new account) the first deploy fails on the
 // sweep's reservation of 1. Checked before a deploy (no stack yet) as after one.
-import { LAMBDA_CONCURRENCY } from '../../lib/contract/api-budgets.js';
+import { LAMBDA_CONCURRENCY } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 
 const { minUnreserved: LAMBDA_MIN_UNRESERVED, sweepReserved: SWEEP_RESERVATION, quotaCode } = LAMBDA_CONCURRENCY;

@@ -3,7 +3,7 @@
 // queue's event source mapping enabled on the events function; the schedule enabled on the sweep
 // function.
 import * as z from 'zod';
-import type { SignalKind } from '../../lib/model/signal.js';
+import type { SignalKind } from '@ec2-node-reconciler/model/signal.js';
 import { SIGNAL_MODULES, type SignalModule } from '../../lib/signals/index.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 

@@ -1,9 +1,9 @@
 // IAM as AWS would decide it for each function role: every action the role's function calls
-// (lib/contract/permissions.ts, the list the stack grants from) simulated on the resource it calls it
+// (packages/model/src/contract/permissions.ts, the list the stack grants from) simulated on the resource it calls it
 // on (iam:SimulatePrincipalPolicy), the cluster's Auto Scaling groups with their tags as condition
 // context — so a policy edited by hand, a statement lost or a group tagged for another cluster shows.
-import { CLUSTER_TAG_EKS } from '../../lib/contract/labels.js';
-import type { Permission, PermissionTarget } from '../../lib/contract/permissions.js';
+import { CLUSTER_TAG_EKS } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { Permission, PermissionTarget } from '@ec2-node-reconciler/model/contract/permissions.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 
 export interface ContextEntry {

@@ -1,7 +1,7 @@
 // The newest sweep's outcome, from the sweep function's log line (`sweep reconciled`, its run report):
 // recent enough for the schedule, without errors, nothing incomplete, the circuit breaker not tripped.
 import * as z from 'zod';
-import { humanDuration } from '../../lib/model/duration.js';
+import { humanDuration } from '@ec2-node-reconciler/model/duration.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 
 export interface LogLine {

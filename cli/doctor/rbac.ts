@@ -1,4 +1,4 @@
-// The RBAC the API server applies to the reconciler: every verb of the manifest (lib/contract/rbac.ts),
+// The RBAC the API server applies to the reconciler: every verb of the manifest (packages/model/src/contract/rbac.ts),
 // asked as the identity a function role is taken for (SelfSubjectAccessReview, impersonating it),
 // so a ClusterRole missing a verb, a binding to another group or an entry in the wrong group shows.
 import {
@@ -7,7 +7,7 @@ import {
   LEASE_RULES,
   RECONCILER_GROUP,
   type PolicyRule,
-} from '../../lib/contract/rbac.js';
+} from '@ec2-node-reconciler/model/contract/rbac.js';
 import { couldNotRead, failed, passed, type Check, type Read } from './check.js';
 
 /** One permission, as a SelfSubjectAccessReview's resourceAttributes ask for it. */

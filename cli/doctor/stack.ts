@@ -6,7 +6,7 @@ import {
   type ClusterOutputs,
   type StackOutput,
   type StackOutputName,
-} from '../../lib/contract/stack-outputs.js';
+} from '@ec2-node-reconciler/model/contract/stack-outputs.js';
 import { couldNotRead, failed, passed, unknown, type Check, type Read } from './check.js';
 
 export interface StackFacts {

@@ -1,4 +1,4 @@
-import { failedStepDelaySeconds } from '../../lib/contract/drain-workflow.js';
+import { failedStepDelaySeconds } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { stepFailureKind } from '../../lib/drain/step-failure.js';
 import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
 import type { DrainRequest, DrainStepResult } from '../../lib/drain/step-result.js';

@@ -5,10 +5,14 @@
 // every pass over the node's pods, and CONTINUE at the end (except after an operator's uncordon,
 // which leaves the action to them). Without it the hook lapses and Auto Scaling applies its default
 // result — ABANDON, for most groups — with the pods still on the machine.
-import { completeLifecycleCommand, leavesLifecycleOpen, type LifecycleRef } from '../../lib/contract/drain-workflow.js';
+import {
+  completeLifecycleCommand,
+  leavesLifecycleOpen,
+  type LifecycleRef,
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { NodeEventRecorder } from '../../lib/kube/events.js';
-import type { Clock } from '../../lib/model/clock.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { lifecycleCompletedEvent } from '../../lib/drain/lifecycle-completed-event.js';
 import { errorText } from '../../lib/support/errors.js';
 

@@ -8,8 +8,8 @@ import {
   type DrainOutcome,
   type DrainStepOutput,
   type DrainWorkflowInput,
-} from '../../lib/contract/drain-workflow.js';
-import type { OutputDetailType } from '../../lib/contract/output-events.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import type { OutputDetailType } from '@ec2-node-reconciler/model/contract/output-events.js';
 import { errorText } from '../../lib/support/errors.js';
 import {
   endHeldLifecycle,

@@ -3,8 +3,8 @@
 // starts a second drain beside it nor counts it as the drain of a removal that comes later. A removal
 // that comes while it runs (a scale-in) hands it its lifecycle action on the Node: it then holds the
 // action as the workflow would, heartbeating it while it drains and completing it at the end.
-import { LOCAL_DRAIN_PREFIX } from '../../lib/contract/labels.js';
-import { nodeInstanceId } from '../../lib/model/provider-id.js';
+import { LOCAL_DRAIN_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
+import { nodeInstanceId } from '@ec2-node-reconciler/model/provider-id.js';
 import { claimDrain } from '../../lib/drain/claim.js';
 import { runDrain } from './driver.js';
 import { endHeldLifecycle, LifecycleHeartbeats, type HeldLifecycleEnd, type LifecycleCalls } from './held-lifecycle.js';

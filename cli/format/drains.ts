@@ -1,6 +1,6 @@
 // `ec2-node-reconciler drains`: the rows of cli/observe/drain-list.ts as a table (kubectl-like: a
 // short one, `-o wide` for every column) or as JSON with ISO 8601 times.
-import { humanDuration } from '../../lib/model/duration.js';
+import { humanDuration } from '@ec2-node-reconciler/model/duration.js';
 import type { DrainRow } from '../observe/drain-list.js';
 import { cellWidth, table, type TableStyle } from './table.js';
 

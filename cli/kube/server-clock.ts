@@ -5,7 +5,7 @@
 // works on the server's time. A served sandbox, whose clock runs on from its scenario's end, is
 // followed the same way.
 import * as z from 'zod';
-import { systemClock, type Clock } from '../../lib/model/clock.js';
+import { systemClock, type Clock } from '@ec2-node-reconciler/model/clock.js';
 import { KubeClient, type KubeConnection } from '../../lib/kube/client.js';
 
 /** Differences under this are the Date header's whole-second resolution and network latency, not skew. */

@@ -2,10 +2,10 @@
 // execution drains them, to which deadline, for which lifecycle action) and those the deployed
 // workflow ran lately, one row each, with what the last drain step left and which budgets blocked it.
 // Pure: the Nodes and Step Functions' answers in, rows out.
-import { CORDON_REASON_ANNOTATION, LOCAL_DRAIN_PREFIX } from '../../lib/contract/labels.js';
+import { CORDON_REASON_ANNOTATION, LOCAL_DRAIN_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { DrainExecution, DrainExecutionAnswer } from '../../lib/aws/drain-executions.js';
-import type { DrainPurpose } from '../../lib/model/action.js';
-import type { NodeView } from '../../lib/model/observation.js';
+import type { DrainPurpose } from '@ec2-node-reconciler/model/action.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { executionToAsk, recordLiveness } from '../../lib/drain/liveness.js';
 import { drainClaimOf, type DrainClaim } from '../../lib/plan/own-cordon.js';
 

@@ -2,16 +2,20 @@
 // it); with --now, the operator's cordon and drain at once; with --undo, the tag removed again.
 import { createAwsClients } from '../../lib/aws/clients.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
-import { DECOMMISSION_TAG, DRAIN_ANNOTATION, DRAIN_OUTCOME_ANNOTATION } from '../../lib/contract/labels.js';
+import {
+  DECOMMISSION_TAG,
+  DRAIN_ANNOTATION,
+  DRAIN_OUTCOME_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { runOperatorDrain } from '../drain/operator-drain.js';
 import { progressLine } from '../../lib/drain/pod-report.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { NodeFinder } from '../../lib/kube/find-node.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
-import { isInstanceId, type InstanceId } from '../../lib/model/instance-id.js';
-import type { NodeView } from '../../lib/model/observation.js';
-import { nodeInstanceId } from '../../lib/model/provider-id.js';
-import type { Settings } from '../../lib/contract/settings.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
+import { nodeInstanceId } from '@ec2-node-reconciler/model/provider-id.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connect, type Live } from '../live.js';

@@ -21,12 +21,12 @@ import {
   simulate,
   type DeploymentClients,
 } from '../aws/deployment-reads.js';
-import { FUNCTION_ENV } from '../../lib/contract/env.js';
-import { SWEEP_RUN_LOG } from '../../lib/contract/function-logs.js';
-import { FUNCTION_PERMISSIONS } from '../../lib/contract/permissions.js';
-import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
-import { SettingsSchema } from '../../lib/contract/settings.js';
-import { defaultStackName, type ClusterOutputs } from '../../lib/contract/stack-outputs.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
+import { SWEEP_RUN_LOG } from '@ec2-node-reconciler/model/contract/function-logs.js';
+import { FUNCTION_PERMISSIONS } from '@ec2-node-reconciler/model/contract/permissions.js';
+import { RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
+import { SettingsSchema } from '@ec2-node-reconciler/model/contract/settings.js';
+import { defaultStackName, type ClusterOutputs } from '@ec2-node-reconciler/model/contract/stack-outputs.js';
 import {
   checkAccess,
   checkAuthenticationMode,

@@ -4,7 +4,7 @@ import { createAwsClients } from '../../lib/aws/clients.js';
 import { DrainExecutions } from '../../lib/aws/drain-executions.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
-import { InvalidDurationError, parseDuration } from '../../lib/model/duration.js';
+import { InvalidDurationError, parseDuration } from '@ec2-node-reconciler/model/duration.js';
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../observe/drain-list.js';
 import { executionToAsk } from '../../lib/drain/liveness.js';
 import { drainClaimOf } from '../../lib/plan/own-cordon.js';

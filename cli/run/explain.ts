@@ -20,7 +20,7 @@ import { LIST_PAGE } from '../../lib/kube/list.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
 import { epochOf } from '../../lib/kube/node-view.js';
 import { listOf, ObjectMetaSchema } from '../../lib/kube/schemas.js';
-import type { NodeView } from '../../lib/model/observation.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { listDrains, type DrainListing, type DrainRow } from '../observe/drain-list.js';
 import { runSweep } from '../../lib/pipeline/run.js';
 import { drainClaimOf } from '../../lib/plan/own-cordon.js';

@@ -1,5 +1,5 @@
 // `rbac`: the Kubernetes RBAC manifest the reconciler needs.
-import { rbacYaml } from '../../lib/contract/rbac.js';
+import { rbacYaml } from '@ec2-node-reconciler/model/contract/rbac.js';
 import type { CommandRun } from '../command-run.js';
 import { EXIT } from '../exit-codes.js';
 import { out } from './shared.js';

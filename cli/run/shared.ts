@@ -1,6 +1,6 @@
 // What the commands share once they run: output, flag readers, the report's exit code, the clock.
 import type { ReportSummary } from '../../lib/report/summary.js';
-import { humanDuration } from '../../lib/model/duration.js';
+import { humanDuration } from '@ec2-node-reconciler/model/duration.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { formatRunReport } from '../format/report.js';
 import type { TableStyle } from '../format/table.js';

@@ -9,7 +9,7 @@ import { HistoryError, readHistory, type History } from '@ec2-node-reconciler/sa
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { serveInRealTime } from '@ec2-node-reconciler/sandbox/simulate/serve.js';
 import { ADMIN_TOKEN } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import type { Settings } from '../../lib/contract/settings.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { addsDestructive, DESTRUCTIVE_ACTIONS, diffActions } from '../report/policy-diff.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';

@@ -1,7 +1,7 @@
 // `snapshot -o FILE`: the live cluster and account as a scenario file the sandbox runs (docs/snapshot.md).
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { callerIdentity, createDeploymentClients } from '../aws/deployment-reads.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { anonymizeEvent } from '../snapshot/history.js';
 import { anonymizer, keepNames, type SnapshotNames } from '../snapshot/names.js';

@@ -1,10 +1,14 @@
 // `uncordon NODE`: the node schedulable again at an operator's word, whoever cordoned it, saying whose
 // cordon it was and what of the reconciler's went with it.
-import { CORDON_REASON_ANNOTATION, CORDONED_AT_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDONED_AT_ANNOTATION,
+  EXCLUDE_FROM_LB_LABEL,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { cordonOwner, uncordonForOperator, type OperatorUncordonResult } from '../../lib/kube/node-writes.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
-import type { NodeView } from '../../lib/model/observation.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { connectKube } from '../live.js';

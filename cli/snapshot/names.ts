@@ -21,8 +21,8 @@ import {
   EXCLUDE_KEY,
   KARPENTER_NODEPOOL_TAG,
   LABEL_PREFIX,
-} from '../../lib/contract/labels.js';
-import { EKS_TERMINATE_HOOK } from '../../lib/model/terminate-hook.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import { EKS_TERMINATE_HOOK } from '@ec2-node-reconciler/model/terminate-hook.js';
 
 export interface SnapshotNames {
   /** Whether names are renamed (a snapshot safe to share). */

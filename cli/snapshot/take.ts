@@ -9,15 +9,15 @@
 // bulk of a cluster, are written page by page as they come, and never held.
 import * as z from 'zod';
 import type { AutoScalingAdapter } from '../../lib/aws/autoscaling.js';
-import { DRAIN_RECORD_ANNOTATIONS, LABEL_PREFIX } from '../../lib/contract/labels.js';
+import { DRAIN_RECORD_ANNOTATIONS, LABEL_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
 import { toDrainPod } from '../../lib/drain/kube-api.js';
 import type { KubeClient } from '../../lib/kube/client.js';
 import { listPages } from '../../lib/kube/list.js';
 import { ObjectMetaSchema, PodSchema } from '../../lib/kube/schemas.js';
-import type { Clock } from '../../lib/model/clock.js';
-import { LIFECYCLE_STATES } from '../../lib/model/lifecycle-states.js';
-import type { InstanceView, LeaseView, NodeView } from '../../lib/model/observation.js';
-import type { TerminateHook } from '../../lib/model/terminate-hook.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import { LIFECYCLE_STATES } from '@ec2-node-reconciler/model/lifecycle-states.js';
+import type { InstanceView, LeaseView, NodeView } from '@ec2-node-reconciler/model/observation.js';
+import type { TerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
 import type { ObserveDeps } from '../../lib/observe/deps.js';
 import { observeSweep } from '../../lib/observe/sweep.js';
 import { mapBounded } from '../../lib/support/bounded.js';

@@ -15,9 +15,9 @@ import {
   uncordon,
   type NodeWriteView,
 } from '../kube/node-writes.js';
-import type { Action } from '../model/action.js';
-import type { Plan } from '../model/action.js';
-import type { NodeView } from '../model/observation.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
+import type { Plan } from '@ec2-node-reconciler/model/action.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ActDeps } from './deps.js';

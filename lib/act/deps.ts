@@ -2,7 +2,7 @@ import type { AutoScalingAdapter } from '../aws/autoscaling.js';
 import type { DrainLauncher } from '../aws/drain-launcher.js';
 import type { DrainApi } from '../drain/api.js';
 import type { NodeClient } from '../kube/nodes.js';
-import type { Clock } from '../model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 
 /** What acting needs: the writes a plan's actions make, the slice of each adapter it calls. */
 export interface ActDeps {

@@ -1,4 +1,4 @@
-import type { Action } from '../model/action.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
 
 /**
  * How one action ended:

@@ -1,14 +1,14 @@
-import type { TerminateHook } from '../model/terminate-hook.js';
+import type { TerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
-import { isInstanceId, type InstanceId } from '../model/instance-id.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { mapBounded } from '../support/bounded.js';
 import { BytePool } from '../support/byte-pool.js';
 import { errorText } from '../support/errors.js';
 import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
 import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';
-import type { LifecycleRef } from '../model/signal.js';
-import { REPAIR_FAILURES_TAG } from '../contract/labels.js';
+import type { LifecycleRef } from '@ec2-node-reconciler/model/signal.js';
+import { REPAIR_FAILURES_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 
 /** DescribeAutoScalingGroups answers for up to 100 groups a call (MaxRecords, which also lifts the 50-name cap). */
 export const GROUP_BATCH = 100;

@@ -8,7 +8,7 @@ import {
   DrainWorkflowInputSchema,
   type DrainStepOutput,
   type DrainWorkflowInput,
-} from '../contract/drain-workflow.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
 

@@ -1,8 +1,8 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import type { DrainExecutionState } from '../model/observation.js';
+import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
 import { errorText } from '../support/errors.js';
 import type { LazyClient } from './clients.js';
-import { executionOf, type DrainWorkflowInput } from '../contract/drain-workflow.js';
+import { executionOf, type DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { drainExecutionArn } from './drain-executions.js';
 
 /**

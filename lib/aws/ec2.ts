@@ -1,8 +1,8 @@
 import type { DescribeInstancesCommandInput, EC2Client, Filter } from '@aws-sdk/client-ec2';
-import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { EC2_SWEEP_LISTING } from '../contract/api-budgets.js';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '../contract/labels.js';
-import type { InstanceView, ScheduledEvent } from '../model/observation.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { EC2_SWEEP_LISTING } from '@ec2-node-reconciler/model/contract/api-budgets.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { InstanceView, ScheduledEvent } from '@ec2-node-reconciler/model/observation.js';
 import { mapBounded } from '../support/bounded.js';
 import { BytePool } from '../support/byte-pool.js';
 import { errorText } from '../support/errors.js';

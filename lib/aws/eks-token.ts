@@ -2,8 +2,8 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../model/clock.js';
-import { partitionOfRegion } from '../model/partition.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import { partitionOfRegion } from '@ec2-node-reconciler/model/partition.js';
 
 /** Tokens are valid 15 minutes server-side; regenerate well before (docs/design.md §6). */
 export const TOKEN_REFRESH_MS = 14 * 60_000;

@@ -4,9 +4,9 @@
 // processes suspended would not replace a machine marked Unhealthy; see xml-scan.ts). A
 // group of 500 instances answers ~200 KB of XML (launch templates, zones, protection per instance)
 // that the SDK would turn into objects first.
-import { isInstanceId, type InstanceId } from '../model/instance-id.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { scanXml } from './xml-scan.js';
-import { REPAIR_FAILURES_TAG } from '../contract/labels.js';
+import { REPAIR_FAILURES_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 
 export { UnexpectedXml as UnexpectedGroupsXml } from './xml-scan.js';
 

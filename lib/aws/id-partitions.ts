@@ -1,5 +1,5 @@
 /**
- * What an instance id ends with: INSTANCE_ID_PATTERN (lib/model/instance-id.ts) ends every id with a lowercase hex digit.
+ * What an instance id ends with: INSTANCE_ID_PATTERN (packages/model/src/instance-id.ts) ends every id with a lowercase hex digit.
  * Ids that do not are not instance ids to the reconciler (toInstanceView drops them): the
  * partitions below cover exactly the ids it can represent.
  */

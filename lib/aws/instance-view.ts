@@ -1,7 +1,7 @@
 import type { Instance, InstanceStatusEvent } from '@aws-sdk/client-ec2';
-import { isInstanceId } from '../model/instance-id.js';
-import { INSTANCE_STATES, type InstanceState } from '../model/instance-states.js';
-import type { InstanceView, ScheduledEvent, ScheduledEventCode } from '../model/observation.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { INSTANCE_STATES, type InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
+import type { InstanceView, ScheduledEvent, ScheduledEventCode } from '@ec2-node-reconciler/model/observation.js';
 
 export const SCHEDULED_EVENT_CODES: readonly ScheduledEventCode[] = [
   'instance-reboot',

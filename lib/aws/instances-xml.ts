@@ -2,9 +2,9 @@
 // the SDK's generic deserializer builds all ~50 fields of every instance (network interfaces, block
 // devices, metadata options…) before we keep seven, about 100 µs per instance and most of a
 // 100,000-node sweep's CPU.
-import { isInstanceId } from '../model/instance-id.js';
-import type { InstanceView } from '../model/observation.js';
-import { INSTANCE_STATES, type InstanceState } from '../model/instance-states.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import { INSTANCE_STATES, type InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
 import { scanXml } from './xml-scan.js';
 
 export { UnexpectedXml as UnexpectedInstancesXml } from './xml-scan.js';

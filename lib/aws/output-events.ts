@@ -1,5 +1,5 @@
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '../contract/output-events.js';
+import { OUTPUT_EVENT_SOURCE, type OutputDetailType } from '@ec2-node-reconciler/model/contract/output-events.js';
 import type { LazyClient } from './clients.js';
 
 /** PutEvents takes at most 10 entries a call. */

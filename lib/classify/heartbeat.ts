@@ -1,4 +1,4 @@
-import type { LeaseView, NodeView } from '../model/observation.js';
+import type { LeaseView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 
 /**
  * The newest evidence that the kubelet is alive: the Lease renewTime or the Ready condition's

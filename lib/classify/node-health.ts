@@ -1,5 +1,9 @@
-import { isBadCondition, MONITORING_AGENT_CONDITIONS, type BadCondition } from '../model/node-conditions.js';
-import type { NodeView } from '../model/observation.js';
+import {
+  isBadCondition,
+  MONITORING_AGENT_CONDITIONS,
+  type BadCondition,
+} from '@ec2-node-reconciler/model/node-conditions.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { isHeartbeatFresh } from './heartbeat.js';
 
 /** The node monitoring agent's conditions that report a problem (status False). */

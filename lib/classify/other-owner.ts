@@ -4,9 +4,9 @@ import {
   KARPENTER_DISRUPTED_TAINT,
   KARPENTER_NODEPOOL_LABEL,
   KARPENTER_NODEPOOL_TAG,
-} from '../contract/labels.js';
-import type { Settings } from '../contract/settings.js';
-import type { InstanceView, NodeView } from '../model/observation.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import type { NodeClaim } from './pair.js';
 
 /**

@@ -4,8 +4,8 @@ import {
   CLUSTER_TAG_EKS,
   CLUSTER_TAG_KARPENTER,
   clusterOwnershipTag,
-} from '../contract/labels.js';
-import type { InstanceView } from '../model/observation.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
 
 /**
  * Whose machine an instance is (docs/design.md §1a), from its own tags:

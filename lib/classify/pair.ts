@@ -1,12 +1,12 @@
-import type { InstanceId } from '../model/instance-id.js';
-import type { InstanceView, NodeView, Observation } from '../model/observation.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
 import {
   instanceIdOfNodeName,
   MalformedProviderIdError,
   parseProviderId,
   regionOfZone,
   type ProviderRef,
-} from '../model/provider-id.js';
+} from '@ec2-node-reconciler/model/provider-id.js';
 import { ownershipOf, type OwnershipContext } from './ownership.js';
 
 /**

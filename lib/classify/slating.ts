@@ -1,11 +1,14 @@
-import { DECOMMISSION_TAG } from '../contract/labels.js';
-import { DRAIN_SLATING_STATES, type InstanceState } from '../model/instance-states.js';
-import type { InstanceView } from '../model/observation.js';
-import { isTerminateWait } from '../model/lifecycle-states.js';
-import { INSTANCE_STATUS_EVENT_CLASSES, type ScheduledChangeClass } from '../model/scheduled-change.js';
-import type { LifecycleRef, Signal } from '../model/signal.js';
-import { lifecycleGlobalTimeoutMs } from '../model/terminate-hook.js';
-import type { Settings } from '../contract/settings.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import { DRAIN_SLATING_STATES, type InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import { isTerminateWait } from '@ec2-node-reconciler/model/lifecycle-states.js';
+import {
+  INSTANCE_STATUS_EVENT_CLASSES,
+  type ScheduledChangeClass,
+} from '@ec2-node-reconciler/model/scheduled-change.js';
+import type { LifecycleRef, Signal } from '@ec2-node-reconciler/model/signal.js';
+import { lifecycleGlobalTimeoutMs } from '@ec2-node-reconciler/model/terminate-hook.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { whyNotActedOn, type StalenessContext } from './stale-signal.js';
 
 /**

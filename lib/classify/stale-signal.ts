@@ -1,10 +1,10 @@
-import { DECOMMISSION_TAG } from '../contract/labels.js';
-import { formatDuration } from '../model/duration.js';
-import { DRAIN_SLATING_STATES } from '../model/instance-states.js';
-import type { InstanceView } from '../model/observation.js';
-import type { Signal } from '../model/signal.js';
-import { SPOT_NOTICE_MS } from '../model/spot-notice.js';
-import { foreignHookReason, type TerminateHookChoice } from '../model/terminate-hook.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import { DRAIN_SLATING_STATES } from '@ec2-node-reconciler/model/instance-states.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
+import { foreignHookReason, type TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
 
 /**
  * How old each kind of signal may be and still be acted on (docs/design.md §1c, §2). A signal is evidence

@@ -3,8 +3,8 @@
 // one machine (a spot warning and a lifecycle action in two batches) start one drain between them;
 // a later signal joins the running drain instead, bringing its deadline forward or handing it the
 // lifecycle action to complete.
-import type { DrainClaimRequest } from '../model/action.js';
-import type { LifecycleRef } from '../model/signal.js';
+import type { DrainClaimRequest } from '@ec2-node-reconciler/model/action.js';
+import type { LifecycleRef } from '@ec2-node-reconciler/model/signal.js';
 import {
   DRAIN_ANNOTATION,
   DRAIN_AT_ANNOTATION,
@@ -16,8 +16,8 @@ import {
   DRAIN_RECORD_ANNOTATIONS,
   DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
-} from '../contract/labels.js';
-import type { Clock } from '../model/clock.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import {
   cordonPatch,
   hasOwnCordonMark,

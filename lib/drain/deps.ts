@@ -1,8 +1,8 @@
 // What a drain works with, built in one place for every runner: the drain-step function (over the
 // warm container's connection), the command line (over the kubeconfig's) and the operator of a
 // simulated cluster (over the sandbox's, on its clock).
-import { sleepOn, type Clock } from '../model/clock.js';
-import type { Settings } from '../contract/settings.js';
+import { sleepOn, type Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { KubeClient, type KubeClientOptions, type KubeConnection } from '../kube/client.js';
 import { kubeDrainApi } from './kube-api.js';
 import { drainSettings } from './settings.js';

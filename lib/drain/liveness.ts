@@ -3,9 +3,9 @@
 // Ctrl-C, a machine that went to sleep — and the next removal takes over, instead of the record
 // counting as running until its deadline with nobody to heartbeat or complete a lifecycle action
 // handed to it. Pure: the record, what the workflow says of its execution, and the time.
-import { chainExecutionName } from '../contract/drain-workflow.js';
-import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
-import type { DrainExecutionState } from '../model/observation.js';
+import { chainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { LOCAL_DRAIN_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
 import type { DrainClaim } from '../plan/own-cordon.js';
 
 /** How often a running drain renews its record (the drain step does, at each pass when it is older than this). */

@@ -2,8 +2,12 @@
 // to, still cordoned once the drain cordoned it (cordoned the first time), what the event path handed
 // over on it, and the drain's record on it renewed when due.
 import * as z from 'zod';
-import { LifecycleRefSchema } from '../contract/drain-workflow.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
+import { LifecycleRefSchema } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { cordon, isOurCordonGone, type NodeWriteView } from '../kube/node-writes.js';
 import { renewalPatch, renewDrain } from './claim.js';
 import { RENEW_INTERVAL_MS } from './liveness.js';

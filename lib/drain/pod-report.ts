@@ -1,4 +1,8 @@
-import { SUMMARY_EXAMPLES, type DrainEnd, type DrainSummary } from '../contract/drain-workflow.js';
+import {
+  SUMMARY_EXAMPLES,
+  type DrainEnd,
+  type DrainSummary,
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { podKey, type PodRef } from './api.js';
 import type { Refusal, RetryStatus } from './state.js';
 

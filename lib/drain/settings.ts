@@ -1,4 +1,4 @@
-import type { Settings } from '../contract/settings.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 
 /**
  * Drain knobs. The first two come from the reconciler's Settings; the rest are drain-only and have

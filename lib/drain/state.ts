@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LifecycleRefSchema, type LifecycleRef } from '../contract/drain-workflow.js';
+import { LifecycleRefSchema, type LifecycleRef } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { podKey } from './api.js';
 
 /**

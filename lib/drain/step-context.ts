@@ -1,7 +1,7 @@
 // What every phase of one drain step works with, passed as one object: the Kubernetes calls, the clock
 // and the settings, the request, the working state the step carries forward, and what the step learned
 // on the way that the state does not keep.
-import type { Clock } from '../model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import type { DrainApi } from './api.js';
 import type { DaemonSetLookup } from './filters.js';
 import type { DrainSettings } from './settings.js';

@@ -1,9 +1,13 @@
-// A drain step in the workflow's terms (lib/contract/drain-workflow.ts): the request a workflow input
+// A drain step in the workflow's terms (packages/model/src/contract/drain-workflow.ts): the request a workflow input
 // describes, and the step output the state machine branches on. One mapping for the Step Functions
 // task and for the local stand-ins of the workflow (sandbox, CLI).
 import { summarize } from './pod-report.js';
 import { outcomeOf, type DrainRequest, type DrainStepResult } from './step-result.js';
-import { executionOf, type DrainStepOutput, type DrainWorkflowInput } from '../contract/drain-workflow.js';
+import {
+  executionOf,
+  type DrainStepOutput,
+  type DrainWorkflowInput,
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 /**
  * The contract's view of a step: the outcome the state machine branches on, the state for the next

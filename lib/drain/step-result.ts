@@ -1,6 +1,6 @@
 // What one drain step is asked and what it answers, apart from the step itself: the step
 // (step.ts) and its mapping into the workflow's terms (step-output.ts) both use these.
-import type { DrainOutcome, LifecycleRef } from '../contract/drain-workflow.js';
+import type { DrainOutcome, LifecycleRef } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { CordonOptions } from '../kube/node-writes.js';
 import type { BlockedPod, DrainCounts, LeftAt, PodReport } from './pod-report.js';
 import type { DrainState } from './state.js';

@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
 import type * as z from 'zod';
-import { PRODUCT_NAME } from '../contract/product.js';
-import { describeIssues } from '../model/zod-issues.js';
+import { PRODUCT_NAME } from '@ec2-node-reconciler/model/contract/product.js';
+import { describeIssues } from '@ec2-node-reconciler/model/zod-issues.js';
 import { Slots } from '../support/bounded.js';
 import { ByteCollector, BytePool } from '../support/byte-pool.js';
 import { StatusSchema, type KubeStatus } from './schemas.js';
@@ -111,7 +111,7 @@ export interface KubeClientOptions {
   readonly retries?: number;
   /**
    * Requests in flight at once from this client, the others waiting their turn (an invocation's
-   * share of the API server's API Priority and Fairness seats: docs/design.md §3, lib/contract/api-budgets.ts).
+   * share of the API server's API Priority and Fairness seats: docs/design.md §3, packages/model/src/contract/api-budgets.ts).
    * @default unlimited
    */
   readonly maxInFlight?: number;

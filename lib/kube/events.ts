@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { PRODUCT_NAME } from '../contract/product.js';
-import type { Clock } from '../model/clock.js';
+import { PRODUCT_NAME } from '@ec2-node-reconciler/model/contract/product.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import { httpStatus, KubeApiError, kubePath, type KubeClient } from './client.js';
 import { IgnoredAnswer } from './schemas.js';
 

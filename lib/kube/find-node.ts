@@ -1,6 +1,10 @@
-import type { InstanceId } from '../model/instance-id.js';
-import type { NodeView } from '../model/observation.js';
-import { instanceIdOfNodeName, MalformedProviderIdError, parseProviderId } from '../model/provider-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
+import {
+  instanceIdOfNodeName,
+  MalformedProviderIdError,
+  parseProviderId,
+} from '@ec2-node-reconciler/model/provider-id.js';
 import type { NodeClient } from './nodes.js';
 
 /** How far a search for an instance's Node may go, by how sure we are that the instance is this cluster's. */

@@ -1,4 +1,4 @@
-import type { LeaseView } from '../model/observation.js';
+import type { LeaseView } from '@ec2-node-reconciler/model/observation.js';
 import { httpStatus, kubePath, type KubeClient } from './client.js';
 import { listPages } from './list.js';
 import { epochOf } from './node-view.js';

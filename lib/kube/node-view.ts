@@ -1,5 +1,9 @@
-import { isRepairCondition, type NodeConditionView, type RepairCondition } from '../model/node-conditions.js';
-import type { NodeView, ReadyStatus, Taint } from '../model/observation.js';
+import {
+  isRepairCondition,
+  type NodeConditionView,
+  type RepairCondition,
+} from '@ec2-node-reconciler/model/node-conditions.js';
+import type { NodeView, ReadyStatus, Taint } from '@ec2-node-reconciler/model/observation.js';
 import type { KubeNode } from './schemas.js';
 
 /** Epoch ms of an RFC 3339 time, or undefined when absent or unreadable. */

@@ -3,8 +3,8 @@
 // delete. Each is one guarded read → decide → patch: the patch carries the uid and resourceVersion
 // the decision was made on, so a Node changed or re-registered since is a conflict, never a write
 // on stale state. `act` and the drain engine both write through here.
-import type { NodeTarget } from '../model/action.js';
-import type { Clock } from '../model/clock.js';
+import type { NodeTarget } from '@ec2-node-reconciler/model/action.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import {
   CORDON_REASON_ANNOTATION,
   CORDON_UNTIL_ANNOTATION,
@@ -19,8 +19,8 @@ import {
   EXCLUDE_FROM_LB_LABEL,
   LABEL_PREFIX,
   SHUTDOWN_TAINT_KEY,
-} from '../contract/labels.js';
-import type { NodeView, Taint } from '../model/observation.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { NodeView, Taint } from '@ec2-node-reconciler/model/observation.js';
 import { httpStatus, KubeTransportError, statusMessage } from './client.js';
 
 /** What a write reads of a Node: the slice of the one projection (NodeView) that cordons and taints decide on. */

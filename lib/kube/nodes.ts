@@ -1,5 +1,5 @@
-import { FIELD_MANAGER } from '../contract/labels.js';
-import type { NodeView } from '../model/observation.js';
+import { FIELD_MANAGER } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { httpStatus, kubePath, STRATEGIC_MERGE_PATCH, type KubeClient } from './client.js';
 import { toNodeView } from './node-view.js';
 import { listPages } from './list.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { describeIssues } from '../model/zod-issues.js';
-import { SettingsSchema, type Settings } from '../contract/settings.js';
-import { FUNCTION_ENV } from '../contract/env.js';
+import { describeIssues } from '@ec2-node-reconciler/model/zod-issues.js';
+import { SettingsSchema, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
 
 export interface FunctionConfig {
   readonly clusterName: string;

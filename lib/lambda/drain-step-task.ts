@@ -2,8 +2,8 @@ import { drainRequestOf, stepOutput } from '../drain/step-output.js';
 import { asStepFailure, DrainStepPermanentError } from '../drain/step-failure.js';
 import { checkOffsetMs } from '../drain/next-check.js';
 import { drainStep, type DrainDeps } from '../drain/step.js';
-import type { InstanceId } from '../model/instance-id.js';
-import { describeIssues } from '../model/zod-issues.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { describeIssues } from '@ec2-node-reconciler/model/zod-issues.js';
 import type { NodeEventRecorder } from '../kube/events.js';
 import { lifecycleCompletedEvent } from '../drain/lifecycle-completed-event.js';
 import { completeRepair, type RepairCompletion, type RepairCompletionDeps } from './repair-completion.js';
@@ -12,7 +12,7 @@ import {
   DrainStepInputSchema,
   type DrainStepOutput,
   type LifecycleRef,
-} from '../contract/drain-workflow.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 /** Time kept back from the invocation for returning the state. */
 export const STEP_MARGIN_MS = 10_000;

@@ -1,12 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { InstanceId } from '../model/instance-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { runSignalBatch, type SignalGroup } from '../pipeline/run.js';
 import type { RunPlace } from '../report/notify.js';
 import type { RunReport } from '../report/report.js';
 import { parseEvent, type EventHeader } from '../signals/index.js';
-import type { Signal } from '../model/signal.js';
-import { EVENT_RECORD_LOG } from '../contract/function-logs.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { EVENT_RECORD_LOG } from '@ec2-node-reconciler/model/contract/function-logs.js';
 
 /** A record that was reconciled but must be tried again (something could not be observed, or an action failed). */
 export class EventRecordFailure extends Error {

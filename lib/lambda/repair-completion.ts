@@ -2,12 +2,16 @@
 // machine Unhealthy for its Auto Scaling group to replace, instead of leaving it drained and idle
 // until a sweep comes by. The sweep keeps its own path (lib/plan/repair/plan-repair.ts) for a drain whose step
 // could not do it; both go by one rule (lib/plan/repair/drain-end.ts).
-import { DRAIN_ANNOTATION, DRAIN_FOR_ANNOTATION, LIFECYCLE_ANNOTATION } from '../contract/labels.js';
-import type { DrainEnd, DrainWorkflowInput } from '../contract/drain-workflow.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_FOR_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { DrainEnd, DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { NodeEvent } from '../kube/events.js';
-import type { InstanceId } from '../model/instance-id.js';
-import type { NodeView } from '../model/observation.js';
-import { ec2InstanceIdOf } from '../model/provider-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
+import { ec2InstanceIdOf } from '@ec2-node-reconciler/model/provider-id.js';
 import { badConditions } from '../classify/node-health.js';
 import { repairDrainVerdict } from '../plan/repair/drain-end.js';
 import { REPAIR_EVENT_REASONS } from '../report/notify.js';

@@ -4,15 +4,15 @@ import { StepFunctionsDrainLauncher } from '../aws/drain-launcher.js';
 import { EksTokenSource } from '../aws/eks-token.js';
 import type { KubeConnection } from '../kube/client.js';
 import { bearerConnection } from '../kube/connection.js';
-import { systemClock, type Clock } from '../model/clock.js';
-import type { InstanceId } from '../model/instance-id.js';
+import { systemClock, type Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { countAwsRequests } from '../aws/count-requests.js';
 import { ApiCallCounter } from '../support/api-calls.js';
 import type { ReconcilerDeps } from '../pipeline/deps.js';
 import { wireReconciler, type WireOptions } from '../pipeline/wire.js';
 import { TerminateHookCache } from '../observe/terminate-hook-cache.js';
-import type { Settings } from '../contract/settings.js';
-import { KUBE_SEATS } from '../contract/api-budgets.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import { KUBE_SEATS } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import type { FunctionConfig } from './config.js';
 import { drainDeps } from '../drain/deps.js';
 import type { DrainDeps } from '../drain/step.js';
@@ -113,7 +113,7 @@ export class WarmRuntime {
         aws: this.aws,
         nodeNameHints: this.nodeNameHints,
         terminateHookCache: this.terminateHookCache,
-        // An invocation's share of the API server's seats (lib/contract/api-budgets.ts).
+        // An invocation's share of the API server's seats (packages/model/src/contract/api-budgets.ts).
         kubeMaxInFlight: KUBE_SEATS.perInvocation,
         ...(remainingMs ? { remainingMs } : {}),
         ...(this.config.outputEventBusName ? { outputBusName: this.config.outputEventBusName } : {}),

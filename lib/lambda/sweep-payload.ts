@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { describeIssues } from '../model/zod-issues.js';
-import { SettingsSchema, type Settings } from '../contract/settings.js';
+import { describeIssues } from '@ec2-node-reconciler/model/zod-issues.js';
+import { SettingsSchema, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 
 /** A manual invocation or the schedule's payload: `{ dryRun?, settings? }`. */
 export const SweepPayloadSchema = z

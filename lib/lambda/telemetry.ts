@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { MiddlewareObj } from '@middy/core';
-import type { DrainStepOutput } from '../contract/drain-workflow.js';
+import type { DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import {
   CLUSTER_DIMENSION,
   CONDITION_DIMENSION,
@@ -11,7 +11,7 @@ import {
   METRIC_NAMESPACE,
   SERVICE_NAME,
   type MetricName,
-} from '../contract/metrics.js';
+} from '@ec2-node-reconciler/model/contract/metrics.js';
 import type { RunReport } from '../report/report.js';
 import type { RepairCompletion } from './repair-completion.js';
 

@@ -4,8 +4,8 @@ import type { Ec2Adapter } from '../aws/ec2.js';
 import type { NodeFinder } from '../kube/find-node.js';
 import type { LeaseClient } from '../kube/leases.js';
 import type { NodeClient } from '../kube/nodes.js';
-import type { Clock } from '../model/clock.js';
-import type { Settings } from '../contract/settings.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import type { TerminateHookCache } from './terminate-hook-cache.js';
 
 /** What observing needs: reads only, the slice of each adapter it calls. */

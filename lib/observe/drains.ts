@@ -1,4 +1,4 @@
-import type { DrainExecutionState, NodeView } from '../model/observation.js';
+import type { DrainExecutionState, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { executionToAsk } from '../drain/liveness.js';
 import { drainClaimOf } from '../plan/own-cordon.js';
 import { errorText } from '../support/errors.js';

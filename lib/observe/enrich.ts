@@ -1,9 +1,9 @@
 import type { AsgMembership } from '../aws/autoscaling.js';
-import type { InstanceId } from '../model/instance-id.js';
-import type { InstanceView, ScheduledEvent } from '../model/observation.js';
-import { AUTO_SCALING_GROUP_TAG } from '../contract/labels.js';
-import { ourTerminateHook } from '../model/terminate-hook.js';
-import { isTerminateWait } from '../model/lifecycle-states.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, ScheduledEvent } from '@ec2-node-reconciler/model/observation.js';
+import { AUTO_SCALING_GROUP_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import { ourTerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
+import { isTerminateWait } from '@ec2-node-reconciler/model/lifecycle-states.js';
 import { mapBounded } from '../support/bounded.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
@@ -96,7 +96,7 @@ export async function enrichInstances(
   await mapBounded(terminatingGroups, HOOK_CONCURRENCY, async (group) => {
     const waiting = terminating.filter(([, m]) => m.group === group).map(([id]) => id);
     try {
-      // The event path decides by the same rule (lib/model/terminate-hook.ts).
+      // The event path decides by the same rule (packages/model/src/terminate-hook.ts).
       const chosen = ourTerminateHook(group, await deps.autoScaling.terminateHooks(group), deps.ownHooks);
       if (chosen.kind === 'ambiguous') blindFor(waiting, chosen.reason);
       else hooks.set(group, chosen.kind === 'ours' ? chosen : undefined);

@@ -1,11 +1,17 @@
 import { ownershipOf } from '../classify/ownership.js';
-import type { InstanceId } from '../model/instance-id.js';
-import type { DrainExecutionState, InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
-import type { Signal } from '../model/signal.js';
-import { formatDuration } from '../model/duration.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type {
+  DrainExecutionState,
+  InstanceView,
+  LeaseView,
+  NodeView,
+  Observation,
+} from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
 import { errorText } from '../support/errors.js';
 import type { InstanceLookup } from '../aws/ec2.js';
-import type { TerminateHookChoice } from '../model/terminate-hook.js';
+import type { TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
 import { drainStates } from './drains.js';
 import type { ObserveDeps } from './deps.js';
 import { lookUpTerminateHooks, type HookLook } from './terminate-hooks.js';

@@ -1,6 +1,11 @@
-import type { InstanceId } from '../model/instance-id.js';
-import type { InstanceView, NodeView, Observation } from '../model/observation.js';
-import { instanceIdOfNodeName, MalformedProviderIdError, parseProviderId, regionOfZone } from '../model/provider-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
+import {
+  instanceIdOfNodeName,
+  MalformedProviderIdError,
+  parseProviderId,
+  regionOfZone,
+} from '@ec2-node-reconciler/model/provider-id.js';
 import type { ObserveDeps } from './deps.js';
 import { drainStates } from './drains.js';
 import { enrichInstances } from './enrich.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '../model/clock.js';
-import type { TerminateHook } from '../model/terminate-hook.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { TerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
 
 /**
  * How long a warm container trusts what it read of a group's terminate hooks. Hooks change at deploy

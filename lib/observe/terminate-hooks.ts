@@ -1,4 +1,8 @@
-import { ourTerminateHook, type TerminateHook, type TerminateHookChoice } from '../model/terminate-hook.js';
+import {
+  ourTerminateHook,
+  type TerminateHook,
+  type TerminateHookChoice,
+} from '@ec2-node-reconciler/model/terminate-hook.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
 

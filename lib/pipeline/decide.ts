@@ -1,8 +1,8 @@
 import { classify, type ClassifyContext } from '../classify/classify.js';
-import type { Plan } from '../model/action.js';
-import type { ClassifiedPair } from '../model/condition.js';
-import type { Observation } from '../model/observation.js';
-import type { Signal } from '../model/signal.js';
+import type { Plan } from '@ec2-node-reconciler/model/action.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import type { Observation } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
 import { plan } from '../plan/plan.js';
 
 export interface DecideContext extends ClassifyContext {

@@ -7,9 +7,9 @@
 // time-based rule (grace periods, lease staleness, drain deadlines, uncordon delays, maintenance
 // windows, repair back-off, hook timeouts) is judged as the sweep would judge it.
 import { isClusterInstance } from '../aws/ec2.js';
-import type { Plan } from '../model/action.js';
-import type { InstanceId } from '../model/instance-id.js';
-import type { InstanceView, LeaseView, NodeView, Observation } from '../model/observation.js';
+import type { Plan } from '@ec2-node-reconciler/model/action.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, LeaseView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
 import { epochOf } from '../kube/node-view.js';
 import { claimedInstanceId } from '../observe/sweep.js';
 

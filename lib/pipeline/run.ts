@@ -1,7 +1,7 @@
 import { act } from '../act/act.js';
-import { LOCAL_DRAIN_PREFIX } from '../contract/labels.js';
-import type { Observation } from '../model/observation.js';
-import type { Signal } from '../model/signal.js';
+import { LOCAL_DRAIN_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { Observation } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
 import { observationFor, observeSignalBatch, observeSignals, type ObserveSignalsOptions } from '../observe/signals.js';
 import { observeSweep } from '../observe/sweep.js';
 import { startNotifying } from '../report/notify.js';

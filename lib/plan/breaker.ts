@@ -1,4 +1,4 @@
-import type { Settings } from '../contract/settings.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 
 /**
  * How many Node deletions one run may make. A run that plans more deletes none: a wrong region,

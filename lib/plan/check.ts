@@ -2,7 +2,7 @@
 // is a plain function from what is decided about to a verdict, and a list of them runs in a fixed order
 // until one refuses. The order is the documented order of evaluation (docs/design.md §1b, §4): the first
 // refusal is the one the report gives.
-import type { SkippedAction } from '../model/action.js';
+import type { SkippedAction } from '@ec2-node-reconciler/model/action.js';
 
 export interface Refusal<Code extends string> {
   readonly action: 'refuse';

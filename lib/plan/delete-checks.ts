@@ -2,10 +2,10 @@
 // checks (./check.ts). Defence in depth: classify already required most of them, and they are judged
 // again here on purpose, each from the observation itself, so that no change to classify alone can
 // delete a Node. The circuit breaker (./breaker.ts) then bounds the run's deletes as a whole.
-import type { Settings } from '../contract/settings.js';
-import type { ClassifiedPair } from '../model/condition.js';
-import { formatDuration } from '../model/duration.js';
-import type { NodeView } from '../model/observation.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { firstRefusal, pass, refuse, type Check } from './check.js';
 import { notExcluded } from './exclusion.js';
 

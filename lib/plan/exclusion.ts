@@ -1,5 +1,5 @@
-import { EXCLUDE_KEY } from '../contract/labels.js';
-import type { ClassifiedPair } from '../model/condition.js';
+import { EXCLUDE_KEY } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
 import { pass, refuse, type Check } from './check.js';
 
 /** The one value that opts out; `false` opts back in. */

@@ -11,12 +11,12 @@ import {
   DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
-} from '../contract/labels.js';
-import { MAX_SETTING_DURATION_MS } from '../contract/settings.js';
-import { DRAIN_PURPOSES, type DrainPurpose } from '../model/action.js';
-import type { NodeView } from '../model/observation.js';
-import type { LifecycleRef } from '../model/signal.js';
-import { LifecycleRefSchema } from '../contract/drain-workflow.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import { MAX_SETTING_DURATION_MS } from '@ec2-node-reconciler/model/contract/settings.js';
+import { DRAIN_PURPOSES, type DrainPurpose } from '@ec2-node-reconciler/model/action.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
+import type { LifecycleRef } from '@ec2-node-reconciler/model/signal.js';
+import { LifecycleRefSchema } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 function timeAnnotation(node: NodeView, key: string): number | undefined {
   const at = node.annotations[key];

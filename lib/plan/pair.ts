@@ -1,10 +1,10 @@
 // What every part of plan() shares about the pair it decides for: the plan context, the decision it
 // adds to, and how to read the drain a Node records.
-import type { Clock } from '../model/clock.js';
-import type { Action, SkippedAction } from '../model/action.js';
-import type { ClassifiedPair } from '../model/condition.js';
-import type { DrainExecutionState, NodeView, Observation } from '../model/observation.js';
-import type { Settings } from '../contract/settings.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import type { Action, SkippedAction } from '@ec2-node-reconciler/model/action.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import type { DrainExecutionState, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { recordLiveness } from '../drain/liveness.js';
 import { drainClaimOf, type DrainClaim } from './own-cordon.js';
 

@@ -1,12 +1,12 @@
-import type { DrainClaimRequest, Plan, SkippedAction } from '../model/action.js';
-import type { ClassifiedPair } from '../model/condition.js';
-import type { Signal } from '../model/signal.js';
-import { formatDuration } from '../model/duration.js';
-import type { DrainExecutionState, NodeView } from '../model/observation.js';
-import { completeLifecycleCommand, drainExecutionName } from '../contract/drain-workflow.js';
+import type { DrainClaimRequest, Plan, SkippedAction } from '@ec2-node-reconciler/model/action.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import type { DrainExecutionState, NodeView } from '@ec2-node-reconciler/model/observation.js';
+import { completeLifecycleCommand, drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { deletionAllowance } from './breaker.js';
 import { exclusionOf, invalidExclusion } from './exclusion.js';
-import { CORDON_UNTIL_ANNOTATION, CORDONED_BY_ANNOTATION } from '../contract/labels.js';
+import { CORDON_UNTIL_ANNOTATION, CORDONED_BY_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
 import { isCordonedByReconciler, isCordonOurWrite, isOurCordonGone, otherCordonWriters } from '../kube/node-writes.js';
 import {
   ANNOTATION_HORIZON_MS,

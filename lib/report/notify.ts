@@ -2,9 +2,9 @@ import type { ActionOutcome } from '../act/outcome.js';
 import type { OutputEvent, OutputEventPublisher } from '../aws/output-events.js';
 import { LIFECYCLE_COMPLETED_REASON } from '../drain/lifecycle-completed-event.js';
 import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
-import type { Action, Plan, RepairTrigger } from '../model/action.js';
-import type { Condition } from '../model/condition.js';
-import { partitionOfRegion } from '../model/partition.js';
+import type { Action, Plan, RepairTrigger } from '@ec2-node-reconciler/model/action.js';
+import type { Condition } from '@ec2-node-reconciler/model/condition.js';
+import { partitionOfRegion } from '@ec2-node-reconciler/model/partition.js';
 import { errorText } from '../support/errors.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in docs/observability.md). */

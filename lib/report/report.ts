@@ -1,6 +1,6 @@
 import type { ActionOutcome, OutcomeKind } from '../act/outcome.js';
-import type { Action, ActionKind, Plan, SkippedAction } from '../model/action.js';
-import { CONDITIONS, type ClassifiedPair, type Condition } from '../model/condition.js';
+import type { Action, ActionKind, Plan, SkippedAction } from '@ec2-node-reconciler/model/action.js';
+import { CONDITIONS, type ClassifiedPair, type Condition } from '@ec2-node-reconciler/model/condition.js';
 
 export interface ReportRow {
   readonly node?: string;

@@ -32,7 +32,7 @@
  * both `Event` and `LifecycleTransition`; either form is ignored here rather than rejected.
  */
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
 import { autoScalingGroupFilter, defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
 export const TEST_NOTIFICATION = 'autoscaling:TEST_NOTIFICATION';

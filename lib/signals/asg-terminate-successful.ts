@@ -32,7 +32,7 @@
  * ```
  */
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
 import { autoScalingGroupFilter, defineSignal, emit, fromEnvelope } from './signal-module.js';
 
 export const asgTerminateSuccessful = defineSignal({

@@ -24,7 +24,7 @@
  * ```
  */
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
 import { defineSignal, emit, fromEnvelope, IsoTimeSchema, isoTime } from './signal-module.js';
 
 /** AWS documents the warning as sent two minutes before termination. */

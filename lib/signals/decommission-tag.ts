@@ -25,8 +25,8 @@
  * ```
  */
 import * as z from 'zod';
-import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { DECOMMISSION_TAG } from '../contract/labels.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { defineSignal, emit, fromEnvelope, ignore, preview } from './signal-module.js';
 
 type TaggedResource =

@@ -3,7 +3,7 @@
  * module of its kind, and is the list infra/signal-rules.ts makes one EventBridge rule per entry
  * of. Adding a kind is one module (defineSignal) and one line in SIGNAL_MODULES.
  */
-import type { Signal, SignalKind } from '../model/signal.js';
+import type { Signal, SignalKind } from '@ec2-node-reconciler/model/signal.js';
 import { asgTerminateLifecycleAction } from './asg-terminate-lifecycle-action.js';
 import { asgTerminateSuccessful } from './asg-terminate-successful.js';
 import { capacityReservationInterruption } from './capacity-reservation-interruption.js';

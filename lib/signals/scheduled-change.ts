@@ -1,6 +1,6 @@
 /**
  * AWS Health Event: only EC2 scheduled changes concern nodes. Their type code says what kind
- * (lib/model/scheduled-change.ts, the table the sweep uses too): retirement and stop are removals,
+ * (packages/model/src/scheduled-change.ts, the table the sweep uses too): retirement and stop are removals,
  * reboot and maintenance are maintenance (the machine comes back). Each affected instance gets its
  * own signal, due before the change's start time. Every other service or category, and a type code
  * that names neither kind, is ignored with its reason.
@@ -35,9 +35,9 @@
  * ```
  */
 import * as z from 'zod';
-import { isInstanceId, type InstanceId } from '../model/instance-id.js';
-import { scheduledChangeClass } from '../model/scheduled-change.js';
-import type { Signal } from '../model/signal.js';
+import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { scheduledChangeClass } from '@ec2-node-reconciler/model/scheduled-change.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
 import { defineSignal, emit, fromEnvelope, ignore, isoTime, preview } from './signal-module.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;

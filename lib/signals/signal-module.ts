@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { Signal, SignalKind } from '../model/signal.js';
-import { SIGNAL_REJECTION_NAME } from '../contract/function-logs.js';
+import type { Signal, SignalKind } from '@ec2-node-reconciler/model/signal.js';
+import { SIGNAL_REJECTION_NAME } from '@ec2-node-reconciler/model/contract/function-logs.js';
 
 /** The envelope fields worth logging with every outcome, rejections included. */
 export interface EventHeader {

@@ -17,8 +17,8 @@
  * ```
  */
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
-import { SPOT_NOTICE_MS } from '../model/spot-notice.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
 import { defineSignal, emit, fromEnvelope, isoTime } from './signal-module.js';
 
 export const spotInterruption = defineSignal({

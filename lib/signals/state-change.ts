@@ -19,8 +19,8 @@
  * ```
  */
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
-import { INSTANCE_STATES, SIGNALLED_STATES, type InstanceState } from '../model/instance-states.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
+import { INSTANCE_STATES, SIGNALLED_STATES, type InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
 import { defineSignal, emit, fromEnvelope, ignore } from './signal-module.js';
 
 const MEANING: Readonly<Record<InstanceState, string | undefined>> = {

@@ -1,4 +1,4 @@
-// "Did you mean …?" lives in lib/model (lib/model/suggest.ts) so that lib/contract/settings.ts can
+// "Did you mean …?" lives in packages/model/src (packages/model/src/suggest.ts) so that packages/model/src/contract/settings.ts can
 // name a mistyped setting without reaching out of the model and contract; re-exported here for the
 // command line and infra, which import it from lib/support.
-export { closest, didYouMean } from '../model/suggest.js';
+export { closest, didYouMean } from '@ec2-node-reconciler/model/suggest.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pairGroups } from '../../lib/act/act.js';
-import type { Action } from '../../lib/model/action.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 
 const id = (n: number) => `i-0${String(n).padStart(16, '0')}` as InstanceId;
 const target = (n: number) => ({ node: `node-${n}`, uid: `uid-${n}`, resourceVersion: '1' });

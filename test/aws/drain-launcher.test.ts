@@ -4,9 +4,13 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { madeClient } from '../../lib/aws/clients.js';
 import { continuedAs, StepFunctionsDrainLauncher } from '../../lib/aws/drain-launcher.js';
-import { chainExecutionName, executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
-import { VirtualClock } from '../../lib/model/clock.js';
-import { toInstanceId } from '../../lib/model/instance-id.js';
+import {
+  chainExecutionName,
+  executionOf,
+  type DrainWorkflowInput,
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { startAwsEmulator, type AwsEmulator } from '@ec2-node-reconciler/sandbox/aws/index.js';
 
 const START = Date.parse('2026-11-29T12:00:00Z');

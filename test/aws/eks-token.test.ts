@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { partition } from '@aws-sdk/core/client';
 import { createEksToken, decodeEksToken, EksTokenSource, stsHost, TOKEN_REFRESH_MS } from '../../lib/aws/eks-token.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 
 // Produced by scripts/eks-token-vector.py with botocore for fixed credentials and time.
 const vector = JSON.parse(readFileSync(new URL('../fixtures/eks/token-vector.json', import.meta.url), 'utf8')) as {

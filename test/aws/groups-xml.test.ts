@@ -5,7 +5,7 @@ import { DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AutoScalingAdapter, healthStatusOf, type AsgMembership } from '../../lib/aws/autoscaling.js';
 import { madeClient } from '../../lib/aws/clients.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { parseGroupsPage, suspendedProcessesOf, UnexpectedGroupsXml } from '../../lib/aws/groups-xml.js';
 import { anInstance, instanceId, startWorld, type World } from '@ec2-node-reconciler/sandbox/test/aws/support/world.js';
 

@@ -8,8 +8,8 @@ import { toInstanceView } from '../../lib/aws/instance-view.js';
 import { parseInstancesPage, UnexpectedInstancesXml } from '../../lib/aws/instances-xml.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
 import { madeClient } from '../../lib/aws/clients.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView } from '../../lib/model/observation.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
 import { anInstance, instanceId, startWorld, type World } from '@ec2-node-reconciler/sandbox/test/aws/support/world.js';
 
 const fromSdk = (output: Pick<DescribeInstancesCommandOutput, 'Reservations'>): InstanceView[] =>

@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { madeClient } from '../../lib/aws/clients.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
 import { instanceIdPartitions } from '../../lib/aws/id-partitions.js';
-import { EC2_SWEEP_LISTING } from '../../lib/contract/api-budgets.js';
-import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '../../lib/contract/labels.js';
-import { VirtualClock } from '../../lib/model/clock.js';
-import { INSTANCE_ID_PATTERN, type InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView } from '../../lib/model/observation.js';
+import { EC2_SWEEP_LISTING } from '@ec2-node-reconciler/model/contract/api-budgets.js';
+import { CLUSTER_TAG_EKS, clusterOwnershipTag } from '@ec2-node-reconciler/model/contract/labels.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { INSTANCE_ID_PATTERN, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
 import { startAwsEmulator, type AwsEmulator, type RequestLogEntry } from '@ec2-node-reconciler/sandbox/aws/index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');

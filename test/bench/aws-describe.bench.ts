@@ -1,7 +1,7 @@
 // The AWS emulator under a sweep-sized load: describing a 5000-instance cluster in pages of 1000
 // (tag filter) and looking ids up in batches of 200 (instance-id filter), through the SDK v3 client.
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startAwsEmulator } from '@ec2-node-reconciler/sandbox/aws/index.js';
 import type { BenchOutput } from './run.js';
 

@@ -10,7 +10,7 @@ import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { LeaseClient } from '../../lib/kube/leases.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import type { BenchOutput } from './run.js';
 

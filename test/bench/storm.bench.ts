@@ -8,7 +8,7 @@
 //   one disruption per app: actions completed by the reconciler, not by the hook's timeout.
 // STORM_BENCH_SCALE=0.1 runs both at a tenth of the size (no results recorded).
 import { ec2RequestBucket } from '@ec2-node-reconciler/sandbox/aws/rate-limits.js';
-import { KUBE_SEATS } from '../../lib/contract/api-budgets.js';
+import { KUBE_SEATS } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import { refreshScenarioText, spotStormScenarioText } from '../../scripts/make-storm-scenario.js';
 import { runStorm, type StormRun } from '../support/storm.js';
 import type { BenchResult } from './support/results.js';

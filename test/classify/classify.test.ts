@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../lib/classify/classify.js';
-import type { ClassifiedPair, Condition } from '../../lib/model/condition.js';
-import type { Observation } from '../../lib/model/observation.js';
-import type { Signal } from '../../lib/model/signal.js';
-import type { Settings } from '../../lib/contract/settings.js';
+import type { ClassifiedPair, Condition } from '@ec2-node-reconciler/model/condition.js';
+import type { Observation } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import {
   aNode,
   anInstance,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DrainRecord, Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import { actionCounts, actionCountsJson } from '../../cli/format/replay.js';
-import { CONDITIONS } from '../../lib/model/condition.js';
+import { CONDITIONS } from '@ec2-node-reconciler/model/condition.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
 
 const report = (actions: ReportAction[]): RunReport => ({

@@ -6,7 +6,7 @@ import { formatSimulation } from '../../cli/format/simulation.js';
 import { outputMode, tableStyle } from '../../cli/run/shared.js';
 import { CliError } from '../../cli/exit-codes.js';
 import { summarizeReport } from '../../lib/report/summary.js';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
+import { CONDITIONS, type Condition } from '@ec2-node-reconciler/model/condition.js';
 import type { ReportRow, RunReport } from '../../lib/report/report.js';
 import type { Simulation } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../cli/live.js';
 import type { DrainApi } from '../../lib/drain/api.js';
-import { toInstanceId } from '../../lib/model/instance-id.js';
-import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
-import type { LifecycleRef } from '../../lib/model/signal.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { LifecycleRef } from '@ec2-node-reconciler/model/signal.js';
 import type { NodeEvent } from '../../lib/kube/events.js';
-import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import { executionOf, type DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { ReportAction } from '../../lib/report/report.js';
 import { pod, refusal } from '../drain/support/fake-api.js';
 import { harness, START } from '../drain/support/scenario.js';

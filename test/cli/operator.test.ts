@@ -18,7 +18,7 @@ import {
   DRAIN_ANNOTATION,
   DRAIN_FOR_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
-} from '../../lib/contract/labels.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { DRAIN_TAINT_KEY, EXCLUDED_FROM_LB_ANNOTATION } from '../../lib/kube/node-writes.js';
 import { driveInRealTime } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';

@@ -2,7 +2,7 @@
 // kind of episode in the history; with an anonymized snapshot and the history renamed alike. The bench (`npm run bench roundtrip`) runs the same at a month of
 // 1,000 nodes.
 import { describe, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { replayWorld } from '../../scripts/make-replay-history.js';
 import { actionKinds, actionShapes, roundTrip } from '../support/round-trip.js';
 

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario, type LoadedScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import type { Scenario } from '@ec2-node-reconciler/sandbox/scenario/schema.js';
 import { ADMIN_TOKEN, startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import { isInstanceId } from '../../lib/model/instance-id.js';
-import { parseProviderId } from '../../lib/model/provider-id.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { parseProviderId } from '@ec2-node-reconciler/model/provider-id.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { serveScenario, type Served } from '../support/served.js';
 

@@ -1,7 +1,7 @@
 // Drain execution names (issue #26 item 5): a collision is a drain that never starts (Step Functions
 // names are unique for 90 days), and 32-bit hashes collided 4 times in 200,000 random drains.
 import { describe, expect, it } from 'vitest';
-import { chainExecutionName, drainExecutionName } from '../../lib/contract/drain-workflow.js';
+import { chainExecutionName, drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,80}$/;
 

@@ -11,7 +11,7 @@ import {
   DRAIN_STEP_PERMISSIONS,
   FUNCTION_PERMISSIONS,
   SWEEP_POLICY_PERMISSIONS,
-} from '../../lib/contract/permissions.js';
+} from '@ec2-node-reconciler/model/contract/permissions.js';
 
 const RESOURCES: SimulationResources = {
   cluster: 'demo',

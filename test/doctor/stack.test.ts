@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { outcomeOf, passed, readFailed, readOk, unknown, failed } from '../../cli/doctor/check.js';
 import { checkFunction } from '../../cli/doctor/functions.js';
 import { checkStack, NEEDED_OUTPUTS } from '../../cli/doctor/stack.js';
-import { clusterOutputs, STACK_OUTPUTS } from '../../lib/contract/stack-outputs.js';
+import { clusterOutputs, STACK_OUTPUTS } from '@ec2-node-reconciler/model/contract/stack-outputs.js';
 
 const outputs = NEEDED_OUTPUTS.map((name, i) => ({
   OutputKey: `demo${STACK_OUTPUTS[name]}${String(i).padStart(8, '0')}`,

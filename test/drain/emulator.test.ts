@@ -4,8 +4,12 @@ import { runDrain } from '../../cli/drain/driver.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
 import type { DrainRequest } from '../../lib/drain/step-result.js';
-import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
-import { CORDON_REASON_ANNOTATION, CORDONED_BY_ANNOTATION, EXCLUDE_FROM_LB_LABEL } from '../../lib/contract/labels.js';
+import { sleepOn, VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import {
+  CORDON_REASON_ANNOTATION,
+  CORDONED_BY_ANNOTATION,
+  EXCLUDE_FROM_LB_LABEL,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { dyingAfter } from './support/dying.js';
 import { emulated, N1, podState, seedMixedPods, seedNodes, type Emulated } from './support/emulated.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { removePods, settleBounded } from '../../lib/drain/evict.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { FakeCluster, pod } from './support/fake-api.js';
 
 describe('settleBounded', () => {

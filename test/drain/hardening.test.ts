@@ -10,10 +10,14 @@ import { checkOffsetMs } from '../../lib/drain/next-check.js';
 import { drainStep, type DrainDeps } from '../../lib/drain/step.js';
 import type { DrainRequest, DrainStepResult } from '../../lib/drain/step-result.js';
 import { runDrainStepTask } from '../../lib/lambda/drain-step-task.js';
-import { sleepOn, VirtualClock } from '../../lib/model/clock.js';
-import { toInstanceId } from '../../lib/model/instance-id.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
-import type { DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import { sleepOn, VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { emulated, N1, seedNodes, type Emulated } from './support/emulated.js';
 
 const START = Date.UTC(2026, 0, 1, 12);

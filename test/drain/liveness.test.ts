@@ -2,7 +2,7 @@
 // renewed for two minutes, dead, and the next removal takes over.
 import { describe, expect, it } from 'vitest';
 import { executionToAsk, RECORD_TTL_MS, recordLiveness } from '../../lib/drain/liveness.js';
-import type { DrainExecutionState } from '../../lib/model/observation.js';
+import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
 import type { DrainClaim } from '../../lib/plan/own-cordon.js';
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);

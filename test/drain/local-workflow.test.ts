@@ -2,13 +2,13 @@
 // lifecycle action completed or left open, and the outcome event with the workflow's detail.
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_DETAIL } from '../../infra/drain-workflow.js';
-import type { DrainWorkflowInput, LifecycleRef } from '../../lib/contract/drain-workflow.js';
+import type { DrainWorkflowInput, LifecycleRef } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { DrainApi } from '../../lib/drain/api.js';
-import type { OutputDetailType } from '../../lib/contract/output-events.js';
-import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
+import type { OutputDetailType } from '@ec2-node-reconciler/model/contract/output-events.js';
+import { DRAIN_ANNOTATION, LIFECYCLE_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
 import { LIFECYCLE_HEARTBEAT_INTERVAL_MS } from '../../cli/drain/held-lifecycle.js';
 import { runLocalWorkflow, type LocalWorkflowDeps } from '../../cli/drain/local-workflow.js';
-import { toInstanceId } from '../../lib/model/instance-id.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { pod, refusal } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
 

@@ -1,6 +1,10 @@
 // A running drain renews its record on the Node (docs/design.md §5), so that it is not taken for a dead one.
 import { describe, expect, it } from 'vitest';
-import { DRAIN_ANNOTATION, DRAIN_CHAIN_ANNOTATION, DRAIN_RENEWED_ANNOTATION } from '../../lib/contract/labels.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_CHAIN_ANNOTATION,
+  DRAIN_RENEWED_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { drainStep } from '../../lib/drain/step.js';
 import { RENEW_INTERVAL_MS } from '../../lib/drain/liveness.js';
 import { pod, refusal } from './support/fake-api.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { progressLine } from '../../lib/drain/pod-report.js';
 import { DEFAULT_DRAIN_SETTINGS, drainSettings } from '../../lib/drain/settings.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 
 describe('drainSettings', () => {
   it('should take the two drain switches from the reconciler settings and keep drain defaults', () => {

@@ -5,7 +5,7 @@ import type { PodReport } from '../../lib/drain/pod-report.js';
 import { checkOffsetMs } from '../../lib/drain/next-check.js';
 import { drainStep } from '../../lib/drain/step.js';
 import type { DrainStepResult } from '../../lib/drain/step-result.js';
-import { CORDONED_BY_ANNOTATION } from '../../lib/contract/labels.js';
+import { CORDONED_BY_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
 import { pod } from './support/fake-api.js';
 import { harness, seedMixedNode, START } from './support/scenario.js';
 

@@ -12,7 +12,7 @@ import { DEFAULT_ENTRIES, PROJECT_ROOT, type FunctionKind } from '../../infra/fu
 import type { RunReport } from '../../lib/report/report.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import type { DrainStepOutput } from '../../lib/contract/drain-workflow.js';
+import type { DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { appBuildOptions } from '../../scripts/bundle-size.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { sweepSettings } from '../../lib/lambda/sweep-payload.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 
 const env = { CLUSTER_NAME: 'demo', AWS_REGION: 'eu-west-1' };
 

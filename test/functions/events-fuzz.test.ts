@@ -11,7 +11,7 @@ import { roleKey } from '@ec2-node-reconciler/sandbox/aws/iam/index.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { functionLogLines, type LogLine } from '@ec2-node-reconciler/sandbox/simulate/function-logs.js';
 import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
-import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../lib/contract/function-logs.js';
+import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import type { Path } from '../signals/events.js';
 import {
   arbitraryBody,

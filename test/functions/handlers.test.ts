@@ -11,7 +11,7 @@ import {
   DrainStepOutputSchema,
   LIFECYCLE_COMPLETED_NOTICE,
   type DrainStepOutput,
-} from '../../lib/contract/drain-workflow.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { lambdaContext, setFunctionEnvironment, sqsRecord } from '../support/lambda-env.js';
 
 const SPOT = 'i-0aaaaaaaaaaaaaaa1';

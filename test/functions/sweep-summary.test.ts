@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';
 import { scaleScenarioText } from '../../scripts/make-scale-scenario.js';
-import { SWEEP_RUN_LOG } from '../../lib/contract/function-logs.js';
+import { SWEEP_RUN_LOG } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import type { ReportSummary } from '../../lib/report/summary.js';
 import { lambdaContext, setFunctionEnvironment } from '../support/lambda-env.js';
 

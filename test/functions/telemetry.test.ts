@@ -2,9 +2,9 @@
 // only what was carried out (a dry run's planned repair counts for nothing), stand-downs by Node.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { DrainOutcome, DrainStepOutput } from '../../lib/contract/drain-workflow.js';
-import { METRIC_NAMES } from '../../lib/contract/metrics.js';
-import { CONDITIONS } from '../../lib/model/condition.js';
+import type { DrainOutcome, DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { METRIC_NAMES } from '@ec2-node-reconciler/model/contract/metrics.js';
+import { CONDITIONS } from '@ec2-node-reconciler/model/condition.js';
 import {
   createTelemetry,
   recordDrainStepMetrics,

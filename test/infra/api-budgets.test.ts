@@ -1,10 +1,10 @@
-// The arithmetic of lib/contract/api-budgets.ts, on what the stack deploys: the events function's
+// The arithmetic of packages/model/src/contract/api-budgets.ts, on what the stack deploys: the events function's
 // event source mapping (MaximumConcurrency, BatchSize, MaximumBatchingWindowInSeconds) against
 // EC2's DescribeInstances bucket, API Priority and Fairness seats and a spot warning's two minutes.
 import { describe, expect, it } from 'vitest';
-import { EC2_DESCRIBE_BUCKETS, KUBE_SEATS } from '../../lib/contract/api-budgets.js';
+import { EC2_DESCRIBE_BUCKETS, KUBE_SEATS } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import { FILTER_BATCH } from '../../lib/aws/ec2.js';
-import { SPOT_NOTICE_MS } from '../../lib/model/spot-notice.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
 import { defaultStack } from './support/synth.js';
 import { resources } from './support/template.js';
 

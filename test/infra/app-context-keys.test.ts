@@ -12,7 +12,7 @@ import {
   type ContextKey,
 } from '../../infra/app-context.js';
 import { ReconcilerStack } from '../../infra/stack.js';
-import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
+import { RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
 import { resources } from './support/template.js';
 
 const VPC = 'vpc-0123456789abcdef0';

@@ -15,12 +15,12 @@ describe('scripts/bundle-size.ts', () => {
     expect(packageOf('node_modules/@kubernetes/client-node/dist/gen/api.js')).toBe('@kubernetes/client-node');
     expect(packageOf('node_modules/zod/v4/core/core.js')).toBe('zod');
     expect(packageOf('node_modules/a/node_modules/undici/index.js')).toBe('undici');
-    expect(packageOf('lib/model/duration.ts')).toBe('(project)');
+    expect(packageOf('packages/model/src/duration.ts')).toBe('(project)');
   });
 
   it('should bundle an entry with the app options and weigh it by package', async () => {
-    const report = await measure('sample', `${PROJECT_ROOT}lib/model/duration.ts`);
-    expect(report.entry).toBe('lib/model/duration.ts');
+    const report = await measure('sample', `${PROJECT_ROOT}packages/model/src/duration.ts`);
+    expect(report.entry).toBe('packages/model/src/duration.ts');
     expect(report.bytes).toBeGreaterThan(1000);
     expect(report.mapBytes).toBeGreaterThan(0);
     expect(report.packages.map((p) => p.name)).toEqual(expect.arrayContaining(['zod', '(project)']));

@@ -1,5 +1,5 @@
 // The drain workflow's definition, read as a graph: the loop of docs/design.md §5, the contract of
-// lib/contract/drain-workflow.ts, the lifecycle calls and the output events.
+// packages/model/src/contract/drain-workflow.ts, the lifecycle calls and the output events.
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -24,8 +24,8 @@ import {
   DrainStepInputSchema,
   DrainStepOutputSchema,
   LIFECYCLE_COMPLETED_NOTICE,
-} from '../../lib/contract/drain-workflow.js';
-import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '../../lib/contract/output-events.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { OUTPUT_DETAIL_TYPES, OUTPUT_EVENT_SOURCE } from '@ec2-node-reconciler/model/contract/output-events.js';
 import { PERMANENT_STEP_ERROR } from '../../lib/drain/step-failure.js';
 import { joinedJson, only } from './support/template.js';
 

@@ -6,15 +6,15 @@ import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { logicalIdOf } from '../../infra/findings.js';
 import { FUNCTION_SPECS } from '../../infra/functions.js';
-import { METRIC_NAMES, METRIC_NAMESPACE } from '../../lib/contract/metrics.js';
+import { METRIC_NAMES, METRIC_NAMESPACE } from '@ec2-node-reconciler/model/contract/metrics.js';
 import { NodeReconciler, SWEEP_SCHEDULE_INPUT } from '../../infra/node-reconciler.js';
-import { RECONCILER_GROUP } from '../../lib/contract/rbac.js';
+import { RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { SweepPayloadSchema } from '../../lib/lambda/sweep-payload.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
-import { FUNCTION_ENV } from '../../lib/contract/env.js';
-import { SIGNAL_QUEUE } from '../../lib/contract/signal-queue.js';
-import { OUTPUT_DETAIL_TYPES } from '../../lib/contract/output-events.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
+import { SIGNAL_QUEUE } from '@ec2-node-reconciler/model/contract/signal-queue.js';
+import { OUTPUT_DETAIL_TYPES } from '@ec2-node-reconciler/model/contract/output-events.js';
 import { CLUSTER, defaultStack, synthesize, testEntries } from './support/synth.js';
 import {
   actionsOf,

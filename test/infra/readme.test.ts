@@ -4,11 +4,16 @@ import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readAppOptions } from '../../infra/app-context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
-import { METRIC_NAMES } from '../../lib/contract/metrics.js';
-import { CONDITIONS } from '../../lib/model/condition.js';
-import { formatDuration } from '../../lib/model/duration.js';
-import { CLUSTER_RULES, LEASE_NAMESPACE, LEASE_RULES, type PolicyRule } from '../../lib/contract/rbac.js';
-import { DEFAULT_SETTINGS, SettingsSchema } from '../../lib/contract/settings.js';
+import { METRIC_NAMES } from '@ec2-node-reconciler/model/contract/metrics.js';
+import { CONDITIONS } from '@ec2-node-reconciler/model/condition.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import {
+  CLUSTER_RULES,
+  LEASE_NAMESPACE,
+  LEASE_RULES,
+  type PolicyRule,
+} from '@ec2-node-reconciler/model/contract/rbac.js';
+import { DEFAULT_SETTINGS, SettingsSchema } from '@ec2-node-reconciler/model/contract/settings.js';
 
 const read = (path: string): string => readFileSync(`${PROJECT_ROOT}${path}`, 'utf8');
 const README = read('README.md');

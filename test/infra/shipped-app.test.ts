@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS, ContextError, unknownContextKeys } from '../../infra/app-context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
-import { FUNCTION_ENV } from '../../lib/contract/env.js';
-import { DEFAULT_SETTINGS, parseSettings, SettingsSchema } from '../../lib/contract/settings.js';
-import { formatDuration } from '../../lib/model/duration.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
+import { DEFAULT_SETTINGS, parseSettings, SettingsSchema } from '@ec2-node-reconciler/model/contract/settings.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
 import { annotationsOf, cdkJsonContext, shippedApp, templateOf, type ShippedApp } from './support/shipped-app.js';
 import { resources } from './support/template.js';
 

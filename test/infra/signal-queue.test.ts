@@ -1,9 +1,12 @@
-// The arithmetic of lib/contract/signal-queue.ts on what the stack deploys: the signal queue's
+// The arithmetic of packages/model/src/contract/signal-queue.ts on what the stack deploys: the signal queue's
 // visibility timeout and redrive policy against the events function's timeout, Lambda's advice for
 // SQS event sources and a spot warning's two minutes (issue #28, 4).
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_ADVISED_MIN_RECEIVES, LAMBDA_ADVISED_VISIBILITY_FACTOR } from '../../lib/contract/signal-queue.js';
-import { SPOT_NOTICE_MS } from '../../lib/model/spot-notice.js';
+import {
+  LAMBDA_ADVISED_MIN_RECEIVES,
+  LAMBDA_ADVISED_VISIBILITY_FACTOR,
+} from '@ec2-node-reconciler/model/contract/signal-queue.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
 import { defaultStack } from './support/synth.js';
 import { propertiesOf, resources } from './support/template.js';
 

@@ -19,7 +19,7 @@ import {
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { connectionFromKubeConfig } from '../../cli/kube/kubeconfig.js';
 import { listOf, NodeSchema } from '../../lib/kube/schemas.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { selfSignedCertificate } from '@ec2-node-reconciler/sandbox/kube/tls.js';
 import { instanceId, NOW } from '../support/world.js';

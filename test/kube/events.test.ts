@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../lib/kube/client.js';
 import { EVENT_UPDATE_ATTEMPTS, eventName, NodeEventRecorder, type NodeEvent } from '../../lib/kube/events.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { KubeEmulator, KubeObject } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { startRbacCluster } from '../support/kube-world.js';
 import { NOW } from '../support/world.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KubeApiError, KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { instanceId, NOW } from '../support/world.js';
 

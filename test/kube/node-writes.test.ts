@@ -10,14 +10,14 @@ import {
   uncordonPatch,
   type NodePatch,
 } from '../../lib/kube/node-writes.js';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import {
   CORDON_REASON_ANNOTATION,
   CORDONED_AT_ANNOTATION,
   CORDONED_BY_ANNOTATION,
   DRAIN_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
-} from '../../lib/contract/labels.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { FakeCluster, refusal } from '../drain/support/fake-api.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeConnection } from '../../lib/kube/client.js';
 import { CLOCK_SKEW_TOLERANCE_MS, OffsetClock, serverClockOffset } from '../../cli/kube/server-clock.js';
-import { VirtualClock, type Clock } from '../../lib/model/clock.js';
+import { VirtualClock, type Clock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 
 const plain = (server: string): KubeConnection => ({ server, requestOptions: () => Promise.resolve({}) });

@@ -1,10 +1,10 @@
 // The drain step completing a repair whose drain it saw end (lib/lambda/repair-completion.ts): only a
 // repair the Node records, of the instance the input names, and by the rule the sweep uses.
 import { describe, expect, it } from 'vitest';
-import type { DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import type { DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { NodeEvent } from '../../lib/kube/events.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { NodeView } from '../../lib/model/observation.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { completeRepair, type RepairCompletionDeps } from '../../lib/lambda/repair-completion.js';
 import { aNode, instanceId, MINUTE, NOW } from '../support/world.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleepOn, systemClock, VirtualClock } from '../../lib/model/clock.js';
+import { sleepOn, systemClock, VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 
 const START = Date.UTC(2026, 0, 1);
 

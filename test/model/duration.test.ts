@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, InvalidDurationError, parseDuration } from '../../lib/model/duration.js';
+import { formatDuration, InvalidDurationError, parseDuration } from '@ec2-node-reconciler/model/duration.js';
 
 describe('parseDuration', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { partition } from '@aws-sdk/core/client';
-import { PARTITIONS, partitionOfRegion } from '../../lib/model/partition.js';
-import { parseProviderId, regionOfZone } from '../../lib/model/provider-id.js';
+import { PARTITIONS, partitionOfRegion } from '@ec2-node-reconciler/model/partition.js';
+import { parseProviderId, regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
 
 /** A region of every partition the SDK's endpoint rules know, and more than one of the largest. */
 const REGIONS = [

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '../../lib/model/instance-id.js';
+import { isInstanceId, InvalidInstanceIdError, toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import {
   ec2InstanceIdOf,
   instanceIdOfNodeName,
   MalformedProviderIdError,
   parseProviderId,
   regionOfZone,
-} from '../../lib/model/provider-id.js';
+} from '@ec2-node-reconciler/model/provider-id.js';
 
 describe('parseProviderId', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduledChangeClass } from '../../lib/model/scheduled-change.js';
+import { scheduledChangeClass } from '@ec2-node-reconciler/model/scheduled-change.js';
 
 describe('scheduledChangeClass: one table for both paths', () => {
   it.each([

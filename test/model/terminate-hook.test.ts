@@ -5,7 +5,7 @@ import {
   lifecycleGlobalTimeoutMs,
   ourTerminateHook,
   type TerminateHook,
-} from '../../lib/model/terminate-hook.js';
+} from '@ec2-node-reconciler/model/terminate-hook.js';
 
 /** Hooks by name, as DescribeLifecycleHooks lists a group's terminate hooks. */
 const hooks = (...names: string[]): TerminateHook[] => names.map((name) => ({ name }));

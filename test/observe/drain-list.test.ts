@@ -10,9 +10,9 @@ import {
   DRAIN_OUTCOME_ANNOTATION,
   DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
-} from '../../lib/contract/labels.js';
-import type { DrainStepOutput, DrainSummary } from '../../lib/contract/drain-workflow.js';
-import type { NodeView } from '../../lib/model/observation.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import type { DrainStepOutput, DrainSummary } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../../cli/observe/drain-list.js';
 import { aNode, MINUTE, NOW } from '../support/world.js';
 

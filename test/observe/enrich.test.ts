@@ -2,8 +2,8 @@
 // tags) and blinds only the instances a failed lookup concerns (issue #12's per-instance rule).
 import { describe, expect, it } from 'vitest';
 import type { AsgMembership, GroupLookup } from '../../lib/aws/autoscaling.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView, ScheduledEvent } from '../../lib/model/observation.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, ScheduledEvent } from '@ec2-node-reconciler/model/observation.js';
 import { enrichInstances } from '../../lib/observe/enrich.js';
 
 const id = (n: number) => `i-0${String(n).padStart(16, '0')}` as InstanceId;

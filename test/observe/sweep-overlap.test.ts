@@ -3,10 +3,10 @@
 // and Lease pages still come, with the same calls as before, only overlapped.
 import { describe, expect, it } from 'vitest';
 import type { AsgMembership, GroupLookup } from '../../lib/aws/autoscaling.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
-import { systemClock } from '../../lib/model/clock.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView, LeaseView, NodeView, ScheduledEvent } from '../../lib/model/observation.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
+import { systemClock } from '@ec2-node-reconciler/model/clock.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, LeaseView, NodeView, ScheduledEvent } from '@ec2-node-reconciler/model/observation.js';
 import type { ObserveDeps } from '../../lib/observe/deps.js';
 import { observeSweep } from '../../lib/observe/sweep.js';
 

@@ -1,7 +1,7 @@
 // The event path's side of docs/design.md §1c: whose lifecycle action it is, read once per group (issue #27).
-import type { TerminateHook } from '../../lib/model/terminate-hook.js';
+import type { TerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { TERMINATE_HOOKS_TTL_MS, TerminateHookCache } from '../../lib/observe/terminate-hook-cache.js';
 import { lookUpTerminateHooks } from '../../lib/observe/terminate-hooks.js';
 

@@ -3,14 +3,18 @@
 // Found by an adversarial review; each test failed before its fix.
 import { describe, expect, it } from 'vitest';
 import { LocalDrainLauncher } from '../../cli/live.js';
-import { sleepOn } from '../../lib/model/clock.js';
+import { sleepOn } from '@ec2-node-reconciler/model/clock.js';
 import { runOperatorDrain } from '../../cli/drain/operator-drain.js';
 import { drainSettings } from '../../lib/drain/settings.js';
 import type { DrainApi } from '../../lib/drain/api.js';
-import { DRAIN_ANNOTATION, DRAIN_DEADLINE_ANNOTATION, LIFECYCLE_ANNOTATION } from '../../lib/contract/labels.js';
+import {
+  DRAIN_ANNOTATION,
+  DRAIN_DEADLINE_ANNOTATION,
+  LIFECYCLE_ANNOTATION,
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSweep } from '../../lib/pipeline/run.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 import {
   ASG,
   fixtureEvent,

@@ -3,7 +3,7 @@
 // succeeding or failing on its own.
 import { describe, expect, it } from 'vitest';
 import { handleEventBatch, type EventRecord, type RecordOutcome } from '../../lib/lambda/handle-event-batch.js';
-import { SIGNAL_REJECTION_NAME } from '../../lib/contract/function-logs.js';
+import { SIGNAL_REJECTION_NAME } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import {
   fixtureEvent,
   instanceId,

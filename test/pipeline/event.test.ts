@@ -2,9 +2,9 @@
 // seeded world, parsed by parseEvent and run through runSignals with deps wired the Lambda way.
 // Besides the effects, these tests hold the path to its budget of requests (docs/design.md §3).
 import { describe, expect, it } from 'vitest';
-import { SHUTDOWN_TAINT_KEY } from '../../lib/contract/labels.js';
+import { SHUTDOWN_TAINT_KEY } from '@ec2-node-reconciler/model/contract/labels.js';
 import { SignalRejection } from '../../lib/signals/index.js';
-import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
+import { drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import {
   actionsOf,
   ASG,

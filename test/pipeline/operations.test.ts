@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { AutoScalingAdapter } from '../../lib/aws/autoscaling.js';
 import { Ec2Adapter } from '../../lib/aws/ec2.js';
-import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { sweepCause } from '../../lib/plan/plan.js';
-import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
+import { drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import {
   ASG,
   CLUSTER,

@@ -2,7 +2,7 @@
 // heartbeats read again, and whether a decision on it does anything.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Observation } from '../../lib/model/observation.js';
+import type { Observation } from '@ec2-node-reconciler/model/observation.js';
 import { plansNothing, retimed, withMachines, type Heartbeats } from '../../lib/pipeline/quiet-sweep.js';
 import { decide } from '../../lib/pipeline/decide.js';
 import {

@@ -8,8 +8,8 @@ import {
   DRAIN_FOR_ANNOTATION,
   DRAIN_OUTCOME_ANNOTATION,
   CORDONED_BY_ANNOTATION,
-} from '../../lib/contract/labels.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
+import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import {
   actionsOf,
   ASG,

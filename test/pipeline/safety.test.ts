@@ -2,7 +2,7 @@
 // shown holding against the real adapters, the emulators and the shipped RBAC.
 import { describe, expect, it } from 'vitest';
 import { formatRunReport } from '../../cli/format/report.js';
-import { EXCLUDE_KEY } from '../../lib/contract/labels.js';
+import { EXCLUDE_KEY } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import {
   ASG,

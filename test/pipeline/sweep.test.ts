@@ -2,17 +2,17 @@
 // clock, deps wired the Lambda way (DescribeCluster, EKS token verified by the STS emulator, the
 // shipped RBAC). Each test asserts the Kubernetes effect, the AWS effect and the report.
 import { describe, expect, it } from 'vitest';
-import { EC2_SWEEP_LISTING } from '../../lib/contract/api-budgets.js';
+import { EC2_SWEEP_LISTING } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import {
   CORDON_REASON_ANNOTATION,
   CORDONED_AT_ANNOTATION,
   CORDONED_BY_ANNOTATION,
   SHUTDOWN_TAINT_KEY,
-} from '../../lib/contract/labels.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import type { RunReport } from '../../lib/report/report.js';
 import { sweepCause } from '../../lib/plan/plan.js';
-import { drainExecutionName, DrainWorkflowInputSchema } from '../../lib/contract/drain-workflow.js';
+import { drainExecutionName, DrainWorkflowInputSchema } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import {
   actionsOf,
   ASG,

@@ -1,7 +1,7 @@
 // The delete's rails (lib/plan/delete-checks.ts, docs/design.md §4) as an ordered list: each refuses for its
 // own reason, and the first in the documented order is the one reported.
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedPair } from '../../lib/model/condition.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
 import { firstRefusal } from '../../lib/plan/check.js';
 import { DELETE_CHECKS, deleteRefusal, type DeleteSubject } from '../../lib/plan/delete-checks.js';
 import { aNode, anInstance, HOUR, instanceId, MINUTE, NOW } from '../support/world.js';

@@ -1,7 +1,7 @@
 // The repair back-off's record and rule (lib/plan/repair/backoff.ts): what the group's tag holds, when
 // the back-off holds, and what ends it.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, type RepairSettings } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS, type RepairSettings } from '@ec2-node-reconciler/model/contract/settings.js';
 import {
   backOffOf,
   formatFailures,

@@ -2,9 +2,9 @@
 // own reason, and the first in the documented order is the one reported. Behaviour through plan() is
 // test/plan/repair.test.ts; this holds the order itself.
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedPair } from '../../lib/model/condition.js';
-import type { InstanceView } from '../../lib/model/observation.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 import { firstRefusal } from '../../lib/plan/check.js';
 import type { Census } from '../../lib/plan/repair/census.js';
 import {

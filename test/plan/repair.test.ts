@@ -3,11 +3,11 @@
 // the cancel when the node recovers.
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../lib/pipeline/decide.js';
-import type { Action, Plan } from '../../lib/model/action.js';
-import type { InstanceView, NodeView, Observation } from '../../lib/model/observation.js';
-import type { Signal } from '../../lib/model/signal.js';
-import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '../../lib/contract/settings.js';
-import { drainExecutionName } from '../../lib/contract/drain-workflow.js';
+import type { Action, Plan } from '@ec2-node-reconciler/model/action.js';
+import type { InstanceView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { DEFAULT_SETTINGS, type RepairSettings, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import { drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import {
   aNode,
   anInstance,

@@ -6,10 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../lib/pipeline/decide.js';
-import type { Action } from '../../lib/model/action.js';
-import type { InstanceView } from '../../lib/model/observation.js';
-import type { Signal } from '../../lib/model/signal.js';
-import { ourTerminateHook, type TerminateHookChoice } from '../../lib/model/terminate-hook.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import type { Signal } from '@ec2-node-reconciler/model/signal.js';
+import { ourTerminateHook, type TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
 import { worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, REGION } from '../support/world.js';
 

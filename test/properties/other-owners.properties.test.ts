@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../lib/pipeline/decide.js';
-import type { Action } from '../../lib/model/action.js';
-import type { InstanceView, NodeView } from '../../lib/model/observation.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
+import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, REGION } from '../support/world.js';
 

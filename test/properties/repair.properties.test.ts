@@ -15,13 +15,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { act } from '../../lib/act/act.js';
 import { decide } from '../../lib/pipeline/decide.js';
-import type { Action } from '../../lib/model/action.js';
-import { isInstanceId } from '../../lib/model/instance-id.js';
-import type { InstanceView, NodeView } from '../../lib/model/observation.js';
+import type { Action } from '@ec2-node-reconciler/model/action.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { groupWorldArb, recordStatus, worldArb, type World } from '../support/arbitraries.js';
 import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
-import { isWarmPoolState } from '../../lib/model/lifecycle-states.js';
+import { isWarmPoolState } from '@ec2-node-reconciler/model/lifecycle-states.js';
 
 const RUNS = { numRuns: 10_000 };
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { settingOptions, settingsFromFlags } from '../../cli/settings-flags.js';
 import { readFunctionConfig } from '../../lib/lambda/config.js';
 import { sweepSettings } from '../../lib/lambda/sweep-payload.js';
-import { DEFAULT_SETTINGS, parseSettings } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS, parseSettings } from '@ec2-node-reconciler/model/contract/settings.js';
 
 const MINUTE = 60_000;
 const ENV = { CLUSTER_NAME: 'demo', AWS_REGION: 'us-east-1' };

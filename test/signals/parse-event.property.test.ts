@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { INSTANCE_ID_PATTERN, isInstanceId } from '../../lib/model/instance-id.js';
+import { INSTANCE_ID_PATTERN, isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { parseEvent, SIGNAL_MODULES, SignalRejection, type ParseOutcome } from '../../lib/signals/index.js';
 import { FIXTURE_NAMES, fixture, pathsOf, withField, without, type Path } from './events.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isInstanceId } from '../../lib/model/instance-id.js';
-import { SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { SIGNAL_KINDS, type Signal } from '@ec2-node-reconciler/model/signal.js';
 import {
   parseEvent,
   SIGNAL_MODULES,

@@ -6,7 +6,7 @@
 // fails here.
 import { describe, expect, it } from 'vitest';
 import { deploy } from '@ec2-node-reconciler/sandbox/deployed/deploy.js';
-import { DEFAULT_SETTINGS } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS } from '@ec2-node-reconciler/model/contract/settings.js';
 import { WITNESSES, type Witness } from './support/permission-witnesses.js';
 import { iamPermissions, permissionKey, rbacPermissions, type Permission } from './support/permissions.js';
 import { runWitness, witnessName, type WitnessRun } from './support/witness-runs.js';

@@ -4,7 +4,7 @@
 // oracle of `expect.repairs` fails a scenario that claims a repair that did not happen.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LABEL_PREFIX } from '../../lib/contract/labels.js';
+import { LABEL_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
 import { loadScenario, parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { simulate } from '@ec2-node-reconciler/sandbox/simulate/run.js';
 import type { Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';

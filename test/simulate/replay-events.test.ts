@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { HistoryError, readHistory } from '../../packages/sandbox/src/simulate/replay-events.js';
+import { HistoryError, readHistory } from '@ec2-node-reconciler/sandbox/simulate/replay-events.js';
 
 const FIXTURES = new URL('../fixtures/replay/', import.meta.url).pathname;
 const plain = readFileSync(join(FIXTURES, 'history.jsonl'), 'utf8');

@@ -2,8 +2,8 @@
 // replay's clock (replay.ts): a world moved before the first event, sweeps at the schedule's rate.
 import { describe, expect, it } from 'vitest';
 import { replayHistory, replayWorld, REPLAY_CLUSTER } from '../../scripts/make-replay-history.js';
-import { rateMs, REPLAY_LEAD_MS, replayScenario } from '../../packages/sandbox/src/simulate/replay.js';
-import type { Scenario } from '../../packages/sandbox/src/scenario/schema.js';
+import { rateMs, REPLAY_LEAD_MS, replayScenario } from '@ec2-node-reconciler/sandbox/simulate/replay.js';
+import type { Scenario } from '@ec2-node-reconciler/sandbox/scenario/schema.js';
 
 const month = replayHistory({ nodes: 1000, days: 30 });
 const instanceOf = (event: Record<string, unknown>): string | undefined => {

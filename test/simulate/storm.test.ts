@@ -4,7 +4,7 @@
 // what the sandbox itself recorded: every warned Node cordoned before its deadline, EC2 asked once
 // a batch and far under its bucket's refill, the reconciler within its Kubernetes seats.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EC2_DESCRIBE_BUCKETS, EVENT_SOURCE, KUBE_SEATS } from '../../lib/contract/api-budgets.js';
+import { EC2_DESCRIBE_BUCKETS, EVENT_SOURCE, KUBE_SEATS } from '@ec2-node-reconciler/model/contract/api-budgets.js';
 import { spotStormScenarioText } from '../../scripts/make-storm-scenario.js';
 import { runStorm, type StormRun } from '../support/storm.js';
 

@@ -3,7 +3,7 @@
 // routed by the stack's rule, taken by the events function, which cordons the Node.
 import { CreateTagsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { parseScenario } from '@ec2-node-reconciler/sandbox/scenario/load.js';
 import { applyEventEffects } from '@ec2-node-reconciler/sandbox/simulate/event-effects.js';
 import { startSandbox, type Sandbox } from '@ec2-node-reconciler/sandbox/simulate/sandbox.js';

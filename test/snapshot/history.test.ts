@@ -1,7 +1,7 @@
 // A history renamed with an anonymized snapshot's names (cli/snapshot/history.ts): the events must say
 // to the reconciler what they said, about the renamed machines, and name nothing of the original.
 import { describe, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { parseEvent, signalKindOf, type ParseOutcome } from '../../lib/signals/index.js';
 import { anonymizeEvent } from '../../cli/snapshot/history.js';
 import { anonymizer } from '../../cli/snapshot/names.js';

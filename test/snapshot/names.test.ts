@@ -1,8 +1,8 @@
 // `snapshot --anonymize`'s renaming (cli/snapshot/names.ts): consistent within a snapshot, collision-free,
 // valid where the reconciler parses (instance ids, providerIDs, DNS names), and keeping what is no name.
 import { describe, expect, it } from 'vitest';
-import { isInstanceId } from '../../lib/model/instance-id.js';
-import { parseProviderId } from '../../lib/model/provider-id.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { parseProviderId } from '@ec2-node-reconciler/model/provider-id.js';
 import { anonymizer, keepNames } from '../../cli/snapshot/names.js';
 
 const SECRET = Buffer.alloc(32, 7);

@@ -6,16 +6,16 @@
 // form, in this region and in others, and (for repair) Auto Scaling groups with their health, node
 // conditions with their ages, and repair drain records.
 import fc from 'fast-check';
-import type { InstanceId } from '../../lib/model/instance-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type {
   DrainExecutionState,
   InstanceView,
   LeaseView,
   NodeView,
   Observation,
-} from '../../lib/model/observation.js';
-import { SIGNAL_KINDS, type Signal } from '../../lib/model/signal.js';
-import { INSTANCE_STATES } from '../../lib/model/instance-states.js';
+} from '@ec2-node-reconciler/model/observation.js';
+import { SIGNAL_KINDS, type Signal } from '@ec2-node-reconciler/model/signal.js';
+import { INSTANCE_STATES } from '@ec2-node-reconciler/model/instance-states.js';
 import {
   MIN_REPAIR_AFTER_MS,
   MONITORING_AGENT_CONDITIONS,
@@ -23,9 +23,9 @@ import {
   type ConditionStatus,
   type NodeConditionView,
   type RepairCondition,
-} from '../../lib/model/node-conditions.js';
-import { MAX_SETTING_DURATION_MS } from '../../lib/contract/settings.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
+} from '@ec2-node-reconciler/model/node-conditions.js';
+import { MAX_SETTING_DURATION_MS } from '@ec2-node-reconciler/model/contract/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
 
 const POOL = 8;

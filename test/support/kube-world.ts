@@ -1,9 +1,9 @@
 // An emulated cluster in RBAC mode with the project's own manifest, and the reconciler's
 // KubeClient for it: every integration test of the adapters runs with exactly the RBAC we ship.
-import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
+import { rbacManifests, RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { bearerConnection } from '../../lib/kube/connection.js';
-import type { VirtualClock } from '../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '@ec2-node-reconciler/sandbox/kube/index.js';
 
 export const RECONCILER_TOKEN = 'reconciler-token';

@@ -4,18 +4,18 @@
 // Builders seed one (node, instance) pair per condition of docs/design.md §1.
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { rbacManifests, RECONCILER_GROUP } from '../../lib/contract/rbac.js';
+import { rbacManifests, RECONCILER_GROUP } from '@ec2-node-reconciler/model/contract/rbac.js';
 import type { DrainLauncher, LaunchOutcome } from '../../lib/aws/drain-launcher.js';
 import type { AwsClientOptions } from '../../lib/aws/clients.js';
 import type { FunctionConfig } from '../../lib/lambda/config.js';
 import { WarmRuntime } from '../../lib/lambda/runtime.js';
-import { VirtualClock } from '../../lib/model/clock.js';
-import { CONDITIONS, type Condition } from '../../lib/model/condition.js';
-import type { InstanceId } from '../../lib/model/instance-id.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { CONDITIONS, type Condition } from '@ec2-node-reconciler/model/condition.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
 import { runSignals, runSweep } from '../../lib/pipeline/run.js';
 import type { RunReport } from '../../lib/report/report.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { parseEvent } from '../../lib/signals/index.js';
 import { startAwsEmulator, type AwsEmulator, type SeedInstance } from '@ec2-node-reconciler/sandbox/aws/index.js';
 import {
@@ -24,8 +24,8 @@ import {
   type NodeSeed,
   type UserInfo,
 } from '@ec2-node-reconciler/sandbox/kube/index.js';
-import type { DrainExecutionState } from '../../lib/model/observation.js';
-import { executionOf, type DrainWorkflowInput } from '../../lib/contract/drain-workflow.js';
+import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
+import { executionOf, type DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { instanceId } from './world.js';
 
 export { instanceId };

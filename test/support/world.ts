@@ -1,16 +1,16 @@
 // Typed builders for observations: tests say only what matters to them.
-import type { TerminateHookChoice } from '../../lib/model/terminate-hook.js';
-import { VirtualClock } from '../../lib/model/clock.js';
-import { toInstanceId, type InstanceId } from '../../lib/model/instance-id.js';
+import type { TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { toInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type {
   DrainExecutionState,
   InstanceView,
   LeaseView,
   NodeView,
   Observation,
-} from '../../lib/model/observation.js';
-import type { Signal, SignalKind } from '../../lib/model/signal.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../lib/contract/settings.js';
+} from '@ec2-node-reconciler/model/observation.js';
+import type { Signal, SignalKind } from '@ec2-node-reconciler/model/signal.js';
+import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const MINUTE = 60_000;

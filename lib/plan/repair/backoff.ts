@@ -7,10 +7,10 @@
 // The record lives on the group, as a tag (REPAIR_FAILURES_TAG): Lambdas keep nothing between sweeps,
 // the machines it is about are terminated and their Nodes deleted, and the group is where an operator
 // looks (`aws autoscaling describe-tags`) and clears it (REPAIR_BACK_OFF_CLEAR_COMMAND). Pure.
-import { REPAIR_BACK_OFF_CLEAR_COMMAND, REPAIR_FAILURES_TAG } from '../../contract/labels.js';
-import { MAX_FAILED_REPLACEMENTS, type RepairSettings } from '../../contract/settings.js';
-import { formatDuration } from '../../model/duration.js';
-import type { RepairBackOff } from '../../model/action.js';
+import { REPAIR_BACK_OFF_CLEAR_COMMAND, REPAIR_FAILURES_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import { MAX_FAILED_REPLACEMENTS, type RepairSettings } from '@ec2-node-reconciler/model/contract/settings.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import type { RepairBackOff } from '@ec2-node-reconciler/model/action.js';
 
 const MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
 

@@ -2,10 +2,10 @@
 // counts its NodePools before it repairs: every group's members, its unhealthy ones and its repairs in
 // flight, and the same over the whole cluster. Health is classify's judgement (ClassifiedPair.badConditions),
 // never judged again here. Pure.
-import { AUTO_SCALING_GROUP_TAG } from '../../contract/labels.js';
-import type { ClassifiedPair } from '../../model/condition.js';
-import { isWarmPoolState } from '../../model/lifecycle-states.js';
-import type { NodeView } from '../../model/observation.js';
+import { AUTO_SCALING_GROUP_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import { isWarmPoolState } from '@ec2-node-reconciler/model/lifecycle-states.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { recordedDrain, type PlanContext } from '../pair.js';
 import { parseFailures, type BackOffCensus } from './backoff.js';
 import { isDrainLive, isRepairToFinish } from './record.js';

@@ -9,11 +9,11 @@
 //   RECOVERY_CHECKS   for a repair to cancel, its node Ready again.
 // Ownership and health are classify's judgement (ClassifiedPair.ownedBy, .badConditions), read here, never
 // judged again.
-import type { ClassifiedPair } from '../../model/condition.js';
-import type { InstanceId } from '../../model/instance-id.js';
-import type { InstanceView, NodeView } from '../../model/observation.js';
-import type { RepairTrigger } from '../../model/action.js';
-import type { RepairSettings } from '../../contract/settings.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
+import type { RepairTrigger } from '@ec2-node-reconciler/model/action.js';
+import type { RepairSettings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { pass, refuse, type Check, type Refusal } from '../check.js';
 import { notExcluded } from '../exclusion.js';
 import { iso, type RecordedDrain } from '../pair.js';

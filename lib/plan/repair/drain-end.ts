@@ -1,7 +1,7 @@
 // When a repair drain's end lets its machine be replaced (docs/design.md §1b): one rule, for the drain step
 // that sees the drain end (lib/lambda/repair-completion.ts) and for the sweep that finds it ended
 // (lib/plan/repair/plan-repair.ts), so that neither marks a machine the other would have kept.
-import type { NodeView } from '../../model/observation.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 
 /**
  * Whether the node's kubelet has gone quiet: the node lifecycle controller marked Ready Unknown (or

@@ -4,8 +4,8 @@
 // that is Ready again before that has its repair cancelled (our cordon and the record go, which also
 // stops a drain still running). Shaped like Karpenter's node repair: the census (./census.ts), the
 // triggers (./triggers.ts), the breaker and budget (./policy.ts). Pure, like the rest of plan().
-import { drainExecutionName } from '../../contract/drain-workflow.js';
-import type { NodeView } from '../../model/observation.js';
+import { drainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { firstRefusal, type Refusal } from '../check.js';
 import { recordedDrain, target, type PairPlanner, type RecordedDrain } from '../pair.js';
 import { formatFailures, isFailedReplacement, withFailure } from './backoff.js';

@@ -2,8 +2,8 @@
 // (Karpenter's unhealthy threshold: stand down while too much is unhealthy, or while an unhealthy Node
 // cannot be placed in a group) and the budget (at most repair.maxParallel in flight per group, as a
 // disruption budget). The back-off after failed replacements is its own rule (./backoff.ts). Pure.
-import type { StandDown } from '../../model/action.js';
-import type { RepairSettings } from '../../contract/settings.js';
+import type { StandDown } from '@ec2-node-reconciler/model/action.js';
+import type { RepairSettings } from '@ec2-node-reconciler/model/contract/settings.js';
 import type { Census, GroupCensus } from './census.js';
 
 /** The most unhealthy machines a group of `members` may have for repairs to go on: the percentage, rounded up (as Karpenter and EKS do). */

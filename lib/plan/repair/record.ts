@@ -1,8 +1,8 @@
 // The repair a Node records (its drain record, `for: repair`), read the one way the census, the checks
 // and the recovery share: whether it is open, cancelled by the operator, or taken back after it ended.
-import { leavesLifecycleOpen } from '../../contract/drain-workflow.js';
+import { leavesLifecycleOpen } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { isOurCordonGone } from '../../kube/node-writes.js';
-import type { NodeView } from '../../model/observation.js';
+import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import type { DrainClaim } from '../own-cordon.js';
 import type { RecordedDrain } from '../pair.js';
 

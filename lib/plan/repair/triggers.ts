@@ -1,11 +1,11 @@
 // What triggers a repair (docs/design.md §1b), as Karpenter's repair policies do: a bad condition of the
 // Node that has been bad for its toleration (repair.after[condition]). Which conditions are bad is
 // classify's judgement (ClassifiedPair.badConditions); here only how long they have been so. Pure.
-import type { RepairTrigger } from '../../model/action.js';
-import type { ClassifiedPair } from '../../model/condition.js';
-import { formatDuration } from '../../model/duration.js';
-import type { BadCondition } from '../../model/node-conditions.js';
-import type { RepairSettings } from '../../contract/settings.js';
+import type { RepairTrigger } from '@ec2-node-reconciler/model/action.js';
+import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import type { BadCondition } from '@ec2-node-reconciler/model/node-conditions.js';
+import type { RepairSettings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { iso } from '../pair.js';
 
 /** A condition as the report says it: `Ready Unknown since …`. */

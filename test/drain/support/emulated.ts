@@ -3,7 +3,7 @@ import type { DrainApi } from '../../../lib/drain/api.js';
 import { kubeDrainApi } from '../../../lib/drain/kube-api.js';
 import { KubeClient } from '../../../lib/kube/client.js';
 import { connectionFromKubeConfig } from '../../../cli/kube/kubeconfig.js';
-import type { Clock } from '../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import {
   startKubeEmulator,
   type KubeEmulator,

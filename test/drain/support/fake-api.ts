@@ -1,4 +1,4 @@
-import type { VirtualClock } from '../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import {
   podKey,
   type DrainApi,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runDrain } from '../../../cli/drain/driver.js';
 import { drainSettings } from '../../../lib/drain/settings.js';
 import type { DrainStepResult } from '../../../lib/drain/step-result.js';
-import { sleepOn, systemClock } from '../../../lib/model/clock.js';
+import { sleepOn, systemClock } from '@ec2-node-reconciler/model/clock.js';
 import type { RequestLogEntry } from '@ec2-node-reconciler/sandbox/kube/index.js';
 import { emulated, N1, podState, seedMixedPods, seedNodes, type Emulated } from './emulated.js';
 

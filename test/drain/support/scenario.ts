@@ -1,7 +1,7 @@
 import { drainSettings, type DrainSettings } from '../../../lib/drain/settings.js';
 import type { DrainDeps } from '../../../lib/drain/step.js';
 import type { DrainRequest } from '../../../lib/drain/step-result.js';
-import { sleepOn, VirtualClock } from '../../../lib/model/clock.js';
+import { sleepOn, VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { FakeCluster, pod } from './fake-api.js';
 
 export const START = Date.UTC(2026, 0, 1, 12);

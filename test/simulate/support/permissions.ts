@@ -5,7 +5,7 @@ import { roleKey } from '@ec2-node-reconciler/sandbox/aws/iam/index.js';
 import type { NamedPolicy } from '@ec2-node-reconciler/sandbox/aws/iam/policy.js';
 import { drainStepFunction } from '@ec2-node-reconciler/sandbox/deployed/deploy.js';
 import type { Deployment, RoleSpec } from '@ec2-node-reconciler/sandbox/deployment/template.js';
-import { rbacManifests } from '../../../lib/contract/rbac.js';
+import { rbacManifests } from '@ec2-node-reconciler/model/contract/rbac.js';
 
 /** The stack's roles by what assumes them for what. */
 export const ROLE_KINDS = ['events', 'sweep', 'drainStep', 'drainWorkflow', 'sweepSchedule'] as const;

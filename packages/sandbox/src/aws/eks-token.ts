@@ -1,4 +1,4 @@
-import type { Clock } from '../../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import { DNS_SUFFIXES } from './partitions.js';
 import {
   DEFAULT_CREDENTIALS,

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../../../../lib/model/clock.js';
+import { systemClock, type Clock } from '@ec2-node-reconciler/model/clock.js';
 import { Counters } from './counters.js';
 import { verifyEksToken, type EksTokenVerification } from './eks-token.js';
 import { Faults, type FaultOptions } from './faults.js';

@@ -20,8 +20,8 @@
 // Tokens refill continuously on the emulator's clock (the sandbox's virtual clock in a simulation,
 // the wall clock when served): AWS adds its refill once a second, which allows the same requests
 // over any second and at most one second's refill more within one. The sandbox's own copy of AWS's
-// table: the product's budgets (lib/contract/api-budgets.ts) are what this judges, not its input.
-import type { Clock } from '../../../../lib/model/clock.js';
+// table: the product's budgets (packages/model/src/contract/api-budgets.ts) are what this judges, not its input.
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import { AwsError } from './errors.js';
 
 export interface BucketSpec {

@@ -1,7 +1,7 @@
 // "Every event that could not be processed is in the DLQ, and no event processed is": each message
 // the rules put on the signal queue ends exactly once, either taken by the events function (which
 // said it reconciled or ignored it, on that very delivery) or in the dead-letter queue.
-import { EVENT_RECORD_LOG } from '../../../../lib/contract/function-logs.js';
+import { EVENT_RECORD_LOG } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import { functionLogLines } from '../simulate/function-logs.js';
 import type { Sandbox } from '../simulate/sandbox.js';

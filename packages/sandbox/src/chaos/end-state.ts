@@ -11,7 +11,7 @@ import {
   DRAIN_DEADLINE_ANNOTATION,
   DRAIN_RENEWED_ANNOTATION,
   LABEL_PREFIX,
-} from '../../../../lib/contract/labels.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import { controllerOf, type PodObject } from '../kube/index.js';
 import type { DeadlineBound } from '../scenario/schema.js';
 import type { Sandbox } from '../simulate/sandbox.js';

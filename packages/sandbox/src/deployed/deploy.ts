@@ -2,7 +2,7 @@
 // synthesized (bundled, cached per source hash on disk and per process here) for the scenario's
 // cluster, region and account, and read as CloudFormation would create it.
 import { resolve } from 'node:path';
-import type { Settings } from '../../../../lib/contract/settings.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import { partitionOf } from '../aws/partitions.js';
 import { synthesizeApp } from '../deployment/synth.js';
 import { readDeployment, type Deployment, type FunctionSpec } from '../deployment/template.js';

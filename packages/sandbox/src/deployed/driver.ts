@@ -2,7 +2,7 @@
 // waits for a timer (or has ended), every workflow execution waits for the clock (or for an
 // invocation), and no timer is due. Then the clock goes to the next timer, anyone's: a Wait state,
 // a function's sleep, a message coming back to the queue, a retry, a fault's window.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { Activity } from '../lambda/activity.js';
 
 export interface Waiter {

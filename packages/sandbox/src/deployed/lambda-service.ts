@@ -3,7 +3,7 @@
 // under its role's credentials; synchronous invocations return the function's answer; asynchronous
 // ones (the Scheduler's) are queued and retried after a function error as the function's async
 // configuration says (1 min, then 2 min), and after throttling until the event is too old.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { AwsError } from '../aws/errors.js';
 import { stableHex } from '../aws/ids.js';
 import type { AwsEmulator } from '../aws/index.js';

@@ -9,7 +9,7 @@
 // partial-batch response fails the whole batch. Failed messages come back after the queue's
 // visibility timeout, and go to the dead-letter queue after maxReceiveCount receives.
 import { createHash } from 'node:crypto';
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { EventSourceMappingSpec } from '../deployment/template.js';
 import type { InvocationResult } from '../lambda/function-host.js';
 import type { LambdaService } from './lambda-service.js';

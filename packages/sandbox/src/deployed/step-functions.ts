@@ -8,7 +8,7 @@ import * as autoScalingApi from '@aws-sdk/client-auto-scaling';
 import * as ec2Api from '@aws-sdk/client-ec2';
 import { EventBridgeClient, PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import * as sfnApi from '@aws-sdk/client-sfn';
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { AwsError } from '../aws/errors.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { ExecutionRecord } from '../aws/state/step-functions.js';

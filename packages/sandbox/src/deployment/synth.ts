@@ -38,7 +38,7 @@ export interface SynthesizedApp {
 }
 
 /** What goes into a synthesized template: the app, the functions it bundles, their dependencies. */
-const SOURCE_DIRS = ['infra', 'functions', 'lib'];
+const SOURCE_DIRS = ['infra', 'functions', 'lib', 'packages/model'];
 const SOURCE_FILES = ['cdk.json', 'package-lock.json', 'tsconfig.json'];
 
 async function filesUnder(root: string, dir: string): Promise<string[]> {

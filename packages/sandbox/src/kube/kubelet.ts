@@ -2,7 +2,7 @@
 // (phase + k·interval), so the Lease renewTime and the Ready heartbeat a client sees are computed
 // from the clock when the object is read. That works the same on a VirtualClock and a real one,
 // and costs nothing for the 100,000 nodes nobody is looking at.
-import type { Clock } from '../../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import { formatMicroTime, formatTime, parseTime } from './time.js';
 import type { LeaseObject, NodeObject } from './types.js';
 

@@ -1,6 +1,6 @@
 // Lets a VirtualClock follow wall time (optionally faster), for runs where a real-time client
 // such as kubectl waits on the emulator while the sandbox keeps one shared virtual clock.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 
 export type RealTimeOptions = {
   /** Virtual milliseconds per wall millisecond. @default 1 */

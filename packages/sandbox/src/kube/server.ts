@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { systemClock, type Clock } from '../../../../lib/model/clock.js';
+import { systemClock, type Clock } from '@ec2-node-reconciler/model/clock.js';
 import { authenticate, type AuthOptions, type UserInfo } from './auth.js';
 import { impersonate, impersonationOf } from './impersonation.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion, versionInfo } from './discovery.js';

@@ -1,6 +1,6 @@
 // The store's core as its parts see it (node-lifecycle.ts, eviction.ts, seeding.ts): each part
 // picks the few operations it needs, so none of them imports the store or reaches into it.
-import type { Clock } from '../../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import type { BuildContext } from './builders.js';
 import type { ResourceDef } from './resources.js';
 import type { KubeObject } from './types.js';

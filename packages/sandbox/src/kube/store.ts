@@ -5,7 +5,7 @@
 // (store-port.ts): node-lifecycle.ts (kubelets, re-registration, pod GC), eviction.ts (graceful
 // pod deletion, PodDisruptionBudgets) and seeding.ts (objects from plain seeds).
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import type { LeaseSeed, NodeSeed, PdbSeed, PodSeed, WorkloadSeed } from './builders.js';
 import { Collection, keyOf } from './collection.js';
 import {

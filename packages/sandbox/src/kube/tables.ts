@@ -3,7 +3,7 @@
 import { fromEventsV1 } from './events.js';
 import { isPodReady } from './pdb.js';
 import type { ResourceDef } from './resources.js';
-import { humanDuration } from '../../../../lib/model/duration.js';
+import { humanDuration } from '@ec2-node-reconciler/model/duration.js';
 import { parseTime } from './time.js';
 import type { KubeObject, LeaseObject, NodeObject, PdbObject, PodObject } from './types.js';
 

@@ -4,7 +4,7 @@
 // invocation times out or the runtime dies, as Lambda does.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { publishFunctionLogs } from '../taps.js';
 import type { Activity } from './activity.js';
 import type {

@@ -1,10 +1,10 @@
 // The scenario file format v1.2 (docs/scenarios.md), exactly: unknown keys are errors.
 import * as z from 'zod';
-import { CONDITIONS } from '../../../../lib/model/condition.js';
-import { DurationSchema } from '../../../../lib/model/duration.js';
-import { InstanceIdSchema } from '../../../../lib/model/instance-id.js';
-import { REPAIR_CONDITIONS } from '../../../../lib/model/node-conditions.js';
-import { SettingsSchema } from '../../../../lib/contract/settings.js';
+import { CONDITIONS } from '@ec2-node-reconciler/model/condition.js';
+import { DurationSchema } from '@ec2-node-reconciler/model/duration.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
+import { REPAIR_CONDITIONS } from '@ec2-node-reconciler/model/node-conditions.js';
+import { SettingsSchema } from '@ec2-node-reconciler/model/contract/settings.js';
 import { LIFECYCLE_STATES } from '../aws/state/autoscaling.js';
 
 const Labels = z.record(z.string(), z.string());

@@ -10,7 +10,7 @@
 // with JitterStrategy FULL; a retrier whose attempts are spent passes the error to Catch; a
 // catcher's Output defaults to the error output; every state's input and output, a task's result
 // and its arguments are held to the 256 KiB payload limit (States.DataLimitExceeded).
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import {
   parseDefinition,
   type ChoiceState,

@@ -1,6 +1,6 @@
 // The sandbox's AWS account: the emulator, with every call authorized under the caller's role
 // policies as the stack deploys them.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startAwsEmulator, type AwsEmulator } from '../aws/index.js';
 import { IamAuthorizer } from '../aws/iam/index.js';
 import { DEFAULT_CREDENTIALS } from '../aws/sigv4.js';

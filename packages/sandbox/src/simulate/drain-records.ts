@@ -1,6 +1,6 @@
 // What each drain did, read the way an operator would: the workflow execution's history (its
 // drain-step results) and the outcome event it published.
-import { DrainStepOutputSchema, type DrainStepOutput } from '../../../../lib/contract/drain-workflow.js';
+import { DrainStepOutputSchema, type DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { Sandbox } from './sandbox.js';
 
 /** What became of the drain's lifecycle action; `completeWith` when it was left open or completing it failed. */

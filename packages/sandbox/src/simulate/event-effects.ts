@@ -33,9 +33,9 @@
 // an id, a 12-digit account, an RFC 3339 UTC time, a region, resources) with the detail fields it
 // acts on well-formed (instance ids, states, a UUID lifecycle token). A scenario's malformed event
 // (a poison-event test) is not from AWS: nothing happened to any machine, and it changes nothing.
-import { isInstanceId } from '../../../../lib/model/instance-id.js';
-import { INSTANCE_STATES, type InstanceState } from '../../../../lib/model/instance-states.js';
-import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import { INSTANCE_STATES, type InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Where a warm pool keeps its members between transitions: Auto Scaling may terminate them from there. */

@@ -1,7 +1,7 @@
 // The stack's event path, as deployed: its rules route events on the default bus to the signal queue,
 // the queue's event source mapping feeds the events function, a schedule invokes the sweep function,
 // and the drain workflow invokes the drain-step function.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { AwsEmulator } from '../aws/index.js';
 import { matchesPattern } from '../aws/event-pattern.js';
 import { drainStepFunction } from '../deployed/deploy.js';

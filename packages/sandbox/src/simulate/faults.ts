@@ -1,7 +1,7 @@
 // A scenario's `faults` (v1.1): API failures injected on the virtual clock, into the AWS emulator by
 // IAM action name (`ec2:DescribeInstanceStatus`) or into the Kubernetes emulator by HTTP verb and
 // path (`kube:PATCH /api/v1/nodes/*`, where `*` is one path segment).
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { AwsEmulator } from '../aws/index.js';
 import { isServiceName } from '../aws/services/names.js';
 import type { KubeEmulator } from '../kube/index.js';

@@ -1,6 +1,6 @@
 // The sandbox's Kubernetes API server: authenticated as EKS does (a presigned STS call, the caller's
 // role mapped to groups by its access entry), authorized by the shipped RBAC.
-import { systemClock, type VirtualClock } from '../../../../lib/model/clock.js';
+import { systemClock, type VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { AwsEmulator } from '../aws/index.js';
 import { roleKey } from '../aws/iam/index.js';
 import { credentialArn, DEFAULT_CREDENTIALS } from '../aws/sigv4.js';

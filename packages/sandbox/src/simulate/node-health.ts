@@ -5,7 +5,7 @@
 import type { AwsEmulator } from '../aws/index.js';
 import type { KubeEmulator } from '../kube/index.js';
 import type { ScenarioStep } from '../scenario/schema.js';
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 
 export type PostedCondition = Extract<ScenarioStep, { condition: unknown }>['condition'];
 

@@ -3,8 +3,8 @@
 // step). The sandbox says where and as whom the operator reaches it; the product says what its
 // commands do. So the sandbox depends on the product's model and contract only, and the code under
 // test is never part of the world that judges it.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
-import type { Settings } from '../../../../lib/contract/settings.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
 import type { EmulatorCredential } from '../aws/sigv4.js';
 
 /** What the oracle reads of the reconciler's run report (the scenario format's `expect.conditions`). */

@@ -5,7 +5,7 @@
 import { denialsOf } from './denials.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '../../../../lib/contract/function-logs.js';
+import { EVENT_RECORD_LOG, SIGNAL_REJECTION_NAME } from '@ec2-node-reconciler/model/contract/function-logs.js';
 import type { AsyncInvocation } from '../deployed/lambda-service.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';

@@ -5,10 +5,10 @@
 // invokes the sweep function, and its state machine definition runs the drains (src/sfn),
 // each under its role's credentials. The Kubernetes API takes each role for the groups the
 // stack's access entries give it, and authorizes it with the shipped RBAC.
-import { rbacManifests } from '../../../../lib/contract/rbac.js';
-import { VirtualClock } from '../../../../lib/model/clock.js';
-import { DEFAULT_SETTINGS, settingsInput, type Settings } from '../../../../lib/contract/settings.js';
-import { FUNCTION_ENV } from '../../../../lib/contract/env.js';
+import { rbacManifests } from '@ec2-node-reconciler/model/contract/rbac.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { DEFAULT_SETTINGS, settingsInput, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import { FUNCTION_ENV } from '@ec2-node-reconciler/model/contract/env.js';
 import type { AwsEmulator } from '../aws/index.js';
 import { DEFAULT_CREDENTIALS } from '../aws/sigv4.js';
 import { deploy, type DeployedStack } from '../deployed/deploy.js';
@@ -97,7 +97,7 @@ export interface SandboxOptions {
    */
   readonly alterDeployment?: (deployment: Deployment) => Deployment;
   /**
-   * Changes the RBAC manifest the API server is seeded with (lib/contract/rbac.ts as shipped): tests
+   * Changes the RBAC manifest the API server is seeded with (packages/model/src/contract/rbac.ts as shipped): tests
    * that show what a rule removed does.
    */
   readonly alterRbac?: (manifests: Record<string, unknown>[]) => Record<string, unknown>[];

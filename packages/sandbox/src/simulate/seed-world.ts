@@ -1,6 +1,6 @@
 // Both worlds as the scenario describes them at its start: the cluster in EKS, the stack's buses, the
 // machines, the Nodes, PodDisruptionBudgets and pods, and the faults to come.
-import type { VirtualClock } from '../../../../lib/model/clock.js';
+import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { Deployment } from '../deployment/template.js';
 import type { KubeEmulator, NodeObject } from '../kube/index.js';

@@ -1,11 +1,11 @@
 // Scenario → the seeds of both emulators (pure). Ages are relative to the scenario's start.
-import { MalformedProviderIdError, parseProviderId } from '../../../../lib/model/provider-id.js';
+import { MalformedProviderIdError, parseProviderId } from '@ec2-node-reconciler/model/provider-id.js';
 import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_OPERATOR_VALUE,
   CORDONED_BY_VALUE,
   FIELD_MANAGER,
-} from '../../../../lib/contract/labels.js';
+} from '@ec2-node-reconciler/model/contract/labels.js';
 import type { SeedInstance } from '../aws/index.js';
 import type { NodeSeed, PdbSeed, PodSeed } from '../kube/index.js';
 import type { Scenario, ScenarioNode } from '../scenario/schema.js';

@@ -1,7 +1,7 @@
 // Calls AWS services make for the stack as its roles (Lambda writing logs, Step Functions and the
 // Scheduler invoking functions, the event source mapping polling), authorized as the deployed
 // policies allow, and the refusals, kept to show what the stack lacks.
-import type { Clock } from '../../../../lib/model/clock.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import type { IamAuthorizer } from '../aws/iam/index.js';
 import type { FunctionSpec } from '../deployment/template.js';
 import type { Denial } from './denials.js';

@@ -10,7 +10,7 @@
 //   at `at` was in flight over [at − latency, at]; the most that overlap is the count;
 // - lifecycle actions: completed through the API (the reconciler's drain workflow) or applied by
 //   Auto Scaling itself when the hook lapsed (AwsState's completions).
-import { SPOT_NOTICE_MS } from '../../../../lib/model/spot-notice.js';
+import { SPOT_NOTICE_MS } from '@ec2-node-reconciler/model/spot-notice.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { Sandbox } from './sandbox.js';
 

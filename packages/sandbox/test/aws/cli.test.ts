@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { runToCompletion, startExecution } from '../../src/sfn/index.js';
 import { describeWithOracle, findAwsCli, runCli, type AwsCli, type CliResult } from './support/oracles.js';

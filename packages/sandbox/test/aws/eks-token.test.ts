@@ -2,7 +2,7 @@
 // answering a presigned GetCallerIdentity URL over HTTP, as aws-iam-authenticator calls it.
 // Tokens made by `aws eks get-token` are checked in cli.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { presignGet } from '../../src/aws/sigv4.js';
 import {
   createEksToken,

@@ -5,7 +5,7 @@
 import { DescribeInstancesCommand, DescribeInstanceStatusCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { isThrottlingError } from '@smithy/service-error-classification';
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../../../lib/model/clock.js';
+import { systemClock } from '@ec2-node-reconciler/model/clock.js';
 import { DEFAULT_CREDENTIALS, startAwsEmulator } from '../../src/aws/index.js';
 import { ec2RequestBucket } from '../../src/aws/rate-limits.js';
 import { describeWithOracle, findAwsCli, runCli } from './support/oracles.js';

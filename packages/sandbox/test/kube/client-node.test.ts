@@ -10,7 +10,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/kube/index.js';
 
 const START = Date.UTC(2026, 10, 29, 10);

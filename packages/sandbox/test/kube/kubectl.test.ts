@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { rbacYaml } from '../../../../lib/contract/rbac.js';
-import { systemClock } from '../../../../lib/model/clock.js';
+import { rbacYaml } from '@ec2-node-reconciler/model/contract/rbac.js';
+import { systemClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator, type NodeObject } from '../../src/kube/index.js';
 import { availableVersions, KUBECTL, kubectl, versioned } from './kubectl.js';
 

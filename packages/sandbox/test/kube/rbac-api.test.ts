@@ -3,7 +3,7 @@
 // SelfSubjectRulesReview and SelfSubjectReview, the events table, the Date header and the OpenAPI v3
 // discovery kubectl reads before it writes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/kube/index.js';
 
 const START = Date.UTC(2026, 10, 29, 10);

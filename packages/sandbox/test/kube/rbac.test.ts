@@ -11,7 +11,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/kube/index.js';
 
 const N1 = 'ip-10-0-1-1.ec2.internal';

@@ -1,7 +1,7 @@
 // The emulator's rules on a virtual clock: graceful deletion, evictions under PDBs, kubelet
 // heartbeats and re-registration, garbage collection, pagination and optimistic concurrency.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { driveInRealTime } from '../../src/kube/real-time.js';
 import { KubeStore, StatusError, type KubeObject, type NodeObject, type PdbObject } from '../../src/kube/index.js';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { WorldDriver } from '../../src/deployed/driver.js';
 import { Activity } from '../../src/lambda/activity.js';
 import { FunctionHost, FunctionThrottled, type InvocationResult } from '../../src/lambda/function-host.js';

@@ -1,7 +1,7 @@
 // The ASL interpreter on small definitions, each about one rule of the Step Functions Developer
 // Guide (JSONata states, variables, error handling, timeouts, the payload quota).
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
 
 const START = Date.UTC(2026, 10, 29, 12);

@@ -1,11 +1,13 @@
-// The project's real stack, synthesized in process (bundling skipped) and read as the sandbox would
+// The project's real stack, synthesized in a child process (bundling skipped) and read as the sandbox would
 // deploy it. Several test files need it, so the template is kept on disk under a hash of the
 // sources (src/deployment/synth.ts's) and of this helper: only the first file synthesizes.
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { sourceHash } from '../../src/deployment/synth.js';
 import { readDeployment, type Deployment, type DeploymentEnv } from '../../src/deployment/template.js';
 
@@ -13,6 +15,22 @@ export const ENV: DeploymentEnv = { stackName: 'Test', region: 'us-east-1', acco
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 const CACHE = join(tmpdir(), 'ec2-node-reconciler-test-synth');
+
+/**
+ * The root's synth helper (test/infra/support/synth.ts), run by path: the sandbox reaches the
+ * product's stack by its files, as src/deployment/synth.ts runs infra/app.ts, never by an import.
+ */
+async function synthesizeInChild(): Promise<unknown> {
+  const helper = pathToFileURL(join(ROOT, 'test/infra/support/synth.ts')).href;
+  const program = `const { synthesize } = await import(${JSON.stringify(helper)});
+process.stdout.write(JSON.stringify(synthesize().template.toJSON()));`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '--eval', program],
+    { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as unknown;
+}
 
 async function defaultTemplate(): Promise<unknown> {
   const helpers = await Promise.all(
@@ -22,8 +40,7 @@ async function defaultTemplate(): Promise<unknown> {
   );
   const file = join(CACHE, `${await sourceHash(ROOT, { helpers })}.json`);
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as unknown;
-  const { synthesize } = await import('../../../../test/infra/support/synth.js');
-  const template: unknown = synthesize().template.toJSON();
+  const template = await synthesizeInChild();
   await mkdir(CACHE, { recursive: true });
   const staging = `${file}.${process.pid}.tmp`;
   await writeFile(staging, JSON.stringify(template));

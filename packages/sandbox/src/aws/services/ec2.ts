@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isInstanceId } from '../../../../../lib/model/instance-id.js';
+import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { AwsError } from '../errors.js';
 import { el, isoTime, leaf, list, renderFragment, type XmlInput, type XmlRaw } from '../protocol/xml.js';
 import type { InstanceRecord } from '../state/instances.js';

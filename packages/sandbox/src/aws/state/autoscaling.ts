@@ -1,11 +1,11 @@
-import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '../../../../../lib/contract/labels.js';
-import type { LifecycleState } from '../../../../../lib/model/lifecycle-states.js';
+import { CLUSTER_OWNERSHIP_TAG_PREFIX, CLUSTER_TAG_EKS } from '@ec2-node-reconciler/model/contract/labels.js';
+import type { LifecycleState } from '@ec2-node-reconciler/model/lifecycle-states.js';
 import { stableHex, type IdSource } from '../ids.js';
 import type { ChangeFeed, LifecycleActionResult, LifecycleTransition } from './changes.js';
 import type { InstanceStore } from './instances.js';
 
 // Every state Auto Scaling reports: the product's model has the list (a snapshot writes only these).
-export { LIFECYCLE_STATES, type LifecycleState } from '../../../../../lib/model/lifecycle-states.js';
+export { LIFECYCLE_STATES, type LifecycleState } from '@ec2-node-reconciler/model/lifecycle-states.js';
 
 /** A warm pool's member (`Warmed:*`): DescribeWarmPool lists it, DescribeAutoScalingGroups does not. */
 export const isWarmed = (state: LifecycleState): boolean => state.startsWith('Warmed:');

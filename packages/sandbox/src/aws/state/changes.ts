@@ -1,4 +1,4 @@
-import type { InstanceState } from '../../../../../lib/model/instance-states.js';
+import type { InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
 
 /**
  * What happened on the AWS side, in the order it happened (times are the clock's, in epoch ms).

@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import type { Clock } from '../../../../../lib/model/clock.js';
-import { LABEL_PREFIX } from '../../../../../lib/contract/labels.js';
-import { regionOfZone } from '../../../../../lib/model/provider-id.js';
-import type { InstanceId } from '../../../../../lib/model/instance-id.js';
-import type { InstanceView } from '../../../../../lib/model/observation.js';
-import type { InstanceState } from '../../../../../lib/model/instance-states.js';
+import type { Clock } from '@ec2-node-reconciler/model/clock.js';
+import { LABEL_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
+import { regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
+import type { InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
 import { IdSource, stableHex } from '../ids.js';
 import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } from './autoscaling.js';
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';

@@ -1,6 +1,6 @@
-import type { InstanceId } from '../../../../../lib/model/instance-id.js';
-import type { ScheduledEventCode } from '../../../../../lib/model/observation.js';
-import type { InstanceState } from '../../../../../lib/model/instance-states.js';
+import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { ScheduledEventCode } from '@ec2-node-reconciler/model/observation.js';
+import type { InstanceState } from '@ec2-node-reconciler/model/instance-states.js';
 import type { ChangeFeed } from './changes.js';
 
 /** EC2's numeric state codes (the low byte of `instanceState.code`). */

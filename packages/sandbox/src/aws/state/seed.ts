@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { regionOfZone } from '../../../../../lib/model/provider-id.js';
-import { DurationSchema } from '../../../../../lib/model/duration.js';
-import { InstanceIdSchema } from '../../../../../lib/model/instance-id.js';
-import { INSTANCE_STATES } from '../../../../../lib/model/instance-states.js';
+import { regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
+import { DurationSchema } from '@ec2-node-reconciler/model/duration.js';
+import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
+import { INSTANCE_STATES } from '@ec2-node-reconciler/model/instance-states.js';
 import { LIFECYCLE_STATES } from './autoscaling.js';
 
 /** A duration as the scenario format writes it (`30s`, `5m`, `2h`, `3d`) or plain milliseconds. */

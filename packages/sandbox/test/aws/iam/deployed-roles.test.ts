@@ -21,7 +21,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../../../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { AwsEmulator } from '../../../src/aws/index.js';
 import { IamAuthorizer } from '../../../src/aws/iam/index.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';

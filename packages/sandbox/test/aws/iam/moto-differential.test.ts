@@ -28,7 +28,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { beforeAll, expect, it } from 'vitest';
-import { DECOMMISSION_TAG } from '../../../../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import {
   deniedSentence,
   evaluate,

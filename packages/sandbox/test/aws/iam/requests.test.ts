@@ -1,7 +1,7 @@
 // What IAM is asked for each call the emulator serves (src/aws/iam/requests.ts), against the
 // Service Authorization Reference: the action, the resource ARNs and the condition keys.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import { AwsState, type SeedInstance } from '../../../src/aws/index.js';
 import {
   globalKeys,

@@ -9,7 +9,7 @@ import {
   requestTagKeys,
   type AuthorizationRequest,
 } from '../../../src/aws/iam/index.js';
-import { DECOMMISSION_TAG } from '../../../../../lib/contract/labels.js';
+import { DECOMMISSION_TAG } from '@ec2-node-reconciler/model/contract/labels.js';
 import { byLogicalId, deployedStack, ENV } from '../../support/deployment.js';
 
 const { deployment } = await deployedStack();

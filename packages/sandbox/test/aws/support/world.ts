@@ -4,7 +4,7 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { STSClient } from '@aws-sdk/client-sts';
-import { VirtualClock } from '../../../../../lib/model/clock.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import {
   startAwsEmulator,
   type AwsEmulator,

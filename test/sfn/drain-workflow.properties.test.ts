@@ -9,13 +9,18 @@
 //   - every execution ends with exactly one outcome event (Node Drained or Drain Failed).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
-import { toInstanceId } from '../../../../lib/model/instance-id.js';
-import type { DrainStepOutput, DrainWorkflowInput } from '../../../../lib/contract/drain-workflow.js';
-import { isDrainNotice } from '../../../../lib/contract/drain-workflow.js';
-import { PERMANENT_STEP_ERROR } from '../../../../lib/drain/step-failure.js';
-import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
-import { byLogicalId, deployedStack } from '../support/deployment.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import type { DrainStepOutput, DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { isDrainNotice } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { PERMANENT_STEP_ERROR } from '../../lib/drain/step-failure.js';
+import {
+  runToCompletion,
+  startExecution,
+  StatesError,
+  type TaskHandlers,
+} from '@ec2-node-reconciler/sandbox/sfn/index.js';
+import { byLogicalId, deployedStack } from '@ec2-node-reconciler/sandbox/test/support/deployment.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
 const { deployment } = await deployedStack();

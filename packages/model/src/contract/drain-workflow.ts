@@ -3,7 +3,7 @@
 // machine definition and the handler cannot drift apart.
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { InstanceIdSchema } from '../model/instance-id.js';
+import { InstanceIdSchema } from '../instance-id.js';
 
 export const LifecycleRefSchema = z.object({
   group: z.string().min(1),

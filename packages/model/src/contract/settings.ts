@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { DurationSchema, formatDuration } from '../model/duration.js';
-import { LEASE_DURATION_MS } from '../model/kubelet.js';
-import { MIN_REPAIR_AFTER_MS, type RepairCondition } from '../model/node-conditions.js';
-import { didYouMean } from '../model/suggest.js';
-import { describeIssues } from '../model/zod-issues.js';
+import { DurationSchema, formatDuration } from '../duration.js';
+import { LEASE_DURATION_MS } from '../kubelet.js';
+import { MIN_REPAIR_AFTER_MS, type RepairCondition } from '../node-conditions.js';
+import { didYouMean } from '../suggest.js';
+import { describeIssues } from '../zod-issues.js';
 
 /** No setting's duration may exceed this: beyond it a typo (`99999d`) would silently disarm a rail. */
 export const MAX_SETTING_DURATION_MS = 30 * 86_400_000;

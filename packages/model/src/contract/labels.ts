@@ -47,7 +47,7 @@ export const DRAIN_OUTCOME_ANNOTATION = `${LABEL_PREFIX}/drain-outcome`;
 export const DRAIN_RENEWED_ANNOTATION = `${LABEL_PREFIX}/drain-renewed`;
 /**
  * Integer ≥ 1, absent = 0: which chained execution of the recorded drain runs now; Step Functions is
- * asked about chainExecutionName(record, chain) (lib/contract/drain-workflow.ts).
+ * asked about chainExecutionName(record, chain) (packages/model/src/contract/drain-workflow.ts).
  */
 export const DRAIN_CHAIN_ANNOTATION = `${LABEL_PREFIX}/drain-chain`;
 /** Every annotation of a drain record, which go together. */

@@ -5,25 +5,30 @@
 // included (issue #15 found gaps over 150 s, half the 300 s hook timeout the README advised).
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../../lib/model/clock.js';
-import { toInstanceId } from '../../../../lib/model/instance-id.js';
-import { runToCompletion, startExecution, StatesError, type TaskHandlers } from '../../src/sfn/index.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { toInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
+import {
+  runToCompletion,
+  startExecution,
+  StatesError,
+  type TaskHandlers,
+} from '@ec2-node-reconciler/sandbox/sfn/index.js';
 import {
   chainExecutionName,
   isDrainNotice,
   LIFECYCLE_COMPLETED_NOTICE,
   type DrainStepOutput,
   type DrainWorkflowInput,
-} from '../../../../lib/contract/drain-workflow.js';
-import { HEARTBEAT_START_SECONDS } from '../../../../infra/heartbeat-gap.js';
+} from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import { HEARTBEAT_START_SECONDS } from '../../infra/heartbeat-gap.js';
 import {
   CHAIN_RETRY_LOOPS,
   END_HISTORY_EVENTS,
   LOOPS_PER_EXECUTION,
   MAX_HISTORY_EVENTS_PER_LOOP,
-} from '../../../../infra/drain-workflow.js';
-import { HISTORY_EVENT_LIMIT } from '../../src/sfn/interpreter.js';
-import { byLogicalId, deployedStack } from '../support/deployment.js';
+} from '../../infra/drain-workflow.js';
+import { HISTORY_EVENT_LIMIT } from '@ec2-node-reconciler/sandbox/sfn/interpreter.js';
+import { byLogicalId, deployedStack } from '@ec2-node-reconciler/sandbox/test/support/deployment.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
 const { deployment } = await deployedStack();

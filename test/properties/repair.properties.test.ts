@@ -61,6 +61,15 @@ function linkedId(node: NodeView): string | undefined {
 }
 
 /** Every condition of the node that is bad, with since when: Ready not True, a kubelet gone quiet, an agent condition False. */
+/** A Node another system runs end to end by its own marks (found by seed 538743401: Karpenter's disrupted taint). */
+function isAnotherSystemsNode(world: World, node: NodeView): boolean {
+  return (
+    node.taints.some((t) => t.key === 'karpenter.sh/disrupted') ||
+    node.labels['eks.amazonaws.com/compute-type'] === 'auto' ||
+    (!world.settings.includeKarpenterNodes && node.labels['karpenter.sh/nodepool'] !== undefined)
+  );
+}
+
 function badSince(world: World, node: NodeView): { type: string; since: number | undefined }[] {
   const lease = world.observation.leases.get(node.name)?.renewTime;
   const beats = [lease, node.readyHeartbeatAt].filter((t): t is number => t !== undefined);
@@ -183,9 +192,12 @@ describe('repair invariants (fast-check)', () => {
       fc.property(repairWorldArb, (world) => {
         const { nodes, lookupErrors } = world.observation;
         // An unhealthy Node (the only one naming its machine) whose machine's lookup failed may be any group's: no repair at all.
+        // Unless its own marks say another system runs it end to end: Karpenter disrupting it, EKS Auto Mode
+        // (docs/design.md §1c) — no Auto Scaling group holds such a machine.
         const unlocated = nodes.filter((n) => {
           const id = linkedId(n);
           return (
+            !isAnotherSystemsNode(world, n) &&
             isInstanceId(id) &&
             lookupErrors.has(id) &&
             nodes.filter((m) => linkedId(m) === id).length === 1 &&

@@ -6,7 +6,7 @@ import { CORDON_REASON_ANNOTATION, LOCAL_DRAIN_PREFIX } from '@ec2-node-reconcil
 import type { DrainExecution, DrainExecutionAnswer } from '../../lib/aws/drain-executions.js';
 import type { DrainPurpose } from '@ec2-node-reconciler/model/action.js';
 import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
-import { executionToAsk, recordLiveness } from '../../lib/drain/liveness.js';
+import { executionToAsk, recordLiveness } from '../../lib/plan/drain-liveness.js';
 import { drainClaimOf, type DrainClaim } from '../../lib/plan/own-cordon.js';
 
 /**
@@ -139,7 +139,7 @@ function recordedRow(node: NodeView, claim: DrainClaim, listing: DrainListing): 
     ...(claim.outcome !== undefined ? { outcome: claim.outcome } : {}),
   };
   if (local) {
-    // Alive while its CLI renews the record (lib/drain/liveness.ts); a record nobody renews lost its CLI.
+    // Alive while its CLI renews the record (lib/plan/drain-liveness.ts); a record nobody renews lost its CLI.
     const state = recordLiveness(claim, undefined, listing.now);
     const renewed = claim.renewedAt ?? claim.at;
     return {

@@ -6,7 +6,7 @@ import { KubeClient } from '../../lib/kube/client.js';
 import { NodeClient } from '../../lib/kube/nodes.js';
 import { InvalidDurationError, parseDuration } from '@ec2-node-reconciler/model/duration.js';
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../observe/drain-list.js';
-import { executionToAsk } from '../../lib/drain/liveness.js';
+import { executionToAsk } from '../../lib/plan/drain-liveness.js';
 import { drainClaimOf } from '../../lib/plan/own-cordon.js';
 import { errorText } from '../../lib/support/errors.js';
 import type { CommandRun } from '../command-run.js';

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { createAwsClients } from '../../lib/aws/clients.js';
 import { DrainExecutions } from '../../lib/aws/drain-executions.js';
-import { executionToAsk } from '../../lib/drain/liveness.js';
+import { executionToAsk } from '../../lib/plan/drain-liveness.js';
 import {
   drainLeftText,
   entriesOfReport,

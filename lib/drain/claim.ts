@@ -76,7 +76,7 @@ export function claimAnnotations(
       [DRAIN_FOR_ANNOTATION]: claim.for,
       [DRAIN_LAUNCH_ANNOTATION]: claim.launchedAt !== undefined && claim.launchedAt > 0 ? iso(claim.launchedAt) : null,
       [DRAIN_OUTCOME_ANNOTATION]: null,
-      // Made now, so alive now: its drain renews it from its first step on (lib/drain/liveness.ts).
+      // Made now, so alive now: its drain renews it from its first step on (lib/plan/drain-liveness.ts).
       [DRAIN_RENEWED_ANNOTATION]: iso(now),
       [DRAIN_CHAIN_ANNOTATION]: null,
     },

@@ -10,7 +10,7 @@ import {
 } from '@ec2-node-reconciler/model/contract/labels.js';
 import { cordon, isOurCordonGone, type NodeWriteView } from '../kube/node-writes.js';
 import { renewalPatch, renewDrain } from './claim.js';
-import { RENEW_INTERVAL_MS } from './liveness.js';
+import { RENEW_INTERVAL_MS } from '../plan/drain-liveness.js';
 import type { PassResult, StepContext } from './step-context.js';
 import { ended } from './step-reports.js';
 import type { WorkingState } from './state.js';
@@ -48,7 +48,7 @@ async function readNode({ api, request }: Pick<StepContext, 'api' | 'request'>):
 }
 
 /**
- * Renews this drain's record on the Node when a renewal is due (lib/drain/liveness.ts): a record
+ * Renews this drain's record on the Node when a renewal is due (lib/plan/drain-liveness.ts): a record
  * nobody renews is taken for a dead drain's. Best effort: a failed renewal fails nothing, and the
  * next pass tries again (the record lives for two intervals).
  */

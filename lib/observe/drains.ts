@@ -1,5 +1,5 @@
 import type { DrainExecutionState, NodeView } from '@ec2-node-reconciler/model/observation.js';
-import { executionToAsk } from '../drain/liveness.js';
+import { executionToAsk } from '../plan/drain-liveness.js';
 import { drainClaimOf } from '../plan/own-cordon.js';
 import { errorText } from '../support/errors.js';
 import type { ObserveDeps } from './deps.js';
@@ -9,7 +9,7 @@ import type { ObserveDeps } from './deps.js';
  * few Nodes carry one at a time (those draining now, or drained and waiting for their machine to go).
  * It is asked about the execution that runs the record's drain now (a long drain continues in chained
  * executions). A drain the CLI ran in its own process is no execution anyone can ask about: its record
- * alone tells whether it lives (lib/drain/liveness.ts, which the plan applies to both).
+ * alone tells whether it lives (lib/plan/drain-liveness.ts, which the plan applies to both).
  */
 export async function drainStates(
   deps: Pick<ObserveDeps, 'drains'>,

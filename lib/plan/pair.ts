@@ -5,7 +5,7 @@ import type { Action, SkippedAction } from '@ec2-node-reconciler/model/action.js
 import type { ClassifiedPair } from '@ec2-node-reconciler/model/condition.js';
 import type { DrainExecutionState, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
 import type { Settings } from '@ec2-node-reconciler/model/contract/settings.js';
-import { recordLiveness } from '../drain/liveness.js';
+import { recordLiveness } from './drain-liveness.js';
 import { drainClaimOf, type DrainClaim } from './own-cordon.js';
 
 export interface PlanContext {
@@ -55,7 +55,7 @@ export interface RecordedDrain {
 }
 
 /**
- * What the Node records of a drain, and whether that drain is alive (lib/drain/liveness.ts): a
+ * What the Node records of a drain, and whether that drain is alive (lib/plan/drain-liveness.ts): a
  * record that wrote its end has ended; one not renewed lately has lost its drain unless the workflow
  * says it runs.
  */

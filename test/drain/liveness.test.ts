@@ -1,7 +1,7 @@
 // Whether a drain record's drain is alive (docs/design.md §5): renewed about every minute while it runs; not
 // renewed for two minutes, dead, and the next removal takes over.
 import { describe, expect, it } from 'vitest';
-import { executionToAsk, RECORD_TTL_MS, recordLiveness } from '../../lib/drain/liveness.js';
+import { executionToAsk, RECORD_TTL_MS, recordLiveness } from '../../lib/plan/drain-liveness.js';
 import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
 import type { DrainClaim } from '../../lib/plan/own-cordon.js';
 

@@ -6,7 +6,7 @@ import {
   DRAIN_RENEWED_ANNOTATION,
 } from '@ec2-node-reconciler/model/contract/labels.js';
 import { drainStep } from '../../lib/drain/step.js';
-import { RENEW_INTERVAL_MS } from '../../lib/drain/liveness.js';
+import { RENEW_INTERVAL_MS } from '../../lib/plan/drain-liveness.js';
 import { pod, refusal } from './support/fake-api.js';
 import { harness, START } from './support/scenario.js';
 

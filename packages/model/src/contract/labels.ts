@@ -42,7 +42,7 @@ export const DRAIN_LAUNCH_ANNOTATION = `${LABEL_PREFIX}/drain-launch`;
 export const DRAIN_OUTCOME_ANNOTATION = `${LABEL_PREFIX}/drain-outcome`;
 /**
  * ISO time the drain record was last renewed: its drain renews it about every minute while it runs,
- * and a record not renewed for RECORD_TTL is dead (lib/drain/liveness.ts). The claim writes it first.
+ * and a record not renewed for RECORD_TTL is dead (lib/plan/drain-liveness.ts). The claim writes it first.
  */
 export const DRAIN_RENEWED_ANNOTATION = `${LABEL_PREFIX}/drain-renewed`;
 /**

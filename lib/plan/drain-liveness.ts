@@ -6,7 +6,7 @@
 import { chainExecutionName } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { LOCAL_DRAIN_PREFIX } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
-import type { DrainClaim } from '../plan/own-cordon.js';
+import type { DrainClaim } from './own-cordon.js';
 
 /** How often a running drain renews its record (the drain step does, at each pass when it is older than this). */
 export const RENEW_INTERVAL_MS = 60_000;

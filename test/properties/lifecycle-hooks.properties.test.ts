@@ -5,13 +5,11 @@
 // (ourTerminateHook, as the sweep's enrichment and the event path's lookup apply it), classify and plan.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '@ec2-node-reconciler/model/action.js';
 import type { InstanceView } from '@ec2-node-reconciler/model/observation.js';
 import type { Signal } from '@ec2-node-reconciler/model/signal.js';
 import { ourTerminateHook, type TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
-import { worldArb, type World } from '../support/arbitraries.js';
-import { CLUSTER, clockAt, REGION } from '../support/world.js';
+import { worldArb, type World, decideWorld } from '../support/arbitraries.js';
 
 const RUNS = { numRuns: 10_000 };
 
@@ -86,10 +84,6 @@ const hookWorldArb: fc.Arbitrary<HookWorld> = fc
     };
   });
 
-function decideWorld({ observation, signals, settings }: World) {
-  return decide(observation, signals, { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION }).plan;
-}
-
 /** The lifecycle actions a plan completes: at once, or through the drain it starts or joins. */
 const completedBy = (actions: readonly Action[]) =>
   actions.flatMap((a) =>
@@ -111,7 +105,7 @@ describe('lifecycle hooks (fast-check, issue #27)', () => {
     let completions = 0;
     fc.assert(
       fc.property(hookWorldArb, (world) => {
-        for (const { group, hook } of completedBy(decideWorld(world).actions)) {
+        for (const { group, hook } of completedBy(decideWorld(world).planned.actions)) {
           completions += 1;
           expect(isOurs(world, group, hook), `${group}/${hook}`).toBe(true);
           // When in doubt (the group's hooks could not be read), nothing is completed.

@@ -1,18 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '@ec2-node-reconciler/model/action.js';
 import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
-import { worldArb, type World } from '../support/arbitraries.js';
-import { CLUSTER, clockAt, REGION } from '../support/world.js';
+import { worldArb, type World, decideWorld } from '../support/arbitraries.js';
 
 // At least 10,000 generated worlds per run (issue #27).
 const RUNS = { numRuns: 10_000 };
-
-function decideWorld({ observation, signals, settings }: World): readonly Action[] {
-  return decide(observation, signals, { settings, clock: clockAt(), clusterName: CLUSTER, region: REGION }).plan
-    .actions;
-}
 
 // The oracle reads ownership with its own plain rules (docs/design.md §1c), never through classify's helpers.
 const EC2_PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]+)\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/;
@@ -64,7 +57,7 @@ describe('other owners stand first (docs/design.md §1c, fast-check)', () => {
               .map((i) => i.id),
           ].filter((id) => id !== undefined),
         );
-        for (const action of decideWorld(world)) {
+        for (const action of decideWorld(world).planned.actions) {
           const target = touches(action);
           if (!target) continue;
           expect(target.node === undefined || !theirNodes.has(target.node), `${action.kind} on ${target.node}`).toBe(
@@ -89,7 +82,7 @@ describe('other owners stand first (docs/design.md §1c, fast-check)', () => {
       const others = world.observation.nodes.filter((n) => isOthers(world, n));
       if (others.length === 0) continue;
       withOthers += 1;
-      const actions = decideWorld(world);
+      const actions = decideWorld(world).planned.actions;
       if (actions.some((a) => touches(a) !== undefined)) actedBeside += 1;
       if (
         world.settings.includeKarpenterNodes &&

@@ -1,26 +1,15 @@
 import fc from 'fast-check';
 import { otherCordonWriters } from '../../lib/kube/node-writes.js';
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '@ec2-node-reconciler/model/action.js';
 import { CONDITIONS } from '@ec2-node-reconciler/model/condition.js';
 import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { deletionAllowance } from '../../lib/plan/breaker.js';
-import { recordStatus, worldArb, type World } from '../support/arbitraries.js';
-import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
+import { recordStatus, worldArb, type World, decideWorld } from '../support/arbitraries.js';
+import { CLUSTER, NOW, REGION } from '../support/world.js';
 
 // Each property checks at least 10,000 generated worlds per run.
 const RUNS = { numRuns: 10_000 };
-
-function decideWorld({ observation, signals, settings }: World) {
-  const { pairs, plan: planned } = decide(observation, signals, {
-    settings,
-    clock: clockAt(),
-    clusterName: CLUSTER,
-    region: REGION,
-  });
-  return { pairs, planned };
-}
 
 // The oracle reads the world with its own, plainer rules (never through classify or its helpers).
 const EC2_PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]+)\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/;

@@ -14,13 +14,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { act } from '../../lib/act/act.js';
-import { decide } from '../../lib/pipeline/decide.js';
 import type { Action } from '@ec2-node-reconciler/model/action.js';
 import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type { InstanceView, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import type { ReconcilerDeps } from '../../lib/pipeline/deps.js';
-import { groupWorldArb, recordStatus, worldArb, type World } from '../support/arbitraries.js';
-import { CLUSTER, clockAt, NOW, REGION } from '../support/world.js';
+import { groupWorldArb, recordStatus, worldArb, type World, decideWorld } from '../support/arbitraries.js';
+import { CLUSTER, NOW, REGION } from '../support/world.js';
 import { isWarmPoolState } from '@ec2-node-reconciler/model/lifecycle-states.js';
 
 const RUNS = { numRuns: 10_000 };
@@ -29,16 +28,6 @@ const repairWorldArb: fc.Arbitrary<World> = fc.oneof(
   { weight: 1, arbitrary: worldArb },
   { weight: 3, arbitrary: groupWorldArb },
 );
-
-function decideWorld({ observation, signals, settings }: World) {
-  const { pairs, plan: planned } = decide(observation, signals, {
-    settings,
-    clock: clockAt(),
-    clusterName: CLUSTER,
-    region: REGION,
-  });
-  return { pairs, planned };
-}
 
 type Repair = Extract<Action, { kind: 'repair' }>;
 /** A repair proper: its drain started, or its machine marked Unhealthy (a cancel undoes one). */

@@ -26,7 +26,8 @@ import {
 } from '@ec2-node-reconciler/model/node-conditions.js';
 import { MAX_SETTING_DURATION_MS } from '@ec2-node-reconciler/model/contract/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
-import { CLUSTER, HOUR, instanceId, MINUTE, NOW } from './world.js';
+import { decide } from '../../lib/pipeline/decide.js';
+import { CLUSTER, clockAt, HOUR, instanceId, MINUTE, NOW, REGION } from './world.js';
 
 const POOL = 8;
 /** Present one time in four: fast-check's option() is present four times in five by default. */
@@ -419,6 +420,17 @@ export interface World {
   readonly observation: Observation;
   readonly signals: readonly Signal[];
   readonly settings: Settings;
+}
+
+/** A generated world decided as a run decides it (lib/pipeline/decide.ts): at NOW, in the test cluster and region. */
+export function decideWorld({ observation, signals, settings }: World) {
+  const { pairs, plan: planned } = decide(observation, signals, {
+    settings,
+    clock: clockAt(),
+    clusterName: CLUSTER,
+    region: REGION,
+  });
+  return { pairs, planned };
 }
 
 export const worldArb: fc.Arbitrary<World> = fc

@@ -1,9 +1,9 @@
 // One cold "Lambda container" for the benchmarks (see handlers.ts): imports a bundled handler,
 // invokes it with each event in turn, and prints its figures as the last line of stdout.
 // Plain JavaScript so that no loader hook slows the module init it times.
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { peakRssKiB } from './peak-rss-kib.mjs';
 
 const spec = JSON.parse(process.env.HANDLER_PROCESS ?? '{}');
 
@@ -67,20 +67,6 @@ for (const invocation of spec.invocations) {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
   }
-}
-/**
- * Peak RSS of this process's own memory. getrusage's maxRSS is not it on Linux: it keeps the high
- * water mark of the memory the process had before it exec'd Node, a fork of the parent (the whole
- * bench process, a GiB after the other benchmarks); /proc's VmHWM counts only this image.
- */
-function peakRssKiB() {
-  try {
-    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    if (kib !== undefined) return Number(kib);
-  } catch {
-    // no /proc: getrusage's figure will do
-  }
-  return process.resourceUsage().maxRSS;
 }
 const run = { initMs, invocations, maxRssMiB: Math.round(peakRssKiB() / 1024) };
 // Powertools logs to stdout too: the figures go on a line of their own, the last.

@@ -1,7 +1,12 @@
 // The command line as the operator of a simulated cluster: the sandbox runs a scenario, and when it
 // needs what a person at a terminal would do (a dry-run sweep to picture the cluster, `drain NODE`)
 // it calls these, the same code the CLI runs against a real cluster, with the sandbox's addresses.
-import type { Operator, OperatorAccess, SweepPlanner } from '@ec2-node-reconciler/sandbox/simulate/operator.js';
+import type {
+  Operator,
+  OperatorAccess,
+  PlanVerdict,
+  SweepPlanner,
+} from '@ec2-node-reconciler/sandbox/simulate/operator.js';
 import { AutoScalingAdapter } from '../lib/aws/autoscaling.js';
 import { createAwsClients } from '../lib/aws/clients.js';
 import { drainDeps } from '../lib/drain/deps.js';
@@ -18,7 +23,8 @@ import type { Observation } from '@ec2-node-reconciler/model/observation.js';
 import { observeSweep } from '../lib/observe/sweep.js';
 import { isInstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { enrichInstances } from '../lib/observe/enrich.js';
-import { plansNothing, retimed, withMachines } from '../lib/pipeline/quiet-sweep.js';
+import { observedWhole, retimed, withMachines, withObjects, writesNothing } from '../lib/pipeline/quiet-sweep.js';
+import { drainStates } from '../lib/observe/drains.js';
 import type { RunReport } from '../lib/report/report.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -60,46 +66,70 @@ function sweepPlanner(access: OperatorAccess, environment: Readonly<Record<strin
     endpoint: access.aws.endpoint,
     credentials: access.aws.credentials,
   });
+  // The deps decide with their settings, clock and cluster (decisionContext); their clients are not used again.
   let kept: { observation: Observation; deps: ReconcilerDeps } | undefined;
+  /** Keeps `observation` and says what a sweep deciding on it would do. */
+  const verdict = (observation: Observation, deps: ReconcilerDeps): PlanVerdict => {
+    kept = { observation, deps };
+    return writesNothing(observation, [], decide(observation, [], decisionContext(deps)).plan)
+      ? 'writes-nothing'
+      : 'writes';
+  };
   return {
     observe: async () => {
       kept = undefined;
       const deps = await runtime.reconcilerDeps();
       const { observation, errors } = await observeSweep(deps);
-      if (!plansNothing(observation, errors, decide(observation, [], decisionContext(deps)).plan)) return false;
-      kept = { observation, deps };
-      return true;
+      // A partial observation is not kept: what failed is read again only by a whole one.
+      if (!observedWhole(observation, errors)) return 'unknown';
+      return verdict(observation, deps);
     },
     observed: () => ({
       nodes: kept?.observation.nodes.map((n) => n.name) ?? [],
       leases: [...(kept?.observation.leases.keys() ?? [])],
     }),
     replan: (heartbeats) => {
-      const observation = kept && retimed(kept.observation, heartbeats);
-      return (
-        kept !== undefined &&
-        observation !== undefined &&
-        plansNothing(observation, [], decide(observation, [], decisionContext(kept.deps)).plan)
-      );
-    },
-    redescribe: async (ids, heartbeats) => {
       const was = kept;
-      kept = undefined;
       const observation = was && retimed(was.observation, heartbeats);
-      if (!was || !observation) return false;
-      const { deps } = was;
-      const lookup = await deps.ec2.describeByIds(ids.filter(isInstanceId));
-      if (lookup.errors.size > 0) return false;
-      const enriched = await enrichInstances(deps, lookup.found);
-      if (enriched.errors.length > 0) return false;
-      const next = withMachines(
-        observation,
-        { found: enriched.instances, notFound: lookup.notFound },
-        { name: deps.clusterName, region: deps.region },
-      );
-      if (!next || !plansNothing(next, [], decide(next, [], decisionContext(deps)).plan)) return false;
-      kept = { observation: next, deps };
-      return true;
+      kept = undefined;
+      return was && observation ? verdict(observation, was.deps) : 'unknown';
+    },
+    reread: async (changed, heartbeats) => {
+      const retimedNow = kept && retimed(kept.observation, heartbeats);
+      kept = undefined;
+      if (!retimedNow) return 'unknown';
+      // As each invocation does: the warm runtime's clients, with a token renewed when it is old.
+      const deps = await runtime.reconcilerDeps();
+      // The Nodes and Leases written since, read as the sweep reads them (its NodeView and LeaseView).
+      const [nodes, leases] = await Promise.all([
+        Promise.all(changed.nodes.map(async (name) => [name, await deps.finder.read(name)] as const)),
+        Promise.all(changed.leases.map(async (name) => [name, await deps.leases.getLease(name)] as const)),
+      ]);
+      const patched = withObjects(retimedNow, { nodes: new Map(nodes), leases: new Map(leases) });
+      if (!patched) return 'unknown';
+      let observation = patched.observation;
+      if (patched.recordsChanged || observation.drains.size > 0) {
+        // The workflow is asked about the drains the Nodes record, as the sweep asks: an execution
+        // may have ended with no write to its Node.
+        const drains = await drainStates(deps, observation.nodes);
+        if (drains.errors.length > 0) return 'unknown';
+        observation = { ...observation, drains: drains.states };
+      }
+      const ids = changed.instanceIds.filter(isInstanceId);
+      if (ids.length > 0) {
+        const lookup = await deps.ec2.describeByIds(ids);
+        if (lookup.errors.size > 0) return 'unknown';
+        const enriched = await enrichInstances(deps, lookup.found);
+        if (enriched.errors.length > 0) return 'unknown';
+        const next = withMachines(
+          observation,
+          { found: enriched.instances, notFound: lookup.notFound },
+          { name: deps.clusterName, region: deps.region },
+        );
+        if (!next) return 'unknown';
+        observation = next;
+      }
+      return verdict(observation, deps);
     },
   };
 }

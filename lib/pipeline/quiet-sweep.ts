@@ -12,6 +12,8 @@ import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type { InstanceView, LeaseView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
 import { epochOf } from '../kube/node-view.js';
 import { claimedInstanceId } from '../observe/sweep.js';
+import { notificationsFor } from '../report/notify.js';
+import { drainClaimOf } from '../plan/own-cordon.js';
 
 /** What kubelets refresh as time passes, as the API serves it now (RFC 3339 text, as on the wire). */
 export interface Heartbeats {
@@ -60,6 +62,58 @@ export const plansNothing = (observation: Observation, errors: readonly string[]
   errors.length === 0 &&
   observation.lookupErrors.size === 0 &&
   observation.instances.every((i) => (i.enrichmentErrors ?? []).length === 0);
+
+/**
+ * Whether a sweep that decided `plan` on `observation` would have written nothing: no action (reports
+ * included: each records an Event), no breaker, no failed lookup, and no refusal that notifies (a repair
+ * stood down or backed off records an Event and an output event). Its other refusals — a maintenance
+ * cordon held for its window, a delete waiting out a grace period — are only said in its report.
+ */
+export const writesNothing = (observation: Observation, errors: readonly string[], plan: Plan): boolean =>
+  plan.actions.length === 0 &&
+  plan.breaker === undefined &&
+  observedWhole(observation, errors) &&
+  notifiesNothing(plan);
+
+/** Whether nothing failed in observing: no partial failure, no failed lookup, no failed enrichment. */
+export const observedWhole = (observation: Observation, errors: readonly string[]): boolean =>
+  errors.length === 0 &&
+  observation.lookupErrors.size === 0 &&
+  observation.instances.every((i) => (i.enrichmentErrors ?? []).length === 0);
+
+function notifiesNothing(plan: Plan): boolean {
+  const { kube, output } = notificationsFor([], '', {}, plan);
+  return kube.length === 0 && output.length === 0;
+}
+
+/**
+ * The observation with some Nodes and node Leases read again (written since: a cordon, an annotation),
+ * as a whole sweep would hold them; undefined when which objects a sweep holds may have changed (one is
+ * gone, or was not held) or a Node now names another machine: then only a whole observation tells.
+ * The drains the Nodes record are the caller's to ask about again (`recordsChanged`).
+ */
+export function withObjects(
+  observation: Observation,
+  read: {
+    readonly nodes: ReadonlyMap<string, NodeView | undefined>;
+    readonly leases: ReadonlyMap<string, LeaseView | undefined>;
+  },
+): { readonly observation: Observation; readonly recordsChanged: boolean } | undefined {
+  let recordsChanged = false;
+  const held = new Map(observation.nodes.map((n) => [n.name, n]));
+  for (const [name, node] of read.nodes) {
+    const was = held.get(name);
+    if (node === undefined || was === undefined || node.providerID !== was.providerID) return undefined;
+    if (JSON.stringify(drainClaimOf(node)) !== JSON.stringify(drainClaimOf(was))) recordsChanged = true;
+  }
+  const leases = new Map(observation.leases);
+  for (const [name, lease] of read.leases) {
+    if (lease === undefined || !leases.has(name)) return undefined;
+    leases.set(name, lease);
+  }
+  const nodes = observation.nodes.map((n) => read.nodes.get(n.name) ?? n);
+  return { observation: { ...observation, nodes, leases }, recordsChanged };
+}
 
 /**
  * The observation with some machines described again (a tag or state of theirs changed, or the account

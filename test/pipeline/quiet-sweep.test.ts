@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Observation } from '@ec2-node-reconciler/model/observation.js';
-import { plansNothing, retimed, withMachines, type Heartbeats } from '../../lib/pipeline/quiet-sweep.js';
+import { retimed, withMachines, withObjects, writesNothing, type Heartbeats } from '../../lib/pipeline/quiet-sweep.js';
+import type { Plan } from '@ec2-node-reconciler/model/action.js';
+import { DRAIN_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
 import { decide } from '../../lib/pipeline/decide.js';
 import {
   aNode,
@@ -94,14 +96,14 @@ describe('retimed', () => {
   });
 });
 
-describe('plansNothing on a kept observation planned again later', () => {
+describe('writesNothing on a kept observation planned again later', () => {
   it('should find nothing to do in a healthy world whose kubelets kept heartbeating, however long after', () => {
     const observation = world(4);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30 * 24 }), (hours) => {
         const later = retimed(observation, heartbeatsOf(observation, hours * HOUR));
         expect(later).toBeDefined();
-        if (later) expect(plansNothing(later, [], decisionAt(later, NOW + hours * HOUR).plan)).toBe(true);
+        if (later) expect(writesNothing(later, [], decisionAt(later, NOW + hours * HOUR).plan)).toBe(true);
       }),
     );
   });
@@ -109,24 +111,90 @@ describe('plansNothing on a kept observation planned again later', () => {
   it('should see a kubelet that went silent as time passes with the world unchanged (a time-based rule)', () => {
     const observation = world(2);
     const silent = new Set([observation.nodes[0]?.name ?? '']);
-    expect(plansNothing(observation, [], decisionAt(observation, NOW).plan)).toBe(true);
+    expect(writesNothing(observation, [], decisionAt(observation, NOW).plan)).toBe(true);
     const later = retimed(observation, heartbeatsOf(observation, 2 * HOUR, silent));
     expect(later).toBeDefined();
-    if (later) expect(plansNothing(later, [], decisionAt(later, NOW + 2 * HOUR).plan)).toBe(false);
+    if (later) expect(writesNothing(later, [], decisionAt(later, NOW + 2 * HOUR).plan)).toBe(false);
   });
 
   it('should not call a sweep quiet when a lookup failed or the observation was partial', () => {
     const observation = world(2);
     const { plan } = decisionAt(observation, NOW);
-    expect(plansNothing(observation, [], plan)).toBe(true);
-    expect(plansNothing(observation, ['DescribeAutoScalingGroups: throttled'], plan)).toBe(false);
+    expect(writesNothing(observation, [], plan)).toBe(true);
+    expect(writesNothing(observation, ['DescribeAutoScalingGroups: throttled'], plan)).toBe(false);
     const enrichment = {
       ...observation,
       instances: observation.instances.map((i) => ({ ...i, enrichmentErrors: ['DescribeInstanceStatus: timeout'] })),
     };
-    expect(plansNothing(enrichment, [], plan)).toBe(false);
+    expect(writesNothing(enrichment, [], plan)).toBe(false);
     const lookup = { ...observation, lookupErrors: new Map([[instanceId(9), 'throttled']]) };
-    expect(plansNothing(lookup, [], plan)).toBe(false);
+    expect(writesNothing(lookup, [], plan)).toBe(false);
+  });
+});
+
+describe('writesNothing on what a plan refused', () => {
+  const observation = world(2);
+  const nothing: Plan = { dryRun: false, actions: [], skipped: [] };
+  const standDown = {
+    scope: 'group',
+    group: 'ng-a',
+    unhealthy: 3,
+    members: 4,
+    allowed: 1,
+    maxUnhealthyPercent: 25,
+  } as const;
+
+  it('should leave out a sweep whose refusals are only said in its report (a cordon held for its window)', () => {
+    const held: Plan = {
+      ...nothing,
+      skipped: [{ kind: 'cordon', node: observation.nodes[0]?.name ?? '', reason: 'maintenance starts in 3 days' }],
+    };
+    expect(writesNothing(observation, [], held)).toBe(true);
+  });
+
+  it('should run a sweep whose refusal is told (a repair stood down or backed off) or whose breaker held deletes', () => {
+    const told: Plan = {
+      ...nothing,
+      skipped: [{ kind: 'repair', node: observation.nodes[0]?.name ?? '', reason: 'stood down', standDown }],
+    };
+    expect(writesNothing(observation, [], told)).toBe(false);
+    const breaker: Plan = { ...nothing, breaker: { wouldDelete: 5, allowed: 1, reason: 'too many' } };
+    expect(writesNothing(observation, [], breaker)).toBe(false);
+  });
+});
+
+describe('withObjects', () => {
+  const observation = world(3);
+  const [first, second] = observation.nodes;
+  const name = first?.name ?? '';
+  const none = new Map();
+
+  it('should put a Node read again in its place, the others as they were', () => {
+    const cordoned = first && { ...first, unschedulable: true, resourceVersion: '900' };
+    const next = withObjects(observation, { nodes: new Map([[name, cordoned]]), leases: none });
+    expect(next?.observation.nodes.map((n) => n.unschedulable)).toEqual([true, false, false]);
+    expect(next?.observation.nodes[1]).toBe(second);
+    expect(next?.recordsChanged).toBe(false);
+  });
+
+  it('should say when a drain record came or went, for the drains to be asked about again', () => {
+    const recorded = first && { ...first, annotations: { [DRAIN_ANNOTATION]: 'drain-exec-1' } };
+    expect(withObjects(observation, { nodes: new Map([[name, recorded]]), leases: none })?.recordsChanged).toBe(true);
+  });
+
+  it('should put a Lease read again in its place', () => {
+    const lease = { nodeName: name, renewTime: NOW + HOUR };
+    const next = withObjects(observation, { nodes: none, leases: new Map([[name, lease]]) });
+    expect(next?.observation.leases.get(name)).toEqual(lease);
+  });
+
+  it('should not tell when which objects the sweep holds changed, or a Node names another machine', () => {
+    expect(withObjects(observation, { nodes: new Map([[name, undefined]]), leases: none })).toBeUndefined();
+    expect(withObjects(observation, { nodes: none, leases: new Map([[name, undefined]]) })).toBeUndefined();
+    const stranger = aNode(9);
+    expect(withObjects(observation, { nodes: new Map([[stranger.name, stranger]]), leases: none })).toBeUndefined();
+    const moved = first && { ...first, providerID: `aws:///us-east-1a/${instanceId(8)}` };
+    expect(withObjects(observation, { nodes: new Map([[name, moved]]), leases: none })).toBeUndefined();
   });
 });
 

@@ -69,6 +69,15 @@ describe('a replay leaving out the sweeps that change nothing', () => {
     expect(sweepActions(skipping)).toBe(sweepActions(everySweep));
   });
 
+  it('should leave out sweeps whose plan only refuses without telling anyone (a delete waiting out its grace)', () => {
+    const refusingOnly = (sim: Simulation<RunReport>) =>
+      sim.steps.filter(
+        (s) => s.kind === 'sweep' && s.report?.actions.length === 0 && (s.report.skipped.length ?? 0) > 0,
+      ).length;
+    expect(refusingOnly(everySweep)).toBeGreaterThan(0);
+    expect(refusingOnly(skipping)).toBeLessThan(refusingOnly(everySweep));
+  });
+
   it('should take the same actions on every node, episodes of every kind among them', () => {
     const actions = perNode(everySweep);
     const labels = new Set(Object.values(actions).flatMap((a) => Object.keys(a)));

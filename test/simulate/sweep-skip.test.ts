@@ -1,59 +1,93 @@
 // When a replay may plan a kept observation again instead of observing the world anew (sweep-skip.ts):
-// only when every counter of the world is as it was kept and no answer of EC2 changed by time alone.
+// a whole observation when nothing is kept, a Node or node Lease came or went, or an AWS call wrote;
+// the kept one planned again when every counter is as kept and no answer of EC2 changed by time alone;
+// otherwise the objects that changed read again into it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sameVersion, skipStep, type WorldVersion } from '@ec2-node-reconciler/sandbox/simulate/sweep-skip.js';
+import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
+import { AwsState } from '@ec2-node-reconciler/sandbox/aws/state/index.js';
+import {
+  machinesAnsweredDifferently,
+  sameVersion,
+  skipStep,
+  type WorldVersion,
+} from '@ec2-node-reconciler/sandbox/simulate/sweep-skip.js';
 
 const version = fc.record({
-  kube: fc.integer({ min: 1, max: 5 }).map(String),
+  kube: fc.integer({ min: 0, max: 5 }),
   awsChanges: fc.integer({ min: 0, max: 3 }),
   machines: fc.integer({ min: 0, max: 3 }),
   awsWrite: fc.integer({ min: 0, max: 3 }),
 });
-const T0 = Date.parse('2026-11-01T00:00:00Z');
 
 describe('skipStep', () => {
-  it('should plan again exactly when the world is as kept and its lazy answers have not changed yet', () => {
+  it('should observe, read again or plan again by what changed', () => {
     fc.assert(
-      fc.property(
-        version,
-        version,
-        fc.integer({ min: 0, max: 7_200_000 }),
-        fc.integer({ min: 1, max: 7_200_000 }),
-        (kept, now, elapsed, lazy) => {
-          const step = skipStep({ version: kept, changesBy: T0 + lazy }, { version: now, at: T0 + elapsed });
-          expect(step === 'replan').toBe(sameVersion(kept, now) && elapsed < lazy);
-          // Describing machines again is enough only when AWS itself changed, nothing else.
-          expect(step === 'redescribe').toBe(
-            !sameVersion(kept, now) && kept.kube === now.kube && kept.awsWrite === now.awsWrite && elapsed < lazy,
-          );
-        },
-      ),
+      fc.property(version, version, fc.boolean(), fc.boolean(), (kept, now, timeChangedMachines, cameOrWent) => {
+        const step = skipStep({ version: kept }, { version: now, timeChangedMachines }, cameOrWent);
+        const observe = cameOrWent || kept.awsWrite !== now.awsWrite;
+        expect(step === 'observe').toBe(observe);
+        expect(step === 'replan').toBe(!observe && sameVersion(kept, now) && !timeChangedMachines);
+        expect(step === 'reread').toBe(!observe && (!sameVersion(kept, now) || timeChangedMachines));
+      }),
     );
   });
 
   it('should observe anew when nothing was kept', () => {
     fc.assert(
-      fc.property(version, (now) => {
-        expect(skipStep(undefined, { version: now, at: T0 })).toBe('observe');
+      fc.property(version, fc.boolean(), (now, timeChangedMachines) => {
+        expect(skipStep(undefined, { version: now, timeChangedMachines }, false)).toBe('observe');
       }),
     );
   });
 
   it('should tell every counter apart: a change to any one of them is a change of the world', () => {
-    const base: WorldVersion = { kube: '7', awsChanges: 1, machines: 2, awsWrite: 3 };
-    const kept = { version: base, changesBy: Infinity };
+    const base: WorldVersion = { kube: 7, awsChanges: 1, machines: 2, awsWrite: 3 };
+    const kept = { version: base };
+    const quiet = { timeChangedMachines: false };
+    expect(skipStep(kept, { ...quiet, version: { ...base, awsWrite: 4 } }, false)).toBe('observe');
     for (const now of [
-      { ...base, kube: '8' },
-      { ...base, awsWrite: 4 },
-    ])
-      expect(skipStep(kept, { version: now, at: T0 })).toBe('observe');
-    for (const now of [
+      { ...base, kube: 8 },
       { ...base, awsChanges: 2 },
       { ...base, machines: 3 },
     ])
-      expect(skipStep(kept, { version: now, at: T0 })).toBe('redescribe');
-    expect(skipStep(kept, { version: { ...base }, at: T0 })).toBe('replan');
-    expect(skipStep({ version: base, changesBy: T0 }, { version: base, at: T0 })).toBe('observe');
+      expect(skipStep(kept, { ...quiet, version: now }, false)).toBe('reread');
+    expect(skipStep(kept, { version: base, timeChangedMachines: true }, false)).toBe('reread');
+    expect(skipStep(kept, { ...quiet, version: { ...base } }, false)).toBe('replan');
+    expect(skipStep(kept, { ...quiet, version: { ...base, kube: 8 } }, true)).toBe('observe');
+  });
+});
+
+describe('machinesAnsweredDifferently', () => {
+  const START = Date.parse('2026-11-01T00:00:00Z');
+  const MIN = 60_000;
+  const account = () => {
+    const state = new AwsState({ clock: new VirtualClock(START), region: 'us-east-1', accountId: '111122223333' });
+    state.seed({
+      instances: [
+        { id: 'i-0000000000000000a', state: 'running', zone: 'us-east-1a', visibleAfter: '10m' },
+        {
+          id: 'i-0000000000000000b',
+          state: 'running',
+          zone: 'us-east-1a',
+          scheduledEvents: [{ code: 'system-maintenance', notBefore: '5m', notAfter: '20m' }],
+        },
+      ],
+    });
+    return state;
+  };
+
+  it('should name a machine becoming visible from visibleAfter on, and not again', () => {
+    const state = account();
+    expect(machinesAnsweredDifferently(state, START, START + 10 * MIN)).toContain('i-0000000000000000a');
+    expect(machinesAnsweredDifferently(state, START + 10 * MIN, START + 20 * MIN)).not.toContain('i-0000000000000000a');
+  });
+
+  it("should name a scheduled event's machine in the tick after notAfter, when EC2 first answers it completed", () => {
+    const state = account();
+    // EC2 answers the event completed only once notAfter has passed (strictly): at notAfter it is still listed.
+    expect(machinesAnsweredDifferently(state, START + 10 * MIN, START + 20 * MIN)).not.toContain('i-0000000000000000b');
+    expect(machinesAnsweredDifferently(state, START + 20 * MIN, START + 30 * MIN)).toContain('i-0000000000000000b');
+    expect(machinesAnsweredDifferently(state, START + 15 * MIN, START + 25 * MIN)).toContain('i-0000000000000000b');
   });
 });

@@ -48,10 +48,16 @@ export interface AwsEmulatorOptions {
    * and Region, on the emulator's clock; a request without a token gets RequestLimitExceeded (503).
    * With `mayRefuse`, only the callers it names are refused: the others' requests take what tokens
    * there are and are served (callers that wait in real time while the emulator's clock stands
-   * still, whose retries a bucket on that clock would never refill).
+   * still, whose retries a bucket on that clock would never refill). With `metered`, the callers it
+   * does not name take no token at all.
    * @default false (every request is served)
    */
-  readonly rateLimits?: boolean | { readonly mayRefuse: (accessKeyId: string | undefined) => boolean };
+  readonly rateLimits?:
+    | boolean
+    | {
+        readonly mayRefuse: (accessKeyId: string | undefined) => boolean;
+        readonly metered?: (accessKeyId: string | undefined) => boolean;
+      };
 }
 
 /** What an SDK v3 client needs to talk to the emulator: `new EC2Client(aws.clientConfig())`. */
@@ -146,6 +152,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
   };
   const rateLimits = options.rateLimits ? new Ec2RateLimiter(clock) : undefined;
   const mayRefuse = typeof options.rateLimits === 'object' ? options.rateLimits.mayRefuse : () => true;
+  const metered = (typeof options.rateLimits === 'object' ? options.rateLimits.metered : undefined) ?? (() => true);
   const server = createAwsServer({
     stateFor,
     faults,
@@ -153,7 +160,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     counters,
     credentials,
     iam: options.iam,
-    ...(rateLimits ? { ec2RateLimits: { limiter: rateLimits, accountId, mayRefuse } } : {}),
+    ...(rateLimits ? { ec2RateLimits: { limiter: rateLimits, accountId, mayRefuse, metered } } : {}),
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

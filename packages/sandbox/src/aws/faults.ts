@@ -163,6 +163,13 @@ export class Faults {
     };
   }
 
+  /** Whether any rule or decider may throttle or fail a call now (latency aside: it changes no answer). */
+  get armed(): boolean {
+    const live = <T extends { count?: number }>(entries: readonly Counted<T>[]) =>
+      entries.some((e) => e.rule.count === undefined || e.seen < e.rule.count);
+    return this.throttles.length > 0 || live(this.failures) || live(this.entryFailures) || this.deciders.length > 0;
+  }
+
   clear(): void {
     this.latencies = [];
     this.throttles = [];

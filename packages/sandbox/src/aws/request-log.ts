@@ -32,6 +32,7 @@ export interface LogFilter {
 export class RequestLog {
   private list: RequestLogEntry[] = [];
   private seq = 0;
+  private readonly observers = new Set<(entry: RequestLogEntry) => void>();
 
   constructor(private readonly capacity = 100_000) {}
 
@@ -46,7 +47,14 @@ export class RequestLog {
     // Dropping the oldest one entry at a time would move the whole log on every request once it is
     // full: let it grow to twice the capacity, then drop a capacity's worth at once (amortized O(1)).
     if (this.list.length >= 2 * this.capacity) this.compact();
+    for (const observer of this.observers) observer(full);
     return full;
+  }
+
+  /** Calls `observer` with every entry added from now on, however many the bounded log drops; returns a function that stops it. */
+  observe(observer: (entry: RequestLogEntry) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   private compact(): void {

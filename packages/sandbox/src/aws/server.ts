@@ -30,6 +30,8 @@ export interface ServerDeps {
     readonly accountId: string;
     /** Whether a caller's request may be refused (else it takes what tokens there are). */
     readonly mayRefuse: (accessKeyId: string | undefined) => boolean;
+    /** Whether a caller's requests take tokens at all. */
+    readonly metered: (accessKeyId: string | undefined) => boolean;
   };
 }
 
@@ -142,7 +144,7 @@ export function createAwsServer(deps: ServerDeps): Server {
     try {
       // Every request EC2 receives for an account and Region counts against its bucket, whatever
       // becomes of it next (IAM may still refuse it).
-      if (deps.ec2RateLimits && service === 'ec2')
+      if (deps.ec2RateLimits && service === 'ec2' && deps.ec2RateLimits.metered(scope?.accessKeyId))
         deps.ec2RateLimits.limiter.admit(
           { accountId: deps.ec2RateLimits.accountId, region: state.region },
           call.operation,

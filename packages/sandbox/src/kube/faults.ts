@@ -98,6 +98,11 @@ export class Faults {
     return this.add({ ...match, times: count, effect: { reset: true } });
   }
 
+  /** Whether any rule or decider may fail a request now (latency aside: it changes no answer). */
+  get armed(): boolean {
+    return this.rules.length > 0 || this.deciders.length > 0;
+  }
+
   clear(): void {
     this.rules = [];
     this.deciders = [];

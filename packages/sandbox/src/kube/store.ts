@@ -90,8 +90,17 @@ export type WriteOptions = {
 /** Deleting answers the object (pods, and anything still finalizing) or a Status (the rest). */
 export type DeleteResult = { body: KubeObject | StatusBody; removed: boolean };
 
-/** One object as it was stored (storage: `nodes`, `pods`, …), at the clock's time. */
-export type StoredChange = { readonly storage: string; readonly object: KubeObject; readonly at: number };
+/**
+ * One object as it was stored (storage: `nodes`, `pods`, …), at the clock's time, or removed (`deleted`).
+ * `derived`: only what is folded in lazily on read changed (kubelet heartbeats, a PDB's status).
+ */
+export type StoredChange = {
+  readonly storage: string;
+  readonly object: KubeObject;
+  readonly at: number;
+  readonly derived?: true;
+  readonly deleted?: true;
+};
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', NODE_LEASE_NAMESPACE] as const;
 
@@ -167,7 +176,7 @@ export class KubeStore {
   }
 
   /** Stores `object` as the next revision and keeps the indexes in step. */
-  private put<T extends KubeObject>(storage: string, object: T): T {
+  private put<T extends KubeObject>(storage: string, object: T, derived = false): T {
     this.revision++;
     const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
     const key = keyOf(stored.metadata.namespace, stored.metadata.name ?? '');
@@ -186,7 +195,13 @@ export class KubeStore {
     }
     coll.set(key, stored);
     this.changedAt.set(storage, this.revision);
-    for (const observer of this.observers) observer({ storage, object: stored, at: this.clock.now() });
+    const change: StoredChange = {
+      storage,
+      object: stored,
+      at: this.clock.now(),
+      ...(derived ? { derived: true as const } : {}),
+    };
+    for (const observer of this.observers) observer(change);
     return stored;
   }
 
@@ -202,6 +217,7 @@ export class KubeStore {
     if (!coll.delete(key)) return;
     this.revision++;
     this.changedAt.set(storage, this.revision);
+    for (const observer of this.observers) observer({ storage, object, at: this.clock.now(), deleted: true });
     if (storage === 'pods') {
       const node = (object as PodObject).spec?.nodeName;
       if (node !== undefined) this.podsByNode.get(node)?.delete(key);
@@ -233,7 +249,7 @@ export class KubeStore {
       storage === 'poddisruptionbudgets'
         ? this.evictions.withPdbStatus(object)
         : this.nodeLifecycle.refresh(storage, object);
-    return fresh === object ? object : this.put(storage, fresh);
+    return fresh === object ? object : this.put(storage, fresh, true);
   }
 
   private ensureNamespace(name: string): void {

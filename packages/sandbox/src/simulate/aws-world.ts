@@ -19,8 +19,9 @@ export async function startAwsWorld(world: {
   readonly deployment: Deployment;
   readonly sessions: RoleSessions;
   readonly operatorKeys: ReadonlySet<string>;
+  readonly plannerKeys: ReadonlySet<string>;
 }): Promise<AwsWorld> {
-  const { clock, scenario, deployment, sessions, operatorKeys } = world;
+  const { clock, scenario, deployment, sessions, operatorKeys, plannerKeys } = world;
   const iam = new IamAuthorizer();
   for (const role of deployment.roles) iam.attach(role.arn, ...role.policies);
   const aws = await startAwsEmulator({
@@ -34,7 +35,11 @@ export async function startAwsWorld(world: {
     // the operator are refused when a bucket is empty (the deployed functions' waits move that clock). The
     // operator (the reports' snapshots, drain and cordon steps, as the administrator or in its session of
     // the sweep role) waits in real time while the clock stands still: its requests count, never refused.
-    rateLimits: { mayRefuse: (accessKeyId) => accessKeyId === undefined || !operatorKeys.has(accessKeyId) },
+    // A replay's planner (role-sessions.ts PLANNER_SESSION) is not metered at all.
+    rateLimits: {
+      mayRefuse: (accessKeyId) => accessKeyId === undefined || !operatorKeys.has(accessKeyId),
+      metered: (accessKeyId) => accessKeyId === undefined || !plannerKeys.has(accessKeyId),
+    },
   });
   return { aws, iam };
 }

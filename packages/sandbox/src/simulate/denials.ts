@@ -3,6 +3,7 @@
 // a scenario says it expects it (`expect.denied`).
 import type { AwsEmulator } from '../aws/index.js';
 import type { KubeEmulator } from '../kube/index.js';
+import { PLANNER_SESSION } from './role-sessions.js';
 
 export interface Denial {
   readonly at: number;
@@ -15,8 +16,8 @@ export interface Denial {
 }
 
 export function denialsOf(world: {
-  readonly aws: AwsEmulator;
-  readonly kube: KubeEmulator;
+  readonly aws: Pick<AwsEmulator, 'requestLog'>;
+  readonly kube: Pick<KubeEmulator, 'requestLog'>;
   readonly serviceDenials: readonly Denial[];
 }): Denial[] {
   const aws = world.aws.requestLog.filter({ denied: true }).map((e): Denial => ({
@@ -29,7 +30,11 @@ export function denialsOf(world: {
   const kube = world.kube.requestLog.entries
     .filter((e) => e.status === 401 || e.status === 403)
     .map((e): Denial => ({ at: e.at, api: 'kube', call: `${e.method} ${e.path}`, by: e.user }));
-  return [...aws, ...world.serviceDenials, ...kube].sort((a, b) => a.at - b.at);
+  // A replay's planner is not the stack: what it was refused, the sweep that runs meets itself.
+  return [...aws, ...world.serviceDenials, ...kube].filter((d) => !isPlanner(d.by)).sort((a, b) => a.at - b.at);
 }
+
+/** The planner's role session, as IAM names it (…:assumed-role/ROLE/SESSION) and as the API server's user. */
+const isPlanner = (by: string): boolean => by.endsWith(`/${PLANNER_SESSION}`);
 
 export const describeDenial = (d: Denial): string => `${d.call} by ${d.by}`;

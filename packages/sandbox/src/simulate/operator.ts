@@ -50,21 +50,36 @@ export interface Heartbeats {
 }
 
 /**
+ * What the sweep would do now, by the planner's kept observation: write nothing (it may be left out), or
+ * write (it runs); `unknown` when the planner could not tell and keeps nothing (it runs).
+ */
+export type PlanVerdict = 'writes-nothing' | 'writes' | 'unknown';
+
+/** What changed since a sweep planner's kept observation, by name. */
+export interface ChangedObjects {
+  readonly instanceIds: readonly string[];
+  readonly nodes: readonly string[];
+  readonly leases: readonly string[];
+}
+
+/**
  * The sweep function's decision outside the function (its code, its configuration, its role): what
  * a replay asks before leaving out a scheduled sweep (sweep-skip.ts).
  */
 export interface SweepPlanner {
-  /** Observes the world as the sweep would now and keeps the observation: whether it plans nothing now. */
-  observe(): Promise<boolean>;
+  /** Observes the world as the sweep would now and keeps the observation: whether it writes nothing now. */
+  observe(): Promise<PlanVerdict>;
   /** The Nodes and Leases of the kept observation (whose heartbeats to read); empty before observe(). */
   observed(): { readonly nodes: readonly string[]; readonly leases: readonly string[] };
-  /** Whether the kept observation, its heartbeats as read now, plans nothing at the clock's now; false without one. */
-  replan(heartbeats: Heartbeats): boolean;
+  /** Whether the kept observation, its heartbeats as read now, writes nothing at the clock's now. */
+  replan(heartbeats: Heartbeats): PlanVerdict;
   /**
-   * Like replan, with these machines described again first (their tags or state changed, or the account
-   * has them new); false, and nothing kept, when that cannot tell (which machines the sweep holds changed).
+   * Like replan, with these objects read again first: Nodes and node Leases written since (each held by
+   * the kept observation), machines whose tags or state changed, new to the account or answered for
+   * differently by time alone. `unknown`, and nothing kept, when that cannot tell (which objects the
+   * sweep holds changed).
    */
-  redescribe(instanceIds: readonly string[], heartbeats: Heartbeats): Promise<boolean>;
+  reread(changed: ChangedObjects, heartbeats: Heartbeats): Promise<PlanVerdict>;
 }
 
 /** The product's commands that a scenario's operator runs. */

@@ -120,6 +120,7 @@ export async function runReplay(
   };
   let routed = 0;
   let copies = 0;
+  const skipper = planner && new SweepSkipper(sandbox, planner);
   const put = (event: Record<string, unknown>): void => {
     if (text(event['account']) !== scenario.cluster.accountId) return ignore(IGNORED_OTHER_ACCOUNT);
     if (text(event['region']) !== scenario.cluster.region) return ignore(IGNORED_OTHER_REGION);
@@ -128,6 +129,9 @@ export async function runReplay(
     const matched = sandbox.putEvent(event).length > 0;
     if (matched) addAccountMachine(sandbox, event);
     applyEventEffects(sandbox, event);
+    // What the event did to its machine is read again before the next sweep is left out.
+    const machine = machineOf(event);
+    if (machine !== undefined) skipper?.touch(machine);
     if (!matched) return ignore(IGNORED_NO_RULE);
     routed++;
     copies += sandbox.queue.size - before;
@@ -141,7 +145,6 @@ export async function runReplay(
   const end = Math.max(now, last) + REPLAY_TAIL_MS;
   const sweeps: ReplaySweep[] = [];
   let fired = 0;
-  const skipper = planner && new SweepSkipper(sandbox, planner);
   // Each sweep fires once the world has settled at its time; a skipper decides first, the world
   // standing still while the product's planner looks (the same order with every sweep run).
   for (let at = now + everyMs; at <= end; at += everyMs) {

@@ -9,6 +9,13 @@ export const SERVICE_SESSION = 'aws-service-session';
 /** The session the operator's commands sign in, as the sweep function's role (operatorAws 'sweep-role'). */
 export const OPERATOR_SESSION = 'sandbox-operator';
 
+/**
+ * The session a replay's sweep planner signs in, as the sweep function's role: what it reads to tell
+ * whether a scheduled sweep would change anything takes no token from EC2's buckets (the sweep that
+ * runs next meets them as it would have without the planner).
+ */
+export const PLANNER_SESSION = 'sandbox-replay-planner';
+
 /** Role sessions by role and session name, each made once. */
 export class RoleSessions {
   private readonly sessions = new Map<string, EmulatorCredential>();
@@ -32,6 +39,7 @@ export class RoleSessions {
 export function openSessions(deployment: Deployment): {
   readonly sessions: RoleSessions;
   readonly operatorKeys: ReadonlySet<string>;
+  readonly plannerKeys: ReadonlySet<string>;
 } {
   const sessions = new RoleSessions();
   for (const fn of deployment.functions) sessions.of(fn.roleArn, fn.name);
@@ -40,7 +48,8 @@ export function openSessions(deployment: Deployment): {
     DEFAULT_CREDENTIALS.accessKeyId,
     ...deployment.functions.map((fn) => sessions.of(fn.roleArn, OPERATOR_SESSION).accessKeyId),
   ]);
+  const plannerKeys = new Set(deployment.functions.map((fn) => sessions.of(fn.roleArn, PLANNER_SESSION).accessKeyId));
   for (const machine of deployment.stateMachines) sessions.of(machine.roleArn, SERVICE_SESSION);
   for (const schedule of deployment.schedules) sessions.of(schedule.roleArn, SERVICE_SESSION);
-  return { sessions, operatorKeys };
+  return { sessions, operatorKeys, plannerKeys };
 }

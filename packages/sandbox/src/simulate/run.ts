@@ -323,7 +323,7 @@ async function replayRecords<Report extends ReportView>(
   history: History,
   everySweep: boolean,
 ): Promise<{ steps: StepRecord<Report>[]; summary: ReplaySummary }> {
-  const planner = everySweep ? undefined : operator.sweepPlanner?.(sandbox.operatorAccess(), sweepEnvironment(sandbox));
+  const planner = everySweep ? undefined : operator.sweepPlanner?.(sandbox.plannerAccess(), sweepEnvironment(sandbox));
   const { sweeps, summary } = await runReplay(sandbox, history.events, pending, history.replayNamesStripped, planner);
   const trim = (report: Report | undefined): Report | undefined =>
     report && operator.trim ? operator.trim(report) : report;

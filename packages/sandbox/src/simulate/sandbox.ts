@@ -31,7 +31,13 @@ import { startKubeWorld } from './kube-world.js';
 import { followMachineStates } from './machine-heartbeats.js';
 import { joinReplacements } from './node-health.js';
 import type { OperatorAccess } from './operator.js';
-import { openSessions, OPERATOR_SESSION, SERVICE_SESSION, type RoleSessions } from './role-sessions.js';
+import {
+  openSessions,
+  OPERATOR_SESSION,
+  PLANNER_SESSION,
+  SERVICE_SESSION,
+  type RoleSessions,
+} from './role-sessions.js';
 import { seededNodesOf, seedWorld } from './seed-world.js';
 import { ServiceCalls } from './service-calls.js';
 import { announceTagChanges } from './tag-events.js';
@@ -80,6 +86,8 @@ export interface Sandbox {
   scheduledSweep(): AsyncInvocation;
   /** Where the operator (the product's CLI, with the admin's kubeconfig) reaches the world, on the virtual clock. */
   operatorAccess(settings?: Settings): OperatorAccess;
+  /** The operator's access signing as a replay's sweep planner (role-sessions.ts PLANNER_SESSION). */
+  plannerAccess(): OperatorAccess;
   /** Calls AWS services make for the stack (Step Functions and the Scheduler invoking functions) that the deployed policies refused. */
   readonly serviceDenials: readonly Denial[];
   close(): Promise<void>;
@@ -228,15 +236,12 @@ function operatorAccessFor(world: {
   readonly sessions: RoleSessions;
   readonly functions: DeployedFunctions;
   readonly options: SandboxOptions;
-}): (settings?: Settings) => OperatorAccess {
+}): (settings?: Settings, session?: string) => OperatorAccess {
   const { clock, driver, aws, kube, deployment } = world;
   const { name: clusterName, region, accountId } = world.scenario.cluster;
-  const sweepCredentials = world.sessions.of(
-    deployment.functions.find((fn) => fn.name === world.functions.sweep)?.roleArn ?? '',
-    OPERATOR_SESSION,
-  );
+  const sweepRole = deployment.functions.find((fn) => fn.name === world.functions.sweep)?.roleArn ?? '';
   const sleep = (ms: number) => driver.advanceTo(clock.now() + ms);
-  return (override) => ({
+  return (override, session = OPERATOR_SESSION) => ({
     clock,
     sleep,
     clusterName,
@@ -247,7 +252,10 @@ function operatorAccessFor(world: {
     kube: { url: kube.url, token: ADMIN_TOKEN, ...(kube.caCert ? { caCert: kube.caCert } : {}) },
     aws: {
       endpoint: aws.endpoint,
-      credentials: world.options.operatorAws === 'administrator' ? DEFAULT_CREDENTIALS : sweepCredentials,
+      credentials:
+        session === OPERATOR_SESSION && world.options.operatorAws === 'administrator'
+          ? DEFAULT_CREDENTIALS
+          : world.sessions.of(sweepRole, session),
     },
     operatorAws: { endpoint: aws.endpoint, credentials: DEFAULT_CREDENTIALS },
   });
@@ -264,8 +272,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   const { deployment } = stack;
 
   // The AWS world and the Kubernetes world, seeded from the scenario.
-  const { sessions, operatorKeys } = openSessions(deployment);
-  const { aws, iam } = await startAwsWorld({ clock, scenario, deployment, sessions, operatorKeys });
+  const { sessions, operatorKeys, plannerKeys } = openSessions(deployment);
+  const { aws, iam } = await startAwsWorld({ clock, scenario, deployment, sessions, operatorKeys, plannerKeys });
   const rbac = options.alterRbac ? options.alterRbac(rbacManifests()) : rbacManifests();
   const kube = await startKubeWorld({
     clock,
@@ -326,6 +334,18 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
   // Tags set through the API (an operator's `decommission`) are announced as the account would.
   announceTagChanges(aws, { accountId, region, partition }, putEvent);
 
+  const operatorAccess = operatorAccessFor({
+    scenario,
+    settings,
+    clock,
+    driver,
+    aws,
+    kube,
+    deployment,
+    sessions,
+    functions,
+    options,
+  });
   const sandbox: Sandbox = {
     scenario,
     clock,
@@ -345,18 +365,8 @@ export async function startSandbox(scenario: Scenario, options: SandboxOptions =
     putEvent,
     serviceDenials: calls.denials,
     scheduledSweep: () => fireSchedule({ lambda, calls, clock }, schedule, invokeFault),
-    operatorAccess: operatorAccessFor({
-      scenario,
-      settings,
-      clock,
-      driver,
-      aws,
-      kube,
-      deployment,
-      sessions,
-      functions,
-      options,
-    }),
+    operatorAccess,
+    plannerAccess: () => operatorAccess(undefined, PLANNER_SESSION),
     close: async () => {
       await Promise.all([lambda.close(), closeWorlds()]);
     },

@@ -105,7 +105,7 @@ export function watchCordons(
   }
   const cordonedAt = new Map<string, number>();
   const stop = sandbox.kube.store.observe((change) => {
-    if (change.storage !== 'nodes') return;
+    if (change.storage !== 'nodes' || change.deleted) return;
     const name = change.object.metadata.name ?? '';
     const warning = warned.get(name);
     const spec = (change.object as { spec?: { unschedulable?: boolean } }).spec;

@@ -4,27 +4,44 @@
 // - nothing is in flight: no drain, no asynchronous invocation, no queued event (each may change the
 //   world while the sweep runs);
 // - the product's own observe, classify and plan (Operator.sweepPlanner: the sweep function's code
-//   and configuration, signing as its role) plans nothing now: no action, no report, no refusal, no
-//   failed lookup. Such a sweep writes nothing and reports "nothing to do".
+//   and configuration, signing as its role) writes nothing now: no action (reports included), no
+//   refusal that is told (a repair stood down or backed off, deletes the breaker held), no failed
+//   lookup (lib/pipeline/quiet-sweep.ts writesNothing). Such a sweep changes nothing; its report would
+//   say only what it refused (a maintenance cordon held for its window, a delete waiting out a grace).
 //
-// The whole observation is made again only when the world changed in a way only it tells: a write to
-// the Kubernetes API (its resourceVersion, after the time-driven catch-up every read does first), an
-// AWS call that is not a read, or a moment when EC2 answers differently by time alone (a new machine
-// becoming visible, a terminated one dropped, a scheduled event completed). AWS's own changes (the
-// account's change feed: states, tags, lifecycle actions, health) and machines new to the account name
-// their machines: those are described again, by the product's own calls, into the kept observation,
-// unless which machines the sweep holds changed (then the whole observation again). Either way the
-// observation is planned at the new clock with the heartbeats kubelets renewed since (Lease renewTime,
-// the Node's Ready heartbeat), so every time-based rule is judged as the sweep would judge it.
+// The planner keeps its latest observation, across the sweeps that run, and it is made again whole
+// only when which objects a sweep holds may have changed: a Node or node Lease created or deleted, or
+// a write to an AWS service a sweep reads (EC2, Auto Scaling, EKS, Step Functions, IAM, Lambda).
+// Otherwise only what changed is read again, by the product's own calls, into the kept observation:
+// the Nodes and node Leases written since (a cordon, an annotation; not the heartbeats kubelets fold
+// in, nor writes to objects a sweep does not read: pods, Events, PDBs), the drains the Nodes record,
+// and the machines AWS's own changes name (the account's change feed: states, tags, lifecycle actions,
+// health), that are new to the account, or that EC2 answers for differently by time alone (one
+// becoming visible, a terminated one dropped, a scheduled event completed). Either way the observation
+// is planned at the new clock with the heartbeats kubelets renewed since (Lease renewTime, the Node's
+// Ready heartbeat), so every time-based rule is judged as the sweep would judge it.
 import type { Sandbox } from './sandbox.js';
 import type { Heartbeats, SweepPlanner } from './operator.js';
+import { NODE_LEASE_NAMESPACE } from '../kube/types.js';
 
 export const SKIPPED_NOTHING_CHANGED =
-  'nothing changed: the world as the sweep reads it, planned again at the new clock, plans nothing';
+  'nothing changed: the world as the sweep reads it, planned again at the new clock, writes nothing';
+
+/** What a sweep reads of the Kubernetes API (lib/observe/sweep.ts): Nodes, and the node Leases. */
+const SWEEP_READS = (storage: string, namespace: string | undefined): boolean =>
+  storage === 'nodes' || (storage === 'leases' && namespace === NODE_LEASE_NAMESPACE);
+
+/** A write to an object a sweep reads, other than what kubelets fold in on read. */
+interface KubeWrite {
+  readonly storage: 'nodes' | 'leases';
+  readonly name: string;
+  readonly deleted: boolean;
+}
 
 /** What a sweep's answers depend on besides the clock and the heartbeats, as counters. */
 export interface WorldVersion {
-  readonly kube: string;
+  /** How many writes to objects a sweep reads (heartbeats aside) the store has taken. */
+  readonly kube: number;
   readonly awsChanges: number;
   readonly machines: number;
   /** The sequence number of the latest AWS call that is not a read. */
@@ -38,73 +55,153 @@ export const sameVersion = (a: WorldVersion, b: WorldVersion): boolean =>
 const READ = /^(Describe|List|Get|BatchGet|Search|Lookup|Filter|Test)/;
 
 /**
- * With nothing in flight, what the kept observation needs before it is planned again: nothing
- * (`replan`), some machines described again (`redescribe`: only AWS changes that name machines, or
- * machines new to the account), or a whole observation (`observe`: nothing kept, a write to the
- * Kubernetes API, an AWS call that writes, or a moment when EC2 answers differently by time alone).
+ * Services whose writes change nothing a sweep reads or runs with: the bus it publishes to, the queue
+ * events come by, logs, and STS (its sessions). A write to any other (EC2, Auto Scaling, EKS, Step
+ * Functions, IAM, Lambda's configuration, the schedule) may.
  */
-export type SkipStep = 'replan' | 'redescribe' | 'observe';
+const WRITES_UNSEEN_BY_SWEEPS: ReadonlySet<string> = new Set(['events', 'sqs', 'logs', 'sts']);
+
+/**
+ * With nothing in flight, what the kept observation needs before it is planned again: nothing
+ * (`replan`), some objects read again (`reread`: Nodes and node Leases written, machines AWS's changes
+ * name, new to the account, or answered differently by time alone), or a whole observation (`observe`:
+ * nothing kept, a Node or node Lease created or deleted, or an AWS call that writes).
+ */
+export type SkipStep = 'replan' | 'reread' | 'observe';
 
 export function skipStep(
-  kept: { readonly version: WorldVersion; readonly changesBy: number } | undefined,
-  now: { readonly version: WorldVersion; readonly at: number },
+  kept: { readonly version: WorldVersion } | undefined,
+  now: {
+    readonly version: WorldVersion;
+    readonly timeChangedMachines: boolean;
+  },
+  /** Whether a Node or node Lease was created or deleted since the kept version. */
+  objectsCameOrWent: boolean,
 ): SkipStep {
-  if (kept === undefined || now.at >= kept.changesBy) return 'observe';
-  if (kept.version.kube !== now.version.kube || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
-  return sameVersion(kept.version, now.version) ? 'replan' : 'redescribe';
+  if (kept === undefined || objectsCameOrWent || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
+  return sameVersion(kept.version, now.version) && !now.timeChangedMachines ? 'replan' : 'reread';
+}
+
+/**
+ * The machines EC2 answers for differently, by time alone, at `to` than at `from`: one becoming visible
+ * (from `visibleAfter` on), a terminated one dropped from its answers (from the end of its retention
+ * on), a scheduled event answered as completed (once `notAfter` has passed: strictly after it).
+ */
+export function machinesAnsweredDifferently(
+  state: Pick<Sandbox['aws']['state'], 'instances' | 'timings'>,
+  from: number,
+  to: number,
+): string[] {
+  const { instances, timings } = state;
+  const reached = (t: number | undefined) => t !== undefined && t > from && t <= to;
+  const passed = (t: number | undefined) => t !== undefined && t >= from && t < to;
+  return instances
+    .all()
+    .filter(
+      (record) =>
+        reached(record.visibleAfter) ||
+        (record.state === 'terminated' && reached(record.stateSince + timings.terminatedRetentionMs)) ||
+        record.scheduledEvents.some((event) => passed(event.notAfter)),
+    )
+    .map((record) => record.id);
 }
 
 /** Decides, tick by tick, whether the scheduled sweep runs. */
 export class SweepSkipper {
-  private kept: { version: WorldVersion; changesBy: number } | undefined;
-  private lastWrite = 0;
-  private lastSeq = 0;
+  /**
+   * The version and time of the planner's kept observation. It is kept across the sweeps that run
+   * (whatever happens meanwhile is in the change logs it is read again from), and dropped only when the
+   * planner could not tell.
+   */
+  private kept: { version: WorldVersion; at: number } | undefined;
+  private awsWrites = 0;
+  /** Writes to the objects a sweep reads, in order; `kube` in a version counts them. */
+  private readonly kubeWrites: KubeWrite[] = [];
+  /** Machines the replay changed itself (an event's effects on the world): read again at the next tick. */
+  private readonly touched = new Set<string>();
   readonly skipped: Record<string, number> = {};
 
   constructor(
     private readonly sandbox: Sandbox,
     private readonly planner: SweepPlanner,
-  ) {}
+  ) {
+    sandbox.kube.store.observe((change) => {
+      const { storage, object, derived, deleted } = change;
+      if (derived || !SWEEP_READS(storage, object.metadata.namespace)) return;
+      this.kubeWrites.push({
+        storage: storage === 'nodes' ? 'nodes' : 'leases',
+        name: object.metadata.name ?? '',
+        deleted: deleted === true,
+      });
+    });
+    // Counted as they come: the request log is bounded, and a long storm could drop a write unseen.
+    sandbox.aws.requestLog.observe((entry) => {
+      if (!READ.test(entry.operation) && !WRITES_UNSEEN_BY_SWEEPS.has(entry.service)) this.awsWrites++;
+    });
+  }
 
-  /** Whether the sweep due now is left out; `inFlight`: something is running or queued. */
+  /** A machine the replay itself changed (an event's effects on the world, which need not pass the change feed). */
+  touch(instanceId: string): void {
+    this.touched.add(instanceId);
+  }
+
+  /** Whether the sweep due now is left out; `inFlight`: something is running or queued (the sweep runs). */
   async skip(inFlight: boolean): Promise<boolean> {
-    if (inFlight) {
-      this.kept = undefined;
-      return false;
-    }
+    // A fault armed now may fail the sweep's calls (the deployed sweep would meet it; the planner's
+    // reads, kept from before, would not): the sweep runs.
+    if (inFlight || this.sandbox.aws.faults.armed || this.sandbox.kube.faults.armed) return false;
     const at = this.sandbox.clock.now();
     const kept = this.kept;
     const version = this.version();
-    const step = skipStep(kept, { version, at });
-    const quiet =
+    const writes = kept ? this.kubeWrites.slice(kept.version.kube) : [];
+    const timeChanged = kept
+      ? [...this.touched, ...machinesAnsweredDifferently(this.sandbox.aws.state, kept.at, at)]
+      : [];
+    this.touched.clear();
+    const step = skipStep(kept, { version, timeChangedMachines: timeChanged.length > 0 }, this.cameOrWent(writes));
+    const partial =
       step === 'replan'
         ? this.planner.replan(this.heartbeats())
-        : step === 'redescribe' && kept
-          ? await this.planner.redescribe(this.machinesChangedSince(kept.version), this.heartbeats())
-          : await this.planner.observe();
+        : step === 'reread' && kept
+          ? await this.planner.reread(
+              {
+                instanceIds: [...new Set([...this.machinesChangedSince(kept.version), ...timeChanged])],
+                nodes: [...new Set(writes.filter((w) => w.storage === 'nodes').map((w) => w.name))],
+                leases: [...new Set(writes.filter((w) => w.storage === 'leases').map((w) => w.name))],
+              },
+              this.heartbeats(),
+            )
+          : 'unknown';
+    // What the kept observation could not tell, a whole one does.
+    const verdict = partial === 'unknown' ? await this.planner.observe() : partial;
     // Reading heartbeats writes them (the store folds renewals in on read): the version is taken after.
-    this.kept = quiet ? { version: this.version(), changesBy: this.lazyChangeAfter(at) } : undefined;
+    this.kept = verdict === 'unknown' ? undefined : { version: this.version(), at };
+    const quiet = verdict === 'writes-nothing';
     if (quiet) this.skipped[SKIPPED_NOTHING_CHANGED] = (this.skipped[SKIPPED_NOTHING_CHANGED] ?? 0) + 1;
     return quiet;
   }
 
   private version(): WorldVersion {
     const { kube, aws } = this.sandbox;
-    // What any read does first (kubelets re-registering, grace periods ending): its writes count.
+    // What any read does first (kubelets re-registering, grace periods ending; AWS's transitions due
+    // by now): their writes count.
     kube.store.catchUp();
-    const entries = aws.requestLog.entries;
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i];
-      if (entry === undefined || entry.seq <= this.lastSeq) break;
-      if (!READ.test(entry.operation)) this.lastWrite = Math.max(this.lastWrite, entry.seq);
-    }
-    this.lastSeq = entries.at(-1)?.seq ?? this.lastSeq;
+    aws.state.settle();
     return {
-      kube: kube.store.resourceVersion,
+      kube: this.kubeWrites.length,
       awsChanges: aws.state.changes.length,
       machines: aws.state.instances.all().length,
-      awsWrite: this.lastWrite,
+      awsWrite: this.awsWrites,
     };
+  }
+
+  /** Whether `writes` created or deleted a Node or node Lease, or touched one the kept observation lacks. */
+  private cameOrWent(writes: readonly KubeWrite[]): boolean {
+    if (writes.length === 0) return false;
+    const held = this.planner.observed();
+    const nodes = new Set(held.nodes);
+    const leases = new Set(held.leases);
+    return writes.some((w) => w.deleted || !(w.storage === 'nodes' ? nodes : leases).has(w.name));
   }
 
   /** The machines the AWS changes since `version` name, and those new to the account since. */
@@ -119,21 +216,6 @@ export class SweepSkipper {
           .map((r) => r.id),
       ]),
     ];
-  }
-
-  /** The first moment after `at` when EC2 answers differently by time alone (isVisible, scheduled events' completion). */
-  private lazyChangeAfter(at: number): number {
-    const { instances, timings } = this.sandbox.aws.state;
-    let first = Number.POSITIVE_INFINITY;
-    const consider = (t: number | undefined) => {
-      if (t !== undefined && t > at && t < first) first = t;
-    };
-    for (const record of instances.all()) {
-      consider(record.visibleAfter);
-      if (record.state === 'terminated') consider(record.stateSince + timings.terminatedRetentionMs);
-      for (const event of record.scheduledEvents) consider(event.notAfter);
-    }
-    return first;
   }
 
   /** The kept observation's Leases and Nodes as the API serves them now. */

@@ -97,6 +97,26 @@ describe('EC2 rate limits: the documented buckets', () => {
     }
   });
 
+  it('should take no token for the callers it does not meter (a replay’s planner), leaving the bucket whole', async () => {
+    const planner = { accessKeyId: 'ASIAPLANNEREXAMPLE1', secretAccessKey: 'planner-secret' };
+    const fn = { accessKeyId: 'ASIAFUNCTIONEXAMPLE1', secretAccessKey: 'function-secret' };
+    const world = await startWorld({
+      credentials: [DEFAULT_CREDENTIALS, planner, fn],
+      rateLimits: { mayRefuse: (key) => key === fn.accessKeyId, metered: (key) => key !== planner.accessKeyId },
+    });
+    try {
+      const thePlanner = new EC2Client({ ...world.aws.clientConfig(), credentials: planner, maxAttempts: 1 });
+      const theFunction = new EC2Client({ ...world.aws.clientConfig(), credentials: fn, maxAttempts: 1 });
+      expect(await burst(150, () => thePlanner.send(new DescribeInstancesCommand(FILTERED)))).toBe(0);
+      // The bucket (100) is whole for the function: its 100 are served, the 101st refused.
+      expect(await burst(101, () => theFunction.send(new DescribeInstancesCommand(FILTERED)))).toBe(1);
+      thePlanner.destroy();
+      theFunction.destroy();
+    } finally {
+      await world.close();
+    }
+  });
+
   it('should keep each API’s bucket, the unfiltered one, and each Region apart', () =>
     withWorld(async (world) => {
       const ec2 = oneShot(world);

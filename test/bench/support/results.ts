@@ -60,6 +60,8 @@ export const EXPECTED_RESULTS = [
   'snapshot-10k-nodes',
   'snapshot-10k-nodes-rss',
   'replay-30d-1k-nodes',
+  'roundtrip-30d-1k-nodes-equal',
+  'roundtrip-30d-1k-nodes-wall',
 ] as const;
 
 /** A plain-text table of results against their goals (the bench's last words). */

@@ -52,18 +52,6 @@ export function retimed(observation: Observation, heartbeats: Heartbeats): Obser
 }
 
 /**
- * Whether a sweep that decided `plan` on `observation` (whose partial failures are `errors`) would have
- * done and said nothing: no action (reports included), no action it refused, no breaker, no failed lookup.
- */
-export const plansNothing = (observation: Observation, errors: readonly string[], plan: Plan): boolean =>
-  plan.actions.length === 0 &&
-  plan.skipped.length === 0 &&
-  plan.breaker === undefined &&
-  errors.length === 0 &&
-  observation.lookupErrors.size === 0 &&
-  observation.instances.every((i) => (i.enrichmentErrors ?? []).length === 0);
-
-/**
  * Whether a sweep that decided `plan` on `observation` would have written nothing: no action (reports
  * included: each records an Event), no breaker, no failed lookup, and no refusal that notifies (a repair
  * stood down or backed off records an Event and an output event). Its other refusals — a maintenance

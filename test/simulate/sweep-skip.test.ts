@@ -23,20 +23,20 @@ const version = fc.record({
 describe('skipStep', () => {
   it('should observe, read again or plan again by what changed', () => {
     fc.assert(
-      fc.property(version, version, fc.boolean(), fc.boolean(), (kept, now, timeChangedMachines, cameOrWent) => {
-        const step = skipStep({ version: kept }, { version: now, timeChangedMachines }, cameOrWent);
+      fc.property(version, version, fc.boolean(), fc.boolean(), (kept, now, machinesToReread, cameOrWent) => {
+        const step = skipStep({ version: kept }, { version: now, machinesToReread }, cameOrWent);
         const observe = cameOrWent || kept.awsWrite !== now.awsWrite;
         expect(step === 'observe').toBe(observe);
-        expect(step === 'replan').toBe(!observe && sameVersion(kept, now) && !timeChangedMachines);
-        expect(step === 'reread').toBe(!observe && (!sameVersion(kept, now) || timeChangedMachines));
+        expect(step === 'replan').toBe(!observe && sameVersion(kept, now) && !machinesToReread);
+        expect(step === 'reread').toBe(!observe && (!sameVersion(kept, now) || machinesToReread));
       }),
     );
   });
 
   it('should observe anew when nothing was kept', () => {
     fc.assert(
-      fc.property(version, fc.boolean(), (now, timeChangedMachines) => {
-        expect(skipStep(undefined, { version: now, timeChangedMachines }, false)).toBe('observe');
+      fc.property(version, fc.boolean(), (now, machinesToReread) => {
+        expect(skipStep(undefined, { version: now, machinesToReread }, false)).toBe('observe');
       }),
     );
   });
@@ -44,7 +44,7 @@ describe('skipStep', () => {
   it('should tell every counter apart: a change to any one of them is a change of the world', () => {
     const base: WorldVersion = { kube: 7, awsChanges: 1, machines: 2, awsWrite: 3 };
     const kept = { version: base };
-    const quiet = { timeChangedMachines: false };
+    const quiet = { machinesToReread: false };
     expect(skipStep(kept, { ...quiet, version: { ...base, awsWrite: 4 } }, false)).toBe('observe');
     for (const now of [
       { ...base, kube: 8 },
@@ -52,7 +52,7 @@ describe('skipStep', () => {
       { ...base, machines: 3 },
     ])
       expect(skipStep(kept, { ...quiet, version: now }, false)).toBe('reread');
-    expect(skipStep(kept, { version: base, timeChangedMachines: true }, false)).toBe('reread');
+    expect(skipStep(kept, { version: base, machinesToReread: true }, false)).toBe('reread');
     expect(skipStep(kept, { ...quiet, version: { ...base } }, false)).toBe('replan');
     expect(skipStep(kept, { ...quiet, version: { ...base, kube: 8 } }, true)).toBe('observe');
   });

@@ -81,8 +81,7 @@ function machineOf(event: Record<string, unknown>): string | undefined {
  * state a state change gives (running otherwise), and the events function finds it as in the account
  * — not a machine EC2 does not return, which it would retry for notFoundGrace and then report.
  */
-function addAccountMachine(sandbox: Sandbox, event: Record<string, unknown>): void {
-  const id = machineOf(event);
+function addAccountMachine(sandbox: Sandbox, event: Record<string, unknown>, id: string | undefined): void {
   if (id === undefined || sandbox.aws.state.instances.get(id) !== undefined) return;
   const detail = event['detail'];
   const stated =
@@ -127,10 +126,10 @@ export async function runReplay(
     // Routing reads only the event: the world changes in the same turn, before the queue delivers it.
     const before = sandbox.queue.size;
     const matched = sandbox.putEvent(event).length > 0;
-    if (matched) addAccountMachine(sandbox, event);
+    const machine = machineOf(event);
+    if (matched) addAccountMachine(sandbox, event, machine);
     applyEventEffects(sandbox, event);
     // What the event did to its machine is read again before the next sweep is left out.
-    const machine = machineOf(event);
     if (machine !== undefined) skipper?.touch(machine);
     if (!matched) return ignore(IGNORED_NO_RULE);
     routed++;

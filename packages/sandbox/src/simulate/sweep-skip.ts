@@ -44,7 +44,7 @@ export interface WorldVersion {
   readonly kube: number;
   readonly awsChanges: number;
   readonly machines: number;
-  /** The sequence number of the latest AWS call that is not a read. */
+  /** How many AWS calls that are not reads, to services a sweep reads, the emulator has answered. */
   readonly awsWrite: number;
 }
 
@@ -64,8 +64,9 @@ const WRITES_UNSEEN_BY_SWEEPS: ReadonlySet<string> = new Set(['events', 'sqs', '
 /**
  * With nothing in flight, what the kept observation needs before it is planned again: nothing
  * (`replan`), some objects read again (`reread`: Nodes and node Leases written, machines AWS's changes
- * name, new to the account, or answered differently by time alone), or a whole observation (`observe`:
- * nothing kept, a Node or node Lease created or deleted, or an AWS call that writes).
+ * name, new to the account, touched by an event or answered differently by time alone), or a whole
+ * observation (`observe`: nothing kept, a Node or node Lease created or deleted, or an AWS call that
+ * writes to a service a sweep reads).
  */
 export type SkipStep = 'replan' | 'reread' | 'observe';
 
@@ -73,13 +74,14 @@ export function skipStep(
   kept: { readonly version: WorldVersion } | undefined,
   now: {
     readonly version: WorldVersion;
-    readonly timeChangedMachines: boolean;
+    /** Whether machines the counters do not tell of must be read again (an event touched them, or time alone changed EC2's answer). */
+    readonly machinesToReread: boolean;
   },
   /** Whether a Node or node Lease was created or deleted since the kept version. */
   objectsCameOrWent: boolean,
 ): SkipStep {
   if (kept === undefined || objectsCameOrWent || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
-  return sameVersion(kept.version, now.version) && !now.timeChangedMachines ? 'replan' : 'reread';
+  return sameVersion(kept.version, now.version) && !now.machinesToReread ? 'replan' : 'reread';
 }
 
 /**
@@ -154,18 +156,17 @@ export class SweepSkipper {
     const kept = this.kept;
     const version = this.version();
     const writes = kept ? this.kubeWrites.slice(kept.version.kube) : [];
-    const timeChanged = kept
-      ? [...this.touched, ...machinesAnsweredDifferently(this.sandbox.aws.state, kept.at, at)]
-      : [];
+    // Machines an event touched, or that EC2 answers for differently by time alone since the kept observation.
+    const reread = kept ? [...this.touched, ...machinesAnsweredDifferently(this.sandbox.aws.state, kept.at, at)] : [];
     this.touched.clear();
-    const step = skipStep(kept, { version, timeChangedMachines: timeChanged.length > 0 }, this.cameOrWent(writes));
+    const step = skipStep(kept, { version, machinesToReread: reread.length > 0 }, this.cameOrWent(writes));
     const partial =
       step === 'replan'
         ? this.planner.replan(this.heartbeats())
         : step === 'reread' && kept
           ? await this.planner.reread(
               {
-                instanceIds: [...new Set([...this.machinesChangedSince(kept.version), ...timeChanged])],
+                instanceIds: [...new Set([...this.machinesChangedSince(kept.version), ...reread])],
                 nodes: [...new Set(writes.filter((w) => w.storage === 'nodes').map((w) => w.name))],
                 leases: [...new Set(writes.filter((w) => w.storage === 'leases').map((w) => w.name))],
               },

@@ -12,6 +12,7 @@ import {
   recordRunMetrics,
 } from '../../lib/lambda/telemetry.js';
 import type { ReportAction, RunReport } from '../../lib/report/report.js';
+import { aDrainSummary } from '../support/world.js';
 
 const standDown = {
   scope: 'group' as const,
@@ -99,17 +100,7 @@ function drainStepOutput(outcome: DrainOutcome, leftByReason: Record<string, num
     waitSeconds: 10,
     state: {},
     deadline: '2026-11-29T13:00:00.000Z',
-    summary: {
-      evicted: 0,
-      terminating: 0,
-      gone: 0,
-      left: 0,
-      skipped: 0,
-      leftByReason,
-      blockingPdbs: [],
-      examples: [],
-      graceShortened: { pods: 0, examples: [] },
-    },
+    summary: aDrainSummary({ leftByReason }),
   };
 }
 

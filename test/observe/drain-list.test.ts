@@ -11,10 +11,10 @@ import {
   DRAIN_RENEWED_ANNOTATION,
   LIFECYCLE_ANNOTATION,
 } from '@ec2-node-reconciler/model/contract/labels.js';
-import type { DrainStepOutput, DrainSummary } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
+import type { DrainStepOutput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../../cli/observe/drain-list.js';
-import { aNode, MINUTE, NOW } from '../support/world.js';
+import { aDrainSummary, aNode, MINUTE, NOW } from '../support/world.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -49,22 +49,7 @@ function recording(
   };
 }
 
-function aSummary(over: Partial<DrainSummary> = {}): DrainSummary {
-  return {
-    evicted: 0,
-    terminating: 0,
-    gone: 0,
-    left: 0,
-    skipped: 0,
-    leftByReason: {},
-    blockingPdbs: [],
-    examples: [],
-    graceShortened: { pods: 0, examples: [] },
-    ...over,
-  };
-}
-
-const BLOCKED = aSummary({
+const BLOCKED = aDrainSummary({
   left: 2,
   leftByReason: { 'blocked-by-pdb': 2 },
   blockingPdbs: [{ pdb: 'payments/ledger', pods: 2 }],

@@ -21,6 +21,7 @@ import {
   type TaskHandlers,
 } from '@ec2-node-reconciler/sandbox/sfn/index.js';
 import { byLogicalId, deployedStack } from '@ec2-node-reconciler/sandbox/test/support/deployment.js';
+import { aDrainSummary } from '../support/world.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
 const { deployment } = await deployedStack();
@@ -66,17 +67,7 @@ const world: fc.Arbitrary<World> = fc.record({
   putFailures: fc.integer({ min: 0, max: 3 }),
 });
 
-const SUMMARY: DrainStepOutput['summary'] = {
-  evicted: 0,
-  terminating: 0,
-  gone: 0,
-  left: 0,
-  skipped: 0,
-  leftByReason: {},
-  blockingPdbs: [],
-  examples: [],
-  graceShortened: { pods: 0, examples: [] },
-};
+const SUMMARY = aDrainSummary();
 
 interface Run {
   readonly deadline: number;

@@ -29,6 +29,7 @@ import {
 } from '../../infra/drain-workflow.js';
 import { HISTORY_EVENT_LIMIT } from '@ec2-node-reconciler/sandbox/sfn/interpreter.js';
 import { byLogicalId, deployedStack } from '@ec2-node-reconciler/sandbox/test/support/deployment.js';
+import { aDrainSummary } from '../support/world.js';
 
 const START = Date.UTC(2026, 10, 29, 12);
 const { deployment } = await deployedStack();
@@ -46,17 +47,7 @@ const INPUT: DrainWorkflowInput = {
   lifecycle: { group: 'eks-ng-1', hook: 'drain', token: 'token-1' },
 };
 
-const SUMMARY: DrainStepOutput['summary'] = {
-  evicted: 3,
-  terminating: 0,
-  gone: 0,
-  left: 0,
-  skipped: 1,
-  leftByReason: {},
-  blockingPdbs: [],
-  examples: [],
-  graceShortened: { pods: 0, examples: [] },
-};
+const SUMMARY = aDrainSummary({ evicted: 3, skipped: 1 });
 
 const step = (
   outcome: DrainStepOutput['outcome'],
@@ -153,6 +144,30 @@ function stubs(clock: VirtualClock, script: readonly ScriptEntry[], stepSeconds 
     },
   };
   return { tasks, sdk, events, steps, notices, chains };
+}
+
+type SdkCall = Parameters<NonNullable<TaskHandlers['awsSdk']>>[0];
+
+/** The stubs' tasks with the AWS SDK calls `refuses` picks failing with `error()`; `refused()` counts them. */
+function refusingSdk(
+  tasks: TaskHandlers,
+  refuses: (call: SdkCall) => boolean,
+  error: () => StatesError,
+): { readonly tasks: TaskHandlers; readonly refused: () => number } {
+  const { awsSdk } = tasks;
+  if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
+  let refused = 0;
+  return {
+    tasks: {
+      ...tasks,
+      awsSdk: async (call, ctx) => {
+        if (!refuses(call)) return awsSdk(call, ctx);
+        refused++;
+        throw error();
+      },
+    },
+    refused: () => refused,
+  };
 }
 
 async function drain(
@@ -377,17 +392,11 @@ describe('the synthesized drain workflow', () => {
     ] as const) {
       const clock = new VirtualClock(START);
       const stub = stubs(clock, [step(outcome)]);
-      const { awsSdk } = stub.tasks;
-      if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
-      let completions = 0;
-      const tasks: TaskHandlers = {
-        ...stub.tasks,
-        awsSdk: async (call, ctx) => {
-          if (call.action !== 'completeLifecycleAction') return awsSdk(call, ctx);
-          completions++;
-          throw new StatesError('AutoScaling.AutoScalingException', 'Rate exceeded');
-        },
-      };
+      const { tasks, refused: completions } = refusingSdk(
+        stub.tasks,
+        (call) => call.action === 'completeLifecycleAction',
+        () => new StatesError('AutoScaling.AutoScalingException', 'Rate exceeded'),
+      );
       const execution = startExecution({
         definition: machine.definition,
         input: INPUT,
@@ -397,7 +406,7 @@ describe('the synthesized drain workflow', () => {
         name: `complete-fails-${outcome}`,
       });
       const result = await runToCompletion(execution, clock);
-      expect(completions, outcome).toBe(4); // one try and three retries
+      expect(completions(), outcome).toBe(4); // one try and three retries
       expect(stub.notices, outcome).toEqual([]); // not completed: nothing to tell the Node
       expect(result, outcome).toMatchObject({ status: 'FAILED', error });
       expect(stub.events, outcome).toHaveLength(1);
@@ -576,17 +585,11 @@ describe('the synthesized drain workflow', () => {
     const twoDays = { ...INPUT, deadline: new Date(START + 2 * 86_400_000).toISOString() };
     const clock = new VirtualClock(START);
     const stub = stubs(clock, [step('continue', 60, { deadline: twoDays.deadline })]);
-    const { awsSdk } = stub.tasks;
-    if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
-    let refused = 0;
-    const tasks: TaskHandlers = {
-      ...stub.tasks,
-      awsSdk: async (call, ctx) => {
-        if (call.service !== 'sfn') return awsSdk(call, ctx);
-        refused++;
-        throw new StatesError('Sfn.AccessDeniedException', 'not authorized to perform: states:StartExecution');
-      },
-    };
+    const { tasks, refused } = refusingSdk(
+      stub.tasks,
+      (call) => call.service === 'sfn',
+      () => new StatesError('Sfn.AccessDeniedException', 'not authorized to perform: states:StartExecution'),
+    );
     const execution = startExecution({
       definition: machine.definition,
       input: twoDays,
@@ -596,7 +599,7 @@ describe('the synthesized drain workflow', () => {
       name: 'chain-refused',
     });
     const result = await runToCompletion(execution, clock);
-    expect(refused).toBeGreaterThan(CHAIN_RETRY_LOOPS);
+    expect(refused()).toBeGreaterThan(CHAIN_RETRY_LOOPS);
     expect(execution.history.length).toBeLessThan(HISTORY_EVENT_LIMIT);
     expect(result).toMatchObject({ status: 'FAILED', error: 'DrainStepFailed' });
     expect(stub.sdk.filter((c) => c.action === 'completeLifecycleAction')).toHaveLength(1);
@@ -628,16 +631,11 @@ describe('the synthesized drain workflow', () => {
     const worstTry = [new Failing(1), new Failing(1), ...Array.from({ length: 7 }, throttled)];
     const clock = new VirtualClock(START);
     const stub = stubs(clock, [...Array.from({ length: 12 }, () => worstTry).flat(), step('done')]);
-    const { awsSdk } = stub.tasks;
-    if (!awsSdk) throw new Error('the stubs call the lifecycle APIs');
-    const tasks: TaskHandlers = {
-      ...stub.tasks,
-      awsSdk: async (call, ctx) => {
-        if (call.action === 'recordLifecycleActionHeartbeat')
-          throw new StatesError('AutoScaling.Throttling', 'Rate exceeded');
-        return awsSdk(call, ctx);
-      },
-    };
+    const { tasks } = refusingSdk(
+      stub.tasks,
+      (call) => call.action === 'recordLifecycleActionHeartbeat',
+      () => new StatesError('AutoScaling.Throttling', 'Rate exceeded'),
+    );
     const execution = startExecution({
       definition: machine.definition,
       input: { ...INPUT, deadline: new Date(START + 86_400_000).toISOString() },

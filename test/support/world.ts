@@ -11,6 +11,7 @@ import type {
 } from '@ec2-node-reconciler/model/observation.js';
 import type { Signal, SignalKind } from '@ec2-node-reconciler/model/signal.js';
 import { DEFAULT_SETTINGS, type Settings } from '@ec2-node-reconciler/model/contract/settings.js';
+import type { DrainSummary } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const MINUTE = 60_000;
@@ -106,4 +107,20 @@ export function anObservation(spec: WorldSpec): Observation {
 
 export function settings(over: Partial<Settings> = {}): Settings {
   return { ...DEFAULT_SETTINGS, ...over };
+}
+
+/** A drain step's pod summary: nothing evicted, terminating, gone, left or skipped, unless `over` says. */
+export function aDrainSummary(over: Partial<DrainSummary> = {}): DrainSummary {
+  return {
+    evicted: 0,
+    terminating: 0,
+    gone: 0,
+    left: 0,
+    skipped: 0,
+    leftByReason: {},
+    blockingPdbs: [],
+    examples: [],
+    graceShortened: { pods: 0, examples: [] },
+    ...over,
+  };
 }

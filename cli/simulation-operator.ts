@@ -108,9 +108,9 @@ function sweepPlanner(access: OperatorAccess, environment: Readonly<Record<strin
       const patched = withObjects(retimedNow, { nodes: new Map(nodes), leases: new Map(leases) });
       if (!patched) return 'unknown';
       let observation = patched.observation;
-      if (patched.recordsChanged || observation.drains.size > 0) {
+      if (changed.drains || patched.recordsChanged || observation.drains.size > 0) {
         // The workflow is asked about the drains the Nodes record, as the sweep asks: an execution
-        // may have ended with no write to its Node.
+        // may have started, or ended, with no write to its Node.
         const drains = await drainStates(deps, observation.nodes);
         if (drains.errors.length > 0) return 'unknown';
         observation = { ...observation, drains: drains.states };

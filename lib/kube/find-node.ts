@@ -16,7 +16,7 @@ export interface FindOptions {
   readonly privateDnsName?: string;
   /** Names worth a GET (the private DNS name, which most Nodes are named after), beside the warm hint. */
   readonly names?: readonly string[];
-  /** List every Node when no named one matches (custom hostnames): only for this cluster's instances. */
+  /** List the Nodes (`candidates`) when no named one matches (custom hostnames): not for another cluster's instances. */
   readonly scan: boolean;
   /**
    * Nodes this run has read already, by name (undefined: the read found none): not read again. A
@@ -25,10 +25,10 @@ export interface FindOptions {
    */
   readonly read?: ReadonlyMap<string, NodeView | undefined>;
   /**
-   * The listing a scan reads, shared by the finds of one pass (an SQS batch's instances): one list
-   * of every Node however many of them scan. Default: a listing of its own.
+   * The Nodes a scan reads: every Node, or those the instance's zone allows (lib/kube/zone-candidates.ts),
+   * shared by the finds of one pass (an SQS batch's instances). Default: a list of every Node of its own.
    */
-  readonly listAll?: () => Promise<readonly NodeView[]>;
+  readonly candidates?: () => Promise<readonly NodeView[]>;
 }
 
 export interface FoundNode {
@@ -103,7 +103,7 @@ export class NodeFinder {
     }
     if (options.scan) {
       // Names that do not follow the private DNS name (custom --hostname-override): scan.
-      const all = await (options.listAll ?? (() => this.nodes.listNodes()))();
+      const all = await (options.candidates ?? (() => this.nodes.listNodes()))();
       const match = all.find((n) => nodeBelongsTo(n, instanceId, options.privateDnsName));
       if (match) return { node: this.remember(instanceId, match), unlinked: [] };
       for (const node of all)

@@ -18,8 +18,12 @@ export async function listPages<T extends z.ZodType>(
   prefix: string,
   item: T,
   onPage: (page: Page<T>) => void,
-  options: Pick<CallOptions, 'emptyArrays'> = {},
+  options: Pick<CallOptions, 'emptyArrays'> & {
+    /** Only the objects this label selector matches (`?labelSelector=`); default every object. */
+    readonly labelSelector?: string;
+  } = {},
 ): Promise<void> {
+  const { labelSelector, ...callOptions } = options;
   const schema = listOf(item);
   interface Fetch {
     readonly page: Promise<Page<T>>;
@@ -29,10 +33,10 @@ export async function listPages<T extends z.ZodType>(
   const fetch = (token: string | undefined): Fetch => {
     let early: Fetch['early'];
     const page = kube.call(
-      { method: 'GET', path: kubePath(prefix), query: { limit: LIST_PAGE, continue: token } },
+      { method: 'GET', path: kubePath(prefix), query: { labelSelector, limit: LIST_PAGE, continue: token } },
       schema,
       {
-        ...options,
+        ...callOptions,
         // Once per page, whatever the retries: a second head of the same page brings the same token.
         onContinue: (next) => {
           if (early !== undefined) return;

@@ -20,8 +20,11 @@ export class NodeClient implements NodeWriteApi, NodeDeleteApi {
     });
   }
 
-  /** Every Node, projected page by page (limit 500 + continue), so whole pages are never kept. */
-  async listNodes(): Promise<NodeView[]> {
+  /**
+   * Every Node (or those `labelSelector` matches), projected page by page (limit 500 + continue), so
+   * whole pages are never kept.
+   */
+  async listNodes(labelSelector?: string): Promise<NodeView[]> {
     const out: NodeView[] = [];
     await listPages(
       this.kube,
@@ -33,7 +36,7 @@ export class NodeClient implements NodeWriteApi, NodeDeleteApi {
           if (view) out.push(view);
         }
       },
-      { emptyArrays: UNREAD_NODE_ARRAYS },
+      { emptyArrays: UNREAD_NODE_ARRAYS, ...(labelSelector === undefined ? {} : { labelSelector }) },
     );
     return out;
   }

@@ -1,4 +1,5 @@
-import { ownershipOf } from '../classify/ownership.js';
+import { ownershipOf, type Ownership } from '../classify/ownership.js';
+import { zoneCandidateSelectors } from '../kube/zone-candidates.js';
 import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type {
   DrainExecutionState,
@@ -57,8 +58,8 @@ type InstanceLook =
 
 /**
  * What one lookup pass saw about a set of instances (an SQS batch's): one DescribeInstances per
- * 200 ids, then a search for each instance's Node (sharing one listing of every Node among those
- * that need a scan), each settling on its own. `observationFor` waits for what one event, or one
+ * 200 ids, then a search for each instance's Node (sharing the listings among those that need a
+ * scan: one of every Node, or one per zone selector), each settling on its own. `observationFor` waits for what one event, or one
  * group of events about the same machines, is about — its own instances' searches and the drains
  * their Nodes name — so a slow or failing search holds up only its own instance's events, never a
  * spot warning about another machine of the batch.
@@ -82,8 +83,9 @@ export interface SignalBatchObservation {
  * - otherwise: DescribeInstances (∥ DescribeCluster on a cold start), then GET node ∥ GET lease.
  * How far the Node is looked for depends on whose instance it is (docs/design.md §1a): another cluster's
  * costs its DescribeInstances and nothing more (what a warm hint read is dropped); this cluster's or
- * an untagged one (whose Node may name it by providerID, which a sweep links) a GET by name, then a
- * list of every Node when its Node is not named after it (one list for the whole pass).
+ * an untagged one (whose Node may name it by providerID, which a sweep links) a GET by name, then,
+ * when its Node is not named after it, a list: of every Node for ours, of the Nodes its zone allows for
+ * an untagged one (lib/kube/zone-candidates.ts); each list made once for the whole pass.
  */
 export async function observeSignalBatch(
   deps: ObserveDeps,
@@ -102,8 +104,29 @@ export async function observeSignalBatch(
   }
   const lookup = await deps.ec2.describeByIds(ids);
   const byId = new Map<InstanceId, InstanceView>(lookup.found.map((i) => [i.id, i]));
-  let listing: Promise<readonly NodeView[]> | undefined;
-  const listAll = (): Promise<readonly NodeView[]> => (listing ??= deps.nodes.listNodes());
+  // One list per selector for the whole pass (an SQS batch's instances), however many scan it.
+  const listings = new Map<string, Promise<readonly NodeView[]>>();
+  const listed = (labelSelector?: string): Promise<readonly NodeView[]> => {
+    const key = labelSelector ?? '';
+    const listing = listings.get(key) ?? deps.nodes.listNodes(labelSelector);
+    listings.set(key, listing);
+    return listing;
+  };
+  /**
+   * The Nodes a scan for `instance` reads. Ours: every Node. An unmarked one (most often the account's
+   * other workloads, event after event): only those whose zone label allows its zone, since a Node is
+   * labelled with its own machine's zone. A Node that lies about its zone is linked by the next sweep.
+   */
+  const candidatesFor = (instance: InstanceView, owner: Ownership): (() => Promise<readonly NodeView[]>) => {
+    const selectors = owner.kind === 'unmarked' ? zoneCandidateSelectors(instance.zone) : undefined;
+    return async () => {
+      // A list of every Node this pass makes anyway (for one of ours) holds the candidates too.
+      if (selectors === undefined || listings.has('')) return listed();
+      // Two lists, two snapshots: a Node could be in both (the find takes the first that names it), or in
+      // neither when its label came between them; the next sweep links what this misses.
+      return (await Promise.all(selectors.map(listed))).flat();
+    };
+  };
 
   /** The search for one instance's Node; undefined for another cluster's instance (never looked for). */
   const lookFor = async (id: InstanceId): Promise<InstanceLook | undefined> => {
@@ -112,7 +135,6 @@ export async function observeSignalBatch(
     if (owner?.kind === 'foreign') return undefined;
     // As a sweep links them (docs/design.md §1a): by providerID first, so an untagged instance's Node with a
     // custom hostname is found too (its providerID then makes the instance this cluster's).
-    const scan = owner !== undefined;
     // A terminated machine's DNS name is EC2's to reuse: it names nothing any more.
     const dnsName = instance && instance.state !== 'terminated' ? instance.privateDnsName : undefined;
     const early = await hinted.get(id);
@@ -124,9 +146,8 @@ export async function observeSignalBatch(
     const [found, guessedLease] = await Promise.all([
       deps.finder.find(id, {
         ...(dnsName ? { privateDnsName: dnsName, names: [dnsName] } : {}),
-        scan,
         read,
-        listAll,
+        ...(instance && owner ? { scan: true, candidates: candidatesFor(instance, owner) } : { scan: false }),
       }),
       dnsName ? leaseOf(dnsName) : undefined,
     ]);

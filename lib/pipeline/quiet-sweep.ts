@@ -10,17 +10,16 @@ import { isClusterInstance } from '../aws/ec2.js';
 import type { Plan } from '@ec2-node-reconciler/model/action.js';
 import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import type { InstanceView, LeaseView, NodeView, Observation } from '@ec2-node-reconciler/model/observation.js';
-import { epochOf } from '../kube/node-view.js';
 import { claimedInstanceId } from '../observe/sweep.js';
 import { notificationsFor } from '../report/notify.js';
 import { drainClaimOf } from '../plan/own-cordon.js';
 
-/** What kubelets refresh as time passes, as the API serves it now (RFC 3339 text, as on the wire). */
+/** What kubelets refresh as time passes, as the API would serve it now (epoch ms). */
 export interface Heartbeats {
   /** Lease spec.renewTime by node name; a name missing here has no Lease now. */
-  readonly leases: ReadonlyMap<string, string | undefined>;
+  readonly leases: ReadonlyMap<string, number | undefined>;
   /** The Node's Ready lastHeartbeatTime and its resourceVersion, by name; a name missing here has no Node now. */
-  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatTime?: string; readonly resourceVersion: string }>;
+  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatAt?: number; readonly resourceVersion: string }>;
 }
 
 /**
@@ -35,17 +34,16 @@ export function retimed(observation: Observation, heartbeats: Heartbeats): Obser
     const now = heartbeats.nodes.get(node.name);
     if (now === undefined) return undefined;
     const { readyHeartbeatAt: _was, ...rest } = node;
-    const heartbeat = epochOf(now.readyHeartbeatTime);
     nodes.push({
       ...rest,
       resourceVersion: now.resourceVersion,
-      ...(heartbeat !== undefined ? { readyHeartbeatAt: heartbeat } : {}),
+      ...(now.readyHeartbeatAt !== undefined ? { readyHeartbeatAt: now.readyHeartbeatAt } : {}),
     });
   }
   const leases = new Map<string, LeaseView>();
   for (const name of observation.leases.keys()) {
     if (!heartbeats.leases.has(name)) return undefined;
-    const renewTime = epochOf(heartbeats.leases.get(name));
+    const renewTime = heartbeats.leases.get(name);
     leases.set(name, { nodeName: name, ...(renewTime !== undefined ? { renewTime } : {}) });
   }
   return { ...observation, nodes, leases };

@@ -2,15 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import { runSignals } from '../../lib/pipeline/run.js';
 import { parseEvent } from '../../lib/signals/index.js';
+import { ZONE_LABEL } from '@ec2-node-reconciler/model/contract/labels.js';
 import {
   actionsOf,
+  CLUSTER,
   awsRequests,
   fixtureEvent,
   instanceId,
   kubeRequests,
   kubeWrites,
   nodeName,
+  OTHER_ZONE,
   usePipelineWorld,
+  ZONE,
   type PipelineWorld,
 } from '../support/pipeline-world.js';
 
@@ -26,6 +30,21 @@ async function stateChange(n: number, state: string) {
   return world.event(event);
 }
 
+/** The label selector of each list of Nodes made (null: every Node). */
+const nodeListSelectors = (): (string | null)[] =>
+  world.kube.requestLog
+    .filter({ verb: 'list', resource: 'nodes' })
+    .map((l) => new URLSearchParams(l.query).get('labelSelector'));
+
+/** A Node with a custom hostname naming instance n by providerID, its zone label naming another zone than its machine's. */
+const seedMislabelledNode = (n: number) =>
+  world.kube.store.seedNode({
+    name: `custom-${n}`,
+    instanceId: instanceId(n),
+    zone: ZONE,
+    labels: { [ZONE_LABEL]: OTHER_ZONE },
+  });
+
 describe('event path: ownership', () => {
   it("should spend no Kubernetes request on another cluster's instance (one DescribeInstances, nothing else)", async () => {
     world.seedInstance(1, { tags: { 'eks:cluster-name': 'other' } });
@@ -40,14 +59,54 @@ describe('event path: ownership', () => {
     expect(world.kube.store.getNode(nodeName(1))?.spec?.unschedulable).not.toBe(true);
   });
 
-  it('should look for an untagged instance’s Node as a sweep links it: by name, then one list for its providerID', async () => {
+  it('should look for an untagged instance’s Node as a sweep links it: by name, then a list of the Nodes its zone allows', async () => {
     world.seedInstance(2, { tags: {} });
+    // Nodes in other zones (most of a cluster over three zones) are not read for it.
+    for (const n of [20, 21, 22]) world.seedNode(n, { zone: OTHER_ZONE });
 
     const report = await stateChange(2, 'stopping');
 
     expect(kubeRequests(world).slice(0, 2)).toEqual([`GET nodes/${nodeName(2)}`, `GET leases/${nodeName(2)}`]);
-    expect(world.kube.requestLog.filter({ verb: 'list', resource: 'nodes' })).toHaveLength(1);
+    // Labelled with its zone, or with none (a Node no cloud provider labelled): never every Node.
+    expect(nodeListSelectors().sort()).toEqual(['!topology.kubernetes.io/zone', `topology.kubernetes.io/zone=${ZONE}`]);
     expect(actionsOf(report)).toEqual([]);
+  });
+
+  it("should list every Node for an instance of this cluster's whose Node is not named after it (a custom hostname)", async () => {
+    world.seedInstance(9, { tags: { 'eks:cluster-name': CLUSTER } });
+    seedMislabelledNode(9);
+
+    const report = await stateChange(9, 'stopping');
+
+    // Ours: a Node whose zone label lies is still found (a lifecycle action must not be completed undrained).
+    expect(nodeListSelectors()).toEqual([null]);
+    expect(actionsOf(report)).toEqual(['cordon custom-9 done', 'drain custom-9 started']);
+  });
+
+  it('should drain the Node of an untagged instance when its Node has no zone label (a hand-made Node naming it by providerID)', async () => {
+    world.seedInstance(10, { tags: {} });
+    const node = world.kube.store.seedNode({ name: 'custom-10', instanceId: instanceId(10), zone: ZONE });
+    const { [ZONE_LABEL]: _zone, ...labels } = node.metadata.labels ?? {};
+    world.kube.store.update(world.kube.store.resource('nodes'), undefined, 'custom-10', {
+      ...node,
+      metadata: { ...node.metadata, labels },
+    });
+
+    const report = await stateChange(10, 'stopping');
+
+    expect(actionsOf(report)).toEqual(['cordon custom-10 done', 'drain custom-10 started']);
+  });
+
+  it("should leave to the sweep an untagged instance's Node whose zone label names another zone: the event path does not find it", async () => {
+    // The label is the cloud provider's, from the Node's own machine: one that names another zone is taken
+    // at its word. What the event path misses, the next sweep links by providerID (it lists every Node).
+    world.seedInstance(11, { tags: {} });
+    seedMislabelledNode(11);
+
+    const report = await stateChange(11, 'stopping');
+
+    expect(actionsOf(report)).toEqual([]);
+    expect(kubeWrites(world)).toEqual([]);
   });
 
   it('should drain the Node of an untagged instance with a custom hostname that names it by providerID (issue #27, 4)', async () => {

@@ -20,26 +20,16 @@ import {
   settings,
 } from '../support/world.js';
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 /** The heartbeats as the API would serve those of `observation`, moved on by `laterMs` where kubelets heartbeat. */
 function heartbeatsOf(observation: Observation, laterMs = 0, silent: ReadonlySet<string> = new Set()): Heartbeats {
   const move = (name: string, at: number | undefined) =>
     at === undefined ? undefined : silent.has(name) ? at : at + laterMs;
   return {
-    leases: new Map(
-      [...observation.leases].map(([name, lease]) => [
-        name,
-        lease.renewTime === undefined ? undefined : iso(move(name, lease.renewTime) ?? 0),
-      ]),
-    ),
+    leases: new Map([...observation.leases].map(([name, lease]) => [name, move(name, lease.renewTime)])),
     nodes: new Map(
       observation.nodes.map((n) => {
         const at = move(n.name, n.readyHeartbeatAt);
-        return [
-          n.name,
-          { resourceVersion: n.resourceVersion, ...(at !== undefined ? { readyHeartbeatTime: iso(at) } : {}) },
-        ];
+        return [n.name, { resourceVersion: n.resourceVersion, ...(at !== undefined ? { readyHeartbeatAt: at } : {}) }];
       }),
     ),
   };

@@ -1,7 +1,7 @@
 // When a replay may plan a kept observation again instead of observing the world anew (sweep-skip.ts):
-// a whole observation when nothing is kept, a Node or node Lease came or went, or an AWS call wrote;
-// the kept one planned again when every counter is as kept and no answer of EC2 changed by time alone;
-// otherwise the objects that changed read again into it.
+// a whole observation when nothing is kept, a Node or node Lease came or went, or an AWS call wrote
+// whose reach is not known (whatAWriteChanges); the kept one planned again when every counter is as
+// kept, no answer of EC2 changed by time alone and no drain moved; otherwise what changed is read again.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
@@ -10,6 +10,7 @@ import {
   machinesAnsweredDifferently,
   sameVersion,
   skipStep,
+  whatAWriteChanges,
   type WorldVersion,
 } from '@ec2-node-reconciler/sandbox/simulate/sweep-skip.js';
 
@@ -23,13 +24,21 @@ const version = fc.record({
 describe('skipStep', () => {
   it('should observe, read again or plan again by what changed', () => {
     fc.assert(
-      fc.property(version, version, fc.boolean(), fc.boolean(), (kept, now, machinesToReread, cameOrWent) => {
-        const step = skipStep({ version: kept }, { version: now, machinesToReread }, cameOrWent);
-        const observe = cameOrWent || kept.awsWrite !== now.awsWrite;
-        expect(step === 'observe').toBe(observe);
-        expect(step === 'replan').toBe(!observe && sameVersion(kept, now) && !machinesToReread);
-        expect(step === 'reread').toBe(!observe && (!sameVersion(kept, now) || machinesToReread));
-      }),
+      fc.property(
+        version,
+        version,
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        (kept, now, machinesToReread, drainsToReread, cameOrWent) => {
+          const step = skipStep({ version: kept }, { version: now, machinesToReread, drainsToReread }, cameOrWent);
+          const observe = cameOrWent || kept.awsWrite !== now.awsWrite;
+          const reread = !sameVersion(kept, now) || machinesToReread || drainsToReread;
+          expect(step === 'observe').toBe(observe);
+          expect(step === 'replan').toBe(!observe && !reread);
+          expect(step === 'reread').toBe(!observe && reread);
+        },
+      ),
     );
   });
 
@@ -53,8 +62,43 @@ describe('skipStep', () => {
     ])
       expect(skipStep(kept, { ...quiet, version: now }, false)).toBe('reread');
     expect(skipStep(kept, { version: base, machinesToReread: true }, false)).toBe('reread');
+    expect(skipStep(kept, { ...quiet, version: base, drainsToReread: true }, false)).toBe('reread');
     expect(skipStep(kept, { ...quiet, version: { ...base } }, false)).toBe('replan');
     expect(skipStep(kept, { ...quiet, version: { ...base, kube: 8 } }, true)).toBe('observe');
+  });
+});
+
+describe('whatAWriteChanges', () => {
+  it('should read the drains again after a write that starts, stops or moves an execution', () => {
+    for (const operation of [
+      'StartExecution',
+      'StopExecution',
+      'SendTaskSuccess',
+      'SendTaskFailure',
+      'SendTaskHeartbeat',
+    ])
+      expect(whatAWriteChanges({ service: 'states', operation, params: {} })).toBe('drains');
+  });
+
+  it('should read one machine again after a write about it (its lifecycle action, its health)', () => {
+    for (const operation of ['CompleteLifecycleAction', 'RecordLifecycleActionHeartbeat', 'SetInstanceHealth'])
+      expect(
+        whatAWriteChanges({ service: 'autoscaling', operation, params: { InstanceId: 'i-0000000000000000a' } }),
+      ).toEqual({ machine: 'i-0000000000000000a' });
+  });
+
+  it('should observe the whole world after any other write, or one whose machine is not named', () => {
+    for (const entry of [
+      // A lifecycle action named by its token alone.
+      { service: 'autoscaling', operation: 'CompleteLifecycleAction', params: { LifecycleActionToken: 't' } },
+      { service: 'autoscaling', operation: 'SetInstanceHealth', params: { InstanceId: 7 } },
+      { service: 'autoscaling', operation: 'UpdateAutoScalingGroup', params: { AutoScalingGroupName: 'g' } },
+      { service: 'autoscaling', operation: 'CreateOrUpdateTags', params: {} },
+      { service: 'states', operation: 'UpdateStateMachine', params: {} },
+      { service: 'ec2', operation: 'TerminateInstances', params: { InstanceId: ['i-0000000000000000a'] } },
+      { service: 'ec2', operation: 'CreateTags', params: {} },
+    ] as const)
+      expect(whatAWriteChanges(entry)).toBeUndefined();
   });
 });
 

@@ -95,3 +95,8 @@ export const KARPENTER_DISRUPTED_TAINT = 'karpenter.sh/disrupted';
 /** EKS's label of how a Node is run: `auto` for EKS Auto Mode's, `fargate`, `hybrid`. */
 export const EKS_COMPUTE_TYPE_LABEL = 'eks.amazonaws.com/compute-type';
 export const EKS_AUTO_MODE_COMPUTE_TYPE = 'auto';
+/**
+ * The Availability Zone of a Node's machine: the cloud provider labels every Node it initializes
+ * (and kubelets on EC2 self-label) with their machine's zone.
+ */
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';

@@ -105,27 +105,45 @@ export class Kubelets {
     return state.phase + (Math.floor((at - state.phase) / interval) + 1) * interval;
   }
 
+  /**
+   * A Lease's renewTime (epoch ms) as its kubelet has renewed it by now, from the time the stored Lease
+   * holds: the later of the two (a kubelet never moves it back).
+   */
+  leaseRenewedAt(nodeName: string, held: number | undefined): number | undefined {
+    const state = this.states.get(nodeName);
+    const tick = state === undefined ? undefined : this.lastTick(state, this.leaseIntervalMs, this.clock.now());
+    return tick === undefined || (held !== undefined && held >= tick) ? held : tick;
+  }
+
+  /**
+   * The conditions' lastHeartbeatTime (epoch ms, whole seconds as the API writes it) as the Node's
+   * kubelet has posted status by now, from the time the stored Node holds; undefined `held` is a Node
+   * with no such time yet.
+   */
+  statusPostedAt(nodeName: string, held: number | undefined): number | undefined {
+    const state = this.states.get(nodeName);
+    const tick = state === undefined ? undefined : this.lastTick(state, this.statusIntervalMs, this.clock.now());
+    if (tick === undefined) return held;
+    const posted = Math.floor(tick / 1000) * 1000;
+    return held !== undefined && held >= posted ? held : posted;
+  }
+
   /** The Lease as its kubelet has renewed it by now (the same object when nothing changed). */
   refreshLease(lease: LeaseObject): LeaseObject {
-    const state = this.states.get(lease.metadata.name ?? '');
-    if (state === undefined) return lease;
-    const tick = this.lastTick(state, this.leaseIntervalMs, this.clock.now());
     const current = parseTime(lease.spec?.renewTime);
-    if (tick === undefined || (current !== undefined && current >= tick)) return lease;
-    return { ...lease, spec: { ...lease.spec, renewTime: formatMicroTime(tick) } };
+    const renewed = this.leaseRenewedAt(lease.metadata.name ?? '', current);
+    if (renewed === current || renewed === undefined) return lease;
+    return { ...lease, spec: { ...lease.spec, renewTime: formatMicroTime(renewed) } };
   }
 
   /** The Node with the condition heartbeats its kubelet has posted by now. */
   refreshNode(node: NodeObject): NodeObject {
-    const state = this.states.get(node.metadata.name ?? '');
     const conditions = node.status?.conditions;
-    if (state === undefined || conditions === undefined) return node;
-    const tick = this.lastTick(state, this.statusIntervalMs, this.clock.now());
-    if (tick === undefined) return node;
-    const ready = conditions.find((c) => c.type === 'Ready');
-    const current = parseTime(ready?.lastHeartbeatTime);
-    const stamp = formatTime(tick);
-    if (current !== undefined && current >= Math.floor(tick / 1000) * 1000) return node;
+    if (conditions === undefined) return node;
+    const current = parseTime(conditions.find((c) => c.type === 'Ready')?.lastHeartbeatTime);
+    const posted = this.statusPostedAt(node.metadata.name ?? '', current);
+    if (posted === current || posted === undefined) return node;
+    const stamp = formatTime(posted);
     return {
       ...node,
       status: { ...node.status, conditions: conditions.map((c) => ({ ...c, lastHeartbeatTime: stamp })) },

@@ -36,7 +36,7 @@ import {
 import { Seeding, type ClusterSeed } from './seeding.js';
 import { EVERYTHING, matches, type FieldRequirement, type Selector } from './selectors.js';
 import type { StoreCore } from './store-port.js';
-import { formatTime } from './time.js';
+import { formatTime, parseTime } from './time.js';
 import { updateManagedFields, type ManagedWrite } from './managed-fields.js';
 import {
   isRecord,
@@ -674,6 +674,43 @@ export class KubeStore {
   getLease(nodeName: string): LeaseObject | undefined {
     return this.find(this.resource('leases'), NODE_LEASE_NAMESPACE, nodeName);
   }
+
+  /**
+   * What a read would serve now of a Node's Ready lastHeartbeatTime or a node Lease's renewTime (epoch
+   * ms; undefined when it has none), with the object's resourceVersion as stored: worked out from its
+   * kubelet's grid with nothing folded in (no write, no new resourceVersion). For a reader that looks at
+   * every heartbeat at every tick and at nothing else of the objects (the replay's sweep planner).
+   * Undefined when there is no such object. Call catchUp first, as a read does.
+   */
+  heartbeatOf(
+    kind: 'node' | 'lease',
+    name: string,
+  ): { readonly at: number | undefined; readonly resourceVersion: string } | undefined {
+    const object =
+      kind === 'node'
+        ? this.coll('nodes').get(keyOf(undefined, name))
+        : this.coll('leases').get(keyOf(NODE_LEASE_NAMESPACE, name));
+    if (object === undefined) return undefined;
+    const resourceVersion = object.metadata.resourceVersion ?? '';
+    if (kind === 'lease') {
+      const held = this.heldTime(object, () => parseTime((object as LeaseObject).spec?.renewTime));
+      return { at: this.kubelets.leaseRenewedAt(name, held), resourceVersion };
+    }
+    const ready = (object as NodeObject).status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready === undefined) return { at: undefined, resourceVersion };
+    const held = this.heldTime(object, () => parseTime(ready.lastHeartbeatTime));
+    return { at: this.kubelets.statusPostedAt(name, held), resourceVersion };
+  }
+
+  /** A stored object's heartbeat time, parsed once: a write stores a new object, never changes one. */
+  private heldTime(object: KubeObject, parse: () => number | undefined): number | undefined {
+    if (this.heldTimes.has(object)) return this.heldTimes.get(object);
+    const held = parse();
+    this.heldTimes.set(object, held);
+    return held;
+  }
+
+  private readonly heldTimes = new WeakMap<KubeObject, number | undefined>();
 
   getPdb(namespace: string, name: string): PdbObject | undefined {
     return this.find(this.resource('poddisruptionbudgets'), namespace, name);

@@ -41,12 +41,12 @@ export interface OperatorDrainResult {
   readonly message?: string;
 }
 
-/** What kubelets refresh as time passes, as the API serves it now (lib/pipeline/quiet-sweep.ts reads it). */
+/** What kubelets refresh as time passes, as the API would serve it now, epoch ms (lib/pipeline/quiet-sweep.ts reads it). */
 export interface Heartbeats {
   /** Lease spec.renewTime by node name; a name missing here has no Lease now. */
-  readonly leases: ReadonlyMap<string, string | undefined>;
+  readonly leases: ReadonlyMap<string, number | undefined>;
   /** The Node's Ready lastHeartbeatTime and its resourceVersion, by name; a name missing here has no Node now. */
-  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatTime?: string; readonly resourceVersion: string }>;
+  readonly nodes: ReadonlyMap<string, { readonly readyHeartbeatAt?: number; readonly resourceVersion: string }>;
 }
 
 /**
@@ -60,6 +60,8 @@ export interface ChangedObjects {
   readonly instanceIds: readonly string[];
   readonly nodes: readonly string[];
   readonly leases: readonly string[];
+  /** Whether a drain execution was started, stopped or moved: the drains the Nodes name are asked about again. */
+  readonly drains: boolean;
 }
 
 /**

@@ -1,5 +1,9 @@
 // Scenario → the seeds of both emulators (pure). Ages are relative to the scenario's start.
-import { MalformedProviderIdError, parseProviderId } from '@ec2-node-reconciler/model/provider-id.js';
+import {
+  instanceIdOfNodeName,
+  MalformedProviderIdError,
+  parseProviderId,
+} from '@ec2-node-reconciler/model/provider-id.js';
 import {
   CORDONED_BY_ANNOTATION,
   CORDONED_BY_OPERATOR_VALUE,
@@ -55,7 +59,28 @@ export function isHeartbeating(scenario: Scenario, node: ScenarioNode): boolean 
   return node.heartbeating ?? LIVE_STATES.has(instanceStateOf(scenario, node) ?? 'absent');
 }
 
+/**
+ * The zone of a node's machine, which the cloud provider labels it with (topology.kubernetes.io/zone):
+ * its providerID's, else its machine's by name (an instance-id hostname, a private DNS name); undefined
+ * when no machine is known.
+ */
+function zoneOfNode(scenario: Scenario, node: ScenarioNode): string | undefined {
+  if (node.providerID) {
+    try {
+      const ref = parseProviderId(node.providerID);
+      return ref.kind === 'ec2' ? ref.zone : undefined;
+    } catch (error) {
+      if (error instanceof MalformedProviderIdError) return undefined;
+      throw error;
+    }
+  }
+  const { byId, byDnsName } = indexOf(scenario);
+  const id = instanceIdOfNodeName(node.name);
+  return (id === undefined ? undefined : byId.get(id)?.zone) ?? byDnsName.get(node.name)?.zone;
+}
+
 export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number): NodeSeed {
+  const zone = zoneOfNode(scenario, node);
   const createdAt = start - node.createdAgo;
   const lastHeartbeat = node.heartbeatAgo === 'none' ? null : start - node.heartbeatAgo;
   const { Ready: readyCondition, ...agent } = node.conditions;
@@ -70,6 +95,7 @@ export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number):
   return {
     name: node.name,
     ...(node.providerID ? { providerID: node.providerID } : {}),
+    ...(zone !== undefined ? { zone } : {}),
     createdAt,
     ready,
     readySince,

@@ -11,18 +11,22 @@
 //
 // The planner keeps its latest observation, across the sweeps that run, and it is made again whole
 // only when which objects a sweep holds may have changed: a Node or node Lease created or deleted, or
-// a write to an AWS service a sweep reads (EC2, Auto Scaling, EKS, Step Functions, IAM, Lambda).
-// Otherwise only what changed is read again, by the product's own calls, into the kept observation:
-// the Nodes and node Leases written since (a cordon, an annotation; not the heartbeats kubelets fold
-// in, nor writes to objects a sweep does not read: pods, Events, PDBs), the drains the Nodes record,
-// and the machines AWS's own changes name (the account's change feed: states, tags, lifecycle actions,
-// health), that are new to the account, or that EC2 answers for differently by time alone (one
-// becoming visible, a terminated one dropped, a scheduled event completed). Either way the observation
-// is planned at the new clock with the heartbeats kubelets renewed since (Lease renewTime, the Node's
-// Ready heartbeat), so every time-based rule is judged as the sweep would judge it.
+// a write to an AWS service a sweep reads (EC2, Auto Scaling, EKS, Step Functions, IAM, Lambda) whose
+// reach is not known (whatAWriteChanges knows two: a drain execution started, stopped or moved, after
+// which the drains are asked about again; a lifecycle action or the health of one machine, which is
+// read again). Otherwise only what changed is read again, by the product's own calls, into the kept
+// observation: the Nodes and node Leases written since (a cordon, an annotation; not the heartbeats
+// kubelets fold in, nor writes to objects a sweep does not read: pods, Events, PDBs), the drains the
+// Nodes record, and the machines AWS's own changes name (the account's change feed: states, tags,
+// lifecycle actions, health), that are new to the account, that a write or an event touched, or that
+// EC2 answers for differently by time alone (one becoming visible, a terminated one dropped, a
+// scheduled event completed). Either way the observation is planned at the new clock with the
+// heartbeats kubelets renewed since (Lease renewTime, the Node's Ready heartbeat, worked out from
+// their grid as a read would serve them), so every time-based rule is judged as the sweep would.
 import type { Sandbox } from './sandbox.js';
 import type { Heartbeats, SweepPlanner } from './operator.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/types.js';
+import type { RequestLogEntry as AwsRequestLogEntry } from '../aws/request-log.js';
 
 export const SKIPPED_NOTHING_CHANGED =
   'nothing changed: the world as the sweep reads it, planned again at the new clock, writes nothing';
@@ -62,6 +66,42 @@ const READ = /^(Describe|List|Get|BatchGet|Search|Lookup|Filter|Test)/;
 const WRITES_UNSEEN_BY_SWEEPS: ReadonlySet<string> = new Set(['events', 'sqs', 'logs', 'sts']);
 
 /**
+ * What an AWS write changes of what a sweep reads, when that is narrower than "anything": a drain
+ * workflow's executions (`drains`: the sweep asks about those its Nodes name), or one machine as its
+ * group answers for it (a lifecycle action completed or its heartbeat recorded, its health set), read
+ * again by DescribeInstances and its group like any machine an event touched. Undefined: anything (a
+ * whole observation). What such a write sets off in turn (the machine terminating, the group launching
+ * another) reaches the change feed and the account's machines as any other change does.
+ */
+export function whatAWriteChanges(
+  entry: Pick<AwsRequestLogEntry, 'service' | 'operation' | 'params'>,
+): 'drains' | { readonly machine: string } | undefined {
+  if (entry.service === 'states' && EXECUTION_WRITES.has(entry.operation)) return 'drains';
+  if (entry.service !== 'autoscaling' || !INSTANCE_ACTION_WRITES.has(entry.operation)) return undefined;
+  const { params } = entry;
+  const machine =
+    typeof params === 'object' && params !== null && 'InstanceId' in params ? params.InstanceId : undefined;
+  // A lifecycle action named by its token alone: which machine it is, only a whole observation tells.
+  return typeof machine === 'string' && machine !== '' ? { machine } : undefined;
+}
+
+/** Step Functions calls that start, end or move an execution (not a state machine's definition or its role). */
+const EXECUTION_WRITES: ReadonlySet<string> = new Set([
+  'StartExecution',
+  'StopExecution',
+  'SendTaskSuccess',
+  'SendTaskFailure',
+  'SendTaskHeartbeat',
+]);
+
+/** Auto Scaling calls about one instance of a group, named by InstanceId. */
+const INSTANCE_ACTION_WRITES: ReadonlySet<string> = new Set([
+  'CompleteLifecycleAction',
+  'RecordLifecycleActionHeartbeat',
+  'SetInstanceHealth',
+]);
+
+/**
  * With nothing in flight, what the kept observation needs before it is planned again: nothing
  * (`replan`), some objects read again (`reread`: Nodes and node Leases written, machines AWS's changes
  * name, new to the account, touched by an event or answered differently by time alone), or a whole
@@ -74,14 +114,18 @@ export function skipStep(
   kept: { readonly version: WorldVersion } | undefined,
   now: {
     readonly version: WorldVersion;
-    /** Whether machines the counters do not tell of must be read again (an event touched them, or time alone changed EC2's answer). */
+    /** Whether machines the counters do not tell of must be read again (an event or a write touched them, or time alone changed EC2's answer). */
     readonly machinesToReread: boolean;
+    /** Whether a drain execution was started, stopped or moved since (the drains the Nodes name are asked about again). */
+    readonly drainsToReread?: boolean;
   },
   /** Whether a Node or node Lease was created or deleted since the kept version. */
   objectsCameOrWent: boolean,
 ): SkipStep {
   if (kept === undefined || objectsCameOrWent || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
-  return sameVersion(kept.version, now.version) && !now.machinesToReread ? 'replan' : 'reread';
+  return sameVersion(kept.version, now.version) && !now.machinesToReread && now.drainsToReread !== true
+    ? 'replan'
+    : 'reread';
 }
 
 /**
@@ -119,8 +163,10 @@ export class SweepSkipper {
   private awsWrites = 0;
   /** Writes to the objects a sweep reads, in order; `kube` in a version counts them. */
   private readonly kubeWrites: KubeWrite[] = [];
-  /** Machines the replay changed itself (an event's effects on the world): read again at the next tick. */
+  /** Machines the replay changed itself (an event's effects on the world) or a write named: read again at the next tick. */
   private readonly touched = new Set<string>();
+  /** Whether a drain execution was started, stopped or moved since the last tick decided. */
+  private drainsWritten = false;
   readonly skipped: Record<string, number> = {};
 
   constructor(
@@ -138,7 +184,11 @@ export class SweepSkipper {
     });
     // Counted as they come: the request log is bounded, and a long storm could drop a write unseen.
     sandbox.aws.requestLog.observe((entry) => {
-      if (!READ.test(entry.operation) && !WRITES_UNSEEN_BY_SWEEPS.has(entry.service)) this.awsWrites++;
+      if (READ.test(entry.operation) || WRITES_UNSEEN_BY_SWEEPS.has(entry.service)) return;
+      const changes = whatAWriteChanges(entry);
+      if (changes === 'drains') this.drainsWritten = true;
+      else if (changes !== undefined) this.touched.add(changes.machine);
+      else this.awsWrites++;
     });
   }
 
@@ -158,8 +208,16 @@ export class SweepSkipper {
     const writes = kept ? this.kubeWrites.slice(kept.version.kube) : [];
     // Machines an event touched, or that EC2 answers for differently by time alone since the kept observation.
     const reread = kept ? [...this.touched, ...machinesAnsweredDifferently(this.sandbox.aws.state, kept.at, at)] : [];
+    const drainsToReread = this.drainsWritten;
     this.touched.clear();
-    const step = skipStep(kept, { version, machinesToReread: reread.length > 0 }, this.cameOrWent(writes));
+    this.drainsWritten = false;
+    const step = skipStep(
+      kept,
+      { version, machinesToReread: reread.length > 0, drainsToReread },
+      this.cameOrWent(writes),
+    );
+    // What the flags and counters held is cleared now: if telling fails, nothing may stay kept either.
+    this.kept = undefined;
     const partial =
       step === 'replan'
         ? this.planner.replan(this.heartbeats())
@@ -169,13 +227,14 @@ export class SweepSkipper {
                 instanceIds: [...new Set([...this.machinesChangedSince(kept.version), ...reread])],
                 nodes: [...new Set(writes.filter((w) => w.storage === 'nodes').map((w) => w.name))],
                 leases: [...new Set(writes.filter((w) => w.storage === 'leases').map((w) => w.name))],
+                drains: drainsToReread,
               },
               this.heartbeats(),
             )
           : 'unknown';
     // What the kept observation could not tell, a whole one does.
     const verdict = partial === 'unknown' ? await this.planner.observe() : partial;
-    // Reading heartbeats writes them (the store folds renewals in on read): the version is taken after.
+    // The planner's reads write what they fold in (renewals, re-registrations): the version is taken after.
     this.kept = verdict === 'unknown' ? undefined : { version: this.version(), at };
     const quiet = verdict === 'writes-nothing';
     if (quiet) this.skipped[SKIPPED_NOTHING_CHANGED] = (this.skipped[SKIPPED_NOTHING_CHANGED] ?? 0) + 1;
@@ -219,23 +278,26 @@ export class SweepSkipper {
     ];
   }
 
-  /** The kept observation's Leases and Nodes as the API serves them now. */
+  /**
+   * The heartbeats of the kept observation's Leases and Nodes as the API would serve them now, worked out
+   * from the kubelets' grid without folding them into the store: the planner looks at every tick, and a
+   * read would write 2,000 objects each time (the sweep that runs reads them as the API serves them).
+   */
   private heartbeats(): Heartbeats {
     const { store } = this.sandbox.kube;
     const { nodes, leases } = this.planner.observed();
-    const leaseTimes = new Map<string, string | undefined>();
+    const leaseTimes = new Map<string, number | undefined>();
     for (const name of leases) {
-      const lease = store.getLease(name);
-      if (lease) leaseTimes.set(name, lease.spec?.renewTime ?? undefined);
+      const lease = store.heartbeatOf('lease', name);
+      if (lease) leaseTimes.set(name, lease.at);
     }
-    const nodeTimes = new Map<string, { readyHeartbeatTime?: string; resourceVersion: string }>();
+    const nodeTimes = new Map<string, { readyHeartbeatAt?: number; resourceVersion: string }>();
     for (const name of nodes) {
-      const node = store.getNode(name);
+      const node = store.heartbeatOf('node', name);
       if (!node) continue;
-      const heartbeat = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
       nodeTimes.set(name, {
-        resourceVersion: node.metadata.resourceVersion ?? '',
-        ...(heartbeat ? { readyHeartbeatTime: heartbeat } : {}),
+        resourceVersion: node.resourceVersion,
+        ...(node.at !== undefined ? { readyHeartbeatAt: node.at } : {}),
       });
     }
     return { leases: leaseTimes, nodes: nodeTimes };

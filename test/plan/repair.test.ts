@@ -500,6 +500,35 @@ describe('repair: stand-down and parallelism', () => {
     ).toEqual([instanceId(1)]);
   });
 
+  it("should not mark an unregistered machine Unhealthy while an unhealthy Node's machine could not be looked up (the repair's stand-down), and mark it once it can be", () => {
+    // Ten healthy members of ng-a, one more that never registered, and an unhealthy Node whose machine lookup failed.
+    const world = group(10, []);
+    const unregistered = member(12, 'ng-a', { launchedAt: NOW - HOUR });
+    const hidden = silentNode(11);
+    const blind = {
+      ...world,
+      nodes: [...world.nodes, hidden],
+      instances: [...world.instances, unregistered],
+      leases: new Map([...world.leases, [hidden.name, silentLease(11)]]),
+      lookupErrors: new Map([[instanceId(11), 'RequestLimitExceeded']]),
+    };
+    const marks = (p: Plan) => p.actions.filter((a) => a.kind === 'mark-unhealthy');
+    const markOn = { settings: { markUnregisteredUnhealthy: true } };
+
+    const result = planFor(blind, markOn);
+    expect(marks(result)).toEqual([]);
+    expect(result.skipped.filter((s) => s.kind === 'mark-unhealthy').map((s) => s.reason)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^stand down: the machine of unhealthy node ${hidden.name} could not be looked up this run`),
+      ),
+    ]);
+    // Looked up, it counts in its group (2 of 12 unhealthy, within 20 %): the unregistered machine is marked.
+    const seen = { ...blind, instances: [...world.instances, unregistered, member(11)], lookupErrors: new Map() };
+    expect(marks(planFor(seen, markOn)).map((a) => a.kind === 'mark-unhealthy' && a.instanceId)).toEqual([
+      instanceId(12),
+    ]);
+  });
+
   it('should stand down while an unhealthy machine’s group could not be described (its group cannot count it), and go on once it can be', () => {
     const world = group(10, [1, 2]);
     const hidden = silentNode(11);

@@ -191,8 +191,8 @@ const notTakenBack: RepairCheck<RepairSubject> = ({ node, drain, triggers }) => 
 };
 
 /** The breaker, first part: an unhealthy Node whose machine could not be looked up may be this group's. */
-const everyUnhealthyPlaced: RepairCheck<{ readonly census: Census }> = ({ census }) => {
-  const reason = unlocatedStandDown(census);
+const everyUnhealthyPlaced: RepairCheck<{ readonly census: Census | undefined }> = ({ census }) => {
+  const reason = census === undefined ? undefined : unlocatedStandDown(census);
   return reason !== undefined ? refuse('unlocated', reason) : pass();
 };
 
@@ -274,8 +274,15 @@ export type MarkSubject = ShareSubject;
 const sweepOnly: RepairCheck<MarkSubject> = ({ census }) =>
   census === undefined ? refuse('not-sweep', 'only a sweep sees the whole group: not marked from an event') : pass();
 
-/** After MACHINE_CHECKS, for an unregistered machine: from a sweep, and the breaker (it has the machine terminated too). */
-export const MARK_UNHEALTHY_CHECKS: readonly RepairCheck<MarkSubject>[] = [sweepOnly, notStandingDown];
+/**
+ * After MACHINE_CHECKS, for an unregistered machine: from a sweep, and the breaker, every unhealthy Node
+ * placed first, as for a repair (marking it has the machine terminated too).
+ */
+export const MARK_UNHEALTHY_CHECKS: readonly RepairCheck<MarkSubject>[] = [
+  sweepOnly,
+  everyUnhealthyPlaced,
+  notStandingDown,
+];
 
 /** What cancelling a recovered node's repair reads. */
 export interface RecoverySubject {

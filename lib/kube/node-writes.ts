@@ -212,6 +212,13 @@ export function cordonPatch(node: NodeWriteView, options: CordonOptions, now: nu
     annotations[CORDON_REASON_ANNOTATION] = options.reason;
     annotations[CORDONED_AT_ANNOTATION] = new Date(now).toISOString();
     if (options.until !== undefined) annotations[CORDON_UNTIL_ANNOTATION] = new Date(options.until).toISOString();
+  } else if (options.by === 'operator' && isCordonedByReconciler(node)) {
+    // The operator drains a node a signal had us cordon: the cordon is theirs from now on, so that no
+    // sweep undoes it once the signal is gone (nor when a maintenance hold of ours ends).
+    annotations[CORDONED_BY_ANNOTATION] = CORDONED_BY_OPERATOR_VALUE;
+    annotations[CORDON_REASON_ANNOTATION] = options.reason;
+    annotations[CORDONED_AT_ANNOTATION] = new Date(now).toISOString();
+    if (node.annotations[CORDON_UNTIL_ANNOTATION] !== undefined) annotations[CORDON_UNTIL_ANNOTATION] = null;
   }
   if (options.excludeFromLoadBalancers && node.labels[EXCLUDE_FROM_LB_LABEL] === undefined) {
     labels[EXCLUDE_FROM_LB_LABEL] = 'true';

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   cordon,
+  cordonOwner,
   cordonPatch,
   DRAIN_TAINT_KEY,
   EXCLUDED_FROM_LB_ANNOTATION,
+  isCordonedByReconciler,
   operatorUncordonPatch,
   uncordon,
   uncordonForOperator,
@@ -15,6 +17,7 @@ import {
   CORDON_REASON_ANNOTATION,
   CORDONED_AT_ANNOTATION,
   CORDONED_BY_ANNOTATION,
+  CORDON_UNTIL_ANNOTATION,
   DRAIN_ANNOTATION,
   EXCLUDE_FROM_LB_LABEL,
 } from '@ec2-node-reconciler/model/contract/labels.js';
@@ -284,6 +287,39 @@ describe('uncordonForOperator', () => {
       labels: { team: 'a' },
       taints: [foreign],
     });
+  });
+
+  it('should make a cordon of ours the operator’s when they drain the node through the CLI (#27 H2): no sweep reverses it', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n');
+    await cordon(cluster, 'n', { reason: 'maintenance', until: NOW + 3_600_000 }, clock);
+    clock.advance(60_000);
+
+    const taken = await cordon(cluster, 'n', { reason: 'manual drain', by: 'operator' }, clock);
+
+    expect(taken).toMatchObject({ kind: 'cordoned', changed: true, ours: false });
+    const node = cluster.nodes.get('n');
+    expect(node?.unschedulable).toBe(true);
+    expect(cordonOwner(node ?? { annotations: {} })).toBe('operator-cli');
+    expect(node?.annotations[CORDON_REASON_ANNOTATION]).toBe('manual drain');
+    // The maintenance hold was ours; the operator's cordon has no end.
+    expect(node?.annotations[CORDON_UNTIL_ANNOTATION]).toBeUndefined();
+    expect(node !== undefined && isCordonedByReconciler(node)).toBe(false);
+    // Theirs now: asked again, nothing changes.
+    expect(await cordon(cluster, 'n', { reason: 'manual drain', by: 'operator' }, clock)).toMatchObject({
+      changed: false,
+      ours: false,
+    });
+  });
+
+  it('should leave a cordon someone else wrote theirs when the operator drains through the CLI', async () => {
+    const { cluster, clock } = setup();
+    cluster.addNode('n', { unschedulable: true });
+    expect(await cordon(cluster, 'n', { reason: 'manual drain', by: 'operator' }, clock)).toMatchObject({
+      changed: false,
+      ours: false,
+    });
+    expect(cordonOwner(cluster.nodes.get('n') ?? { annotations: {} })).toBe('other');
   });
 
   it('should reverse an operator’s cordon, made by hand or through the CLI, and say which', async () => {

@@ -529,6 +529,35 @@ describe('repair: stand-down and parallelism', () => {
     ]);
   });
 
+  it('should not mark an unregistered machine Unhealthy while the group of another unregistered machine could not be described, and mark it once it can be', () => {
+    // ng-a: ten healthy members and one that never registered. ng-b: its machine never registered either,
+    // and its group could not be described this run, so neither ng-b nor the cluster can count it.
+    const world = group(10, []);
+    const unregistered = member(12, 'ng-a', { launchedAt: NOW - HOUR });
+    const blindB = anInstance(13, {
+      launchedAt: NOW - HOUR,
+      tags: { 'eks:cluster-name': CLUSTER, 'aws:autoscaling:groupName': 'ng-b' },
+      enrichmentErrors: ['describing Auto Scaling group ng-b: Throttling'],
+    });
+    const blind = { ...world, instances: [...world.instances, unregistered, blindB] };
+    const marks = (p: Plan) => p.actions.flatMap((a) => (a.kind === 'mark-unhealthy' ? [a.instanceId] : []));
+    const markOn = { settings: { markUnregisteredUnhealthy: true } };
+
+    const result = planFor(blind, markOn);
+    expect(marks(result)).toEqual([]);
+    expect(result.skipped.filter((s) => s.kind === 'mark-unhealthy').map((s) => s.reason)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^stand down: the group of unregistered machine ${instanceId(13)} could not be looked up this run`),
+      ),
+    );
+    // Described: ng-b counts its own machine, and ng-a's is marked (and ng-b's, 1 of 1, stands down).
+    const seen = {
+      ...blind,
+      instances: [...world.instances, unregistered, member(13, 'ng-b', { launchedAt: NOW - HOUR })],
+    };
+    expect(marks(planFor(seen, markOn))).toContain(instanceId(12));
+  });
+
   it('should stand down while an unhealthy machine’s group could not be described (its group cannot count it), and go on once it can be', () => {
     const world = group(10, [1, 2]);
     const hidden = silentNode(11);

@@ -37,6 +37,11 @@ export interface Census {
    * so no group's unhealthy share is known for certain.
    */
   readonly unlocated: readonly string[];
+  /**
+   * Machines that never registered a Node (unhealthy to their group) whose group could not be described
+   * this run: no group, nor the cluster, counts them. @default none
+   */
+  readonly unlocatedMachines?: readonly string[];
 }
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
@@ -70,7 +75,15 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
     cluster.members += 1;
     if (machine.unhealthy) cluster.unhealthy += 1;
   }
-  return { groups: groupCensus(machines), cluster, unlocated };
+  const unlocatedMachines = pairs.flatMap((pair) =>
+    pair.condition === 'unregistered-machine' && isGroupLookupFailed(pair) && pair.instance ? [pair.instance.id] : [],
+  );
+  return {
+    groups: groupCensus(machines),
+    cluster,
+    unlocated,
+    ...(unlocatedMachines.length > 0 ? { unlocatedMachines } : {}),
+  };
 }
 
 /** The machine's own lookup failed this run: which group it is in is unknown. */

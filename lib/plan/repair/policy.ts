@@ -37,14 +37,23 @@ export function standDownOf(
   return undefined;
 }
 
-/** A cautious stand-down: an unhealthy Node whose machine could not be looked up may be any group's. Undefined when every one is placed. */
+/**
+ * A cautious stand-down: an unhealthy Node whose machine could not be looked up, or a machine that never
+ * registered whose group could not be described, may be any group's. Undefined when every one is placed.
+ */
 export function unlocatedStandDown(census: Census): string | undefined {
-  if (census.unlocated.length === 0) return undefined;
-  const nodes =
-    census.unlocated.slice(0, 3).join(', ') +
-    (census.unlocated.length > 3 ? ` and ${census.unlocated.length - 3} more` : '');
-  return `stand down: the machine of unhealthy node ${nodes} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`;
+  const machines = census.unlocatedMachines ?? [];
+  const parts = [
+    ...(census.unlocated.length > 0 ? [`the machine of unhealthy node ${someOf(census.unlocated)}`] : []),
+    ...(machines.length > 0 ? [`the group of unregistered machine ${someOf(machines)}`] : []),
+  ];
+  if (parts.length === 0) return undefined;
+  return `stand down: ${parts.join(' and ')} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`;
 }
+
+/** The first three names, and how many more. */
+const someOf = (names: readonly string[]): string =>
+  names.slice(0, 3).join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
 
 /** Why the group has no room for another repair (repair.maxParallel, counting every drain in it), or undefined. */
 export function parallelLimit(group: string, counts: GroupCensus, repair: RepairSettings): string | undefined {

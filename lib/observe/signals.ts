@@ -59,10 +59,10 @@ type InstanceLook =
 /**
  * What one lookup pass saw about a set of instances (an SQS batch's): one DescribeInstances per
  * 200 ids, then a search for each instance's Node (sharing the listings among those that need a
- * scan: one of every Node, or one per zone selector), each settling on its own. `observationFor` waits for what one event, or one
- * group of events about the same machines, is about — its own instances' searches and the drains
- * their Nodes name — so a slow or failing search holds up only its own instance's events, never a
- * spot warning about another machine of the batch.
+ * scan: one of every Node, or one per zone selector), each settling on its own. `observationFor`
+ * waits for what one event, or one group of events about the same machines, is about — its own
+ * instances' searches and the drains their Nodes name — so a slow or failing search holds up only
+ * its own instance's events, never a spot warning about another machine of the batch.
  */
 export interface SignalBatchObservation {
   readonly lookup: InstanceLookup;

@@ -92,7 +92,12 @@ describe('the repair rails (REPAIR_CHECKS)', () => {
     // Prepare: a machine due for nothing yet, under a running drain the operator once cancelled, in an outage.
     const node = aNode(1, { ready: 'Unknown' });
     const instance = withAsg(anInstance(1), {});
-    const calm: Census = { groups: new Map(), cluster: { members: 10, unhealthy: 1 }, unlocated: [] };
+    const calm: Census = {
+      groups: new Map(),
+      cluster: { members: 10, unhealthy: 1 },
+      unlocated: [],
+      unlocatedMachines: [],
+    };
     const start: RepairSubject = {
       node,
       instance,

@@ -44,8 +44,8 @@ describe('skipStep', () => {
 
   it('should observe anew when nothing was kept', () => {
     fc.assert(
-      fc.property(version, fc.boolean(), (now, machinesToReread) => {
-        expect(skipStep(undefined, { version: now, machinesToReread }, false)).toBe('observe');
+      fc.property(version, fc.boolean(), fc.boolean(), (now, machinesToReread, drainsToReread) => {
+        expect(skipStep(undefined, { version: now, machinesToReread, drainsToReread }, false)).toBe('observe');
       }),
     );
   });
@@ -53,7 +53,7 @@ describe('skipStep', () => {
   it('should tell every counter apart: a change to any one of them is a change of the world', () => {
     const base: WorldVersion = { kube: 7, awsChanges: 1, machines: 2, awsWrite: 3 };
     const kept = { version: base };
-    const quiet = { machinesToReread: false };
+    const quiet = { machinesToReread: false, drainsToReread: false };
     expect(skipStep(kept, { ...quiet, version: { ...base, awsWrite: 4 } }, false)).toBe('observe');
     for (const now of [
       { ...base, kube: 8 },
@@ -61,7 +61,7 @@ describe('skipStep', () => {
       { ...base, machines: 3 },
     ])
       expect(skipStep(kept, { ...quiet, version: now }, false)).toBe('reread');
-    expect(skipStep(kept, { version: base, machinesToReread: true }, false)).toBe('reread');
+    expect(skipStep(kept, { ...quiet, version: base, machinesToReread: true }, false)).toBe('reread');
     expect(skipStep(kept, { ...quiet, version: base, drainsToReread: true }, false)).toBe('reread');
     expect(skipStep(kept, { ...quiet, version: { ...base } }, false)).toBe('replan');
     expect(skipStep(kept, { ...quiet, version: { ...base, kube: 8 } }, true)).toBe('observe');

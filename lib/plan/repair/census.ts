@@ -39,9 +39,9 @@ export interface Census {
   readonly unlocated: readonly string[];
   /**
    * Machines that never registered a Node (unhealthy to their group) whose group could not be described
-   * this run: no group, nor the cluster, counts them. @default none
+   * this run: no group, nor the cluster, counts them.
    */
-  readonly unlocatedMachines?: readonly string[];
+  readonly unlocatedMachines: readonly string[];
 }
 
 const groupOf = (pair: ClassifiedPair): string | undefined => pair.instance?.autoScaling?.group;
@@ -68,6 +68,9 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
       ? [pair.node.name]
       : [],
   );
+  const unlocatedMachines = pairs.flatMap((pair) =>
+    pair.condition === 'unregistered-machine' && isGroupLookupFailed(pair) && pair.instance ? [pair.instance.id] : [],
+  );
   const machines = censusMachines(pairs, ctx, now);
   const cluster = { members: 0, unhealthy: 0 };
   for (const machine of machines.values()) {
@@ -75,15 +78,7 @@ export function takeCensus(pairs: readonly ClassifiedPair[], ctx: PlanContext, n
     cluster.members += 1;
     if (machine.unhealthy) cluster.unhealthy += 1;
   }
-  const unlocatedMachines = pairs.flatMap((pair) =>
-    pair.condition === 'unregistered-machine' && isGroupLookupFailed(pair) && pair.instance ? [pair.instance.id] : [],
-  );
-  return {
-    groups: groupCensus(machines),
-    cluster,
-    unlocated,
-    ...(unlocatedMachines.length > 0 ? { unlocatedMachines } : {}),
-  };
+  return { groups: groupCensus(machines), cluster, unlocated, unlocatedMachines };
 }
 
 /** The machine's own lookup failed this run: which group it is in is unknown. */

@@ -42,10 +42,10 @@ export function standDownOf(
  * registered whose group could not be described, may be any group's. Undefined when every one is placed.
  */
 export function unlocatedStandDown(census: Census): string | undefined {
-  const machines = census.unlocatedMachines ?? [];
+  const { unlocated, unlocatedMachines } = census;
   const parts = [
-    ...(census.unlocated.length > 0 ? [`the machine of unhealthy node ${someOf(census.unlocated)}`] : []),
-    ...(machines.length > 0 ? [`the group of unregistered machine ${someOf(machines)}`] : []),
+    ...(unlocated.length > 0 ? [`the machine of unhealthy node ${someOf(unlocated)}`] : []),
+    ...(unlocatedMachines.length > 0 ? [`the group of unregistered machine ${someOf(unlocatedMachines)}`] : []),
   ];
   if (parts.length === 0) return undefined;
   return `stand down: ${parts.join(' and ')} could not be looked up this run, so no group's unhealthy share is known: no repair starts or replaces until it can be counted`;

@@ -117,15 +117,13 @@ export function skipStep(
     /** Whether machines the counters do not tell of must be read again (an event or a write touched them, or time alone changed EC2's answer). */
     readonly machinesToReread: boolean;
     /** Whether a drain execution was started, stopped or moved since (the drains the Nodes name are asked about again). */
-    readonly drainsToReread?: boolean;
+    readonly drainsToReread: boolean;
   },
   /** Whether a Node or node Lease was created or deleted since the kept version. */
   objectsCameOrWent: boolean,
 ): SkipStep {
   if (kept === undefined || objectsCameOrWent || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
-  return sameVersion(kept.version, now.version) && !now.machinesToReread && now.drainsToReread !== true
-    ? 'replan'
-    : 'reread';
+  return sameVersion(kept.version, now.version) && !now.machinesToReread && !now.drainsToReread ? 'replan' : 'reread';
 }
 
 /**

@@ -95,19 +95,22 @@ function sweepPlanner(access: OperatorAccess, environment: Readonly<Record<strin
       return was && observation ? verdict(observation, was.deps) : 'unknown';
     },
     reread: async (changed, heartbeats) => {
-      const retimedNow = kept && retimed(kept.observation, heartbeats);
+      const was = kept;
       kept = undefined;
-      if (!retimedNow) return 'unknown';
+      if (!was) return 'unknown';
       // As each invocation does: the warm runtime's clients, with a token renewed when it is old.
       const deps = await runtime.reconcilerDeps();
-      // The Nodes and Leases written since, read as the sweep reads them (its NodeView and LeaseView).
+      const cluster = { name: deps.clusterName, region: deps.region };
+      // The Nodes and Leases written or deleted since, read as the sweep reads them (its NodeView and LeaseView).
       const [nodes, leases] = await Promise.all([
         Promise.all(changed.nodes.map(async (name) => [name, await deps.finder.read(name)] as const)),
         Promise.all(changed.leases.map(async (name) => [name, await deps.leases.getLease(name)] as const)),
       ]);
-      const patched = withObjects(retimedNow, { nodes: new Map(nodes), leases: new Map(leases) });
-      if (!patched) return 'unknown';
-      let observation = patched.observation;
+      const patched = withObjects(was.observation, { nodes: new Map(nodes), leases: new Map(leases) }, cluster);
+      // The heartbeats are of the objects there are now: those of the deleted ones are gone with them.
+      const retimedNow = patched && retimed(patched.observation, heartbeats);
+      if (!patched || !retimedNow) return 'unknown';
+      let observation = retimedNow;
       if (changed.drains || patched.recordsChanged || observation.drains.size > 0) {
         // The workflow is asked about the drains the Nodes record, as the sweep asks: an execution
         // may have started, or ended, with no write to its Node.
@@ -121,11 +124,7 @@ function sweepPlanner(access: OperatorAccess, environment: Readonly<Record<strin
         if (lookup.errors.size > 0) return 'unknown';
         const enriched = await enrichInstances(deps, lookup.found);
         if (enriched.errors.length > 0) return 'unknown';
-        const next = withMachines(
-          observation,
-          { found: enriched.instances, notFound: lookup.notFound },
-          { name: deps.clusterName, region: deps.region },
-        );
+        const next = withMachines(observation, { found: enriched.instances, notFound: lookup.notFound }, cluster);
         if (!next) return 'unknown';
         observation = next;
       }

@@ -73,9 +73,11 @@ function notifiesNothing(plan: Plan): boolean {
 }
 
 /**
- * The observation with some Nodes and node Leases read again (written since: a cordon, an annotation),
- * as a whole sweep would hold them; undefined when which objects a sweep holds may have changed (one is
- * gone, or was not held) or a Node now names another machine: then only a whole observation tells.
+ * The observation with some Nodes and node Leases read again (written since: a cordon, an annotation;
+ * or deleted), as a whole sweep would hold them: a deleted one is no longer held, nor the machine only it
+ * named (the sweep looks up by id only the machines its Nodes name). Undefined when a Node or Lease
+ * appeared that was not held (where it goes, and what it names, only a whole observation tells), a Node
+ * now names another machine, or Nodes went while some are paired by DNS name (a Node without a providerID).
  * The drains the Nodes record are the caller's to ask about again (`recordsChanged`).
  */
 export function withObjects(
@@ -84,28 +86,57 @@ export function withObjects(
     readonly nodes: ReadonlyMap<string, NodeView | undefined>;
     readonly leases: ReadonlyMap<string, LeaseView | undefined>;
   },
+  cluster: { readonly name: string; readonly region: string },
 ): { readonly observation: Observation; readonly recordsChanged: boolean } | undefined {
   let recordsChanged = false;
   const held = new Map(observation.nodes.map((n) => [n.name, n]));
+  const gone = new Set<string>();
   for (const [name, node] of read.nodes) {
     const was = held.get(name);
-    if (node === undefined || was === undefined || node.providerID !== was.providerID) return undefined;
+    if (was === undefined) return undefined;
+    if (node === undefined) {
+      gone.add(name);
+      recordsChanged ||= drainClaimOf(was) !== undefined;
+      continue;
+    }
+    if (node.providerID !== was.providerID) return undefined;
     if (JSON.stringify(drainClaimOf(node)) !== JSON.stringify(drainClaimOf(was))) recordsChanged = true;
   }
   const leases = new Map(observation.leases);
   for (const [name, lease] of read.leases) {
-    if (lease === undefined || !leases.has(name)) return undefined;
-    leases.set(name, lease);
+    if (!leases.has(name)) return undefined;
+    if (lease === undefined) leases.delete(name);
+    else leases.set(name, lease);
   }
-  const nodes = observation.nodes.map((n) => read.nodes.get(n.name) ?? n);
-  return { observation: { ...observation, nodes, leases }, recordsChanged };
+  const nodes = observation.nodes.filter((n) => !gone.has(n.name)).map((n) => read.nodes.get(n.name) ?? n);
+  if (gone.size === 0) return { observation: { ...observation, nodes, leases }, recordsChanged };
+  // A Node without a providerID is paired by its machine's DNS name, which a machine only the gone
+  // Node held may still answer to (a sweep would look it up by that name then).
+  if (observation.nodes.some((n) => !n.providerID)) return undefined;
+  // The machines only a gone Node named: the sweep no longer looks them up (a cluster's own it still lists).
+  const claimed = new Set(nodes.map((n) => claimedInstanceId(n, cluster.region)));
+  const unnamed = new Set(
+    [...gone]
+      .map((name) => held.get(name))
+      .map((n) => n && claimedInstanceId(n, cluster.region))
+      .filter((id): id is InstanceId => id !== undefined && !claimed.has(id)),
+  );
+  const notFound = new Set([...observation.notFound].filter((id) => !unnamed.has(id)));
+  const instances = observation.instances.filter((i) => !unnamed.has(i.id) || isClusterInstance(i, cluster.name));
+  return {
+    observation: { ...observation, nodes, leases, instances, notFound, clusterNodeCount: nodes.length },
+    recordsChanged,
+  };
 }
 
 /**
  * The observation with some machines described again (a tag or state of theirs changed, or the account
- * has a new one), as a whole sweep would hold them; undefined when which machines a sweep holds may have
- * changed (one joined or left the cluster's listing, one a Node names came or went, a Node found by its
- * DNS name): then only a whole observation tells.
+ * has a new one), as a whole sweep would hold them: a machine that joined the cluster's listing (or that a
+ * Node names and EC2 now returns) is added, one that left it with no Node naming it is dropped, and one a
+ * Node names that EC2 no longer returns becomes not found. An added machine goes last, not where a
+ * sweep would hold it in EC2's order: whether a sweep writes anything does not depend on that order
+ * (test/properties/quiet-order.properties.test.ts). Undefined when the Nodes are paired by DNS name (a
+ * Node without a providerID, which any machine may take): then only a whole observation tells.
  */
 export function withMachines(
   observation: Observation,
@@ -115,15 +146,17 @@ export function withMachines(
   // A Node without a providerID is paired by its machine's DNS name, which any machine may take.
   if (observation.nodes.some((n) => !n.providerID)) return undefined;
   const claimed = new Set(observation.nodes.map((n) => claimedInstanceId(n, cluster.region)));
-  const held = new Map(observation.instances.map((i) => [i.id, i]));
-  const replaced = new Map<InstanceId, InstanceView>();
+  const instances = new Map(observation.instances.map((i) => [i.id, i]));
+  const notFound = new Set(observation.notFound);
   for (const instance of described.found) {
-    const holds = isClusterInstance(instance, cluster.name) || claimed.has(instance.id);
-    if (holds !== held.has(instance.id)) return undefined;
-    if (holds) replaced.set(instance.id, instance);
+    if (isClusterInstance(instance, cluster.name) || claimed.has(instance.id)) {
+      instances.set(instance.id, instance);
+      notFound.delete(instance.id);
+    } else instances.delete(instance.id);
   }
-  for (const id of described.notFound) if (held.has(id) || claimed.has(id)) return undefined;
-  return replaced.size === 0
-    ? observation
-    : { ...observation, instances: observation.instances.map((i) => replaced.get(i.id) ?? i) };
+  for (const id of described.notFound) {
+    instances.delete(id);
+    if (claimed.has(id)) notFound.add(id);
+  }
+  return { ...observation, instances: [...instances.values()], notFound };
 }

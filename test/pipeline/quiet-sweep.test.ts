@@ -154,6 +154,7 @@ describe('writesNothing on what a plan refused', () => {
 });
 
 describe('withObjects', () => {
+  const cluster = { name: CLUSTER, region: REGION };
   const observation = world(3);
   const [first, second] = observation.nodes;
   const name = first?.name ?? '';
@@ -161,7 +162,7 @@ describe('withObjects', () => {
 
   it('should put a Node read again in its place, the others as they were', () => {
     const cordoned = first && { ...first, unschedulable: true, resourceVersion: '900' };
-    const next = withObjects(observation, { nodes: new Map([[name, cordoned]]), leases: none });
+    const next = withObjects(observation, { nodes: new Map([[name, cordoned]]), leases: none }, cluster);
     expect(next?.observation.nodes.map((n) => n.unschedulable)).toEqual([true, false, false]);
     expect(next?.observation.nodes[1]).toBe(second);
     expect(next?.recordsChanged).toBe(false);
@@ -169,22 +170,88 @@ describe('withObjects', () => {
 
   it('should say when a drain record came or went, for the drains to be asked about again', () => {
     const recorded = first && { ...first, annotations: { [DRAIN_ANNOTATION]: 'drain-exec-1' } };
-    expect(withObjects(observation, { nodes: new Map([[name, recorded]]), leases: none })?.recordsChanged).toBe(true);
+    const withRecord = withObjects(observation, { nodes: new Map([[name, recorded]]), leases: none }, cluster);
+    expect(withRecord?.recordsChanged).toBe(true);
+    // The Node that recorded it deleted: its drain is no longer one the Nodes name.
+    const deleted =
+      withRecord && withObjects(withRecord.observation, { nodes: new Map([[name, undefined]]), leases: none }, cluster);
+    expect(deleted?.recordsChanged).toBe(true);
   });
 
   it('should put a Lease read again in its place', () => {
     const lease = { nodeName: name, renewTime: NOW + HOUR };
-    const next = withObjects(observation, { nodes: none, leases: new Map([[name, lease]]) });
+    const next = withObjects(observation, { nodes: none, leases: new Map([[name, lease]]) }, cluster);
     expect(next?.observation.leases.get(name)).toEqual(lease);
   });
 
-  it('should not tell when which objects the sweep holds changed, or a Node names another machine', () => {
-    expect(withObjects(observation, { nodes: new Map([[name, undefined]]), leases: none })).toBeUndefined();
-    expect(withObjects(observation, { nodes: none, leases: new Map([[name, undefined]]) })).toBeUndefined();
+  it('should hold what a whole sweep holds after a Node and its Lease are deleted: the cluster machine stays, unpaired', () => {
+    const next = withObjects(
+      observation,
+      { nodes: new Map([[name, undefined]]), leases: new Map([[name, undefined]]) },
+      cluster,
+    );
+    expect(next?.observation).toEqual(
+      anObservation({ nodes: observation.nodes.slice(1), instances: [...observation.instances] }),
+    );
+  });
+
+  it("should no longer hold the machine only a deleted Node named, when it is not the cluster's (the sweep looks it up by id no more)", () => {
+    const untagged = anObservation({
+      nodes: [aNode(1), aNode(2), aNode(3), aNode(4)],
+      instances: [anInstance(1), anInstance(2), anInstance(3, { tags: {} })],
+    });
+    // 3 is an untagged machine a Node names; 4 is a machine EC2 does not return.
+    expect([...untagged.notFound]).toEqual([instanceId(4)]);
+    const gone = new Map([
+      [aNode(3).name, undefined],
+      [aNode(4).name, undefined],
+    ]);
+    const next = withObjects(untagged, { nodes: gone, leases: none }, cluster);
+    expect(next?.observation).toEqual(
+      anObservation({
+        nodes: [aNode(1), aNode(2)],
+        instances: [anInstance(1), anInstance(2)],
+        leases: [aNode(1), aNode(2), aNode(3), aNode(4)].map((n) => ({ nodeName: n.name, renewTime: NOW - 5_000 })),
+      }),
+    );
+    // A machine another Node still names stays held.
+    const twice = anObservation({
+      nodes: [aNode(1), aNode(2), aNode(5, { providerID: aNode(3).providerID }), aNode(3)],
+      instances: [anInstance(1), anInstance(2), anInstance(3, { tags: {} })],
+    });
+    expect(
+      withObjects(twice, { nodes: new Map([[aNode(3).name, undefined]]), leases: none }, cluster)?.observation
+        .instances,
+    ).toEqual(twice.instances);
+  });
+
+  it('should not tell when an object the sweep did not hold appeared, a Node names another machine, or a Node paired by DNS name went', () => {
     const stranger = aNode(9);
-    expect(withObjects(observation, { nodes: new Map([[stranger.name, stranger]]), leases: none })).toBeUndefined();
+    expect(
+      withObjects(observation, { nodes: new Map([[stranger.name, stranger]]), leases: none }, cluster),
+    ).toBeUndefined();
+    expect(
+      withObjects(
+        observation,
+        { nodes: none, leases: new Map([[stranger.name, { nodeName: stranger.name }]]) },
+        cluster,
+      ),
+    ).toBeUndefined();
     const moved = first && { ...first, providerID: `aws:///us-east-1a/${instanceId(8)}` };
-    expect(withObjects(observation, { nodes: new Map([[name, moved]]), leases: none })).toBeUndefined();
+    expect(withObjects(observation, { nodes: new Map([[name, moved]]), leases: none }, cluster)).toBeUndefined();
+    const unnamed = anObservation({ nodes: [aNode(1, { providerID: undefined })], instances: [anInstance(1)] });
+    expect(
+      withObjects(unnamed, { nodes: new Map([[aNode(1).name, undefined]]), leases: none }, cluster),
+    ).toBeUndefined();
+    // A Node with a providerID goes while another is paired by DNS name: the machine only the gone one
+    // named may be the one the other answers to, which a sweep would then look up by that name.
+    const pairedByName = anObservation({
+      nodes: [aNode(1, { name: 'custom-1' }), aNode(5, { name: anInstance(1).privateDnsName, providerID: undefined })],
+      instances: [anInstance(1, { tags: {} })],
+    });
+    expect(
+      withObjects(pairedByName, { nodes: new Map([['custom-1', undefined]]), leases: none }, cluster),
+    ).toBeUndefined();
   });
 });
 
@@ -201,21 +268,46 @@ describe('withMachines', () => {
 
   it('should leave out a machine of the account the sweep never holds (untagged, no Node names it)', () => {
     const foreign = anInstance(77, { tags: {} });
-    expect(withMachines(observation, { found: [foreign], notFound: [instanceId(78)] }, cluster)).toBe(observation);
+    const next = withMachines(observation, { found: [foreign], notFound: [instanceId(78)] }, cluster);
+    expect(next?.instances).toEqual(observation.instances);
+    expect(next?.notFound).toEqual(observation.notFound);
   });
 
-  it('should refuse to tell when which machines the sweep holds changed', () => {
+  it('should hold what a whole sweep would: a machine joining the listing, one leaving it, one a Node names going or coming back', () => {
+    // Joined: launched with the cluster's tags, no Node yet (an unregistered-machine candidate).
     const joined = anInstance(77);
-    // A machine no Node names that loses the cluster's tags leaves the listing; one a Node names stays (looked up by id).
+    expect(withMachines(observation, { found: [joined], notFound: [] }, cluster)?.instances.map((i) => i.id)).toEqual([
+      instanceId(1),
+      instanceId(2),
+      instanceId(3),
+      instanceId(77),
+    ]);
+    // Left: a machine no Node names lost the cluster's tags, so the listing no longer returns it.
     const unregistered = { ...observation, instances: [...observation.instances, anInstance(50)] };
     const left = anInstance(50, { tags: { team: 'payments' } });
-    expect(withMachines(unregistered, { found: [left], notFound: [] }, cluster)).toBeUndefined();
+    expect(withMachines(unregistered, { found: [left], notFound: [] }, cluster)?.instances).toEqual(
+      observation.instances,
+    );
+    // Untagged, but a Node names it: the sweep looks it up by id and holds it.
     const untaggedButNamed = anInstance(2, { tags: {} });
     expect(withMachines(observation, { found: [untaggedButNamed], notFound: [] }, cluster)?.instances[1]).toBe(
       untaggedButNamed,
     );
-    expect(withMachines(observation, { found: [joined], notFound: [] }, cluster)).toBeUndefined();
-    expect(withMachines(observation, { found: [], notFound: [instanceId(2)] }, cluster)).toBeUndefined();
+    // Gone from EC2's answers while a Node names it: not found, as the sweep's lookup by id says.
+    const gone = withMachines(observation, { found: [], notFound: [instanceId(2)] }, cluster);
+    expect(gone?.instances.map((i) => i.id)).toEqual([instanceId(1), instanceId(3)]);
+    expect([...(gone?.notFound ?? [])]).toEqual([instanceId(2)]);
+    // Returned again (EC2's reads are eventually consistent): held, no longer not found.
+    const back = gone && withMachines(gone, { found: [anInstance(2)], notFound: [] }, cluster);
+    expect(back?.instances.map((i) => i.id).sort()).toEqual([instanceId(1), instanceId(2), instanceId(3)]);
+    expect(back?.notFound.size).toBe(0);
+    // Gone from EC2's answers with no Node naming it: simply no longer held.
+    const goneUnnamed = withMachines(unregistered, { found: [], notFound: [instanceId(50)] }, cluster);
+    expect(goneUnnamed?.instances).toEqual(observation.instances);
+    expect(goneUnnamed?.notFound.size).toBe(0);
+  });
+
+  it('should refuse to tell when Nodes are paired by DNS name (a Node without a providerID)', () => {
     const unnamed = { ...observation, nodes: [aNode(9, { providerID: undefined }), ...observation.nodes] };
     expect(withMachines(unnamed, { found: [], notFound: [] }, cluster)).toBeUndefined();
   });

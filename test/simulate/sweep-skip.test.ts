@@ -1,5 +1,5 @@
 // When a replay may plan a kept observation again instead of observing the world anew (sweep-skip.ts):
-// a whole observation when nothing is kept, a Node or node Lease came or went, or an AWS call wrote
+// a whole observation when nothing is kept, a Node or node Lease it does not hold was written, or an AWS call wrote
 // whose reach is not known (whatAWriteChanges); the kept one planned again when every counter is as
 // kept, no answer of EC2 changed by time alone and no drain moved; otherwise what changed is read again.
 import fc from 'fast-check';
@@ -30,9 +30,9 @@ describe('skipStep', () => {
         fc.boolean(),
         fc.boolean(),
         fc.boolean(),
-        (kept, now, machinesToReread, drainsToReread, cameOrWent) => {
-          const step = skipStep({ version: kept }, { version: now, machinesToReread, drainsToReread }, cameOrWent);
-          const observe = cameOrWent || kept.awsWrite !== now.awsWrite;
+        (kept, now, machinesToReread, drainsToReread, came) => {
+          const step = skipStep({ version: kept }, { version: now, machinesToReread, drainsToReread }, came);
+          const observe = came || kept.awsWrite !== now.awsWrite;
           const reread = !sameVersion(kept, now) || machinesToReread || drainsToReread;
           expect(step === 'observe').toBe(observe);
           expect(step === 'replan').toBe(!observe && !reread);
@@ -85,6 +85,27 @@ describe('whatAWriteChanges', () => {
       expect(
         whatAWriteChanges({ service: 'autoscaling', operation, params: { InstanceId: 'i-0000000000000000a' } }),
       ).toEqual({ machine: 'i-0000000000000000a' });
+  });
+
+  it('should read again the machine whose lifecycle action a heartbeat named by its token alone, as Auto Scaling finds it', () => {
+    const heartbeat = {
+      service: 'autoscaling' as const,
+      operation: 'RecordLifecycleActionHeartbeat',
+      params: { AutoScalingGroupName: 'g', LifecycleHookName: 'h', LifecycleActionToken: 't' },
+    };
+    const asked: unknown[] = [];
+    const machineOfAction = (selector: { group: string; hook: string; token: string }) => {
+      asked.push(selector);
+      return selector.token === 't' ? 'i-0000000000000000b' : undefined;
+    };
+    expect(whatAWriteChanges(heartbeat, machineOfAction)).toEqual({ machine: 'i-0000000000000000b' });
+    expect(asked).toEqual([{ group: 'g', hook: 'h', token: 't' }]);
+    // No action holds the token any more: which machine it was, only a whole observation tells.
+    expect(
+      whatAWriteChanges({ ...heartbeat, params: { ...heartbeat.params, LifecycleActionToken: 'u' } }, machineOfAction),
+    ).toBeUndefined();
+    // A completion by token: its action is gone once the call is logged.
+    expect(whatAWriteChanges({ ...heartbeat, operation: 'CompleteLifecycleAction' }, machineOfAction)).toBeUndefined();
   });
 
   it('should observe the whole world after any other write, or one whose machine is not named', () => {

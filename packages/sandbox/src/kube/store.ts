@@ -636,6 +636,11 @@ export class KubeStore {
     return successStatus(201);
   }
 
+  /** The revision of the last change to a collection (0: never changed): whoever keeps a derived view knows when it is stale. */
+  changedRevision(storage: string): number {
+    return this.changedAt.get(storage) ?? 0;
+  }
+
   /**
    * The served RBAC objects, for the authorizer: read as stored (they have no time-driven state),
    * with a version that changes whenever one of them does.

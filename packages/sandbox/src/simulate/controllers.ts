@@ -18,6 +18,12 @@ const isTerminal = (pod: PodObject) => pod.status?.phase === 'Succeeded' || pod.
 export class WorkloadControllers {
   private readonly workloads = new Map<string, Workload>();
   private created = 0;
+  /**
+   * The pods' revision when a reconcile last left every workload whole: until a pod changes, the
+   * next one would create nothing. The driver reconciles at every clock move, and a replay moves it
+   * thousands of times over 20,000 pods.
+   */
+  private wholeAt: number | undefined;
 
   /** Takes each ReplicaSet's and StatefulSet's desired pods from what the store holds now (after seeding). */
   constructor(private readonly store: KubeStore) {
@@ -43,11 +49,18 @@ export class WorkloadControllers {
   /** Creates the replacements that are due now. */
   reconcile(): void {
     if (this.workloads.size === 0) return;
+    // What a list does first (grace periods ending, the pod GC): pods it removes count as changes.
+    this.store.catchUp();
+    if (this.wholeAt !== undefined && this.wholeAt === this.store.changedRevision('pods')) return;
+    this.wholeAt = undefined;
     const pods = this.store.listPods();
     const byOwner = new Map<string, PodObject[]>();
     for (const pod of pods) {
       const uid = controllerOf(pod)?.uid;
-      if (uid !== undefined && this.workloads.has(uid)) byOwner.set(uid, [...(byOwner.get(uid) ?? []), pod]);
+      if (uid === undefined || !this.workloads.has(uid)) continue;
+      const owned = byOwner.get(uid);
+      if (owned) owned.push(pod);
+      else byOwner.set(uid, [pod]);
     }
     let nodes: { name: string; pods: number }[] | undefined;
     const place = (): string | undefined => {
@@ -79,6 +92,8 @@ export class WorkloadControllers {
         }
       }
     }
+    // Reached only with every replacement placed (a workload left short returns above, and is tried again).
+    this.wholeAt = this.store.changedRevision('pods');
   }
 
   private candidateNodes(pods: readonly PodObject[]): { name: string; pods: number }[] {

@@ -76,10 +76,10 @@ export interface SweepPlanner {
   /** Whether the kept observation, its heartbeats as read now, writes nothing at the clock's now. */
   replan(heartbeats: Heartbeats): PlanVerdict;
   /**
-   * Like replan, with these objects read again first: Nodes and node Leases written since (each held by
-   * the kept observation), machines whose tags or state changed, new to the account or answered for
-   * differently by time alone. `unknown`, and nothing kept, when that cannot tell (which objects the
-   * sweep holds changed).
+   * Like replan, with these objects read again first: Nodes and node Leases written or deleted since
+   * (each held by the kept observation), machines whose tags or state changed, new to the account or
+   * answered for differently by time alone. `unknown`, and nothing kept, when that cannot tell (a Node
+   * now names another machine, a Node is paired by DNS name while Nodes or machines changed, a read failed).
    */
   reread(changed: ChangedObjects, heartbeats: Heartbeats): Promise<PlanVerdict>;
 }

@@ -10,17 +10,20 @@
 //   say only what it refused (a maintenance cordon held for its window, a delete waiting out a grace).
 //
 // The planner keeps its latest observation, across the sweeps that run, and it is made again whole
-// only when which objects a sweep holds may have changed: a Node or node Lease created or deleted, or
-// a write to an AWS service a sweep reads (EC2, Auto Scaling, EKS, Step Functions, IAM, Lambda) whose
-// reach is not known (whatAWriteChanges knows two: a drain execution started, stopped or moved, after
-// which the drains are asked about again; a lifecycle action or the health of one machine, which is
-// read again). Otherwise only what changed is read again, by the product's own calls, into the kept
-// observation: the Nodes and node Leases written since (a cordon, an annotation; not the heartbeats
-// kubelets fold in, nor writes to objects a sweep does not read: pods, Events, PDBs), the drains the
-// Nodes record, and the machines AWS's own changes name (the account's change feed: states, tags,
-// lifecycle actions, health), that are new to the account, that a write or an event touched, or that
-// EC2 answers for differently by time alone (one becoming visible, a terminated one dropped, a
-// scheduled event completed). Either way the observation is planned at the new clock with the
+// only when which objects a sweep holds may have changed in a way only a whole one tells: a Node or
+// node Lease created (where it goes, what it names), or a write to an AWS service a sweep reads (EC2,
+// Auto Scaling, EKS, Step Functions, IAM, Lambda) whose reach is not known (whatAWriteChanges knows
+// two: a drain execution started, stopped or moved, after which the drains are asked about again; a
+// lifecycle action or the health of one machine, named by its id or, for a heartbeat, by the token of
+// its waiting action, which machine is read again). Otherwise only what changed is
+// read again, by the product's own calls, into the kept observation: the Nodes and node Leases written
+// or deleted since (a cordon, an annotation; not the heartbeats kubelets fold in, nor writes to
+// objects a sweep does not read: pods, Events, PDBs), the drains the Nodes record, and the machines
+// AWS's own changes name (the account's change feed: states, tags, lifecycle actions, health), that
+// are new to the account, that a write or an event touched, or that EC2 answers for differently by
+// time alone (one becoming visible, a terminated one dropped, a scheduled event completed). A machine
+// joining or leaving what the sweep holds is added or dropped (withMachines), a deleted Node dropped
+// with the machine only it named (withObjects). Either way the observation is planned at the new clock with the
 // heartbeats kubelets renewed since (Lease renewTime, the Node's Ready heartbeat, worked out from
 // their grid as a read would serve them), so every time-based rule is judged as the sweep would.
 import type { Sandbox } from './sandbox.js';
@@ -35,11 +38,10 @@ export const SKIPPED_NOTHING_CHANGED =
 const SWEEP_READS = (storage: string, namespace: string | undefined): boolean =>
   storage === 'nodes' || (storage === 'leases' && namespace === NODE_LEASE_NAMESPACE);
 
-/** A write to an object a sweep reads, other than what kubelets fold in on read. */
+/** A write to (or the deletion of) an object a sweep reads, other than what kubelets fold in on read. */
 interface KubeWrite {
   readonly storage: 'nodes' | 'leases';
   readonly name: string;
-  readonly deleted: boolean;
 }
 
 /** What a sweep's answers depend on besides the clock and the heartbeats, as counters. */
@@ -75,14 +77,28 @@ const WRITES_UNSEEN_BY_SWEEPS: ReadonlySet<string> = new Set(['events', 'sqs', '
  */
 export function whatAWriteChanges(
   entry: Pick<AwsRequestLogEntry, 'service' | 'operation' | 'params'>,
+  /** The machine whose pending lifecycle action a group, hook and token name now (Auto Scaling's own answer). */
+  machineOfAction: (selector: { group: string; hook: string; token: string }) => string | undefined = () => undefined,
 ): 'drains' | { readonly machine: string } | undefined {
   if (entry.service === 'states' && EXECUTION_WRITES.has(entry.operation)) return 'drains';
   if (entry.service !== 'autoscaling' || !INSTANCE_ACTION_WRITES.has(entry.operation)) return undefined;
-  const { params } = entry;
+  const field = (name: string): string | undefined => {
+    const { params } = entry;
+    const value = typeof params === 'object' && params !== null ? (params as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const named = field('InstanceId');
+  if (named !== undefined) return { machine: named };
+  // A lifecycle action named by its token alone: the machine whose action it still is (a heartbeat's).
+  // A completed one is gone, and which machine it was only a whole observation tells.
+  const group = field('AutoScalingGroupName');
+  const hook = field('LifecycleHookName');
+  const token = field('LifecycleActionToken');
   const machine =
-    typeof params === 'object' && params !== null && 'InstanceId' in params ? params.InstanceId : undefined;
-  // A lifecycle action named by its token alone: which machine it is, only a whole observation tells.
-  return typeof machine === 'string' && machine !== '' ? { machine } : undefined;
+    entry.operation === 'RecordLifecycleActionHeartbeat' && group && hook && token
+      ? machineOfAction({ group, hook, token })
+      : undefined;
+  return machine !== undefined ? { machine } : undefined;
 }
 
 /** Step Functions calls that start, end or move an execution (not a state machine's definition or its role). */
@@ -103,10 +119,10 @@ const INSTANCE_ACTION_WRITES: ReadonlySet<string> = new Set([
 
 /**
  * With nothing in flight, what the kept observation needs before it is planned again: nothing
- * (`replan`), some objects read again (`reread`: Nodes and node Leases written, machines AWS's changes
- * name, new to the account, touched by an event or answered differently by time alone), or a whole
- * observation (`observe`: nothing kept, a Node or node Lease created or deleted, or an AWS call that
- * writes to a service a sweep reads).
+ * (`replan`), some objects read again (`reread`: Nodes and node Leases written or deleted, machines AWS's
+ * changes name, new to the account, touched by an event or answered differently by time alone), or a
+ * whole observation (`observe`: nothing kept, a Node or node Lease created, or an AWS call whose reach
+ * is not known that writes to a service a sweep reads).
  */
 export type SkipStep = 'replan' | 'reread' | 'observe';
 
@@ -119,10 +135,10 @@ export function skipStep(
     /** Whether a drain execution was started, stopped or moved since (the drains the Nodes name are asked about again). */
     readonly drainsToReread: boolean;
   },
-  /** Whether a Node or node Lease was created or deleted since the kept version. */
-  objectsCameOrWent: boolean,
+  /** Whether a Node or node Lease the kept observation does not hold was written since (one created). */
+  objectsCame: boolean,
 ): SkipStep {
-  if (kept === undefined || objectsCameOrWent || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
+  if (kept === undefined || objectsCame || kept.version.awsWrite !== now.version.awsWrite) return 'observe';
   return sameVersion(kept.version, now.version) && !now.machinesToReread && !now.drainsToReread ? 'replan' : 'reread';
 }
 
@@ -172,18 +188,14 @@ export class SweepSkipper {
     private readonly planner: SweepPlanner,
   ) {
     sandbox.kube.store.observe((change) => {
-      const { storage, object, derived, deleted } = change;
+      const { storage, object, derived } = change;
       if (derived || !SWEEP_READS(storage, object.metadata.namespace)) return;
-      this.kubeWrites.push({
-        storage: storage === 'nodes' ? 'nodes' : 'leases',
-        name: object.metadata.name ?? '',
-        deleted: deleted === true,
-      });
+      this.kubeWrites.push({ storage: storage === 'nodes' ? 'nodes' : 'leases', name: object.metadata.name ?? '' });
     });
     // Counted as they come: the request log is bounded, and a long storm could drop a write unseen.
     sandbox.aws.requestLog.observe((entry) => {
       if (READ.test(entry.operation) || WRITES_UNSEEN_BY_SWEEPS.has(entry.service)) return;
-      const changes = whatAWriteChanges(entry);
+      const changes = whatAWriteChanges(entry, (selector) => sandbox.aws.state.autoScaling.machineOfAction(selector));
       if (changes === 'drains') this.drainsWritten = true;
       else if (changes !== undefined) this.touched.add(changes.machine);
       else this.awsWrites++;
@@ -209,11 +221,7 @@ export class SweepSkipper {
     const drainsToReread = this.drainsWritten;
     this.touched.clear();
     this.drainsWritten = false;
-    const step = skipStep(
-      kept,
-      { version, machinesToReread: reread.length > 0, drainsToReread },
-      this.cameOrWent(writes),
-    );
+    const step = skipStep(kept, { version, machinesToReread: reread.length > 0, drainsToReread }, this.came(writes));
     // What the flags and counters held is cleared now: if telling fails, nothing may stay kept either.
     this.kept = undefined;
     const partial =
@@ -253,13 +261,16 @@ export class SweepSkipper {
     };
   }
 
-  /** Whether `writes` created or deleted a Node or node Lease, or touched one the kept observation lacks. */
-  private cameOrWent(writes: readonly KubeWrite[]): boolean {
+  /**
+   * Whether `writes` touched a Node or node Lease the kept observation lacks (one created, or re-created
+   * where none was held). One deleted that it holds is read again, and found gone (withObjects).
+   */
+  private came(writes: readonly KubeWrite[]): boolean {
     if (writes.length === 0) return false;
     const held = this.planner.observed();
     const nodes = new Set(held.nodes);
     const leases = new Set(held.leases);
-    return writes.some((w) => w.deleted || !(w.storage === 'nodes' ? nodes : leases).has(w.name));
+    return writes.some((w) => !(w.storage === 'nodes' ? nodes : leases).has(w.name));
   }
 
   /** The machines the AWS changes since `version` name, and those new to the account since. */

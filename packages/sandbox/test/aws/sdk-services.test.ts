@@ -260,6 +260,10 @@ describe('Auto Scaling lifecycle actions', () => {
   it('should accept the seeded token and refuse any other with the ValidationError AWS words', async () => {
     seedWaiting(TOKEN);
     const other = TOKEN.replace('6a1f', '0000');
+    const machineOf = (token: string) =>
+      world.aws.state.autoScaling.machineOfAction({ group: 'ng-a', hook: 'drain-hook', token });
+    // What the replay's planner asks of a heartbeat named by its token alone: the action's machine, while it waits.
+    expect([machineOf(TOKEN), machineOf(other)]).toEqual([instanceId(1), undefined]);
 
     const wrong = await errorOf(
       world.autoScaling.send(
@@ -297,6 +301,7 @@ describe('Auto Scaling lifecycle actions', () => {
     });
     expect(again.message).toBe(`No active Lifecycle Action found with token ${TOKEN}`);
     expect(world.aws.state.autoScaling.completions.map((c) => c.result)).toEqual(['ABANDON']);
+    expect(machineOf(TOKEN)).toBeUndefined();
   });
 
   it.each([

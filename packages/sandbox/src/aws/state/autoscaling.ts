@@ -376,6 +376,16 @@ export class AutoScalingStore {
     return member;
   }
 
+  /** The machine whose pending action `selector` names now (as a heartbeat or completion would find it), if any. */
+  machineOfAction(selector: ActionSelector): string | undefined {
+    try {
+      return this.find(selector).instanceId;
+    } catch (error) {
+      if (error instanceof LifecycleActionNotFound) return undefined;
+      throw error;
+    }
+  }
+
   /** Restarts the heartbeat timeout (RecordLifecycleActionHeartbeat); throws LifecycleActionNotFound. */
   heartbeat(selector: ActionSelector, at: number): AsgMember {
     const member = this.find(selector);

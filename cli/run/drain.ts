@@ -1,6 +1,8 @@
 // `drain NODE`: an operator's cordon and drain with kubectl drain semantics, or with --dry-run the
 // drain's verdict on each pod and nothing written.
+import { CORDON_REASON_ANNOTATION } from '@ec2-node-reconciler/model/contract/labels.js';
 import { podKey } from '../../lib/drain/api.js';
+import { isCordonedByReconciler, type NodeWriteView } from '../../lib/kube/node-writes.js';
 import type { VerdictCode } from '../../lib/drain/filters.js';
 import { runOperatorDrain, type OperatorDrainEnd } from '../drain/operator-drain.js';
 import type { DrainPlan, PlannedPod } from '../../lib/drain/plan-drain.js';
@@ -37,15 +39,16 @@ function why(planned: PlannedPod): string {
 const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The dry run's report: whether the node would be cordoned, each pod's verdict and why, and the end. */
-export function formatDryRun(
-  node: { readonly name: string; readonly unschedulable: boolean },
-  plan: DrainPlan,
-  flags: DrainFlags,
-): string {
+export function formatDryRun(node: NodeWriteView, plan: DrainPlan, flags: DrainFlags): string {
   const target = `node/${node.name}`;
-  const lines = [
-    `${target} ${node.unschedulable ? 'is cordoned already' : 'would be cordoned'} (dry run: nothing is changed)`,
-  ];
+  // The drain's own cordon takes over one a signal had the reconciler make (cordonPatch), so that no
+  // sweep undoes it once the signal is gone: the dry run says so.
+  const cordon = !node.unschedulable
+    ? 'would be cordoned'
+    : isCordonedByReconciler(node)
+      ? `is cordoned already, by the reconciler (${node.annotations[CORDON_REASON_ANNOTATION] ?? 'no reason given'}): the drain would make that cordon yours, and no sweep would undo it`
+      : 'is cordoned already';
+  const lines = [`${target} ${cordon} (dry run: nothing is changed)`];
   const rows: [string, PlannedPod][] = [
     ...plan.toEvict.map((p): [string, PlannedPod] => ['evict', p]),
     ...plan.waiting.map((p): [string, PlannedPod] => ['wait for', p]),

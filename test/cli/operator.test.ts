@@ -177,6 +177,19 @@ describe('drain --dry-run', () => {
     expect(podsOn('dry')).toEqual(['agent-dry', 'cache', 'debug', 'web']);
   });
 
+  it('should say that the drain would take over a cordon the reconciler made, and leave an operator’s cordon as it is', async () => {
+    const from = sandbox.kube.requestLog.entries.length;
+
+    const rec = await cli(['drain', 'rec', '--dry-run']);
+    const op = await cli(['drain', 'op', '--dry-run']);
+
+    expect(rec.stdout.split('\n')[0]).toBe(
+      'node/rec is cordoned already, by the reconciler (Spot interruption warning): the drain would make that cordon yours, and no sweep would undo it (dry run: nothing is changed)',
+    );
+    expect(op.stdout.split('\n')[0]).toBe('node/op is cordoned already (dry run: nothing is changed)');
+    expect(writesSince(from)).toEqual([]);
+  });
+
   it('should judge only the pods the selector selects', async () => {
     const { code, stdout } = await cli(['drain', 'dry', '--dry-run', '--pod-selector', 'app in (web, api)']);
 

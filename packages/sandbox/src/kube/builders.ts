@@ -27,8 +27,11 @@ export type NodeSeed = {
   /** `aws:///<zone>/<instance-id>`; default derived from instanceId, none when neither is given. */
   providerID?: string;
   instanceId?: string;
-  /** @default 'us-east-1a' */
-  zone?: string;
+  /**
+   * The zone the cloud provider labels the Node with; `null` for a Node whose machine it cannot place
+   * (a malformed or hybrid providerID): no zone or region labels. @default 'us-east-1a'
+   */
+  zone?: string | null;
   /** @default 'm5.large' */
   instanceType?: string;
   /** @default derived from an `ip-a-b-c-d` name, else from a hash of the name */
@@ -313,13 +316,26 @@ function nodeConditions(ready: ConditionStatus, heartbeat: string, transition: s
   ]);
 }
 
-export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
-  const zone = seed.zone ?? 'us-east-1a';
+/** The labels the cloud provider gives a Node in `zone`. */
+function placementLabels(zone: string): Record<string, string> {
   const region = regionOf(zone);
+  return {
+    'failure-domain.beta.kubernetes.io/region': region,
+    'failure-domain.beta.kubernetes.io/zone': zone,
+    'topology.ebs.csi.aws.com/zone': zone,
+    'topology.k8s.aws/zone-id': `use1-az${(zone.charCodeAt(zone.length - 1) % 6) + 1}`,
+    'topology.kubernetes.io/region': region,
+    'topology.kubernetes.io/zone': zone,
+  };
+}
+
+export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
+  const zone = seed.zone === null ? undefined : (seed.zone ?? 'us-east-1a');
   const instanceType = seed.instanceType ?? 'm5.large';
   const ip = seed.internalIP ?? ipFor(seed.name);
   const providerID =
-    seed.providerID ?? (seed.instanceId === undefined ? undefined : `aws:///${zone}/${seed.instanceId}`);
+    seed.providerID ??
+    (seed.instanceId === undefined || zone === undefined ? undefined : `aws:///${zone}/${seed.instanceId}`);
   const instanceId = seed.instanceId ?? /\/(i-[0-9a-f]+)$/.exec(providerID ?? '')?.[1];
   const created = seed.createdAt ?? ctx.now;
   const heartbeat = seed.readyHeartbeat ?? seed.lastHeartbeat ?? ctx.now;
@@ -349,17 +365,12 @@ export function buildNode(seed: NodeSeed, ctx: BuildContext): NodeObject {
         'eks.amazonaws.com/capacityType': 'ON_DEMAND',
         'eks.amazonaws.com/nodegroup': nodegroup,
         'eks.amazonaws.com/nodegroup-image': 'ami-0b5f1e6c8a4d3e2f1',
-        'failure-domain.beta.kubernetes.io/region': region,
-        'failure-domain.beta.kubernetes.io/zone': zone,
         'k8s.io/cloud-provider-aws': '0f6ab0e4c9d7e1b2a3c4d5e6f7081920',
         'kubernetes.io/arch': 'amd64',
         'kubernetes.io/hostname': seed.name,
         'kubernetes.io/os': 'linux',
         'node.kubernetes.io/instance-type': instanceType,
-        'topology.ebs.csi.aws.com/zone': zone,
-        'topology.k8s.aws/zone-id': `use1-az${(zone.charCodeAt(zone.length - 1) % 6) + 1}`,
-        'topology.kubernetes.io/region': region,
-        'topology.kubernetes.io/zone': zone,
+        ...(zone === undefined ? {} : placementLabels(zone)),
         ...seed.labels,
       },
       annotations: {

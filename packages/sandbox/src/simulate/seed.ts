@@ -61,14 +61,16 @@ export function isHeartbeating(scenario: Scenario, node: ScenarioNode): boolean 
 
 /**
  * The zone of a node's machine, which the cloud provider labels it with (topology.kubernetes.io/zone):
- * its providerID's, else its machine's by name (an instance-id hostname, a private DNS name); undefined
- * when no machine is known.
+ * its providerID's (an instance's, or a Fargate pod's), else its machine's by name (an instance-id
+ * hostname, a private DNS name); undefined when no machine is known (a malformed or hybrid providerID,
+ * a name no machine answers to), and the Node then carries no zone label.
  */
 function zoneOfNode(scenario: Scenario, node: ScenarioNode): string | undefined {
   if (node.providerID) {
     try {
       const ref = parseProviderId(node.providerID);
-      return ref.kind === 'ec2' ? ref.zone : undefined;
+      if (ref.kind === 'ec2') return ref.zone;
+      return ref.platform === 'fargate' ? /^aws:\/\/\/([^/]+)\//.exec(ref.raw)?.[1] : undefined;
     } catch (error) {
       if (error instanceof MalformedProviderIdError) return undefined;
       throw error;
@@ -95,7 +97,7 @@ export function nodeSeed(scenario: Scenario, node: ScenarioNode, start: number):
   return {
     name: node.name,
     ...(node.providerID ? { providerID: node.providerID } : {}),
-    ...(zone !== undefined ? { zone } : {}),
+    zone: zone ?? null,
     createdAt,
     ready,
     readySince,

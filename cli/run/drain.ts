@@ -43,10 +43,11 @@ export function formatDryRun(node: NodeWriteView, plan: DrainPlan, flags: DrainF
   const target = `node/${node.name}`;
   // The drain's own cordon takes over one a signal had the reconciler make (cordonPatch), so that no
   // sweep undoes it once the signal is gone: the dry run says so.
+  const reason = (node.annotations[CORDON_REASON_ANNOTATION] ?? '').replace(/\s+/g, ' ').trim();
   const cordon = !node.unschedulable
     ? 'would be cordoned'
     : isCordonedByReconciler(node)
-      ? `is cordoned already, by the reconciler (${node.annotations[CORDON_REASON_ANNOTATION] ?? 'no reason given'}): the drain would make that cordon yours, and no sweep would undo it`
+      ? `is cordoned already, by the reconciler (${reason === '' ? 'no reason given' : reason}): the drain would make that cordon yours, and no sweep would undo it`
       : 'is cordoned already';
   const lines = [`${target} ${cordon} (dry run: nothing is changed)`];
   const rows: [string, PlannedPod][] = [

@@ -24,7 +24,7 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export type NodeSeed = {
   name: string;
   uid?: string;
-  /** `aws:///<zone>/<instance-id>`; default derived from instanceId, none when neither is given. */
+  /** `aws:///<zone>/<instance-id>`; default derived from instanceId and zone, none when either is missing (`zone: null`). */
   providerID?: string;
   instanceId?: string;
   /**

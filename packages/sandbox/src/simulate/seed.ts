@@ -3,6 +3,7 @@ import {
   instanceIdOfNodeName,
   MalformedProviderIdError,
   parseProviderId,
+  regionOfZone,
 } from '@ec2-node-reconciler/model/provider-id.js';
 import {
   CORDONED_BY_ANNOTATION,
@@ -70,7 +71,8 @@ function zoneOfNode(scenario: Scenario, node: ScenarioNode): string | undefined 
     try {
       const ref = parseProviderId(node.providerID);
       if (ref.kind === 'ec2') return ref.zone;
-      return ref.platform === 'fargate' ? /^aws:\/\/\/([^/]+)\//.exec(ref.raw)?.[1] : undefined;
+      const fargateZone = ref.platform === 'fargate' ? /^aws:\/\/\/([^/]+)\//.exec(ref.raw)?.[1] : undefined;
+      return fargateZone !== undefined && regionOfZone(fargateZone) !== undefined ? fargateZone : undefined;
     } catch (error) {
       if (error instanceof MalformedProviderIdError) return undefined;
       throw error;

@@ -22,6 +22,7 @@ nodes:
   - { name: malformed, providerID: "aws:///not-a-zone/i-0000000000000000d", createdAgo: 2h }
   - { name: hybrid, providerID: "eks-hybrid:///us-east-1/demo/mi-0123456789abcdef0", createdAgo: 2h }
   - { name: nameless, createdAgo: 2h }
+  - { name: fargate-bad-zone, providerID: "aws:///garbage/0123456789abcdef/fargate-ip-10-0-0-13.ec2.internal", createdAgo: 2h }
 `,
   'zones.yaml',
 );
@@ -43,8 +44,8 @@ describe('the zone labels of a scenario Node', () => {
     });
   });
 
-  it('should be none when no machine places it (a malformed or hybrid providerID, a name no machine answers to)', () => {
-    for (const name of ['malformed', 'hybrid', 'nameless']) {
+  it('should be none when no machine places it (a malformed or hybrid providerID, a name no machine answers to, a Fargate providerID whose zone is none)', () => {
+    for (const name of ['malformed', 'hybrid', 'nameless', 'fargate-bad-zone']) {
       const zoneLabels = Object.keys(labelsOf(name)).filter((key) => /zone|region/.test(key));
       expect(zoneLabels, name).toEqual([]);
     }

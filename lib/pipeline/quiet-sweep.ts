@@ -73,6 +73,13 @@ function notifiesNothing(plan: Plan): boolean {
 }
 
 /**
+ * Whether a Node is paired with its machine by the machine's private DNS name (it has no providerID):
+ * which machine that is, any change to the machines a sweep holds may change, so only a whole
+ * observation tells.
+ */
+const anyPairedByDnsName = (nodes: readonly NodeView[]): boolean => nodes.some((n) => !n.providerID);
+
+/**
  * The observation with some Nodes and node Leases read again (written since: a cordon, an annotation;
  * or deleted), as a whole sweep would hold them: a deleted one is no longer held, nor the machine only it
  * named (the sweep looks up by id only the machines its Nodes name). Undefined when a Node or Lease
@@ -110,9 +117,8 @@ export function withObjects(
   }
   const nodes = observation.nodes.filter((n) => !gone.has(n.name)).map((n) => read.nodes.get(n.name) ?? n);
   if (gone.size === 0) return { observation: { ...observation, nodes, leases }, recordsChanged };
-  // A Node without a providerID is paired by its machine's DNS name, which a machine only the gone
-  // Node held may still answer to (a sweep would look it up by that name then).
-  if (observation.nodes.some((n) => !n.providerID)) return undefined;
+  // A machine only a gone Node held may be the one a Node paired by DNS name answers to now.
+  if (anyPairedByDnsName(observation.nodes)) return undefined;
   // The machines only a gone Node named: the sweep no longer looks them up (a cluster's own it still lists).
   const claimed = new Set(nodes.map((n) => claimedInstanceId(n, cluster.region)));
   const unnamed = new Set(
@@ -143,8 +149,7 @@ export function withMachines(
   described: { readonly found: readonly InstanceView[]; readonly notFound: readonly InstanceId[] },
   cluster: { readonly name: string; readonly region: string },
 ): Observation | undefined {
-  // A Node without a providerID is paired by its machine's DNS name, which any machine may take.
-  if (observation.nodes.some((n) => !n.providerID)) return undefined;
+  if (anyPairedByDnsName(observation.nodes)) return undefined;
   const claimed = new Set(observation.nodes.map((n) => claimedInstanceId(n, cluster.region)));
   const instances = new Map(observation.instances.map((i) => [i.id, i]));
   const notFound = new Set(observation.notFound);

@@ -15,16 +15,16 @@
 // Auto Scaling, EKS, Step Functions, IAM, Lambda) whose reach is not known (whatAWriteChanges knows
 // two: a drain execution started, stopped or moved, after which the drains are asked about again; a
 // lifecycle action or the health of one machine, named by its id or, for a heartbeat, by the token of
-// its waiting action, which machine is read again). Otherwise only what changed is
-// read again, by the product's own calls, into the kept observation: the Nodes and node Leases written
-// or deleted since (a cordon, an annotation; not the heartbeats kubelets fold in, nor writes to
-// objects a sweep does not read: pods, Events, PDBs), the drains the Nodes record, and the machines
-// AWS's own changes name (the account's change feed: states, tags, lifecycle actions, health), that
-// are new to the account, that a write or an event touched, or that EC2 answers for differently by
-// time alone (one becoming visible, a terminated one dropped, a scheduled event completed). A machine
-// joining or leaving what the sweep holds is added or dropped (withMachines), a deleted Node dropped
-// with the machine only it named (withObjects). Either way the observation is planned at the new clock with the
-// heartbeats kubelets renewed since (Lease renewTime, the Node's Ready heartbeat, worked out from
+// its waiting action, which machine is read again). Otherwise only what changed is read again, by the
+// product's own calls, into the kept observation: the Nodes and node Leases written or deleted since
+// (a cordon, an annotation; not the heartbeats kubelets fold in, nor writes to objects a sweep does
+// not read: pods, Events, PDBs), the drains the Nodes record, and the machines AWS's own changes name
+// (the account's change feed: states, tags, lifecycle actions, health), that are new to the account,
+// that a write or an event touched, or that EC2 answers for differently by time alone (one becoming
+// visible, a terminated one dropped, a scheduled event completed). A machine joining or leaving what
+// the sweep holds is added or dropped (withMachines), a deleted Node dropped with the machine only it
+// named (withObjects). Either way the observation is planned at the new clock with the heartbeats
+// kubelets renewed since (Lease renewTime, the Node's Ready heartbeat, worked out from
 // their grid as a read would serve them), so every time-based rule is judged as the sweep would.
 import type { Sandbox } from './sandbox.js';
 import type { Heartbeats, SweepPlanner } from './operator.js';

@@ -109,10 +109,17 @@ export class Faults {
   private failures: Counted<FailureRule>[] = [];
   private entryFailures: Counted<EntryFailureRule>[] = [];
   private deciders: FaultDecider[] = [];
-  private readonly random: () => number;
+  /**
+   * Two draw streams from the one seed: which calls a rate throttles does not move when a latency rule
+   * with jitter is added or removed (each jittered delay would otherwise take a draw from the throttles).
+   */
+  private readonly throttleDraws: () => number;
+  private readonly jitterDraws: () => number;
 
   constructor(options: FaultOptions = {}) {
-    this.random = generator(options.seed ?? 1);
+    const seed = options.seed ?? 1;
+    this.throttleDraws = generator(seed);
+    this.jitterDraws = generator(seed ^ 0x5bd1e995);
     options.latency?.forEach((r) => this.latency(r));
     options.throttle?.forEach((r) => this.throttle(r));
     options.failures?.forEach((r) => this.fail(r));
@@ -182,7 +189,7 @@ export class Faults {
   delayFor(service: ServiceName, operation: string): number {
     return this.latencies
       .filter((r) => matches(r, service, operation))
-      .reduce((sum, r) => sum + r.ms + (r.jitterMs ? Math.floor(this.random() * r.jitterMs) : 0), 0);
+      .reduce((sum, r) => sum + r.ms + (r.jitterMs ? Math.floor(this.jitterDraws() * r.jitterMs) : 0), 0);
   }
 
   /** Whether this request is throttled or failed; scripted and counted rules use up one step per call. */
@@ -194,7 +201,7 @@ export class Faults {
         if (step < rule.count) return { kind: 'throttle' };
       } else if (rule.script !== undefined) {
         if (rule.script[step] === true) return { kind: 'throttle' };
-      } else if (rule.rate !== undefined && this.random() < rule.rate) {
+      } else if (rule.rate !== undefined && this.throttleDraws() < rule.rate) {
         return { kind: 'throttle' };
       }
     }

@@ -2,6 +2,7 @@
 // status.images) so list payloads are honest; the large immutable parts are built once and
 // shared between objects, which is what lets 100,000 nodes and 200,000 pods fit in memory.
 import { createHash } from 'node:crypto';
+import { regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
 import { formatMicroTime, formatTime } from './time.js';
 import { entryFor } from './managed-fields.js';
 import {
@@ -243,8 +244,6 @@ export function ipFor(name: string): string {
   return `10.${parseInt(h.slice(0, 2), 16)}.${parseInt(h.slice(2, 4), 16)}.${(parseInt(h.slice(4, 6), 16) % 254) + 1}`;
 }
 
-const regionOf = (zone: string): string => zone.replace(/[a-z]$/, '');
-
 /** What the node monitoring agent says of a condition, in its words (status True: no problem found). */
 function agentCondition(type: string, status: ConditionStatus, heartbeat: string, transition: string): NodeCondition {
   const reason =
@@ -316,15 +315,18 @@ function nodeConditions(ready: ConditionStatus, heartbeat: string, transition: s
   ]);
 }
 
-/** The labels the cloud provider gives a Node in `zone`. */
+/**
+ * The labels the cloud provider gives a Node in `zone`: the region is the zone's own (a Local Zone's
+ * `us-west-2-lax-1a` is in `us-west-2`), none for a zone that names no region.
+ */
 function placementLabels(zone: string): Record<string, string> {
-  const region = regionOf(zone);
+  const region = regionOfZone(zone);
   return {
-    'failure-domain.beta.kubernetes.io/region': region,
+    ...(region === undefined ? {} : { 'failure-domain.beta.kubernetes.io/region': region }),
     'failure-domain.beta.kubernetes.io/zone': zone,
     'topology.ebs.csi.aws.com/zone': zone,
     'topology.k8s.aws/zone-id': `use1-az${(zone.charCodeAt(zone.length - 1) % 6) + 1}`,
-    'topology.kubernetes.io/region': region,
+    ...(region === undefined ? {} : { 'topology.kubernetes.io/region': region }),
     'topology.kubernetes.io/zone': zone,
   };
 }

@@ -17,6 +17,7 @@ instances:
   - { id: i-0000000000000000b, state: running, zone: us-east-1b, privateDnsName: ip-10-0-0-11.ec2.internal, tags: { eks:cluster-name: demo } }
 nodes:
   - { name: by-provider-id, providerID: "aws:///us-east-1c/i-0000000000000000c", createdAgo: 2h }
+  - { name: local-zone, providerID: "aws:///us-east-1-bos-1a/i-0000000000000000e", createdAgo: 2h }
   - { name: ip-10-0-0-11.ec2.internal, createdAgo: 2h }
   - { name: fargate-ip-10-0-0-12.ec2.internal, providerID: "aws:///us-east-1a/0123456789abcdef/fargate-ip-10-0-0-12.ec2.internal", createdAgo: 2h }
   - { name: malformed, providerID: "aws:///not-a-zone/i-0000000000000000d", createdAgo: 2h }
@@ -41,6 +42,14 @@ describe('the zone labels of a scenario Node', () => {
     expect(labelsOf('fargate-ip-10-0-0-12.ec2.internal')).toMatchObject({
       'topology.kubernetes.io/zone': 'us-east-1a',
       'topology.kubernetes.io/region': 'us-east-1',
+    });
+  });
+
+  it("should give a Local Zone's Node its parent region, as the cloud provider does", () => {
+    expect(labelsOf('local-zone')).toMatchObject({
+      'topology.kubernetes.io/zone': 'us-east-1-bos-1a',
+      'topology.kubernetes.io/region': 'us-east-1',
+      'failure-domain.beta.kubernetes.io/region': 'us-east-1',
     });
   });
 

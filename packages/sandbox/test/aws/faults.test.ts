@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { Faults, type FaultOptions } from '../../src/aws/faults.js';
+
+/** Which of 40 calls the faults throttle, asking the delay first as the server does for each call. */
+const throttledCalls = (options: FaultOptions): number[] => {
+  const faults = new Faults(options);
+  const throttled: number[] = [];
+  for (let call = 0; call < 40; call++) {
+    faults.delayFor('sts', 'GetCallerIdentity');
+    if (faults.decide('sts', 'GetCallerIdentity')?.kind === 'throttle') throttled.push(call);
+  }
+  return throttled;
+};
+
+describe('Faults at a seeded rate', () => {
+  it('should throttle the same calls whether or not a latency rule with jitter is added (one draw stream each)', () => {
+    const throttle = [{ service: 'sts' as const, rate: 0.5 }];
+    const alone = throttledCalls({ seed: 7, throttle });
+    const withJitter = throttledCalls({ seed: 7, throttle, latency: [{ service: 'sts', ms: 0, jitterMs: 1 }] });
+
+    expect(alone.length).toBeGreaterThan(0);
+    expect(alone.length).toBeLessThan(40);
+    expect(withJitter).toEqual(alone);
+  });
+});

@@ -113,6 +113,7 @@ export class Faults {
    * Two draw streams from the one seed: which calls a rate throttles does not move when a latency rule
    * with jitter is added or removed (each jittered delay would otherwise take a draw from the throttles).
    */
+  private suspended = 0;
   private readonly throttleDraws: () => number;
   private readonly jitterDraws: () => number;
 
@@ -170,8 +171,22 @@ export class Faults {
     };
   }
 
+  /**
+   * Leaves every call alone until the returned function is called (no delay, throttle or failure, and no
+   * counted rule used up): for calls that are not the world's, such as the operator's picture of it.
+   */
+  suspend(): () => void {
+    this.suspended++;
+    let resumed = false;
+    return () => {
+      if (!resumed) this.suspended--;
+      resumed = true;
+    };
+  }
+
   /** Whether any rule or decider may throttle or fail a call now (latency aside: it changes no answer). */
   get armed(): boolean {
+    if (this.suspended > 0) return false;
     const live = <T extends { count?: number }>(entries: readonly Counted<T>[]) =>
       entries.some((e) => e.rule.count === undefined || e.seen < e.rule.count);
     return this.throttles.length > 0 || live(this.failures) || live(this.entryFailures) || this.deciders.length > 0;
@@ -187,6 +202,7 @@ export class Faults {
 
   /** Real milliseconds to wait before answering this request. */
   delayFor(service: ServiceName, operation: string): number {
+    if (this.suspended > 0) return 0;
     return this.latencies
       .filter((r) => matches(r, service, operation))
       .reduce((sum, r) => sum + r.ms + (r.jitterMs ? Math.floor(this.jitterDraws() * r.jitterMs) : 0), 0);
@@ -194,6 +210,7 @@ export class Faults {
 
   /** Whether this request is throttled or failed; scripted and counted rules use up one step per call. */
   decide(service: ServiceName, operation: string, call: CallView = {}): FaultDecision | undefined {
+    if (this.suspended > 0) return undefined;
     for (const entry of this.throttles.filter((e) => matches(e.rule, service, operation))) {
       const { rule } = entry;
       const step = entry.seen++;

@@ -62,6 +62,7 @@ export class Faults {
   latencyMs = 0;
   private rules: ActiveRule[] = [];
   private deciders: FaultDecider[] = [];
+  private suspended = 0;
 
   /** @param random the chance source for `probability` (inject a seeded one for reproducible runs) */
   constructor(private readonly random: () => number = Math.random) {}
@@ -98,8 +99,22 @@ export class Faults {
     return this.add({ ...match, times: count, effect: { reset: true } });
   }
 
+  /**
+   * Leaves every request alone until the returned function is called (no delay or failure, and no
+   * counted rule used up): for requests that are not the world's, such as the operator's picture of it.
+   */
+  suspend(): () => void {
+    this.suspended++;
+    let resumed = false;
+    return () => {
+      if (!resumed) this.suspended--;
+      resumed = true;
+    };
+  }
+
   /** Whether any rule or decider may fail a request now (latency aside: it changes no answer). */
   get armed(): boolean {
+    if (this.suspended > 0) return false;
     return this.rules.length > 0 || this.deciders.length > 0;
   }
 
@@ -111,6 +126,7 @@ export class Faults {
 
   /** Consumes the rules that apply to this request; the first failing effect wins, delays add up. */
   decide(target: FaultTarget): FaultDecision {
+    if (this.suspended > 0) return { delayMs: 0, effect: undefined };
     let delayMs = this.latencyMs;
     let effect: FaultDecision['effect'];
     for (const active of [...this.rules]) {

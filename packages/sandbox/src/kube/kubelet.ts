@@ -24,6 +24,12 @@ type KubeletState = {
   phase: number;
   /** When it stopped heartbeating; ticks after this never happen. */
   stoppedAt: number | undefined;
+  /**
+   * When its Node and Lease were seeded; ticks at or before this never happened: the seeded renewTime
+   * and Ready heartbeat are what the API serves until the first tick after it. (A heartbeating kubelet
+   * seeded 10 minutes quiet resumes then; it does not make up the renewals it missed.)
+   */
+  seededAt: number | undefined;
   /** The Node it registers (labels, taints, providerID as the kubelet's flags would set them). */
   template: NodeObject;
 };
@@ -51,10 +57,19 @@ export class Kubelets {
     this.reRegisterMs = options.reRegisterWithinMs ?? 10_000;
   }
 
-  /** A kubelet for `template`'s node; its first heartbeat tick is at `phase`. */
+  /**
+   * A kubelet for `template`'s node, seeded now: its heartbeats fall on `phase` + k·interval, from the
+   * first one after now on (what is seeded holds until then).
+   */
   add(template: NodeObject, heartbeating: boolean, phase: number): void {
     const name = template.metadata.name ?? '';
-    this.states.set(name, { heartbeating, phase, stoppedAt: heartbeating ? undefined : phase, template });
+    this.states.set(name, {
+      heartbeating,
+      phase,
+      stoppedAt: heartbeating ? undefined : phase,
+      seededAt: this.clock.now(),
+      template,
+    });
   }
 
   has(nodeName: string): boolean {
@@ -76,6 +91,7 @@ export class Kubelets {
       state.heartbeating = true;
       state.phase = now;
       state.stoppedAt = undefined;
+      state.seededAt = undefined;
     } else if (!on && state.heartbeating) {
       state.heartbeating = false;
       state.stoppedAt = now;
@@ -96,7 +112,8 @@ export class Kubelets {
   private lastTick(state: KubeletState, interval: number, now: number): number | undefined {
     const until = state.heartbeating ? now : Math.min(now, state.stoppedAt ?? now);
     if (until < state.phase) return undefined;
-    return state.phase + Math.floor((until - state.phase) / interval) * interval;
+    const tick = state.phase + Math.floor((until - state.phase) / interval) * interval;
+    return state.seededAt !== undefined && tick <= state.seededAt ? undefined : tick;
   }
 
   private nextTickAfter(state: KubeletState, at: number): number {

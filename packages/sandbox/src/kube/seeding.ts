@@ -85,8 +85,9 @@ export class Seeding {
       );
     }
     const heartbeating = seed.heartbeating ?? true;
-    // The kubelet's next renewal falls one interval after the seeded one; without a Lease, its last
-    // heartbeat is the Ready condition's (a node never heard from must not read as fresh).
+    // The kubelet's renewals stay on the seeded one's grid, from the first one after now on (a Lease
+    // seeded 10 minutes old reads so until then); without a Lease, its last heartbeat is the Ready
+    // condition's (a node never heard from must not read as fresh).
     this.kubelets.add(node, heartbeating, heartbeat ?? seed.readyHeartbeat ?? this.core.clock.now());
     return node;
   }

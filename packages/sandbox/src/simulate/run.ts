@@ -372,8 +372,19 @@ function sweepOutcome<Report extends ReportView>(
   return report ? { report } : {};
 }
 
-const snapshot = <Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> =>
-  operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
+/**
+ * The operator's picture of the world (BEFORE, AFTER): a dry-run sweep. Its calls are not the world's,
+ * so the scenario's faults leave them alone: a fault is meant for the deployed system, and one counted
+ * (`times: 2`) or armed for the whole scenario must not be used up, or fail the run, before a step.
+ */
+async function snapshot<Report extends ReportView>(sandbox: Sandbox, operator: Operator<Report>): Promise<Report> {
+  const resume = [sandbox.aws.faults.suspend(), sandbox.kube.faults.suspend()];
+  try {
+    return await operator.snapshot(sandbox.operatorAccess({ ...sandbox.settings, dryRun: true }));
+  } finally {
+    for (const resumeOne of resume) resumeOne();
+  }
+}
 
 export interface SimulateOptions<Report extends ReportView> {
   /** The product's commands the scenario's operator runs (snapshots, drain steps). */

@@ -231,6 +231,18 @@ describe('simulated kubelets', () => {
     expect(store.getLease('stale')?.spec?.renewTime).toBe('2026-11-29T09:50:00.000000Z');
   });
 
+  it("should serve a heartbeating kubelet's seeded stale Lease as seeded until its first renewal after seeding", () => {
+    // heartbeatAgo: 10m on a running machine (heartbeating by default): stale at the start, not made fresh.
+    store.seedNode({ name: 'quiet', lastHeartbeat: START - 600_000 });
+    expect(store.getLease('quiet')?.spec?.renewTime).toBe('2026-11-29T09:50:00.000000Z');
+    expect(store.heartbeatOf('lease', 'quiet')?.at).toBe(START - 600_000);
+    clock.advance(9_000);
+    expect(store.getLease('quiet')?.spec?.renewTime).toBe('2026-11-29T09:50:00.000000Z');
+    clock.advance(1_000);
+    expect(store.getLease('quiet')?.spec?.renewTime).toBe('2026-11-29T10:00:10.000000Z');
+    expect(store.heartbeatOf('lease', 'quiet')?.at).toBe(START + 10_000);
+  });
+
   it('should keep the old Ready heartbeat of a Lease-less node whose kubelet is silent', () => {
     store.seedNode({
       name: 'silent',

@@ -19,6 +19,8 @@ export type RequestLogEntry = {
   readonly status: number;
   /** Wall-clock time spent answering (ms), including injected latency. */
   readonly latencyMs: number;
+  /** An injected fault decided the answer (a failure, a reset, or an answer lost after the change was made). */
+  readonly injected?: true;
   /** The request body for writes (parsed JSON), to check patches and delete options. */
   readonly body?: unknown;
 };

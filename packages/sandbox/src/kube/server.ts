@@ -184,6 +184,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     const url = new URL(req.url ?? '/', 'http://emulator');
     const info = requestInfo(method, url.pathname, url.searchParams);
     let status = 0;
+    let injected = false;
     let user: UserInfo | undefined;
     let body = '';
     try {
@@ -200,6 +201,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       const decision = faults.decide({ ...info, user: user.name });
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       const effect = decision.effect;
+      injected = effect !== undefined;
       if (effect !== undefined && 'reset' in effect) {
         req.socket.destroy();
         return;
@@ -283,6 +285,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
         user: user?.name ?? '',
         status,
         latencyMs: performance.now() - started,
+        ...(injected ? { injected: true as const } : {}),
         ...(logged === undefined ? {} : { body: logged }),
       });
     }

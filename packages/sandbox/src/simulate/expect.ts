@@ -30,6 +30,8 @@ function touchedBy(sandbox: Sandbox, name: string): string[] {
   const now = sandbox.kube.store.getNode(name);
   const changes: string[] = [];
   if (!seeded || !now) return ['node missing'];
+  // Deleted, and registered again by its kubelet (a new object of the same name): not the seeded Node.
+  if (seeded.metadata.uid !== now.metadata.uid) changes.push('deleted (re-registered by its kubelet with a new uid)');
   if ((seeded.spec?.unschedulable ?? false) !== (now.spec?.unschedulable ?? false)) changes.push('spec.unschedulable');
   if (sortedJson(seeded.metadata.labels ?? {}) !== sortedJson(now.metadata.labels ?? {})) changes.push('labels');
   if (sortedJson(seeded.metadata.annotations ?? {}) !== sortedJson(now.metadata.annotations ?? {}))
@@ -40,7 +42,14 @@ function touchedBy(sandbox: Sandbox, name: string): string[] {
   );
   const removed = sandbox.kube.requestLog
     .filter({ resource: 'pods' })
-    .filter((e) => (e.subresource === 'eviction' || e.verb === 'delete') && podsOfNode.has(`${e.namespace}/${e.name}`));
+    // What the API carried out: a refused eviction (429, a budget) or a failed delete removed nothing.
+    .filter(
+      (e) =>
+        (e.subresource === 'eviction' || e.verb === 'delete') &&
+        e.status >= 200 &&
+        e.status < 300 &&
+        podsOfNode.has(`${e.namespace}/${e.name}`),
+    );
   if (removed.length > 0) changes.push(`${removed.length} pod eviction(s)/deletion(s)`);
   return changes;
 }
@@ -167,7 +176,10 @@ export function checkExpectations(
   }
 
   if (expect.evictionsBlocked !== undefined) {
-    const blocked = sandbox.kube.requestLog.filter({ resource: 'pods', subresource: 'eviction', status: 429 }).length;
+    // Refused by the API (a disruption budget), not by a fault the scenario injected.
+    const blocked = sandbox.kube.requestLog
+      .filter({ resource: 'pods', subresource: 'eviction', status: 429 })
+      .filter((e) => e.injected !== true).length;
     record(
       blocked === expect.evictionsBlocked
         ? []

@@ -74,7 +74,14 @@ function stepEntries(record: StepRecord<RunReport>, target: ExplainTarget): Time
     case 'cordon':
     case 'uncordon':
       return record.node === target.node
-        ? [{ at: record.at, kind: 'operator', source: record.kind, text: `operator's kubectl ${record.kind}` }]
+        ? [
+            {
+              at: record.at,
+              kind: 'operator',
+              source: record.kind,
+              text: `operator's kubectl ${record.kind}${record.failed ? ` failed: ${record.failed}` : ''}`,
+            },
+          ]
         : [];
     case 'condition':
       return record.node === target.node

@@ -22,7 +22,7 @@ function stepLines(step: StepRecord, start: number): string[][] {
       return [[at, 'operator', `drain (CLI) → ${step.status}`, step.node, step.message ?? '']];
     case 'cordon':
     case 'uncordon':
-      return [[at, 'operator', `kubectl ${step.kind}`, step.node, '']];
+      return [[at, 'operator', `kubectl ${step.kind}${step.failed ? ' → FAILED' : ''}`, step.node, step.failed ?? '']];
     case 'condition':
       return [[at, 'node', `condition ${step.type}=${step.status}`, step.node, '']];
     case 'sweep':

@@ -43,7 +43,14 @@ export type StepRecord<Report extends ReportView = ReportView> =
       readonly status: string;
       readonly message?: string;
     }
-  | { readonly step: number; readonly at: number; readonly kind: 'cordon' | 'uncordon'; readonly node: string }
+  | {
+      readonly step: number;
+      readonly at: number;
+      readonly kind: 'cordon' | 'uncordon';
+      readonly node: string;
+      /** What kubectl said when the API refused the change (the Node does not exist): nothing was written. */
+      readonly failed?: string;
+    }
   | {
       readonly step: number;
       readonly at: number;

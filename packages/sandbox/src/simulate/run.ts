@@ -10,6 +10,7 @@ import type { AsyncInvocation } from '../deployed/lambda-service.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
+import { StatusError } from '../kube/errors.js';
 import { drainRecords } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
 import { checkExpectations } from './expect.js';
@@ -255,17 +256,26 @@ export async function runStep<Report extends ReportView>(
     // kubectl cordon / uncordon: spec.unschedulable and nothing else.
     const node = 'cordon' in step ? step.cordon : step.uncordon;
     const store = sandbox.kube.store;
-    // kubectl sends no fieldManager: the server names the writer after its User-Agent, `kubectl`.
-    store.patch(
-      store.resource('nodes'),
-      undefined,
-      node,
-      'application/strategic-merge-patch+json',
-      { spec: { unschedulable: 'cordon' in step ? true : null } },
-      { manager: 'kubectl' },
-    );
+    const kind = 'cordon' in step ? 'cordon' : 'uncordon';
+    try {
+      // kubectl sends no fieldManager: the server names the writer after its User-Agent, `kubectl`.
+      store.patch(
+        store.resource('nodes'),
+        undefined,
+        node,
+        'application/strategic-merge-patch+json',
+        { spec: { unschedulable: 'cordon' in step ? true : null } },
+        { manager: 'kubectl' },
+      );
+    } catch (error) {
+      // The API refused it (a Node deleted by now): kubectl says so and exits 1; the world goes on.
+      if (!(error instanceof StatusError)) throw error;
+      return [
+        { step: index, at, kind, node, failed: `Error from server (${error.reason ?? error.code}): ${error.message}` },
+      ];
+    }
     await driver.quiesce();
-    return [{ step: index, at, kind: 'cordon' in step ? 'cordon' : 'uncordon', node }];
+    return [{ step: index, at, kind, node }];
   }
   if ('condition' in step) {
     postCondition(sandbox, step.condition);

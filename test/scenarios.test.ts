@@ -127,11 +127,21 @@ expect:
     expect(problemsOf(VALID.replace('expect:', 'expected:'))).toContainEqual(
       expect.stringContaining('expected: unknown key'),
     );
-    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: { exist: true }'))).toContainEqual(
-      expect.stringContaining('expect.nodes.node-a'),
-    );
-    // A step is one of several shapes: the unknown one is still named.
+    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: { exist: true }'))).toEqual([
+      'expect.nodes.node-a.exist: unknown key',
+    ]);
+    // A step is one of several shapes: the unknown one is still named, and so is a bad key inside the
+    // shape it is meant as.
     expect(problemsOf(VALID.replace('advance: 5m', 'wait: 5m'))).toEqual(['steps[1].wait: unknown key']);
+    expect(problemsOf(VALID.replace('advance: 5m', 'drain: { node: node-a, reasn: x }'))).toEqual([
+      'steps[1].drain.reasn: unknown key',
+    ]);
+    expect(problemsOf(VALID.replace('advance: 5m', 'event: { file: a.json, inlin: {} }'))).toEqual([
+      'steps[1].event.inlin: unknown key',
+    ]);
+    expect(problemsOf(VALID.replace('node-a: untouched', 'node-a: deleteed'))).toEqual([
+      'expect.nodes.node-a: Invalid option: expected one of "deleted"|"present"|"cordoned"|"drained"|"untouched"',
+    ]);
   });
 
   it('refuses a bad duration, naming where', () => {

@@ -32,7 +32,28 @@ function pathText(path: readonly PropertyKey[]): string {
   );
 }
 
-function issueText(issue: z.core.$ZodIssue): string {
+type Issue = z.core.$ZodIssue;
+
+const atRoot = (branch: readonly Issue[], codes: readonly Issue['code'][]): boolean =>
+  branch.some((i) => i.path.length === 0 && codes.includes(i.code));
+
+/**
+ * The one shape of a union the value was meant as, when only one fits: the branch whose type it has
+ * (not refused as a whole for its type or value) and whose keys it uses (no key of the value unknown
+ * to it), else the only branch of its type; for a value of no branch's type, the only enum it missed.
+ * A step `{ drain: { node: n, reasn: x } }` is the drain step, so its bad key is named inside it.
+ */
+function meantBranch(errors: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
+  const only = (branches: readonly (readonly Issue[])[]) => (branches.length === 1 ? branches[0] : undefined);
+  const ofItsType = errors.filter((branch) => !atRoot(branch, ['invalid_type', 'invalid_value']));
+  return (
+    only(ofItsType.filter((branch) => !atRoot(branch, ['unrecognized_keys']))) ??
+    only(ofItsType) ??
+    (ofItsType.length === 0 ? only(errors.filter((branch) => atRoot(branch, ['invalid_value']))) : undefined)
+  );
+}
+
+function issueText(issue: Issue): string {
   if (issue.code === 'unrecognized_keys')
     return issue.keys.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
   if (issue.code === 'invalid_union') {
@@ -43,6 +64,10 @@ function issueText(issue: z.core.$ZodIssue): string {
     );
     const everywhere = [...(unknownIn[0] ?? [])].filter((key) => unknownIn.every((keys) => keys.has(key)));
     if (everywhere.length > 0) return everywhere.map((k) => `${pathText([...issue.path, k])}: unknown key`).join('; ');
+    // Else what is wrong inside the shape it was meant as (its issues' paths are the union's own).
+    const meant = meantBranch(issue.errors);
+    if (meant !== undefined && meant.length > 0)
+      return meant.map((i) => issueText({ ...i, path: [...issue.path, ...i.path] })).join('; ');
   }
   return `${pathText(issue.path)}: ${issue.message}`;
 }

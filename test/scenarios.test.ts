@@ -144,6 +144,57 @@ expect:
     ]);
   });
 
+  it('refuses before anything runs what seeding the emulators would refuse, naming where', () => {
+    const instance = '{ id: i-0aa0000000000a101, state: running, zone: eu-west-1a }';
+    const withInstance = (text: string) => VALID.replace(instance, text);
+    expect(problemsOf(withInstance('{ id: i-0aa0000000000a101, state: running, zone: us-east-1a }'))).toEqual([
+      "instances[0].zone: us-east-1a is not in the cluster's region eu-west-1",
+    ]);
+    expect(problemsOf(withInstance('{ id: i-0aa0000000000a101, state: running, zone: eu-west-1 }'))).toEqual([
+      'instances[0].zone: must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
+    ]);
+    const member = (autoScaling: string) =>
+      problemsOf(
+        withInstance(`{ id: i-0aa0000000000a101, state: running, zone: eu-west-1a, autoScaling: ${autoScaling} }`),
+      );
+    expect(member('{ group: ng, hook: "drain hook" }')).toEqual([
+      'instances[0].autoScaling.hook: must be letters, digits, -, _ and / only',
+    ]);
+    expect(member('{ group: ng, hook: h, heartbeatTimeout: 10s }')).toEqual([
+      'instances[0].autoScaling.heartbeatTimeout: must be between 30s and 2h',
+    ]);
+    expect(member('{ group: ng, lifecycleState: "Terminating:Wait" }')).toEqual([
+      'instances[0].autoScaling.hook: is required with lifecycleState Terminating:Wait',
+    ]);
+    expect(member('{ group: ng, hook: h, token: t }')).toEqual([
+      'instances[0].autoScaling.token: needs a pending lifecycle action (a :Wait lifecycleState)',
+    ]);
+    expect(member('{ group: ng, lifecycleState: "Warmed:Stopped" }')).toEqual([
+      'instances[0].autoScaling.lifecycleState: a Warmed:Stopped member is stopped to EC2, not running',
+    ]);
+    // One hook, one timeout and default result: a second instance naming it otherwise would be ignored.
+    expect(
+      problemsOf(
+        withInstance(
+          [
+            '{ id: i-0aa0000000000a101, state: running, zone: eu-west-1a, autoScaling: { group: ng, hook: h } }',
+            '  - { id: i-0aa0000000000a102, state: running, zone: eu-west-1a, autoScaling: { group: ng, hook: h, heartbeatTimeout: 30m, defaultResult: CONTINUE } }',
+            '  - { id: i-0aa0000000000a103, state: running, zone: eu-west-1a, autoScaling: { group: other, hook: h, heartbeatTimeout: 30m } }',
+          ].join('\n'),
+        ),
+      ),
+    ).toEqual([
+      'instances[1].autoScaling.heartbeatTimeout: hook h of group ng is defined by instances[0] with 1h (a hook has one timeout)',
+      'instances[1].autoScaling.defaultResult: hook h of group ng is defined by instances[0] with ABANDON (a hook has one default result)',
+    ]);
+    expect(problemsOf(VALID.replace('name: demo', 'name: "demo cluster"'))).toEqual([
+      'cluster.name: must be an EKS cluster name',
+    ]);
+    expect(problemsOf(VALID.replace('region: eu-west-1', 'region: europe'))).toEqual([
+      'cluster.region: must be an AWS region such as us-east-1',
+    ]);
+  });
+
   it('refuses a bad duration, naming where', () => {
     expect(problemsOf(VALID.replace('advance: 5m', 'advance: 5 minutes'))).toEqual([
       'steps[1].advance: must be a duration such as 30s, 5m, 2h or 3d',
@@ -202,6 +253,28 @@ expect:
 
     it('loadScenario refuses a file it cannot read', async () => {
       await expect(loadScenario(join(dir, 'missing.yaml'))).rejects.toBeInstanceOf(ScenarioError);
+    });
+
+    it('loadScenario refuses an event file its step could not read, naming the step, before anything runs', async () => {
+      writeFileSync(join(dir, 'not-json.json'), '{ "detail-type": ');
+      writeFileSync(join(dir, 'one.json'), '{}');
+      const file = join(dir, 'events.yaml');
+      writeFileSync(
+        file,
+        VALID.replace(
+          '  - advance: 5m',
+          '  - event: { file: gone.json }\n  - event: { file: not-json.json }\n  - events: { file: one.json }\n  - event: { file: one.json }',
+        ),
+      );
+      const problems = await loadScenario(file).then(
+        () => [],
+        (error: unknown) => (error instanceof ScenarioError ? error.problems : [String(error)]),
+      );
+      expect(problems).toEqual([
+        expect.stringMatching(/^steps\[1\]\.event\.file: cannot read gone\.json: .*ENOENT/),
+        expect.stringMatching(/^steps\[2\]\.event\.file: not-json\.json is not JSON: /),
+        'steps[3].events.file: one.json is not a JSON array of events',
+      ]);
     });
   });
 });

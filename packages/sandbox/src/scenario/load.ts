@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type * as z from 'zod';
+import { regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
+import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
 import { isServiceName, SERVICE_NAMES } from '../aws/services/names.js';
+import { DEFAULT_HEARTBEAT_TIMEOUT_MS } from '../aws/state/autoscaling.js';
 import { ScenarioSchema, type Scenario } from './schema.js';
 
 /** A scenario that cannot be run: exit 2, naming the path of the offending key. */
@@ -72,6 +75,37 @@ function issueText(issue: Issue): string {
   return `${pathText(issue.path)}: ${issue.message}`;
 }
 
+/**
+ * A group's hook is one: its timeout and default result are what the first instance naming it says
+ * (the defaults when it says nothing). Another instance saying otherwise would be ignored, so it is refused.
+ */
+function hookDisagreements(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  const first = new Map<string, { index: number; heartbeatTimeout: number; defaultResult: string }>();
+  scenario.instances.forEach((instance, i) => {
+    const membership = instance.autoScaling;
+    if (membership?.hook === undefined || instance.state === 'absent') return;
+    const hook = {
+      index: i,
+      heartbeatTimeout: membership.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
+      defaultResult: membership.defaultResult ?? 'ABANDON',
+    };
+    const key = `${membership.group}\u0000${membership.hook}`;
+    const defined = first.get(key);
+    if (defined === undefined) return void first.set(key, hook);
+    const by = `hook ${membership.hook} of group ${membership.group} is defined by instances[${defined.index}] with`;
+    if (hook.heartbeatTimeout !== defined.heartbeatTimeout)
+      problems.push(
+        `instances[${i}].autoScaling.heartbeatTimeout: ${by} ${formatDuration(defined.heartbeatTimeout)} (a hook has one timeout)`,
+      );
+    if (hook.defaultResult !== defined.defaultResult)
+      problems.push(
+        `instances[${i}].autoScaling.defaultResult: ${by} ${defined.defaultResult} (a hook has one default result)`,
+      );
+  });
+  return problems;
+}
+
 /** Cross-references the schema cannot see: every pod names a node of the scenario, and so on. */
 function danglingReferences(scenario: Scenario): string[] {
   const problems: string[] = [];
@@ -99,6 +133,12 @@ function danglingReferences(scenario: Scenario): string[] {
   scenario.pods.forEach((pod, i) => {
     if (!nodes.has(pod.node)) problems.push(`pods[${i}].node: no node named ${pod.node}`);
   });
+  scenario.instances.forEach((instance, i) => {
+    // The emulator is the cluster's region (an absent instance is nowhere).
+    if (instance.state !== 'absent' && regionOfZone(instance.zone) !== scenario.cluster.region)
+      problems.push(`instances[${i}].zone: ${instance.zone} is not in the cluster's region ${scenario.cluster.region}`);
+  });
+  problems.push(...hookDisagreements(scenario));
   scenario.faults.forEach((fault, i) => {
     const service = fault.api.split(':')[0] ?? '';
     if (service !== 'kube' && !isServiceName(service))
@@ -179,5 +219,42 @@ export async function loadScenario(file: string): Promise<LoadedScenario> {
   } catch (error) {
     throw new ScenarioError(file, [`cannot read: ${error instanceof Error ? error.message : String(error)}`]);
   }
-  return { scenario: parseScenario(text, file), baseDir: dirname(path), file };
+  const scenario = parseScenario(text, file);
+  const baseDir = dirname(path);
+  const problems = await unreadableEventFiles(scenario, baseDir);
+  if (problems.length > 0) throw new ScenarioError(file, problems);
+  return { scenario, baseDir, file };
+}
+
+/**
+ * The event files of the steps that cannot be read as their step reads them (JSON; an array for
+ * `events`), found before anything runs rather than when the step comes.
+ */
+async function unreadableEventFiles(scenario: Scenario, baseDir: string): Promise<string[]> {
+  const problems = await Promise.all(
+    scenario.steps.map(async (step, i): Promise<string | undefined> => {
+      const [key, named] =
+        'event' in step && 'file' in step.event
+          ? ['event', step.event.file]
+          : 'events' in step && 'file' in step.events
+            ? ['events', step.events.file]
+            : [];
+      if (key === undefined || named === undefined) return undefined;
+      const where = `steps[${i}].${key}.file`;
+      let text: string;
+      try {
+        text = await readFile(resolve(baseDir, named), 'utf8');
+      } catch (error) {
+        return `${where}: cannot read ${named}: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      try {
+        const parsed = JSON.parse(text) as unknown;
+        if (key === 'events' && !Array.isArray(parsed)) return `${where}: ${named} is not a JSON array of events`;
+      } catch (error) {
+        return `${where}: ${named} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      return undefined;
+    }),
+  );
+  return problems.filter((p): p is string => p !== undefined);
 }

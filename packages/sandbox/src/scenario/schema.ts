@@ -5,7 +5,17 @@ import { DurationSchema } from '@ec2-node-reconciler/model/duration.js';
 import { InstanceIdSchema } from '@ec2-node-reconciler/model/instance-id.js';
 import { REPAIR_CONDITIONS } from '@ec2-node-reconciler/model/node-conditions.js';
 import { SettingsSchema } from '@ec2-node-reconciler/model/contract/settings.js';
+import { partitionOfRegion } from '@ec2-node-reconciler/model/partition.js';
 import { LIFECYCLE_STATES } from '../aws/state/autoscaling.js';
+import { membershipProblem } from '../aws/state/membership.js';
+import {
+  ClusterNameSchema,
+  GroupNameSchema,
+  HEARTBEAT_TIMEOUT_RANGE,
+  HookNameSchema,
+  isHeartbeatTimeout,
+  ZoneSchema,
+} from '../aws/state/seed.js';
 
 const Labels = z.record(z.string(), z.string());
 const Duration = DurationSchema;
@@ -25,19 +35,19 @@ const InstanceSchema = z
     state: z
       .enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped', 'absent'])
       .default('running'),
-    zone: z.string().min(1),
+    zone: ZoneSchema,
     privateDnsName: z.string().min(1).optional(),
     launchedAgo: Duration.default(3_600_000),
     tags: Labels.default({}),
     spot: z.boolean().default(false),
     autoScaling: z
       .object({
-        group: z.string().min(1),
+        group: GroupNameSchema,
         lifecycleState: z.enum(LIFECYCLE_STATES).default('InService'),
-        hook: z.string().min(1).optional(),
+        hook: HookNameSchema.optional(),
         token: z.string().min(1).optional(),
         /** v1.1: the hook's heartbeat timeout (default 1h) and the result the group applies when it lapses (default ABANDON). */
-        heartbeatTimeout: Duration.optional(),
+        heartbeatTimeout: Duration.refine(isHeartbeatTimeout, { message: HEARTBEAT_TIMEOUT_RANGE }).optional(),
         defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
       })
       .strict()
@@ -45,7 +55,14 @@ const InstanceSchema = z
     scheduledEvents: z.array(ScheduledEventSchema).default([]),
     visibleAfter: Duration.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((instance, ctx) => {
+    // A membership Auto Scaling could not be in (seeding would refuse it, after the file was taken).
+    if (instance.autoScaling === undefined || instance.state === 'absent') return;
+    const problem = membershipProblem(instance.autoScaling, instance.state);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['autoScaling', problem.key], message: problem.message });
+  });
 
 const TaintSchema = z
   .object({
@@ -253,8 +270,10 @@ export const ScenarioSchema = z
     start: z.iso.datetime().optional(),
     cluster: z
       .object({
-        name: z.string().min(1),
-        region: z.string().min(1),
+        name: ClusterNameSchema,
+        region: z.string().refine((region) => partitionOfRegion(region) !== undefined, {
+          message: 'must be an AWS region such as us-east-1',
+        }),
         accountId: z.string().regex(/^\d{12}$/, { message: 'must be a 12-digit AWS account id' }),
       })
       .strict(),

@@ -10,6 +10,7 @@ import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } f
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';
 import { AccessEntryStore, ClusterStore, type ClusterRecord } from './clusters.js';
 import { EventBusStore } from './event-bus.js';
+import { membershipProblem } from './membership.js';
 import { FunctionStore } from './functions.js';
 import { LogStore } from './logs.js';
 import { QueueStore } from './queues.js';
@@ -346,37 +347,19 @@ const IN_TRANSITION: Partial<Record<InstanceState, InstanceState>> = {
   stopping: 'stopped',
 };
 
-const WARM_MACHINE_STATES: Partial<Record<LifecycleState, readonly InstanceState[]>> = {
-  'Warmed:Stopped': ['stopped'],
-  'Warmed:Hibernated': ['stopped'],
-  'Warmed:Running': ['pending', 'running'],
-};
-
 /** Refuses a membership Auto Scaling could not be in, before anything is stored. */
 function checkMembership(
   instanceId: string,
   group: NonNullable<SeedInstance['autoScaling']>,
   state: InstanceState,
 ): void {
-  const lifecycleState = group.lifecycleState ?? 'InService';
-  // A warm pool keeps its members as its PoolState says: stopped (hibernated is stopped to EC2), or running.
-  const machine = WARM_MACHINE_STATES[lifecycleState];
-  if (machine !== undefined && !machine.includes(state)) {
-    throw new Error(
-      `seeding instance ${instanceId}: a ${lifecycleState} member is ${machine.join(' or ')} to EC2, not ${state}`,
-    );
-  }
-  const waiting = lifecycleState.endsWith(':Wait');
-  if (waiting && group.hook === undefined) {
-    throw new Error(
-      `seeding instance ${instanceId}: autoScaling.hook is required with lifecycleState ${lifecycleState}`,
-    );
-  }
-  if (group.token !== undefined && !waiting) {
-    throw new Error(
-      `seeding instance ${instanceId}: autoScaling.token needs a pending lifecycle action (a :Wait lifecycleState)`,
-    );
-  }
+  const problem = membershipProblem(group, state);
+  if (problem === undefined) return;
+  throw new Error(
+    problem.key === 'lifecycleState'
+      ? `seeding instance ${instanceId}: ${problem.message}`
+      : `seeding instance ${instanceId}: autoScaling.${problem.key} ${problem.message}`,
+  );
 }
 
 const EVENT_DESCRIPTIONS: Readonly<Record<string, string>> = {

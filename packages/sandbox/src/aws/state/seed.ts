@@ -16,6 +16,24 @@ export const SCHEDULED_EVENT_CODES = [
   'instance-stop',
 ] as const;
 
+/** An availability zone of any form: standard, Local Zone or Wavelength Zone. */
+export const ZoneSchema = z.string().refine((zone) => regionOfZone(zone) !== undefined, {
+  message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
+});
+
+/** An Auto Scaling group's name, as Auto Scaling allows it. */
+export const GroupNameSchema = z.string().min(1).max(255);
+
+/** A lifecycle hook's name, as Auto Scaling allows it ([A-Za-z0-9\-_/]+, at most 255). */
+export const HookNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9\-_/]+$/, { message: 'must be letters, digits, -, _ and / only' })
+  .max(255);
+
+/** A hook's HeartbeatTimeout, as Auto Scaling allows it. */
+export const isHeartbeatTimeout = (ms: number): boolean => ms >= 30_000 && ms <= 7_200_000;
+export const HEARTBEAT_TIMEOUT_RANGE = 'must be between 30s and 2h';
+
 /**
  * One instance as a scenario file describes it (shared/scenario-format.md); times are relative to
  * the clock when seeded. Unknown keys are rejected so a typo in a scenario never passes silently.
@@ -24,9 +42,7 @@ export const SeedInstanceSchema = z.strictObject({
   id: InstanceIdSchema,
   /** `absent`: EC2 does not know the id; nothing is stored. */
   state: z.enum([...INSTANCE_STATES, 'absent']),
-  zone: z.string().refine((zone) => regionOfZone(zone) !== undefined, {
-    message: 'must be an availability zone such as us-east-1a, us-east-1-bos-1a or us-east-1-wl1-bos-wlz-1',
-  }),
+  zone: ZoneSchema,
   /** Default: derived from the id (`ip-10-….ec2.internal` in us-east-1, `….<region>.compute.internal` elsewhere). */
   privateDnsName: z.string().min(1).optional(),
   launchedAgo: Duration.optional(),
@@ -34,18 +50,12 @@ export const SeedInstanceSchema = z.strictObject({
   spot: z.boolean().optional(),
   autoScaling: z
     .strictObject({
-      group: z.string().min(1).max(255),
+      group: GroupNameSchema,
       lifecycleState: z.enum(LIFECYCLE_STATES).optional(),
-      hook: z
-        .string()
-        .regex(/^[A-Za-z0-9\-_/]+$/)
-        .max(255)
-        .optional(),
+      hook: HookNameSchema.optional(),
       token: z.string().min(1).optional(),
       /** The hook's HeartbeatTimeout (30 s – 2 h, as Auto Scaling allows); default: the emulator's timing. */
-      heartbeatTimeout: Duration.refine((ms) => ms >= 30_000 && ms <= 7_200_000, {
-        message: 'must be between 30s and 2h',
-      }).optional(),
+      heartbeatTimeout: Duration.refine(isHeartbeatTimeout, { message: HEARTBEAT_TIMEOUT_RANGE }).optional(),
       /** The result the group applies itself when the hook lapses (default ABANDON). */
       defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
     })
@@ -72,11 +82,14 @@ export type SeedInstance = z.input<typeof SeedInstanceSchema>;
 
 export const CLUSTER_STATUSES = ['CREATING', 'ACTIVE', 'DELETING', 'FAILED', 'UPDATING', 'PENDING'] as const;
 
+/** An EKS cluster's name, as EKS allows it. */
+export const ClusterNameSchema = z
+  .string()
+  .max(100)
+  .regex(/^[0-9A-Za-z][A-Za-z0-9\-_]*$/, { message: 'must be an EKS cluster name' });
+
 export const SeedClusterSchema = z.strictObject({
-  name: z
-    .string()
-    .max(100)
-    .regex(/^[0-9A-Za-z][A-Za-z0-9\-_]*$/, { message: 'must be an EKS cluster name' }),
+  name: ClusterNameSchema,
   /** The Kubernetes API server (the Kubernetes emulator's URL). */
   endpoint: z.url(),
   /** Base64 PEM of the cluster CA. Default: a placeholder certificate. */

@@ -172,20 +172,38 @@ expect:
     expect(member('{ group: ng, lifecycleState: "Warmed:Stopped" }')).toEqual([
       'instances[0].autoScaling.lifecycleState: a Warmed:Stopped member is stopped to EC2, not running',
     ]);
-    // One hook, one timeout and default result: a second instance naming it otherwise would be ignored.
-    expect(
+    // One hook, one timeout, default result and transition, whichever members write them: one left out
+    // is the others', one written otherwise would be ignored.
+    const members = (...autoScaling: string[]) =>
       problemsOf(
         withInstance(
-          [
-            '{ id: i-0aa0000000000a101, state: running, zone: eu-west-1a, autoScaling: { group: ng, hook: h } }',
-            '  - { id: i-0aa0000000000a102, state: running, zone: eu-west-1a, autoScaling: { group: ng, hook: h, heartbeatTimeout: 30m, defaultResult: CONTINUE } }',
-            '  - { id: i-0aa0000000000a103, state: running, zone: eu-west-1a, autoScaling: { group: other, hook: h, heartbeatTimeout: 30m } }',
-          ].join('\n'),
+          autoScaling
+            .map(
+              (a, i) =>
+                `${i === 0 ? '' : '  - '}{ id: i-0aa0000000000a10${i + 1}, state: running, zone: eu-west-1a, autoScaling: ${a} }`,
+            )
+            .join('\n'),
         ),
+      );
+    expect(() =>
+      members(
+        '{ group: ng, hook: h, heartbeatTimeout: 5m }',
+        '{ group: ng, hook: h }',
+        '{ group: ng, hook: h, heartbeatTimeout: 5m }',
+      ),
+    ).toThrow('the scenario was accepted');
+    expect(
+      members(
+        '{ group: ng, hook: h }',
+        '{ group: ng, hook: h, heartbeatTimeout: 30m, defaultResult: CONTINUE }',
+        '{ group: ng, hook: h, heartbeatTimeout: 5m, defaultResult: ABANDON, lifecycleState: "Pending:Wait" }',
+        '{ group: ng, hook: h, lifecycleState: "Terminating:Wait" }',
+        '{ group: other, hook: h, heartbeatTimeout: 5m }',
       ),
     ).toEqual([
-      'instances[1].autoScaling.heartbeatTimeout: hook h of group ng is defined by instances[0] with 1h (a hook has one timeout)',
-      'instances[1].autoScaling.defaultResult: hook h of group ng is defined by instances[0] with ABANDON (a hook has one default result)',
+      'instances[2].autoScaling.heartbeatTimeout: hook h of group ng is defined by instances[1] with 30m (a hook has one timeout)',
+      'instances[2].autoScaling.defaultResult: hook h of group ng is defined by instances[1] with CONTINUE (a hook has one default result)',
+      'instances[3].autoScaling.lifecycleState: hook h of group ng is defined by instances[2] as a launching hook (a hook has one transition)',
     ]);
     expect(problemsOf(VALID.replace('name: demo', 'name: "demo cluster"'))).toEqual([
       'cluster.name: must be an EKS cluster name',

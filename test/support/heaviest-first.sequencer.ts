@@ -9,8 +9,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that take longest, longest first: each took over 30 s within a fresh-clone `bash .ci/run`
- * on the 2-core machine (test/chaos.test.ts 220 s … test/cli/round-trip.test.ts 37 s). A file that
- * grows long belongs here; one missing only starts in vitest's order, which costs time, never a test.
+ * on the 2-core machine (test/chaos.test.ts 220 s … packages/sandbox/test/aws/deployment-apis.test.ts
+ * 32 s). A file that grows long belongs here; one missing only starts in vitest's order, which costs
+ * time, never a test.
  */
 export const HEAVIEST_FILES: readonly string[] = [
   'test/chaos.test.ts',
@@ -25,7 +26,11 @@ export const HEAVIEST_FILES: readonly string[] = [
   'packages/sandbox/test/aws/deployment-apis.test.ts',
 ];
 
-/** Vitest's order (failed first, then longest or largest first), with the heaviest files ahead of all. */
+/**
+ * Vitest's order (failed first, then longest or largest first), with the heaviest files ahead of all,
+ * failed ones included. Being vitest's sequencer, it also takes the place of the one that shuffles
+ * files: `--sequence.shuffle` still shuffles the tests within each file, not the files.
+ */
 export default class HeaviestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);

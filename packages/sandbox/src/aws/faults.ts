@@ -109,11 +109,12 @@ export class Faults {
   private failures: Counted<FailureRule>[] = [];
   private entryFailures: Counted<EntryFailureRule>[] = [];
   private deciders: FaultDecider[] = [];
+  /** How many suspensions are in force (suspend): while any is, no call is delayed, throttled or failed. */
+  private suspended = 0;
   /**
    * Two draw streams from the one seed: which calls a rate throttles does not move when a latency rule
    * with jitter is added or removed (each jittered delay would otherwise take a draw from the throttles).
    */
-  private suspended = 0;
   private readonly throttleDraws: () => number;
   private readonly jitterDraws: () => number;
 
@@ -238,6 +239,7 @@ export class Faults {
 
   /** The injected failure for one otherwise valid PutEvents entry, if any. */
   entryFailure(entry: EntryView): { errorCode: string; errorMessage: string } | undefined {
+    if (this.suspended > 0) return undefined;
     for (const counted of this.entryFailures) {
       const { rule } = counted;
       if (rule.match && !rule.match(entry)) continue;

@@ -116,6 +116,23 @@ export class Kubelets {
     return state.seededAt !== undefined && tick <= state.seededAt ? undefined : tick;
   }
 
+  /**
+   * The status a kubelet seeded quiet posts at its first sync after seeding (its first Lease tick), as
+   * a kubelet posts at once when its last report is older than the report interval; undefined when it
+   * has not come yet, or the report held is recent.
+   */
+  private resumedPost(state: KubeletState, held: number | undefined, now: number): number | undefined {
+    if (state.seededAt === undefined) return undefined;
+    const until = state.heartbeating ? now : Math.min(now, state.stoppedAt ?? now);
+    const interval = this.leaseIntervalMs;
+    const firstSync =
+      state.phase > state.seededAt
+        ? state.phase
+        : state.phase + (Math.floor((state.seededAt - state.phase) / interval) + 1) * interval;
+    if (firstSync > until || (held !== undefined && firstSync - held < this.statusIntervalMs)) return undefined;
+    return firstSync;
+  }
+
   private nextTickAfter(state: KubeletState, at: number): number {
     const interval = Math.min(this.leaseIntervalMs, this.reRegisterMs);
     if (at < state.phase) return state.phase;
@@ -139,7 +156,13 @@ export class Kubelets {
    */
   statusPostedAt(nodeName: string, held: number | undefined): number | undefined {
     const state = this.states.get(nodeName);
-    const tick = state === undefined ? undefined : this.lastTick(state, this.statusIntervalMs, this.clock.now());
+    const now = this.clock.now();
+    const ticks =
+      state === undefined ? [] : [this.lastTick(state, this.statusIntervalMs, now), this.resumedPost(state, held, now)];
+    const tick = ticks.reduce<number | undefined>(
+      (latest, t) => (t !== undefined && (latest === undefined || t > latest) ? t : latest),
+      undefined,
+    );
     if (tick === undefined) return held;
     const posted = Math.floor(tick / 1000) * 1000;
     return held !== undefined && held >= posted ? held : posted;

@@ -201,14 +201,15 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       const decision = faults.decide({ ...info, user: user.name });
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       const effect = decision.effect;
-      injected = effect !== undefined;
       if (effect !== undefined && 'reset' in effect) {
+        injected = true;
         req.socket.destroy();
         return;
       }
       const answerLost = effect !== undefined && 'lost' in effect;
       if (effect !== undefined && 'status' in effect) {
         const e = effect;
+        injected = true;
         throw new StatusError(
           e.status,
           e.reason ?? reasonForCode(e.status),
@@ -240,6 +241,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       status = answer.code;
       // The change is made; the answer never arrives.
       if (answerLost) {
+        injected = true;
         req.socket.destroy();
         return;
       }

@@ -3,9 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type * as z from 'zod';
 import { regionOfZone } from '@ec2-node-reconciler/model/provider-id.js';
-import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
 import { isServiceName, SERVICE_NAMES } from '../aws/services/names.js';
-import { DEFAULT_HEARTBEAT_TIMEOUT_MS } from '../aws/state/autoscaling.js';
+import { hookDefinitions } from './hooks.js';
 import { ScenarioSchema, type Scenario } from './schema.js';
 
 /** A scenario that cannot be run: exit 2, naming the path of the offending key. */
@@ -75,37 +74,6 @@ function issueText(issue: Issue): string {
   return `${pathText(issue.path)}: ${issue.message}`;
 }
 
-/**
- * A group's hook is one: its timeout and default result are what the first instance naming it says
- * (the defaults when it says nothing). Another instance saying otherwise would be ignored, so it is refused.
- */
-function hookDisagreements(scenario: Scenario): string[] {
-  const problems: string[] = [];
-  const first = new Map<string, { index: number; heartbeatTimeout: number; defaultResult: string }>();
-  scenario.instances.forEach((instance, i) => {
-    const membership = instance.autoScaling;
-    if (membership?.hook === undefined || instance.state === 'absent') return;
-    const hook = {
-      index: i,
-      heartbeatTimeout: membership.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
-      defaultResult: membership.defaultResult ?? 'ABANDON',
-    };
-    const key = `${membership.group}\u0000${membership.hook}`;
-    const defined = first.get(key);
-    if (defined === undefined) return void first.set(key, hook);
-    const by = `hook ${membership.hook} of group ${membership.group} is defined by instances[${defined.index}] with`;
-    if (hook.heartbeatTimeout !== defined.heartbeatTimeout)
-      problems.push(
-        `instances[${i}].autoScaling.heartbeatTimeout: ${by} ${formatDuration(defined.heartbeatTimeout)} (a hook has one timeout)`,
-      );
-    if (hook.defaultResult !== defined.defaultResult)
-      problems.push(
-        `instances[${i}].autoScaling.defaultResult: ${by} ${defined.defaultResult} (a hook has one default result)`,
-      );
-  });
-  return problems;
-}
-
 /** Cross-references the schema cannot see: every pod names a node of the scenario, and so on. */
 function danglingReferences(scenario: Scenario): string[] {
   const problems: string[] = [];
@@ -138,7 +106,7 @@ function danglingReferences(scenario: Scenario): string[] {
     if (instance.state !== 'absent' && regionOfZone(instance.zone) !== scenario.cluster.region)
       problems.push(`instances[${i}].zone: ${instance.zone} is not in the cluster's region ${scenario.cluster.region}`);
   });
-  problems.push(...hookDisagreements(scenario));
+  problems.push(...hookDefinitions(scenario.instances).problems);
   scenario.faults.forEach((fault, i) => {
     const service = fault.api.split(':')[0] ?? '';
     if (service !== 'kube' && !isServiceName(service))

@@ -26,9 +26,10 @@ export function denialsOf(world: {
     call: `${e.service}:${e.operation}`,
     by: e.principal ?? e.accessKeyId ?? '(unsigned)',
   }));
-  // 401: the caller's role has no access entry (or its token is bad); 403: RBAC refused it.
+  // 401: the caller's role has no access entry (or its token is bad); 403: RBAC refused it. A 401 or
+  // 403 the scenario injected as a fault is the fault's.
   const kube = world.kube.requestLog.entries
-    .filter((e) => e.status === 401 || e.status === 403)
+    .filter((e) => (e.status === 401 || e.status === 403) && e.injected !== true)
     .map((e): Denial => ({ at: e.at, api: 'kube', call: `${e.method} ${e.path}`, by: e.user }));
   // A replay's planner is not the stack: what it was refused, the sweep that runs meets itself.
   return [...aws, ...world.serviceDenials, ...kube].filter((d) => !isPlanner(d.by)).sort((a, b) => a.at - b.at);

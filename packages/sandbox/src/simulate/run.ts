@@ -158,6 +158,14 @@ class OperatorKilled extends Error {
 
 type DrainStep = Extract<ScenarioStep, { drain: unknown }>['drain'];
 
+/** An error's message with its causes' (`patching node x: PATCH …: HTTP 403 Forbidden`). */
+function messageWithCauses(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e !== undefined && parts.length < 5; e = e instanceof Error ? e.cause : undefined)
+    parts.push(e instanceof Error ? e.message : typeof e === 'string' ? e : JSON.stringify(e));
+  return parts.join(': ');
+}
+
 /**
  * The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until
  * done or drainTimeout. Its waits are on the virtual clock: in the foreground they move it (the step
@@ -202,7 +210,9 @@ async function runOperatorDrainStep<Report extends ReportView>(
       );
     } catch (error) {
       if (error instanceof OperatorKilled) return { status: 'killed', message: error.message };
-      throw error;
+      // What the CLI would print before exiting with an error (an API call refused or failed): the
+      // operator's command failed, and the world goes on.
+      return { status: 'failed', message: messageWithCauses(error) };
     }
   };
   const record = (result: { status: string; message?: string }): StepRecord<Report>[] => [

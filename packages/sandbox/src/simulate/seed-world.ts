@@ -4,6 +4,7 @@ import type { VirtualClock } from '@ec2-node-reconciler/model/clock.js';
 import type { AwsEmulator } from '../aws/index.js';
 import type { Deployment } from '../deployment/template.js';
 import type { KubeEmulator, NodeObject } from '../kube/index.js';
+import { hookDefinitions } from '../scenario/hooks.js';
 import type { Scenario } from '../scenario/schema.js';
 import { WorkloadControllers } from './controllers.js';
 import { injectFaults } from './faults.js';
@@ -25,7 +26,8 @@ export function seedWorld(world: {
     ...(kube.caCert ? { certificateAuthorityData: Buffer.from(kube.caCert).toString('base64') } : {}),
   });
   for (const bus of deployment.eventBuses) aws.state.createEventBus(bus.name);
-  for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance));
+  const { hooks } = hookDefinitions(scenario.instances);
+  for (const instance of scenario.instances) aws.state.seedInstance(instanceSeed(instance, hooks));
   for (const node of scenario.nodes) kube.store.seedNode(nodeSeed(scenario, node, start));
   for (const pdb of scenario.pdbs) kube.store.seedPdb(pdbSeed(pdb));
   for (const pod of scenario.pods) kube.store.seedPod(podSeed(pod, start));

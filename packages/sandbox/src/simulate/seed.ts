@@ -13,6 +13,7 @@ import {
 } from '@ec2-node-reconciler/model/contract/labels.js';
 import type { SeedInstance } from '../aws/index.js';
 import type { NodeSeed, PdbSeed, PodSeed } from '../kube/index.js';
+import { hookKey, type HookDefinition } from '../scenario/hooks.js';
 import type { Scenario, ScenarioNode } from '../scenario/schema.js';
 
 const LIVE_STATES = new Set(['pending', 'running']);
@@ -151,7 +152,20 @@ export function pdbSeed(pdb: Scenario['pdbs'][number]): PdbSeed {
   };
 }
 
-export function instanceSeed(instance: Scenario['instances'][number]): SeedInstance {
+/**
+ * One instance as the AWS emulator seeds it; `hooks` (hookDefinitions of all the scenario's instances)
+ * gives its hook what another member wrote of it.
+ */
+export function instanceSeed(
+  instance: Scenario['instances'][number],
+  hooks: ReadonlyMap<string, HookDefinition> = new Map(),
+): SeedInstance {
+  const hook =
+    instance.autoScaling?.hook !== undefined
+      ? hooks.get(hookKey(instance.autoScaling.group, instance.autoScaling.hook))
+      : undefined;
+  const heartbeatTimeout = instance.autoScaling?.heartbeatTimeout ?? hook?.heartbeatTimeout?.value;
+  const defaultResult = instance.autoScaling?.defaultResult ?? hook?.defaultResult?.value;
   return {
     id: instance.id,
     state: instance.state,
@@ -167,10 +181,9 @@ export function instanceSeed(instance: Scenario['instances'][number]): SeedInsta
             lifecycleState: instance.autoScaling.lifecycleState,
             ...(instance.autoScaling.hook ? { hook: instance.autoScaling.hook } : {}),
             ...(instance.autoScaling.token ? { token: instance.autoScaling.token } : {}),
-            ...(instance.autoScaling.heartbeatTimeout !== undefined
-              ? { heartbeatTimeout: instance.autoScaling.heartbeatTimeout }
-              : {}),
-            ...(instance.autoScaling.defaultResult ? { defaultResult: instance.autoScaling.defaultResult } : {}),
+            ...(heartbeatTimeout !== undefined ? { heartbeatTimeout } : {}),
+            ...(defaultResult ? { defaultResult } : {}),
+            ...(hook?.transition ? { hookTransition: hook.transition.value } : {}),
           },
         }
       : {}),

@@ -23,3 +23,25 @@ describe('Faults at a seeded rate', () => {
     expect(withJitter).toEqual(alone);
   });
 });
+
+describe('Faults.suspend', () => {
+  it('should leave every call alone while suspended, use up no counted rule, and arm again when resumed', () => {
+    const faults = new Faults({
+      failures: [{ service: 'ec2', operation: 'DescribeInstances', code: 'InternalError', status: 500, count: 1 }],
+      latency: [{ service: 'ec2', ms: 5 }],
+      entryFailures: [{ errorCode: 'InternalFailure', count: 1 }],
+    });
+    const resume = faults.suspend();
+    expect(faults.armed).toBe(false);
+    expect(faults.delayFor('ec2', 'DescribeInstances')).toBe(0);
+    expect(faults.decide('ec2', 'DescribeInstances')).toBeUndefined();
+    expect(faults.entryFailure({})).toBeUndefined();
+
+    resume();
+    resume(); // a second call changes nothing
+    expect(faults.armed).toBe(true);
+    expect(faults.delayFor('ec2', 'DescribeInstances')).toBe(5);
+    expect(faults.decide('ec2', 'DescribeInstances')).toMatchObject({ kind: 'fail', code: 'InternalError' });
+    expect(faults.entryFailure({})).toMatchObject({ errorCode: 'InternalFailure' });
+  });
+});

@@ -243,6 +243,22 @@ describe('simulated kubelets', () => {
     expect(store.heartbeatOf('lease', 'quiet')?.at).toBe(START + 10_000);
   });
 
+  it("should post a heartbeating kubelet's status at its first sync after seeding when the seeded report is older than 5 min", () => {
+    const readyHeartbeat = (name: string) =>
+      store.getNode(name)?.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
+    store.seedNode({ name: 'quiet', lastHeartbeat: START - 600_000 });
+    store.seedNode({ name: 'recent', lastHeartbeat: START - 60_000 });
+    expect(readyHeartbeat('quiet')).toBe('2026-11-29T09:50:00Z');
+    expect(store.heartbeatOf('node', 'quiet')?.at).toBe(START - 600_000);
+    clock.advance(10_000);
+    expect(store.heartbeatOf('node', 'quiet')?.at).toBe(START + 10_000);
+    expect(readyHeartbeat('quiet')).toBe('2026-11-29T10:00:10Z');
+    // Reported a minute ago: the next report is on its 5-minute grid, not at once.
+    expect(readyHeartbeat('recent')).toBe('2026-11-29T09:59:00Z');
+    clock.advance(240_000);
+    expect(readyHeartbeat('recent')).toBe('2026-11-29T10:04:00Z');
+  });
+
   it('should keep the old Ready heartbeat of a Lease-less node whose kubelet is silent', () => {
     store.seedNode({
       name: 'silent',

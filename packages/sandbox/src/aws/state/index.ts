@@ -211,9 +211,10 @@ export class AwsState {
     if (group.hook !== undefined && !this.autoScaling.hook(group.group, group.hook)) {
       this.autoScaling.putHook(group.group, {
         name: group.hook,
-        transition: lifecycleState.includes('Pending')
-          ? 'autoscaling:EC2_INSTANCE_LAUNCHING'
-          : 'autoscaling:EC2_INSTANCE_TERMINATING',
+        transition:
+          (group.hookTransition ?? (lifecycleState.includes('Pending') ? 'launching' : 'terminating')) === 'launching'
+            ? 'autoscaling:EC2_INSTANCE_LAUNCHING'
+            : 'autoscaling:EC2_INSTANCE_TERMINATING',
         heartbeatTimeoutMs: group.heartbeatTimeout ?? this.timings.lifecycleHeartbeatTimeoutMs,
         defaultResult: group.defaultResult ?? 'ABANDON',
       });

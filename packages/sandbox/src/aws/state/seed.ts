@@ -58,6 +58,8 @@ export const SeedInstanceSchema = z.strictObject({
       heartbeatTimeout: Duration.refine(isHeartbeatTimeout, { message: HEARTBEAT_TIMEOUT_RANGE }).optional(),
       /** The result the group applies itself when the hook lapses (default ABANDON). */
       defaultResult: z.enum(['CONTINUE', 'ABANDON']).optional(),
+      /** The hook's transition; default: launching for a Pending member, else terminating. */
+      hookTransition: z.enum(['launching', 'terminating']).optional(),
     })
     .optional(),
   scheduledEvents: z

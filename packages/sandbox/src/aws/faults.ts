@@ -1,5 +1,6 @@
 import { operationNamed } from './iam/actions.js';
 import type { ServiceName } from './services/names.js';
+import { Suspensions } from '../suspensions.js';
 
 /** Which requests a fault applies to; an omitted field matches everything. */
 export interface RequestMatch {
@@ -109,8 +110,8 @@ export class Faults {
   private failures: Counted<FailureRule>[] = [];
   private entryFailures: Counted<EntryFailureRule>[] = [];
   private deciders: FaultDecider[] = [];
-  /** How many suspensions are in force (suspend): while any is, no call is delayed, throttled or failed. */
-  private suspended = 0;
+  /** While any is in force (suspend), no call is delayed, throttled or failed. */
+  private readonly suspensions = new Suspensions();
   /**
    * Two draw streams from the one seed: which calls a rate throttles does not move when a latency rule
    * with jitter is added or removed (each jittered delay would otherwise take a draw from the throttles).
@@ -177,17 +178,12 @@ export class Faults {
    * counted rule used up): for calls that are not the world's, such as the operator's picture of it.
    */
   suspend(): () => void {
-    this.suspended++;
-    let resumed = false;
-    return () => {
-      if (!resumed) this.suspended--;
-      resumed = true;
-    };
+    return this.suspensions.begin();
   }
 
   /** Whether any rule or decider may throttle or fail a call now (latency aside: it changes no answer). */
   get armed(): boolean {
-    if (this.suspended > 0) return false;
+    if (this.suspensions.active) return false;
     const live = <T extends { count?: number }>(entries: readonly Counted<T>[]) =>
       entries.some((e) => e.rule.count === undefined || e.seen < e.rule.count);
     return this.throttles.length > 0 || live(this.failures) || live(this.entryFailures) || this.deciders.length > 0;
@@ -203,7 +199,7 @@ export class Faults {
 
   /** Real milliseconds to wait before answering this request. */
   delayFor(service: ServiceName, operation: string): number {
-    if (this.suspended > 0) return 0;
+    if (this.suspensions.active) return 0;
     return this.latencies
       .filter((r) => matches(r, service, operation))
       .reduce((sum, r) => sum + r.ms + (r.jitterMs ? Math.floor(this.jitterDraws() * r.jitterMs) : 0), 0);
@@ -211,7 +207,7 @@ export class Faults {
 
   /** Whether this request is throttled or failed; scripted and counted rules use up one step per call. */
   decide(service: ServiceName, operation: string, call: CallView = {}): FaultDecision | undefined {
-    if (this.suspended > 0) return undefined;
+    if (this.suspensions.active) return undefined;
     for (const entry of this.throttles.filter((e) => matches(e.rule, service, operation))) {
       const { rule } = entry;
       const step = entry.seen++;
@@ -239,7 +235,7 @@ export class Faults {
 
   /** The injected failure for one otherwise valid PutEvents entry, if any. */
   entryFailure(entry: EntryView): { errorCode: string; errorMessage: string } | undefined {
-    if (this.suspended > 0) return undefined;
+    if (this.suspensions.active) return undefined;
     for (const counted of this.entryFailures) {
       const { rule } = counted;
       if (rule.match && !rule.match(entry)) continue;

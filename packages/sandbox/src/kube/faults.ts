@@ -1,5 +1,6 @@
 // Fault injection: slow answers, error rates by verb/resource, scripted failures ("the next 3
 // PATCHes of node X return 500") and connection resets — how tests make the API misbehave.
+import { Suspensions } from '../suspensions.js';
 
 /** Which requests a fault applies to; every field given must match. */
 export type FaultMatch = {
@@ -62,7 +63,8 @@ export class Faults {
   latencyMs = 0;
   private rules: ActiveRule[] = [];
   private deciders: FaultDecider[] = [];
-  private suspended = 0;
+  /** While any is in force (suspend), no request is delayed or failed. */
+  private readonly suspensions = new Suspensions();
 
   /** @param random the chance source for `probability` (inject a seeded one for reproducible runs) */
   constructor(private readonly random: () => number = Math.random) {}
@@ -104,17 +106,12 @@ export class Faults {
    * counted rule used up): for requests that are not the world's, such as the operator's picture of it.
    */
   suspend(): () => void {
-    this.suspended++;
-    let resumed = false;
-    return () => {
-      if (!resumed) this.suspended--;
-      resumed = true;
-    };
+    return this.suspensions.begin();
   }
 
   /** Whether any rule or decider may fail a request now (latency aside: it changes no answer). */
   get armed(): boolean {
-    if (this.suspended > 0) return false;
+    if (this.suspensions.active) return false;
     return this.rules.length > 0 || this.deciders.length > 0;
   }
 
@@ -126,7 +123,7 @@ export class Faults {
 
   /** Consumes the rules that apply to this request; the first failing effect wins, delays add up. */
   decide(target: FaultTarget): FaultDecision {
-    if (this.suspended > 0) return { delayMs: 0, effect: undefined };
+    if (this.suspensions.active) return { delayMs: 0, effect: undefined };
     let delayMs = this.latencyMs;
     let effect: FaultDecision['effect'];
     for (const active of [...this.rules]) {

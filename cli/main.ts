@@ -1,7 +1,7 @@
 // ec2-node-reconciler: the command line.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { errorText } from '../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { COMMANDS, type Command, type Options } from './commands.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { didYouMean } from '../lib/support/suggest.js';

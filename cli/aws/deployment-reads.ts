@@ -21,7 +21,7 @@ import type { FunctionFacts } from '../doctor/functions.js';
 import type { ClusterGroup, Simulation, SimulatedDecision } from '../doctor/iam.js';
 import type { LogLine } from '../doctor/last-sweep.js';
 import type { StackFacts } from '../doctor/stack.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { once, type AwsClientOptions, type LazyClient } from '../../lib/aws/clients.js';
 
 export interface DeploymentClients {

@@ -14,7 +14,7 @@ import type { NodeEventRecorder } from '../../lib/kube/events.js';
 import type { Clock } from '@ec2-node-reconciler/model/clock.js';
 import type { InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { lifecycleCompletedEvent } from '../../lib/drain/lifecycle-completed-event.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 
 /**
  * How often the deployed workflow records a lifecycle heartbeat by default (the construct's

@@ -10,7 +10,7 @@ import {
   type DrainWorkflowInput,
 } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import type { OutputDetailType } from '@ec2-node-reconciler/model/contract/output-events.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import {
   endHeldLifecycle,
   errorOutput,

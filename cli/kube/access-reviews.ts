@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { readFailed, readOk, type Read } from '../doctor/check.js';
 import type { AccessReview, KubePermission } from '../doctor/rbac.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { KubeClient } from '../../lib/kube/client.js';
 import { KubeApiError, type KubeConnection } from '../../lib/kube/client.js';
 

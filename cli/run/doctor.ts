@@ -55,7 +55,7 @@ import { checkRbac, requiredPermissions } from '../doctor/rbac.js';
 import { checkStack, deployCommand } from '../doctor/stack.js';
 import { readAwsAuth, impersonating, reviewAccess } from '../kube/access-reviews.js';
 import { KubeClient, type KubeConnection } from '../../lib/kube/client.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { doctorJson, formatDoctor, type DoctorRun } from '../format/doctor.js';

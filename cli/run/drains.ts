@@ -8,7 +8,7 @@ import { InvalidDurationError, parseDuration } from '@ec2-node-reconciler/model/
 import { ASK_THE_WORKFLOW, listDrains, type DrainListing } from '../observe/drain-list.js';
 import { executionToAsk } from '../../lib/plan/drain-liveness.js';
 import { drainClaimOf } from '../../lib/plan/own-cordon.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { drainsJson, formatDrains } from '../format/drains.js';

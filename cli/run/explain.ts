@@ -24,7 +24,7 @@ import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { listDrains, type DrainListing, type DrainRow } from '../observe/drain-list.js';
 import { runSweep } from '../../lib/pipeline/run.js';
 import { drainClaimOf } from '../../lib/plan/own-cordon.js';
-import { errorText } from '../../lib/support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { CommandRun } from '../command-run.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { explanationJson, formatExplanation } from '../format/explain.js';

@@ -19,7 +19,7 @@ import type { Action } from '@ec2-node-reconciler/model/action.js';
 import type { Plan } from '@ec2-node-reconciler/model/action.js';
 import type { NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { mapBounded } from '../support/bounded.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { ActDeps } from './deps.js';
 import type { ActionOutcome, OutcomeKind } from './outcome.js';
 

@@ -3,7 +3,7 @@ import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { isInstanceId, type InstanceId } from '@ec2-node-reconciler/model/instance-id.js';
 import { mapBounded } from '../support/bounded.js';
 import { BytePool } from '../support/byte-pool.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { healthStatusOf, parseGroupsPage, suspendedProcessesOf, type GroupMember } from './groups-xml.js';
 import type { LazyClient } from './clients.js';
 import { readBodyInstead } from './read-body.js';

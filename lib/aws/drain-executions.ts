@@ -9,7 +9,7 @@ import {
   type DrainStepOutput,
   type DrainWorkflowInput,
 } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { LazyClient } from './clients.js';
 
 /** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<name>`. */

@@ -1,6 +1,6 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DrainExecutionState } from '@ec2-node-reconciler/model/observation.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { LazyClient } from './clients.js';
 import { executionOf, type DrainWorkflowInput } from '@ec2-node-reconciler/model/contract/drain-workflow.js';
 import { drainExecutionArn } from './drain-executions.js';

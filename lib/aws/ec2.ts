@@ -5,7 +5,7 @@ import { CLUSTER_TAG_EKS, clusterOwnershipTag, DECOMMISSION_TAG } from '@ec2-nod
 import type { InstanceView, ScheduledEvent } from '@ec2-node-reconciler/model/observation.js';
 import { mapBounded } from '../support/bounded.js';
 import { BytePool } from '../support/byte-pool.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { instanceIdPartitions } from './id-partitions.js';
 import { SCHEDULED_EVENT_CODES, toInstanceView, toScheduledEvents } from './instance-view.js';
 import { parseInstancesPage, type InstancesPage } from './instances-xml.js';

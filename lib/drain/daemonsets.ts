@@ -1,6 +1,6 @@
 // The DaemonSets a drain asks about: the DaemonSet filter needs to know whether each pod's owner still
 // exists, and the filters stay pure, so the lookups come first (the drain step and the dry run).
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { isFinished, podKey, type DrainApi, type DrainPod } from './api.js';
 import type { DaemonSetLookup } from './filters.js';
 

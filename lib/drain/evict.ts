@@ -1,4 +1,4 @@
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { podKey, type DrainApi, type PodRef, type RemovalOptions, type RemovalOutcome } from './api.js';
 
 export interface Removal {

@@ -1,7 +1,7 @@
 // A drain step: as much of a drain as fits in one invocation's budget, pass after pass over the node
 // (step-pass.ts), each phase of a pass working with the step's context (step-context.ts).
 import type { Clock } from '@ec2-node-reconciler/model/clock.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { DrainApi } from './api.js';
 import { recordOutcome } from './claim.js';
 import type { DrainSettings } from './settings.js';

@@ -16,7 +16,7 @@ import { badConditions } from '../classify/node-health.js';
 import { repairDrainVerdict } from '../plan/repair/drain-end.js';
 import { REPAIR_EVENT_REASONS } from '../report/notify.js';
 import type { BlockedPod } from '../drain/pod-report.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { isOurCordonGone } from '../kube/node-writes.js';
 
 export interface RepairCompletionDeps {

@@ -1,7 +1,7 @@
 import type { DrainExecutionState, NodeView } from '@ec2-node-reconciler/model/observation.js';
 import { executionToAsk } from '../plan/drain-liveness.js';
 import { drainClaimOf } from '../plan/own-cordon.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { ObserveDeps } from './deps.js';
 
 /**

@@ -5,7 +5,7 @@ import { AUTO_SCALING_GROUP_TAG } from '@ec2-node-reconciler/model/contract/labe
 import { ourTerminateHook } from '@ec2-node-reconciler/model/terminate-hook.js';
 import { isTerminateWait } from '@ec2-node-reconciler/model/lifecycle-states.js';
 import { mapBounded } from '../support/bounded.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { ObserveDeps } from './deps.js';
 
 const LIVE = new Set(['pending', 'running', 'stopping', 'shutting-down']);

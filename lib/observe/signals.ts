@@ -10,7 +10,7 @@ import type {
 } from '@ec2-node-reconciler/model/observation.js';
 import type { Signal } from '@ec2-node-reconciler/model/signal.js';
 import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { InstanceLookup } from '../aws/ec2.js';
 import type { TerminateHookChoice } from '@ec2-node-reconciler/model/terminate-hook.js';
 import { drainStates } from './drains.js';

@@ -3,7 +3,7 @@ import {
   type TerminateHook,
   type TerminateHookChoice,
 } from '@ec2-node-reconciler/model/terminate-hook.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import type { ObserveDeps } from './deps.js';
 
 /** Which hook of a group is ours, or why that could not be read (the event is then tried again). */

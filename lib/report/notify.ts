@@ -5,7 +5,7 @@ import type { NodeEvent, NodeEventRecorder } from '../kube/events.js';
 import type { Action, Plan, RepairTrigger } from '@ec2-node-reconciler/model/action.js';
 import type { Condition } from '@ec2-node-reconciler/model/condition.js';
 import { partitionOfRegion } from '@ec2-node-reconciler/model/partition.js';
-import { errorText } from '../support/errors.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 
 /** Kubernetes Event reasons, one per action and per divergence (listed in docs/observability.md). */
 export const EVENT_REASONS = {

@@ -10,6 +10,7 @@ import type { AsyncInvocation } from '../deployed/lambda-service.js';
 import type { Delivery } from '../deployed/queue-poller.js';
 import type { LoadedScenario } from '../scenario/load.js';
 import type { ScenarioStep } from '../scenario/schema.js';
+import { errorText } from '@ec2-node-reconciler/model/error-text.js';
 import { StatusError } from '../kube/errors.js';
 import { drainRecords } from './drain-records.js';
 import { applyEventEffects } from './event-effects.js';
@@ -127,7 +128,7 @@ function deliveryRecord<Report extends ReportView>(
   const failure = lines.find((line) => line.message === EVENT_RECORD_LOG.failed);
   const report = operator.readReport(reconciled?.report);
   const error = isRecord(failure?.error) ? failure.error : undefined;
-  const errorText = error
+  const loggedError = error
     ? `${typeof error.name === 'string' ? error.name : 'Error'}: ${typeof error.message === 'string' ? error.message : ''}`
     : undefined;
   if (delivery.succeeded)
@@ -137,8 +138,8 @@ function deliveryRecord<Report extends ReportView>(
       ...(ignored ? { ignored: typeof ignored.reason === 'string' ? ignored.reason : 'ignored' } : {}),
     };
   if (error?.name === SIGNAL_REJECTION_NAME)
-    return { ...base, rejected: typeof error.message === 'string' ? error.message : String(errorText) };
-  return { ...base, failed: errorText ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
+    return { ...base, rejected: typeof error.message === 'string' ? error.message : String(loggedError) };
+  return { ...base, failed: loggedError ?? delivery.batchError ?? 'failed', ...(report ? { report } : {}) };
 }
 
 /** The operator's drains running in the background (`drain: { background: true }`), per sandbox. */
@@ -157,14 +158,6 @@ class OperatorKilled extends Error {
 }
 
 type DrainStep = Extract<ScenarioStep, { drain: unknown }>['drain'];
-
-/** An error's message with its causes' (`patching node x: PATCH …: HTTP 403 Forbidden`). */
-function messageWithCauses(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error; e !== undefined && parts.length < 5; e = e instanceof Error ? e.cause : undefined)
-    parts.push(e instanceof Error ? e.message : typeof e === 'string' ? e : JSON.stringify(e));
-  return parts.join(': ');
-}
 
 /**
  * The CLI's drain, as the operator runs it: the operator's cordon, then kubectl drain semantics until
@@ -212,7 +205,7 @@ async function runOperatorDrainStep<Report extends ReportView>(
       if (error instanceof OperatorKilled) return { status: 'killed', message: error.message };
       // What the CLI would print before exiting with an error (an API call refused or failed): the
       // operator's command failed, and the world goes on.
-      return { status: 'failed', message: messageWithCauses(error) };
+      return { status: 'failed', message: errorText(error) };
     }
   };
   const record = (result: { status: string; message?: string }): StepRecord<Report>[] => [

@@ -40,6 +40,10 @@ export type KubeletHost = {
   ensureLease(nodeName: string, renewTime: number): void;
 };
 
+/** The later of two times, either of which may be none. */
+const later = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b);
+
 export class Kubelets {
   private readonly states = new Map<string, KubeletState>();
   private readonly pendingRegistrations = new Map<string, number>();
@@ -109,8 +113,13 @@ export class Kubelets {
     return state.stoppedAt !== undefined && at < state.stoppedAt;
   }
 
+  /** The last moment its kubelet heartbeats by `now`: now, or when it stopped. */
+  private heardUntil(state: KubeletState, now: number): number {
+    return state.heartbeating ? now : Math.min(now, state.stoppedAt ?? now);
+  }
+
   private lastTick(state: KubeletState, interval: number, now: number): number | undefined {
-    const until = state.heartbeating ? now : Math.min(now, state.stoppedAt ?? now);
+    const until = this.heardUntil(state, now);
     if (until < state.phase) return undefined;
     const tick = state.phase + Math.floor((until - state.phase) / interval) * interval;
     return state.seededAt !== undefined && tick <= state.seededAt ? undefined : tick;
@@ -123,18 +132,18 @@ export class Kubelets {
    */
   private resumedPost(state: KubeletState, held: number | undefined, now: number): number | undefined {
     if (state.seededAt === undefined) return undefined;
-    const until = state.heartbeating ? now : Math.min(now, state.stoppedAt ?? now);
-    const interval = this.leaseIntervalMs;
-    const firstSync =
-      state.phase > state.seededAt
-        ? state.phase
-        : state.phase + (Math.floor((state.seededAt - state.phase) / interval) + 1) * interval;
-    if (firstSync > until || (held !== undefined && firstSync - held < this.statusIntervalMs)) return undefined;
+    const firstSync = this.nextTickAfter(state, state.seededAt, this.leaseIntervalMs);
+    if (firstSync > this.heardUntil(state, now) || (held !== undefined && firstSync - held < this.statusIntervalMs))
+      return undefined;
     return firstSync;
   }
 
-  private nextTickAfter(state: KubeletState, at: number): number {
-    const interval = Math.min(this.leaseIntervalMs, this.reRegisterMs);
+  /** Its first tick after `at`, on the grid of `interval` (by default the one re-registrations keep). */
+  private nextTickAfter(
+    state: KubeletState,
+    at: number,
+    interval = Math.min(this.leaseIntervalMs, this.reRegisterMs),
+  ): number {
     if (at < state.phase) return state.phase;
     return state.phase + (Math.floor((at - state.phase) / interval) + 1) * interval;
   }
@@ -157,12 +166,10 @@ export class Kubelets {
   statusPostedAt(nodeName: string, held: number | undefined): number | undefined {
     const state = this.states.get(nodeName);
     const now = this.clock.now();
-    const ticks =
-      state === undefined ? [] : [this.lastTick(state, this.statusIntervalMs, now), this.resumedPost(state, held, now)];
-    const tick = ticks.reduce<number | undefined>(
-      (latest, t) => (t !== undefined && (latest === undefined || t > latest) ? t : latest),
-      undefined,
-    );
+    const tick =
+      state === undefined
+        ? undefined
+        : later(this.lastTick(state, this.statusIntervalMs, now), this.resumedPost(state, held, now));
     if (tick === undefined) return held;
     const posted = Math.floor(tick / 1000) * 1000;
     return held !== undefined && held >= posted ? held : posted;

@@ -25,6 +25,9 @@ const sortedJson = (value: unknown) =>
       : v,
   );
 
+/** A request the API carried out (a 2xx answer), not one it refused or failed. */
+const carriedOut = (entry: { readonly status: number }): boolean => entry.status >= 200 && entry.status < 300;
+
 function touchedBy(sandbox: Sandbox, name: string): string[] {
   const seeded = sandbox.seededNodes.get(name);
   const now = sandbox.kube.store.getNode(name);
@@ -46,8 +49,7 @@ function touchedBy(sandbox: Sandbox, name: string): string[] {
     .filter(
       (e) =>
         (e.subresource === 'eviction' || e.verb === 'delete') &&
-        e.status >= 200 &&
-        e.status < 300 &&
+        carriedOut(e) &&
         podsOfNode.has(`${e.namespace}/${e.name}`),
     );
   if (removed.length > 0) changes.push(`${removed.length} pod eviction(s)/deletion(s)`);
@@ -169,9 +171,7 @@ export function checkExpectations(
   }
 
   if (expect.deletions !== undefined) {
-    const deletions = sandbox.kube.requestLog
-      .filter({ verb: 'delete', resource: 'nodes' })
-      .filter((e) => e.status >= 200 && e.status < 300).length;
+    const deletions = sandbox.kube.requestLog.filter({ verb: 'delete', resource: 'nodes' }).filter(carriedOut).length;
     record(deletions === expect.deletions ? [] : [`deletions: expected ${expect.deletions}, got ${deletions}`]);
   }
 

@@ -205,6 +205,15 @@ expect:
       'instances[2].autoScaling.defaultResult: hook h of group ng is defined by instances[1] with CONTINUE (a hook has one default result)',
       'instances[3].autoScaling.lifecycleState: hook h of group ng is defined by instances[2] as a launching hook (a hook has one transition)',
     ]);
+    // A warm pool's members wait on the group's hooks too: Warmed:Pending:Wait is a launch.
+    expect(
+      members(
+        '{ group: ng, hook: h, lifecycleState: "Warmed:Pending:Wait" }',
+        '{ group: ng, hook: h, lifecycleState: "Terminating:Wait" }',
+      ),
+    ).toEqual([
+      'instances[1].autoScaling.lifecycleState: hook h of group ng is defined by instances[0] as a launching hook (a hook has one transition)',
+    ]);
     expect(problemsOf(VALID.replace('name: demo', 'name: "demo cluster"'))).toEqual([
       'cluster.name: must be an EKS cluster name',
     ]);

@@ -3,11 +3,10 @@
 // terminating). Seeding gives every member the hook so defined; the loader refuses instances that
 // write it otherwise (one of them would be ignored).
 import { formatDuration } from '@ec2-node-reconciler/model/duration.js';
+import { transitionOf, type HookTransition } from '../aws/state/membership.js';
 import type { Scenario } from './schema.js';
 
 type Instance = Scenario['instances'][number];
-
-export type HookTransition = 'launching' | 'terminating';
 
 /** One part of a hook as written, with the index of the first instance that wrote it. */
 interface Written<T> {
@@ -24,13 +23,6 @@ export interface HookDefinition {
 
 /** A hook's key: its group and name. */
 export const hookKey = (group: string, hook: string): string => `${group}\u0000${hook}`;
-
-/** The transition a member's lifecycle state says its hook is for, if it says one. */
-export function transitionOf(lifecycleState: string): HookTransition | undefined {
-  if (lifecycleState.startsWith('Pending')) return 'launching';
-  if (lifecycleState.startsWith('Terminating')) return 'terminating';
-  return undefined;
-}
 
 /** The hooks the instances define, and a problem (with its path) for each part written otherwise than before. */
 export function hookDefinitions(instances: readonly Instance[]): {

@@ -10,7 +10,7 @@ import { AutoScalingStore, DEFAULT_HEARTBEAT_TIMEOUT_MS, type LifecycleState } f
 import { ChangeFeed, type AwsChange, type ChangeListener } from './changes.js';
 import { AccessEntryStore, ClusterStore, type ClusterRecord } from './clusters.js';
 import { EventBusStore } from './event-bus.js';
-import { membershipProblem } from './membership.js';
+import { membershipProblem, transitionOf } from './membership.js';
 import { FunctionStore } from './functions.js';
 import { LogStore } from './logs.js';
 import { QueueStore } from './queues.js';
@@ -212,7 +212,7 @@ export class AwsState {
       this.autoScaling.putHook(group.group, {
         name: group.hook,
         transition:
-          (group.hookTransition ?? (lifecycleState.includes('Pending') ? 'launching' : 'terminating')) === 'launching'
+          (group.hookTransition ?? transitionOf(lifecycleState)) === 'launching'
             ? 'autoscaling:EC2_INSTANCE_LAUNCHING'
             : 'autoscaling:EC2_INSTANCE_TERMINATING',
         heartbeatTimeoutMs: group.heartbeatTimeout ?? this.timings.lifecycleHeartbeatTimeoutMs,

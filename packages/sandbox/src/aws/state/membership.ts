@@ -34,3 +34,15 @@ export function membershipProblem(
     return { key: 'token', message: 'needs a pending lifecycle action (a :Wait lifecycleState)' };
   return undefined;
 }
+
+export type HookTransition = 'launching' | 'terminating';
+
+/**
+ * The transition a member's lifecycle state says its hook is for, if it says one: a Pending state
+ * (in the group or its warm pool) launching, a Terminating one terminating.
+ */
+export function transitionOf(lifecycleState: string): HookTransition | undefined {
+  if (lifecycleState.includes('Pending')) return 'launching';
+  if (lifecycleState.includes('Terminating')) return 'terminating';
+  return undefined;
+}
